@@ -1,0 +1,37 @@
+#include "harness.cuh"
+
+#include <cstdint>
+
+namespace gmlab::kernels {
+
+namespace {
+
+__global__ void l2_flush_kernel(uint4 *buf, std::size_t n) {
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        uint4 v = buf[i];
+        v.x += 1u;
+        buf[i] = v;
+    }
+}
+
+__global__ void spin_kernel(long long cycles) {
+    const long long start = clock64();
+    while (clock64() - start < cycles) {
+    }
+}
+
+}  // namespace
+
+cudaError_t launch_l2_flush(void *buf, std::size_t bytes, int multiprocessors, cudaStream_t stream) {
+    const unsigned blocks = static_cast<unsigned>(multiprocessors > 0 ? multiprocessors * 4 : 256);
+    l2_flush_kernel<<<blocks, 512, 0, stream>>>(static_cast<uint4 *>(buf), bytes / sizeof(uint4));
+    return cudaGetLastError();
+}
+
+cudaError_t launch_spin(long long cycles, cudaStream_t stream) {
+    spin_kernel<<<1, 1, 0, stream>>>(cycles);
+    return cudaGetLastError();
+}
+
+}  // namespace gmlab::kernels

@@ -1,0 +1,95 @@
+#include "stream.cuh"
+
+#include "pattern.hpp"
+#include "word_types.cuh"
+
+namespace gmlab::kernels {
+
+namespace {
+
+struct CopyF {
+    static constexpr bool kTwoInputs = false;
+    __device__ static double2 apply(double2 x, double2, double) { return x; }
+};
+struct ScaleF {
+    static constexpr bool kTwoInputs = false;
+    __device__ static double2 apply(double2 x, double2, double s) { return make_double2(s * x.x, s * x.y); }
+};
+struct AddF {
+    static constexpr bool kTwoInputs = true;
+    __device__ static double2 apply(double2 x, double2 y, double) { return make_double2(x.x + y.x, x.y + y.y); }
+};
+struct TriadF {
+    static constexpr bool kTwoInputs = true;
+    __device__ static double2 apply(double2 x, double2 y, double s) {
+        return make_double2(x.x + s * y.x, x.y + s * y.y);
+    }
+};
+
+// Each thread handles U double2 vectors, block-strided so that every warp
+// access is one contiguous 512-byte run; all loads are issued before the stores.
+template <class Op, int U>
+__global__ void stream_kernel(const double2 *__restrict__ x, const double2 *__restrict__ y, double2 *__restrict__ out,
+                              double s, std::size_t n2) {
+    const std::size_t base = blockIdx.x * static_cast<std::size_t>(blockDim.x) * U + threadIdx.x;
+    double2 vx[U], vy[U];
+#pragma unroll
+    for (int k = 0; k < U; ++k) {
+        const std::size_t i = base + static_cast<std::size_t>(k) * blockDim.x;
+        if (i < n2) {
+            vx[k] = x[i];
+            if (Op::kTwoInputs) vy[k] = y[i];
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < U; ++k) {
+        const std::size_t i = base + static_cast<std::size_t>(k) * blockDim.x;
+        if (i < n2) out[i] = Op::apply(vx[k], Op::kTwoInputs ? vy[k] : vx[k], s);
+    }
+}
+
+template <class Op>
+cudaError_t launch_op(int unroll, int block, const double *x, const double *y, double *out, double s,
+                      std::size_t n, cudaStream_t stream) {
+    const std::size_t n2 = n / 2;
+    const auto *x2 = reinterpret_cast<const double2 *>(x);
+    const auto *y2 = reinterpret_cast<const double2 *>(y);
+    auto *o2 = reinterpret_cast<double2 *>(out);
+    const std::size_t per_block = static_cast<std::size_t>(block) * unroll;
+    const unsigned blocks = static_cast<unsigned>((n2 + per_block - 1) / per_block);
+    switch (unroll) {
+    case 1: stream_kernel<Op, 1><<<blocks, block, 0, stream>>>(x2, y2, o2, s, n2); break;
+    case 2: stream_kernel<Op, 2><<<blocks, block, 0, stream>>>(x2, y2, o2, s, n2); break;
+    case 4: stream_kernel<Op, 4><<<blocks, block, 0, stream>>>(x2, y2, o2, s, n2); break;
+    case 8: stream_kernel<Op, 8><<<blocks, block, 0, stream>>>(x2, y2, o2, s, n2); break;
+    default: return cudaErrorInvalidValue;
+    }
+    return cudaGetLastError();
+}
+
+__global__ void fill_doubles_kernel(double *p, std::size_t n, std::uint32_t seed) {
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+        p[i] = pattern_double(i, seed);
+}
+
+}  // namespace
+
+cudaError_t launch_stream(StreamOp op, int unroll, int block, const double *x, const double *y, double *out,
+                          double s, std::size_t n, cudaStream_t stream) {
+    if (n % 2 != 0) return cudaErrorInvalidValue;
+    switch (op) {
+    case StreamOp::Copy: return launch_op<CopyF>(unroll, block, x, y, out, s, n, stream);
+    case StreamOp::Scale: return launch_op<ScaleF>(unroll, block, x, y, out, s, n, stream);
+    case StreamOp::Add: return launch_op<AddF>(unroll, block, x, y, out, s, n, stream);
+    case StreamOp::Triad: return launch_op<TriadF>(unroll, block, x, y, out, s, n, stream);
+    }
+    return cudaErrorInvalidValue;
+}
+
+cudaError_t launch_fill_doubles(double *p, std::size_t n, std::uint32_t seed, cudaStream_t stream) {
+    fill_doubles_kernel<<<1024, 256, 0, stream>>>(p, n, seed);
+    return cudaGetLastError();
+}
+
+}  // namespace gmlab::kernels

@@ -1,0 +1,231 @@
+/*
+ * gmlab.h - the public C interface of libgmlab, a GPU memory laboratory.
+ *
+ * C99, no CUDA types. Every symbol starts with gm_ or GM_.
+ *
+ * Conventions (see docs/api.md):
+ *  - Functions return a gm_status; outputs come first among the arguments
+ *    (gm_status gm_x_create(gm_x **out, ...)).
+ *  - gm_*_destroy accepts NULL, and handles may be destroyed in any order
+ *    (a buffer may outlive its context).
+ *  - gm_status values are explicit, append-only and never renumbered.
+ *  - After a failure, gm_context_last_error(ctx) (for calls on a context or its
+ *    buffers) and gm_last_error() (the calling thread's last failure, for every
+ *    call) give a message that names the argument and its allowed range.
+ *  - Strings returned through char ** are owned by the caller and released with
+ *    gm_free_string. Strings returned as const char * belong to the library.
+ *  - Nothing in the library prints, exits or lets a C++ exception escape.
+ */
+#ifndef GMLAB_H
+#define GMLAB_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(GMLAB_STATIC)
+#  define GM_API
+#elif defined(_WIN32)
+#  if defined(GMLAB_BUILDING)
+#    define GM_API __declspec(dllexport)
+#  else
+#    define GM_API __declspec(dllimport)
+#  endif
+#else
+#  define GM_API __attribute__((visibility("default")))
+#endif
+
+#define GM_VERSION_MAJOR 0
+#define GM_VERSION_MINOR 1
+#define GM_VERSION_PATCH 0
+/* The ABI version: the SONAME is libgmlab.so.GM_ABI_VERSION. */
+#define GM_ABI_VERSION 0
+
+/* ------------------------------------------------------------------------ */
+/* Status codes                                                               */
+/* ------------------------------------------------------------------------ */
+
+typedef enum gm_status {
+    GM_OK = 0,
+    GM_ERROR_INVALID_ARGUMENT = -1,
+    GM_ERROR_NO_DEVICE = -2,
+    GM_ERROR_NOT_SUPPORTED = -3,
+    GM_ERROR_OUT_OF_MEMORY = -4,
+    GM_ERROR_CUDA = -5,
+    GM_ERROR_VERIFICATION_FAILED = -6,
+    GM_ERROR_UNKNOWN_EXPERIMENT = -7,
+    GM_ERROR_INTERNAL = -8
+} gm_status;
+
+/* "0.1.0": the release of the library that is loaded. */
+GM_API const char *gm_version(void);
+/* GM_ABI_VERSION of the library that is loaded. */
+GM_API int gm_abi_version(void);
+/* A fixed text for a status ("invalid argument", ...); never NULL. */
+GM_API const char *gm_status_string(gm_status status);
+/* The message of the last failing gm_ call on this thread ("" if none).
+ * Valid until the next failing call on this thread. */
+GM_API const char *gm_last_error(void);
+/* Releases a string the library returned through a char ** argument. NULL is fine. */
+GM_API void gm_free_string(char *s);
+
+/* ------------------------------------------------------------------------ */
+/* Layer 1: devices and contexts                                              */
+/* ------------------------------------------------------------------------ */
+
+typedef struct gm_context gm_context; /* one device, one CUDA stream, settings */
+typedef struct gm_buffer gm_buffer;   /* device memory owned through a context */
+typedef struct gm_result gm_result;   /* the measurements of one experiment run */
+
+/* Number of CUDA devices; *out = 0 and GM_ERROR_NO_DEVICE when there is none. */
+GM_API gm_status gm_device_count(int *out);
+
+GM_API gm_status gm_context_create(gm_context **out, int device);
+GM_API void gm_context_destroy(gm_context *ctx);
+/* The last error message of calls on this context and its buffers ("" if none). */
+GM_API const char *gm_context_last_error(const gm_context *ctx);
+/* The device ordinal the context was created on. */
+GM_API gm_status gm_context_device(int *out, const gm_context *ctx);
+/* Waits for all work queued on the context's stream. */
+GM_API gm_status gm_context_synchronize(gm_context *ctx);
+
+/* The device's memory spaces as JSON (see docs/result-schema.md, "device"). */
+GM_API gm_status gm_device_info_json(char **json_out, gm_context *ctx);
+
+/* Measurement settings of a context, used by every experiment run on it. */
+typedef enum gm_setting {
+    GM_SETTING_WARMUP = 0,          /* warm-up launches before timing, 0..1000 (default 2) */
+    GM_SETTING_MIN_REPETITIONS = 1, /* timed launches at least, 1..100000 (default 10) */
+    GM_SETTING_MAX_REPETITIONS = 2, /* timed launches at most, 1..100000 (default 1000) */
+    GM_SETTING_MIN_TIME_MS = 3,     /* timed milliseconds at least, 0..600000 (default 50) */
+    GM_SETTING_FLUSH_L2 = 4,        /* 1: evict L2 before every timed launch (default 1) */
+    GM_SETTING_MEMORY_FRACTION = 5  /* share of free device memory an experiment may take,
+                                       0.01..0.95 (default 0.5) */
+} gm_setting;
+
+GM_API gm_status gm_context_set(gm_context *ctx, gm_setting setting, double value);
+GM_API gm_status gm_context_get(double *out, const gm_context *ctx, gm_setting setting);
+/* "warmup", "min_repetitions", ...; NULL for an unknown setting. */
+GM_API const char *gm_setting_name(gm_setting setting);
+/* Looks a setting up by its name. */
+GM_API gm_status gm_setting_from_name(gm_setting *out, const char *name);
+
+/* ------------------------------------------------------------------------ */
+/* Layer 2: buffers and operations                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Allocates bytes (>= 1) of device memory on the context's device. */
+GM_API gm_status gm_buffer_create(gm_buffer **out, gm_context *ctx, size_t bytes);
+GM_API void gm_buffer_destroy(gm_buffer *buf);
+/* Size in bytes; 0 for NULL. */
+GM_API size_t gm_buffer_size(const gm_buffer *buf);
+/* Copies bytes from host memory into the buffer at offset; waits until done. */
+GM_API gm_status gm_buffer_upload(gm_buffer *buf, size_t offset, const void *src, size_t bytes);
+/* Copies bytes from the buffer at offset to host memory; waits until done. */
+GM_API gm_status gm_buffer_download(const gm_buffer *buf, size_t offset, void *dst, size_t bytes);
+/* Sets every byte of the buffer to value (0..255). */
+GM_API gm_status gm_buffer_fill(gm_buffer *buf, int value);
+
+/*
+ * Strided copy of count words of word_size bytes (1, 2, 4, 8 or 16):
+ *   dst[dst_offset + i * dst_stride] = src[src_offset + i * src_stride]
+ * Offsets and strides count words, strides are >= 1. Both ranges must lie
+ * inside their buffers; the two buffers must differ. Runs on the context's
+ * stream and waits until done.
+ */
+GM_API gm_status gm_copy_strided(gm_context *ctx, gm_buffer *dst, size_t dst_offset,
+                                 size_t dst_stride, const gm_buffer *src, size_t src_offset,
+                                 size_t src_stride, size_t count, size_t word_size);
+
+/* ------------------------------------------------------------------------ */
+/* Layer 3: experiments and results                                           */
+/* ------------------------------------------------------------------------ */
+
+/* The registry: experiments by index, 0..gm_experiment_count()-1. */
+GM_API size_t gm_experiment_count(void);
+/* NULL when index is out of range. */
+GM_API const char *gm_experiment_name(size_t index);
+/* Name, guide section, summary, whether it is in the default suite, and the
+ * typed parameters with defaults and bounds, as JSON. */
+GM_API gm_status gm_experiment_describe_json(char **json_out, const char *experiment);
+/* Checks params_json (an object; NULL or "" mean {}) against the experiment's
+ * parameters and returns every parameter with its value as JSON. Needs no device.
+ * Lists may be given as arrays or as strings such as "1..32" or "4,8,16". */
+GM_API gm_status gm_experiment_resolve_params(char **json_out, const char *experiment,
+                                              const char *params_json);
+
+/* Runs one experiment through the measurement harness. */
+GM_API gm_status gm_run(gm_result **out, gm_context *ctx, const char *experiment,
+                        const char *params_json);
+
+/* Which kernels a copy experiment times (bit set; 0 means the default, both). */
+typedef enum gm_copy_variant {
+    GM_COPY_GUIDE = 1, /* the guide's kernel: one word per thread */
+    GM_COPY_ILP4 = 2   /* four independent words per thread, same access pattern */
+} gm_copy_variant;
+
+typedef struct gm_stream_params {
+    size_t array_bytes; /* bytes per array; 0: default (several times L2) */
+    int block_size;     /* threads per block, 32..1024, multiple of 32; 0: default */
+    int include_memcpy; /* also time cudaMemcpy device-to-device (default 1) */
+} gm_stream_params;
+
+typedef struct gm_offset_copy_params {
+    size_t elements; /* words copied per launch; 0: default (several times L2) */
+    int min_offset;  /* 0..32 (default 0) */
+    int max_offset;  /* min_offset..32 (default 32) */
+    int word_size;   /* 4, 8 or 16 bytes (default 4) */
+    int variants;    /* gm_copy_variant bits; 0: both */
+} gm_offset_copy_params;
+
+typedef struct gm_stride_copy_params {
+    size_t elements; /* words copied per launch; 0: default (several times L2) */
+    int min_stride;  /* 1..32 (default 1) */
+    int max_stride;  /* min_stride..32 (default 32) */
+    int word_size;   /* 4, 8 or 16 bytes; 0: all three (default) */
+    int variants;    /* gm_copy_variant bits; 0: both */
+} gm_stride_copy_params;
+
+/* Fill a parameter struct with the defaults. */
+GM_API void gm_stream_params_init(gm_stream_params *p);
+GM_API void gm_offset_copy_params_init(gm_offset_copy_params *p);
+GM_API void gm_stride_copy_params_init(gm_stride_copy_params *p);
+
+/* Typed entry points: the same as gm_run with the struct turned into parameters. */
+GM_API gm_status gm_run_stream(gm_result **out, gm_context *ctx, const gm_stream_params *p);
+GM_API gm_status gm_run_offset_copy(gm_result **out, gm_context *ctx,
+                                    const gm_offset_copy_params *p);
+GM_API gm_status gm_run_stride_copy(gm_result **out, gm_context *ctx,
+                                    const gm_stride_copy_params *p);
+
+GM_API void gm_result_destroy(gm_result *r);
+/* Reads a gmlab.result/1 document (for example a committed result file). */
+GM_API gm_status gm_result_from_json(gm_result **out, const char *json);
+/* Serialises to the gmlab.result/1 schema (docs/result-schema.md). */
+GM_API gm_status gm_result_to_json(char **json_out, const gm_result *r);
+/* The experiment's name; NULL for NULL. */
+GM_API const char *gm_result_experiment(const gm_result *r);
+GM_API size_t gm_result_series_count(const gm_result *r);
+/* NULL when series is out of range. */
+GM_API const char *gm_result_series_name(const gm_result *r, size_t series);
+GM_API size_t gm_result_point_count(const gm_result *r, size_t series);
+/*
+ * One number of one point. field is one of
+ *   "x", "bytes", "median_ms", "min_ms", "max_ms", "mean_ms", "stddev_ms",
+ *   "repetitions", "bandwidth_gbs", "fraction_of_theoretical", "fraction_of_memcpy",
+ * or "predicted.<name>" for a prediction the experiment makes (for example
+ * "predicted.sectors_per_request"). GM_ERROR_INVALID_ARGUMENT names the fields
+ * the point has when field is not one of them.
+ */
+GM_API gm_status gm_result_point_value(double *out, const gm_result *r, size_t series,
+                                       size_t point, const char *field);
+/* A key figure of the run by name (for example "copy_over_memcpy" of stream). */
+GM_API gm_status gm_result_summary_value(double *out, const gm_result *r, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GMLAB_H */

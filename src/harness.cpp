@@ -1,0 +1,65 @@
+#include "harness.hpp"
+
+#include <vector>
+
+#include "error.hpp"
+
+namespace gmlab {
+
+namespace {
+
+// Two events, destroyed on every path.
+class EventPair {
+public:
+    EventPair() {
+        GM_CUDA(cudaEventCreate(&start));
+        if (cudaError_t err = cudaEventCreate(&stop); err != cudaSuccess) {
+            cudaEventDestroy(start);
+            GM_CUDA(err);
+        }
+    }
+    ~EventPair() {
+        cudaEventDestroy(start);
+        cudaEventDestroy(stop);
+    }
+    EventPair(const EventPair &) = delete;
+    EventPair &operator=(const EventPair &) = delete;
+    cudaEvent_t start = nullptr, stop = nullptr;
+};
+
+void checked_launch(const Launch &launch, cudaStream_t stream) {
+    GM_CUDA(launch(stream));
+}
+
+}  // namespace
+
+Stats time_launch(ContextState &ctx, const Launch &launch) {
+    const Settings &s = ctx.settings;
+    cudaStream_t stream = ctx.stream();
+    for (int i = 0; i < s.warmup; ++i) checked_launch(launch, stream);
+    GM_CUDA(cudaStreamSynchronize(stream));
+
+    EventPair ev;
+    std::vector<double> samples;
+    double total_ms = 0;
+    while (true) {
+        const bool enough = static_cast<int>(samples.size()) >= s.min_repetitions &&
+                            total_ms >= s.min_time_ms;
+        if (enough || static_cast<int>(samples.size()) >= s.max_repetitions) break;
+        if (s.flush_l2)
+            ctx.flush_l2();
+        else
+            ctx.hold_stream();
+        GM_CUDA(cudaEventRecord(ev.start, stream));
+        checked_launch(launch, stream);
+        GM_CUDA(cudaEventRecord(ev.stop, stream));
+        GM_CUDA(cudaEventSynchronize(ev.stop));
+        float ms = 0;
+        GM_CUDA(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+        samples.push_back(ms);
+        total_ms += ms;
+    }
+    return summarize(std::move(samples));
+}
+
+}  // namespace gmlab

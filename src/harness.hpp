@@ -1,0 +1,28 @@
+// The measurement harness: the one place where anything is timed.
+#pragma once
+
+#include <functional>
+
+#include <cuda_runtime_api.h>
+
+#include "context.hpp"
+#include "statistics.hpp"
+
+namespace gmlab {
+
+// Enqueues the work to time on the given stream and returns the launch status.
+using Launch = std::function<cudaError_t(cudaStream_t)>;
+
+// Times `launch` with CUDA events on the context's stream: settings.warmup
+// untimed launches first, then timed launches until both min_repetitions and
+// min_time_ms are reached (or max_repetitions). Before each timed launch L2 is
+// flushed (settings.flush_l2) or the stream is held by a short busy kernel, so
+// that the host's enqueue never falls inside the interval. Milliseconds.
+Stats time_launch(ContextState &ctx, const Launch &launch);
+
+// Effective bandwidth as the guide defines it: bytes / time, in GB/s (1e9 B/s).
+inline double bandwidth_gbs(double bytes, double milliseconds) {
+    return milliseconds > 0 ? bytes / (milliseconds * 1e-3) / 1e9 : 0.0;
+}
+
+}  // namespace gmlab

@@ -1,0 +1,150 @@
+#include "result.hpp"
+
+#include <ctime>
+
+#include "error.hpp"
+#include "harness.hpp"
+
+namespace gmlab {
+
+using nlohmann::json;
+
+void Result::verified(std::uint64_t n, const std::string &method, double max_abs_error) {
+    verification.passed = true;
+    verification.elements_checked += n;
+    if (verification.method.empty()) verification.method = method;
+    if (max_abs_error > verification.max_abs_error) verification.max_abs_error = max_abs_error;
+}
+
+json library_json() {
+    return {{"name", "gmlab"}, {"version", GM_VERSION_STRING}, {"abi", GM_ABI_VERSION}};
+}
+
+namespace {
+
+json point_json(const Point &p, double theoretical, double memcpy_gbs) {
+    json j = {{"x", p.x}, {"time_ms", to_json(p.time_ms)}};
+    if (p.bytes > 0) {
+        const double bw = bandwidth_gbs(p.bytes, p.time_ms.median);
+        j["bytes"] = p.bytes;
+        j["bandwidth_gbs"] = bw;
+        // The spread of the repetitions, as bandwidths: slowest and fastest launch.
+        j["bandwidth_gbs_min"] = bandwidth_gbs(p.bytes, p.time_ms.max);
+        j["bandwidth_gbs_max"] = bandwidth_gbs(p.bytes, p.time_ms.min);
+        if (theoretical > 0) j["fraction_of_theoretical"] = bw / theoretical;
+        if (memcpy_gbs > 0) j["fraction_of_memcpy"] = bw / memcpy_gbs;
+    }
+    j["values"] = p.values;
+    j["predicted"] = p.predicted;
+    return j;
+}
+
+}  // namespace
+
+json to_json(const Result &r) {
+    json series = json::array();
+    for (const auto &s : r.series) {
+        json points = json::array();
+        for (const auto &p : s.points) points.push_back(point_json(p, r.theoretical_gbs, r.memcpy_gbs));
+        series.push_back({{"name", s.name},
+                          {"variant", s.variant},
+                          {"x", {{"name", s.x_name}, {"unit", s.x_unit}}},
+                          {"y", {{"field", s.y_field}, {"name", s.y_name}, {"unit", s.y_unit}}},
+                          {"attributes", s.attributes},
+                          {"points", points}});
+    }
+    return {
+        {"schema", kResultSchema},
+        {"library", library_json()},
+        {"experiment", {{"name", r.experiment}, {"guide_section", r.guide_section}, {"summary", r.summary}}},
+        {"device", r.device},
+        {"settings", r.settings},
+        {"parameters", r.parameters},
+        {"reference", {{"theoretical_bandwidth_gbs", r.theoretical_gbs}, {"memcpy_d2d_gbs", r.memcpy_gbs}}},
+        {"series", series},
+        {"summary", r.summary_values},
+        {"verification",
+         {{"passed", r.verification.passed},
+          {"method", r.verification.method},
+          {"elements_checked", r.verification.elements_checked},
+          {"max_abs_error", r.verification.max_abs_error}}},
+        {"memory", {{"device_bytes_allocated", r.device_bytes_allocated}, {"budget_bytes", r.memory_budget_bytes}}},
+        {"notes", r.notes},
+        {"started_at", r.started_at},
+        {"finished_at", r.finished_at},
+    };
+}
+
+void check_result_document(const json &doc) {
+    auto need = [](bool ok, const std::string &what) {
+        if (!ok) invalid("not a " + std::string(kResultSchema) + " document: " + what);
+    };
+    need(doc.is_object(), "the top level must be an object");
+    need(doc.contains("schema") && doc["schema"] == kResultSchema,
+         "\"schema\" must be \"" + std::string(kResultSchema) + "\"");
+    need(doc.contains("experiment") && doc["experiment"].is_object() &&
+             doc["experiment"].contains("name") && doc["experiment"]["name"].is_string(),
+         "\"experiment.name\" must be a string");
+    need(doc.contains("series") && doc["series"].is_array(), "\"series\" must be an array");
+    for (std::size_t s = 0; s < doc["series"].size(); ++s) {
+        const json &se = doc["series"][s];
+        const std::string at = "series[" + std::to_string(s) + "]";
+        need(se.is_object() && se.contains("name") && se["name"].is_string(), at + ".name must be a string");
+        need(se.contains("points") && se["points"].is_array(), at + ".points must be an array");
+        for (std::size_t p = 0; p < se["points"].size(); ++p) {
+            const json &pt = se["points"][p];
+            const std::string pat = at + ".points[" + std::to_string(p) + "]";
+            need(pt.is_object() && pt.contains("x") && pt["x"].is_number(), pat + ".x must be a number");
+            need(pt.contains("time_ms") && pt["time_ms"].is_object(), pat + ".time_ms must be an object");
+            for (const char *k : {"median", "min", "max", "mean", "stddev", "n"})
+                need(pt["time_ms"].contains(k) && pt["time_ms"][k].is_number(),
+                     pat + ".time_ms." + k + " must be a number");
+        }
+    }
+    if (doc.contains("summary")) need(doc["summary"].is_object(), "\"summary\" must be an object");
+}
+
+double point_value(const json &doc, std::size_t series, std::size_t point, const std::string &field) {
+    const json &all = doc.at("series");
+    if (series >= all.size())
+        invalid("series must be in 0.." + std::to_string(static_cast<long long>(all.size()) - 1) +
+                ", got " + std::to_string(series));
+    const json &points = all[series].at("points");
+    if (point >= points.size())
+        invalid("point must be in 0.." + std::to_string(static_cast<long long>(points.size()) - 1) +
+                ", got " + std::to_string(point));
+    const json &p = points[point];
+    static const std::map<std::string, const char *> time_fields = {
+        {"median_ms", "median"}, {"min_ms", "min"},       {"max_ms", "max"},
+        {"mean_ms", "mean"},     {"stddev_ms", "stddev"}, {"repetitions", "n"}};
+    if (auto it = time_fields.find(field); it != time_fields.end()) return p.at("time_ms").at(it->second).get<double>();
+    const std::string prefix = "predicted.";
+    if (field.compare(0, prefix.size(), prefix) == 0) {
+        const std::string key = field.substr(prefix.size());
+        if (p.contains("predicted") && p["predicted"].contains(key)) return p["predicted"][key].get<double>();
+    } else if (p.contains(field) && p[field].is_number()) {
+        return p[field].get<double>();
+    } else if (p.contains("values") && p["values"].contains(field)) {
+        return p["values"][field].get<double>();
+    }
+    // Name what this point does have, so that the caller can correct the call.
+    std::string known = "median_ms, min_ms, max_ms, mean_ms, stddev_ms, repetitions";
+    for (auto it = p.begin(); it != p.end(); ++it)
+        if (it.value().is_number()) known += ", " + it.key();
+    if (p.contains("values"))
+        for (auto it = p["values"].begin(); it != p["values"].end(); ++it) known += ", " + it.key();
+    if (p.contains("predicted"))
+        for (auto it = p["predicted"].begin(); it != p["predicted"].end(); ++it) known += ", predicted." + it.key();
+    invalid("field '" + field + "' is not in this point; it has: " + known);
+}
+
+std::string utc_now() {
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+}  // namespace gmlab

@@ -1,0 +1,74 @@
+// One experiment's measurements, built by the experiment and serialised to the
+// gmlab.result/1 schema (docs/result-schema.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "statistics.hpp"
+
+namespace gmlab {
+
+inline constexpr const char *kResultSchema = "gmlab.result/1";
+inline constexpr const char *kRunSchema = "gmlab.run/1";
+
+struct Point {
+    double x = 0;
+    double bytes = 0;  // bytes the experiment counts as moved per launch (0: not a bandwidth)
+    Stats time_ms;
+    std::map<std::string, double> values;     // further measured figures
+    std::map<std::string, double> predicted;  // what the guide's model predicts
+};
+
+struct Series {
+    std::string name;
+    std::string variant;  // which kernel: "guide" is the guide's own
+    std::string x_name, x_unit;
+    std::string y_field = "bandwidth_gbs", y_name = "effective bandwidth", y_unit = "GB/s";
+    nlohmann::json attributes = nlohmann::json::object();
+    std::vector<Point> points;
+};
+
+struct Verification {
+    bool passed = false;
+    std::string method;
+    std::uint64_t elements_checked = 0;
+    double max_abs_error = 0;
+};
+
+struct Result {
+    std::string experiment, guide_section, summary;
+    nlohmann::json device = nlohmann::json::object();
+    nlohmann::json settings = nlohmann::json::object();
+    nlohmann::json parameters = nlohmann::json::object();
+    std::vector<Series> series;
+    std::map<std::string, double> summary_values;
+    Verification verification;
+    std::vector<std::string> notes;
+    double theoretical_gbs = 0, memcpy_gbs = 0;
+    std::uint64_t device_bytes_allocated = 0, memory_budget_bytes = 0;
+    std::string started_at, finished_at;
+
+    // Records that n more elements matched their host reference.
+    void verified(std::uint64_t n, const std::string &method, double max_abs_error = 0);
+};
+
+nlohmann::json library_json();
+nlohmann::json to_json(const Result &r);
+
+// Checks that a document has the structure the accessors rely on (throws
+// Error(GM_ERROR_INVALID_ARGUMENT) saying what is missing).
+void check_result_document(const nlohmann::json &doc);
+
+// Looks up one number of a point of a result document (see gm_result_point_value).
+double point_value(const nlohmann::json &doc, std::size_t series, std::size_t point,
+                   const std::string &field);
+
+// Current UTC time as ISO 8601 ("2026-11-22T00:00:00Z").
+std::string utc_now();
+
+}  // namespace gmlab

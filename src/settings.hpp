@@ -1,0 +1,27 @@
+// Measurement settings of a context, with their bounds in one table.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "gmlab.h"
+
+namespace gmlab {
+
+struct Settings {
+    int warmup = 2;
+    int min_repetitions = 10;
+    int max_repetitions = 1000;
+    double min_time_ms = 50.0;
+    bool flush_l2 = true;
+    double memory_fraction = 0.5;
+
+    // Validates and stores one setting (throws Error naming the allowed range).
+    void set(gm_setting which, double value);
+    double get(gm_setting which) const;
+    nlohmann::json to_json() const;
+};
+
+const char *setting_name(gm_setting which);  // nullptr when unknown
+bool setting_from_name(const char *name, gm_setting *out);
+
+}  // namespace gmlab

@@ -1,0 +1,362 @@
+#include "commands.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "gmlab.h"
+#include "run_document.hpp"
+#include "table.hpp"
+
+namespace gmcli {
+
+using nlohmann::json;
+
+namespace {
+
+// Takes ownership of a string the library returned.
+std::string take(char *s) {
+    std::string out = s ? s : "";
+    gm_free_string(s);
+    return out;
+}
+
+int report_error(gm_status s, const std::string &what, const char *message) {
+    std::cerr << "gmlab: " << what << ": " << message << " (" << gm_status_string(s) << ")\n";
+    return s == GM_ERROR_NO_DEVICE ? kNoDevice : s == GM_ERROR_INVALID_ARGUMENT || s == GM_ERROR_UNKNOWN_EXPERIMENT ? kUsage : kFailed;
+}
+
+struct ContextDeleter {
+    void operator()(gm_context *c) const { gm_context_destroy(c); }
+};
+using ContextPtr = std::unique_ptr<gm_context, ContextDeleter>;
+
+// Opens a context, or prints why not and sets *exit_code.
+ContextPtr open_context(int device, int *exit_code) {
+    gm_context *ctx = nullptr;
+    gm_status s = gm_context_create(&ctx, device);
+    if (s != GM_OK) {
+        if (s == GM_ERROR_NO_DEVICE)
+            std::cerr << "gmlab: " << gm_last_error() << "\n";
+        else
+            report_error(s, "cannot open device " + std::to_string(device), gm_last_error());
+        *exit_code = s == GM_ERROR_NO_DEVICE ? kNoDevice : kFailed;
+        return nullptr;
+    }
+    return ContextPtr(ctx);
+}
+
+std::string mib(const json &v) { return bytes_text(v.get<double>()); }
+
+json describe(const std::string &name) {
+    char *out = nullptr;
+    if (gm_experiment_describe_json(&out, name.c_str()) != GM_OK) return json();
+    return json::parse(take(out));
+}
+
+std::vector<std::string> default_suite() {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < gm_experiment_count(); ++i) {
+        const std::string name = gm_experiment_name(i);
+        if (describe(name).value("default_suite", false)) names.push_back(name);
+    }
+    return names;
+}
+
+std::string number_text(double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, v == std::floor(v) && std::fabs(v) < 1e18 ? "%.0f" : "%g", v);
+    return buf;
+}
+
+// A parameter value as a user would type it: lists of integers as ranges ("1..32").
+std::string value_text(const json &v) {
+    if (v.is_string()) return v.get<std::string>();
+    if (!v.is_array()) return v.dump();
+    std::string out;
+    for (std::size_t i = 0; i < v.size();) {
+        std::size_t j = i;
+        if (v[i].is_number_integer())
+            while (j + 1 < v.size() && v[j + 1].is_number_integer() && v[j + 1].get<long long>() == v[j].get<long long>() + 1) ++j;
+        const std::string first = v[i].is_string() ? v[i].get<std::string>() : v[i].dump();
+        out += (out.empty() ? "" : ",") + (j > i + 1 ? first + ".." + v[j].dump() : first);
+        i = j > i + 1 ? j + 1 : i + 1;
+    }
+    return out;
+}
+
+bool progress_enabled() { return isatty(STDERR_FILENO) != 0; }
+
+void print_result(const json &r) {
+    std::cout << "\n== " << r["experiment"]["name"].get<std::string>() << " — " << r["experiment"]["summary"].get<std::string>()
+              << "\n";
+    for (const json &s : r["series"]) {
+        std::cout << "\n  " << s["name"].get<std::string>() << "\n";
+        std::set<std::string> predicted;
+        for (const json &p : s["points"])
+            for (auto it = p["predicted"].begin(); it != p["predicted"].end(); ++it) predicted.insert(it.key());
+        const bool bandwidth = !s["points"].empty() && s["points"][0].contains("bandwidth_gbs");
+        std::vector<std::string> headers = {s["x"]["name"].get<std::string>(), "median ms", "stddev %", "n"};
+        if (bandwidth) {
+            headers.insert(headers.end(), {"GB/s", "GB/s min..max", "of peak %", "of memcpy %"});
+        }
+        for (const auto &k : predicted) headers.push_back("pred. " + k);
+        Table t(headers);
+        for (const json &p : s["points"]) {
+            const json &tm = p["time_ms"];
+            const double median = tm["median"].get<double>();
+            std::vector<std::string> row = {
+                s["x"]["unit"] == "bytes" ? bytes_text(p["x"].get<double>()) : fixed(p["x"].get<double>(), p["x"].get<double>() == std::floor(p["x"].get<double>()) ? 0 : 3),
+                fixed(median, 4), fixed(median > 0 ? 100.0 * tm["stddev"].get<double>() / median : NAN, 1),
+                std::to_string(tm["n"].get<long long>())};
+            if (bandwidth) {
+                row.push_back(fixed(p["bandwidth_gbs"].get<double>(), 1));
+                row.push_back(fixed(p["bandwidth_gbs_min"].get<double>(), 0) + ".." + fixed(p["bandwidth_gbs_max"].get<double>(), 0));
+                row.push_back(fixed(100.0 * p.value("fraction_of_theoretical", NAN), 1));
+                row.push_back(fixed(100.0 * p.value("fraction_of_memcpy", NAN), 1));
+            }
+            for (const auto &k : predicted) row.push_back(fixed(p["predicted"].value(k, NAN), k == "efficiency" ? 3 : 0));
+            t.add(row);
+        }
+        t.print(std::cout, "    ");
+    }
+    if (!r["summary"].empty()) {
+        std::cout << "\n  key figures\n";
+        Table t({"name", "value"});
+        for (auto it = r["summary"].begin(); it != r["summary"].end(); ++it) t.add({it.key(), fixed(it.value().get<double>(), 3)});
+        t.print(std::cout, "    ");
+    }
+    const json &v = r["verification"];
+    std::cout << "\n  verified: " << (v["passed"].get<bool>() ? "yes" : "no") << ", " << v["elements_checked"].get<unsigned long long>()
+              << " elements (" << v["method"].get<std::string>() << ")\n";
+    std::cout << "  device memory allocated: " << mib(r["memory"]["device_bytes_allocated"]) << "\n";
+}
+
+// Splits the --set options into per-experiment JSON objects. A bare name goes
+// to every selected experiment that has that parameter; "exp.name" to one.
+bool build_params(const std::vector<std::string> &experiments, const std::vector<std::string> &sets,
+                  std::map<std::string, json> *out) {
+    std::map<std::string, std::set<std::string>> known;
+    for (const auto &e : experiments) {
+        (*out)[e] = json::object();
+        const json d = describe(e);  // kept alive for the loop
+        for (const json &p : d["parameters"]) known[e].insert(p["name"].get<std::string>());
+    }
+    for (const std::string &s : sets) {
+        const auto eq = s.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            std::cerr << "gmlab: --set wants name=value, got '" << s << "'\n";
+            return false;
+        }
+        std::string name = s.substr(0, eq), text = s.substr(eq + 1), only;
+        if (const auto dot = name.find('.'); dot != std::string::npos) {
+            only = name.substr(0, dot);
+            name = name.substr(dot + 1);
+            if (!out->count(only)) {
+                std::cerr << "gmlab: --set " << s << ": experiment '" << only << "' is not being run\n";
+                return false;
+            }
+        }
+        // Values go to the library as text (it parses lists, sizes and numbers by
+        // the parameter's type), except literal JSON arrays.
+        json value = text;
+        if (!text.empty() && text[0] == '[') {
+            value = json::parse(text, nullptr, false);
+            if (value.is_discarded()) {
+                std::cerr << "gmlab: --set " << s << ": not a JSON array\n";
+                return false;
+            }
+        }
+        bool used = false;
+        for (auto &[exp, params] : *out) {
+            if ((only.empty() || exp == only) && known[exp].count(name)) {
+                params[name] = value;
+                used = true;
+            }
+        }
+        if (!used) {
+            std::cerr << "gmlab: --set " << s << ": no experiment being run has a parameter '" << name
+                      << "' (see gmlab describe EXP)\n";
+            return false;
+        }
+    }
+    return true;
+}
+
+bool apply_settings(gm_context *ctx, const RunOptions &opt) {
+    const std::pair<gm_setting, std::optional<double>> values[] = {
+        {GM_SETTING_MAX_REPETITIONS, opt.max_repetitions}, {GM_SETTING_MIN_REPETITIONS, opt.min_repetitions},
+        {GM_SETTING_WARMUP, opt.warmup},                   {GM_SETTING_MIN_TIME_MS, opt.min_time_ms},
+        {GM_SETTING_MEMORY_FRACTION, opt.memory_fraction}, {GM_SETTING_FLUSH_L2, opt.no_flush_l2 ? std::optional<double>(0) : std::nullopt}};
+    for (const auto &[which, value] : values) {
+        if (!value) continue;
+        if (gm_context_set(ctx, which, *value) != GM_OK) {
+            std::cerr << "gmlab: " << gm_context_last_error(ctx) << "\n";
+            return false;
+        }
+    }
+    return true;
+}
+
+bool write_file(const std::string &path, const std::string &text) {
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    f.close();
+    if (!f) {
+        std::cerr << "gmlab: cannot write " << path << "\n";
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+int cmd_info(int device, bool as_json) {
+    int code = kOk;
+    ContextPtr ctx = open_context(device, &code);
+    if (!ctx) return code;
+    char *out = nullptr;
+    if (gm_status s = gm_device_info_json(&out, ctx.get()); s != GM_OK) return report_error(s, "info", gm_context_last_error(ctx.get()));
+    const json d = json::parse(take(out));
+    if (as_json) {
+        std::cout << d.dump(2) << "\n";
+        return kOk;
+    }
+    std::cout << d["name"].get<std::string>() << " (device " << d["ordinal"] << ", compute capability "
+              << d["compute_capability"].get<std::string>() << ", " << d["multiprocessors"] << " multiprocessors)\n"
+              << "driver " << d["driver_version"].get<std::string>() << ", runtime " << d["runtime_version"].get<std::string>() << "\n\n";
+    Table t({"memory space", "value"});
+    t.add({"global memory", mib(d["global_memory_bytes"]) + " (" + mib(d["free_memory_bytes"]) + " free)"});
+    t.add({"L2 cache", mib(d["l2_cache_bytes"])});
+    t.add({"persisting L2, max set-aside", mib(d["persisting_l2_max_bytes"])});
+    t.add({"access policy window, max", mib(d["access_policy_max_window_bytes"])});
+    t.add({"shared memory per block", mib(d["shared_memory_per_block_bytes"])});
+    t.add({"shared memory per block (opt-in)", mib(d["shared_memory_per_block_optin_bytes"])});
+    t.add({"shared memory per multiprocessor", mib(d["shared_memory_per_multiprocessor_bytes"])});
+    t.add({"constant memory", mib(d["constant_memory_bytes"])});
+    t.add({"registers per multiprocessor", std::to_string(d["registers_per_multiprocessor"].get<int>()) + " x 32-bit"});
+    t.add({"registers per block", std::to_string(d["registers_per_block"].get<int>()) + " x 32-bit"});
+    t.add({"memory bus width", std::to_string(d["memory_bus_width_bits"].get<int>()) + " bits"});
+    t.add({"memory clock", fixed(d["memory_clock_mhz"].get<double>(), 0) + " MHz"});
+    t.add({"theoretical bandwidth", fixed(d["theoretical_bandwidth_gbs"].get<double>(), 1) + " GB/s"});
+    t.add({"SM clock", fixed(d["sm_clock_mhz"].get<double>(), 0) + " MHz"});
+    t.add({"ECC", d["ecc_enabled"].get<bool>() ? "enabled" : "disabled"});
+    t.add({"integrated", d["integrated"].get<bool>() ? "yes" : "no"});
+    t.print(std::cout);
+    return kOk;
+}
+
+int cmd_list() {
+    Table t({"experiment", "default", "summary"});
+    for (size_t i = 0; i < gm_experiment_count(); ++i) {
+        const json d = describe(gm_experiment_name(i));
+        t.add({d["name"].get<std::string>(), d["default_suite"].get<bool>() ? "yes" : "", d["summary"].get<std::string>()});
+    }
+    t.print(std::cout, "");
+    return kOk;
+}
+
+int cmd_describe(const std::string &experiment, bool as_json) {
+    char *out = nullptr;
+    if (gm_status s = gm_experiment_describe_json(&out, experiment.c_str()); s != GM_OK)
+        return report_error(s, "describe", gm_last_error());
+    const json d = json::parse(take(out));
+    if (as_json) {
+        std::cout << d.dump(2) << "\n";
+        return kOk;
+    }
+    std::cout << d["name"].get<std::string>() << ": " << d["summary"].get<std::string>() << "\n"
+              << "guide: " << d["guide_section"].get<std::string>() << "\n"
+              << "in the default suite: " << (d["default_suite"].get<bool>() ? "yes" : "no") << "\n\nparameters (gmlab run "
+              << d["name"].get<std::string>() << " --set name=value)\n";
+    Table t({"name", "type", "default", "allowed", "description"});
+    for (const json &p : d["parameters"]) {
+        std::string allowed;
+        if (p.contains("allowed")) {
+            for (const auto &v : p["allowed"]) allowed += (allowed.empty() ? "" : ",") + v.dump();
+        } else if (p.contains("choices")) {
+            for (const auto &v : p["choices"]) allowed += (allowed.empty() ? "" : ",") + v.get<std::string>();
+        } else if (p.contains("min")) {
+            allowed = number_text(p["min"].get<double>()) + ".." + number_text(p["max"].get<double>());
+            if (p.contains("multiple_of")) allowed += ", multiple of " + p["multiple_of"].dump();
+        }
+        std::string def = value_text(p["default"]);
+        if (p["type"] == "size" && p["default"] == 0) def = "0 (auto)";
+        t.add({p["name"].get<std::string>(), p["type"].get<std::string>(), def, allowed, p["description"].get<std::string>()});
+    }
+    t.print(std::cout, "  ");
+    return kOk;
+}
+
+int cmd_run(const RunOptions &opt) {
+    std::vector<std::string> names = opt.experiments.empty() ? default_suite() : opt.experiments;
+    for (const auto &n : names) {
+        if (describe(n).is_null()) {
+            char *unused = nullptr;
+            gm_experiment_describe_json(&unused, n.c_str());
+            return report_error(GM_ERROR_UNKNOWN_EXPERIMENT, "run", gm_last_error());
+        }
+    }
+    std::map<std::string, json> params;
+    if (!build_params(names, opt.sets, &params)) return kUsage;
+    // Check every experiment's parameters before the first one runs.
+    for (const auto &n : names) {
+        char *resolved = nullptr;
+        if (gm_status s = gm_experiment_resolve_params(&resolved, n.c_str(), params[n].dump().c_str()); s != GM_OK)
+            return report_error(s, n, gm_last_error());
+        gm_free_string(resolved);
+    }
+    int code = kOk;
+    ContextPtr ctx = open_context(opt.device, &code);
+    if (!ctx) return code;
+    if (!apply_settings(ctx.get(), opt)) return kUsage;
+
+    char *info = nullptr;
+    if (gm_status s = gm_device_info_json(&info, ctx.get()); s != GM_OK) return report_error(s, "info", gm_context_last_error(ctx.get()));
+    const json device = json::parse(take(info));
+    std::cout << "gmlab " << gm_version() << " on " << device["name"].get<std::string>() << " (compute capability "
+              << device["compute_capability"].get<std::string>() << ", theoretical "
+              << fixed(device["theoretical_bandwidth_gbs"].get<double>(), 1) << " GB/s, L2 " << mib(device["l2_cache_bytes"]) << ")\n";
+
+    std::vector<json> results;
+    json settings;
+    int failures = 0;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (progress_enabled()) std::cerr << "[" << i + 1 << "/" << names.size() << "] running " << names[i] << " ...\n";
+        gm_result *r = nullptr;
+        gm_status s = gm_run(&r, ctx.get(), names[i].c_str(), params[names[i]].dump().c_str());
+        if (s != GM_OK) {
+            report_error(s, names[i], gm_context_last_error(ctx.get()));
+            ++failures;
+            if (s == GM_ERROR_CUDA && std::string(gm_context_last_error(ctx.get())).find("sticky") != std::string::npos) break;
+            continue;
+        }
+        char *text = nullptr;
+        gm_result_to_json(&text, r);
+        gm_result_destroy(r);
+        json doc = json::parse(take(text));
+        settings = doc["settings"];
+        print_result(doc);
+        results.push_back(std::move(doc));
+    }
+    // Whatever finished is written, even when a later experiment failed.
+    if (!opt.json_file.empty() && !results.empty()) {
+        if (!write_file(opt.json_file, make_run_document(device, settings, results, opt.command_line).dump(2) + "\n")) return kFailed;
+        std::cerr << "gmlab: wrote " << opt.json_file << "\n";
+    }
+    if (!opt.csv_file.empty() && !results.empty()) {
+        if (!write_file(opt.csv_file, results_csv(results))) return kFailed;
+        std::cerr << "gmlab: wrote " << opt.csv_file << "\n";
+    }
+    return failures ? kFailed : kOk;
+}
+
+}  // namespace gmcli

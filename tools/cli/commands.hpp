@@ -1,0 +1,28 @@
+// The gmlab subcommands. Each returns the process exit code:
+// 0 success, 1 an experiment or operation failed, 2 bad usage, 3 no CUDA device.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gmcli {
+
+enum Exit { kOk = 0, kFailed = 1, kUsage = 2, kNoDevice = 3 };
+
+int cmd_info(int device, bool as_json);
+int cmd_list();
+int cmd_describe(const std::string &experiment, bool as_json);
+
+struct RunOptions {
+    std::vector<std::string> experiments;  // empty: the default suite
+    std::vector<std::string> sets;         // name=value or experiment.name=value
+    std::string json_file, csv_file;
+    int device = 0;
+    std::optional<double> warmup, min_repetitions, max_repetitions, min_time_ms, memory_fraction;
+    bool no_flush_l2 = false;
+    std::string command_line;
+};
+int cmd_run(const RunOptions &opt);
+
+}  // namespace gmcli

@@ -1,0 +1,63 @@
+// gmlab: the command-line front of libgmlab.
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.hpp"
+#include "gmlab.h"
+
+int main(int argc, char **argv) {
+    CLI::App app{"gmlab " + std::string(gm_version()) +
+                 ": measure what the CUDA Best Practices Guide says about memory, on your GPU.\n"
+                 "Exit codes: 0 success, 1 an experiment failed, 2 bad usage, 3 no CUDA device."};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("gmlab ") + gm_version());
+
+    int device = 0;
+    bool as_json = false;
+    auto *info = app.add_subcommand("info", "memory spaces of the device: sizes, caches, limits, bandwidth");
+    info->add_option("-d,--device", device, "CUDA device ordinal");
+    info->add_flag("--json", as_json, "print the device block as JSON");
+
+    auto *list = app.add_subcommand("list", "the experiments this build knows");
+
+    std::string experiment;
+    auto *describe = app.add_subcommand("describe", "an experiment's guide section, summary and parameters");
+    describe->add_option("experiment", experiment, "experiment name (see gmlab list)")->required();
+    describe->add_flag("--json", as_json, "print the description as JSON");
+
+    gmcli::RunOptions run_opt;
+    auto *run = app.add_subcommand("run", "run experiments (the default suite when none is named)");
+    run->add_option("experiments", run_opt.experiments, "experiment names (see gmlab list)");
+    run->add_option("-s,--set", run_opt.sets, "parameter: name=value or experiment.name=value (repeatable)");
+    run->add_option("--json", run_opt.json_file, "write the run (schema gmlab.run/1) to this file");
+    run->add_option("--csv", run_opt.csv_file, "write one row per measured point to this file");
+    run->add_option("-d,--device", run_opt.device, "CUDA device ordinal");
+    run->add_option("--warmup", run_opt.warmup, "untimed launches before timing (default 2)");
+    run->add_option("--min-repetitions", run_opt.min_repetitions, "timed launches at least (default 10)");
+    run->add_option("--max-repetitions", run_opt.max_repetitions, "timed launches at most (default 1000)");
+    run->add_option("--min-time-ms", run_opt.min_time_ms, "timed milliseconds at least per point (default 50)");
+    run->add_option("--memory-fraction", run_opt.memory_fraction, "share of free device memory an experiment may use (default 0.5)");
+    run->add_flag("--no-flush-l2", run_opt.no_flush_l2, "do not evict L2 between timed launches");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError &e) {
+        const int code = app.exit(e);
+        return code == 0 ? 0 : gmcli::kUsage;
+    }
+    try {
+        if (*info) return gmcli::cmd_info(device, as_json);
+        if (*list) return gmcli::cmd_list();
+        if (*describe) return gmcli::cmd_describe(experiment, as_json);
+        if (*run) {
+            for (int i = 0; i < argc; ++i) run_opt.command_line += (i ? " " : "") + std::string(i ? argv[i] : "gmlab");
+            return gmcli::cmd_run(run_opt);
+        }
+    } catch (const std::exception &e) {
+        std::cerr << "gmlab: " << e.what() << "\n";
+        return gmcli::kFailed;
+    }
+    return gmcli::kUsage;
+}

@@ -1,0 +1,83 @@
+#include "run_document.hpp"
+
+#include <cstdio>
+#include <ctime>
+#include <set>
+
+#include "gmlab.h"
+
+namespace gmcli {
+
+using nlohmann::json;
+
+json make_run_document(const json &device, const json &settings, const std::vector<json> &results,
+                       const std::string &command) {
+    json list = json::array();
+    for (json r : results) {
+        r.erase("device");  // the run's one device block stands for all of them
+        list.push_back(std::move(r));
+    }
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char created[32];
+    std::strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return {{"schema", "gmlab.run/1"},
+            {"library", {{"name", "gmlab"}, {"version", gm_version()}, {"abi", gm_abi_version()}}},
+            {"command", command},
+            {"created_at", created},
+            {"device", device},
+            {"settings", settings},
+            {"results", list}};
+}
+
+namespace {
+
+std::string csv_cell(const std::string &s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+std::string num(const json &v) {
+    if (!v.is_number()) return "";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.9g", v.get<double>());
+    return buf;
+}
+
+}  // namespace
+
+std::string results_csv(const std::vector<json> &results) {
+    // Prediction columns: the union of every point's predictions, in name order.
+    std::set<std::string> predicted;
+    for (const json &r : results)
+        for (const json &s : r["series"])
+            for (const json &p : s["points"])
+                if (p.contains("predicted"))
+                    for (auto it = p["predicted"].begin(); it != p["predicted"].end(); ++it) predicted.insert(it.key());
+    std::string out = "experiment,series,variant,x_name,x,bytes,median_ms,min_ms,max_ms,mean_ms,stddev_ms,n,"
+                      "bandwidth_gbs,fraction_of_theoretical,fraction_of_memcpy";
+    for (const auto &k : predicted) out += ",predicted_" + k;
+    out += "\n";
+    for (const json &r : results) {
+        for (const json &s : r["series"]) {
+            for (const json &p : s["points"]) {
+                const json &t = p["time_ms"];
+                out += csv_cell(r["experiment"]["name"].get<std::string>()) + "," +
+                       csv_cell(s["name"].get<std::string>()) + "," + csv_cell(s.value("variant", "")) + "," +
+                       csv_cell(s["x"]["name"].get<std::string>()) + "," + num(p["x"]) + "," + num(p.value("bytes", json())) +
+                       "," + num(t["median"]) + "," + num(t["min"]) + "," + num(t["max"]) + "," + num(t["mean"]) + "," +
+                       num(t["stddev"]) + "," + num(t["n"]) + "," + num(p.value("bandwidth_gbs", json())) + "," +
+                       num(p.value("fraction_of_theoretical", json())) + "," + num(p.value("fraction_of_memcpy", json()));
+                for (const auto &k : predicted)
+                    out += "," + (p.contains("predicted") ? num(p["predicted"].value(k, json())) : std::string());
+                out += "\n";
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace gmcli

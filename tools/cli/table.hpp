@@ -1,0 +1,26 @@
+// Aligned text tables for the terminal (numbers right-aligned, text left).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace gmcli {
+
+class Table {
+public:
+    explicit Table(std::vector<std::string> headers) : headers_(std::move(headers)) {}
+    void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+    void print(std::ostream &os, const std::string &indent = "  ") const;
+
+private:
+    std::vector<std::string> headers_;
+    std::vector<std::vector<std::string>> rows_;
+};
+
+// Fixed decimals ("3.14"), or "-" for a missing value (NaN).
+std::string fixed(double v, int decimals);
+// 1536 -> "1.5 KiB", 52428800 -> "50 MiB".
+std::string bytes_text(double bytes);
+
+}  // namespace gmcli
