@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# On a GPU machine, in one go: build for this GPU, run every test (GPU tests
+# included), compute-sanitizer memcheck on each experiment, the stream
+# benchmark, and the default suite with its JSON/CSV written to $OUT.
+# Header-only libraries and GoogleTest may come from .carry/ (see README).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+ARCH=${GM_CUDA_ARCH:-native}
+extra=()
+[ -d .carry/include ] && extra+=(-DGM_THIRD_PARTY_INCLUDE="$PWD/.carry/include")
+[ -d .carry/googletest ] && extra+=(-DGM_GTEST_SOURCE_DIR="$PWD/.carry/googletest")
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/nvidia-smi.txt"
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$ARCH" "${extra[@]}" >"$OUT/configure.log"
+cmake --build build-gpu 2>&1 | tail -3
+ctest --test-dir build-gpu --output-on-failure 2>&1 | tee "$OUT/ctest.log" | tail -15
+GMLAB=build-gpu/tools/cli/gmlab
+
+if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
+  quick=(--warmup 0 --min-repetitions 1 --max-repetitions 1 --min-time-ms 0)
+  for exp in "stream --set array_bytes=8MiB" "offset_copy --set elements=262144" "stride_copy --set elements=65536"; do
+    # shellcheck disable=SC2086
+    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 $GMLAB run $exp "${quick[@]}" \
+      >"$OUT/memcheck-${exp%% *}.log" 2>&1 && echo "memcheck ${exp%% *}: clean" || { echo "memcheck ${exp%% *}: FAILED"; tail -30 "$OUT/memcheck-${exp%% *}.log"; }
+  done
+fi
+
+bench/stream_vs_memcpy.sh "$GMLAB" | tee "$OUT/bench-stream.txt"
+if [ "${GM_SKIP_SUITE:-0}" != 1 ]; then
+  $GMLAB run --json "$OUT/default-suite.json" --csv "$OUT/default-suite.csv" >"$OUT/default-suite.txt"
+  grep -E "over|fraction|_gbs" "$OUT/default-suite.txt" | head -40
+fi

@@ -1,0 +1,33 @@
+# The CLI without touching a device: list, describe, usage errors, and the
+# "no CUDA device" exit (3) where there is none.
+function(expect_run expected_rc match)
+  execute_process(COMMAND ${GMLAB} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc STREQUAL "${expected_rc}")
+    message(FATAL_ERROR "gmlab ${ARGN}: exit ${rc}, wanted ${expected_rc}\n${out}\n${err}")
+  endif()
+  if(NOT "${out}${err}" MATCHES "${match}")
+    message(FATAL_ERROR "gmlab ${ARGN}: output does not match '${match}':\n${out}\n${err}")
+  endif()
+endfunction()
+
+expect_run(0 "stride_copy +yes" list)
+expect_run(0 "strides +int_list +1\\.\\.32" describe stride_copy)
+expect_run(0 "\"name\": \"offset_copy\"" describe offset_copy --json)
+expect_run(2 "unknown experiment 'nope'" describe nope)
+expect_run(2 "unknown experiment 'nope'" run nope)
+expect_run(2 "strides must be in 1\\.\\.32, got 0" run stride_copy --set strides=0)
+expect_run(2 "no experiment being run has a parameter 'foo'" run stride_copy --set foo=1)
+expect_run(2 "--set wants name=value" run stride_copy --set strides)
+expect_run(2 "experiment 'stream' is not being run" run stride_copy --set stream.array_bytes=1)
+expect_run(0 "gmlab [0-9]+\\.[0-9]+\\.[0-9]+" --version)
+
+# Without a GPU the default suite ends with the no-device message and exit 3.
+execute_process(COMMAND ${GMLAB} info RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 3)
+  if(NOT err MATCHES "no CUDA device")
+    message(FATAL_ERROR "exit 3 without the no-device message: ${err}")
+  endif()
+  expect_run(3 "^gmlab: no CUDA device" run)
+elseif(NOT rc EQUAL 0)
+  message(FATAL_ERROR "gmlab info: exit ${rc}\n${out}\n${err}")
+endif()

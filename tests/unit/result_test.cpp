@@ -1,0 +1,110 @@
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "error.hpp"
+#include "result.hpp"
+#include "run_document.hpp"
+
+using namespace gmlab;
+using nlohmann::json;
+
+namespace {
+
+// A result as an experiment would build it, with made-up device data.
+Result sample() {
+    Result r;
+    r.experiment = "stride_copy";
+    r.guide_section = "Strided Accesses";
+    r.summary = "demo";
+    r.device = {{"name", "Test GPU"}, {"compute_capability", "9.0"}, {"theoretical_bandwidth_gbs", 1000.0},
+                {"l2_cache_bytes", 50 << 20}, {"global_memory_bytes", 80e9}, {"memory_bus_width_bits", 5120},
+                {"multiprocessors", 132}, {"driver_version", "13.0"}, {"runtime_version", "13.0"}};
+    r.settings = {{"warmup", 2}, {"min_repetitions", 10}, {"max_repetitions", 1000}, {"min_time_ms", 50.0},
+                  {"flush_l2", true}, {"memory_fraction", 0.5}};
+    r.parameters = {{"strides", {1, 2}}};
+    r.theoretical_gbs = 1000;
+    r.memcpy_gbs = 800;
+    Series s;
+    s.name = "guide, 4-byte words";
+    s.variant = "guide";
+    s.x_name = "stride";
+    s.x_unit = "words";
+    for (int stride : {1, 2}) {
+        Point p;
+        p.x = stride;
+        p.bytes = 8e6;
+        p.time_ms = summarize({0.01 * stride, 0.011 * stride, 0.012 * stride});
+        p.predicted["sectors_per_request"] = 4 * stride;
+        s.points.push_back(p);
+    }
+    r.series.push_back(s);
+    r.summary_values["guide_w4_stride2_over_stride1"] = 0.5;
+    r.verified(1000, "compared");
+    r.notes.push_back("a note");
+    r.device_bytes_allocated = 1 << 20;
+    r.memory_budget_bytes = 1 << 30;
+    r.started_at = utc_now();
+    r.finished_at = utc_now();
+    return r;
+}
+
+}  // namespace
+
+TEST(ResultDocument, CarriesBandwidthAndFractions) {
+    json doc = to_json(sample());
+    EXPECT_EQ(doc["schema"], "gmlab.result/1");
+    EXPECT_EQ(doc["library"]["name"], "gmlab");
+    const json &p = doc["series"][0]["points"][0];
+    EXPECT_DOUBLE_EQ(p["bandwidth_gbs"].get<double>(), 8e6 / 0.011e-3 / 1e9);
+    EXPECT_DOUBLE_EQ(p["fraction_of_theoretical"].get<double>(), p["bandwidth_gbs"].get<double>() / 1000);
+    EXPECT_DOUBLE_EQ(p["fraction_of_memcpy"].get<double>(), p["bandwidth_gbs"].get<double>() / 800);
+    EXPECT_LT(p["bandwidth_gbs_min"].get<double>(), p["bandwidth_gbs_max"].get<double>());
+    EXPECT_EQ(p["time_ms"]["samples"].size(), 3u);
+    EXPECT_TRUE(doc["verification"]["passed"].get<bool>());
+    EXPECT_NO_THROW(check_result_document(doc));
+}
+
+TEST(ResultDocument, PointValueLooksUpEveryField) {
+    json doc = to_json(sample());
+    EXPECT_EQ(point_value(doc, 0, 1, "x"), 2);
+    EXPECT_DOUBLE_EQ(point_value(doc, 0, 1, "median_ms"), 0.022);
+    EXPECT_EQ(point_value(doc, 0, 1, "repetitions"), 3);
+    EXPECT_EQ(point_value(doc, 0, 1, "predicted.sectors_per_request"), 8);
+    EXPECT_GT(point_value(doc, 0, 0, "bandwidth_gbs"), 0);
+    try {
+        point_value(doc, 0, 0, "nonsense");
+        FAIL();
+    } catch (const Error &e) {
+        EXPECT_NE(std::string(e.what()).find("predicted.sectors_per_request"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(point_value(doc, 1, 0, "x"), Error);
+    EXPECT_THROW(point_value(doc, 0, 2, "x"), Error);
+}
+
+TEST(ResultDocument, StructureCheckSaysWhatIsWrong) {
+    json doc = to_json(sample());
+    json bad = doc;
+    bad["schema"] = "gmlab.result/2";
+    EXPECT_THROW(check_result_document(bad), Error);
+    bad = doc;
+    bad["series"][0]["points"][0]["time_ms"].erase("median");
+    try {
+        check_result_document(bad);
+        FAIL();
+    } catch (const Error &e) {
+        EXPECT_NE(std::string(e.what()).find("series[0].points[0].time_ms.median"), std::string::npos);
+    }
+}
+
+// Writes documents made by the real serialiser for the schema test (CTest
+// fixture "sample_documents"); the run document wraps the result the way
+// `gmlab run --json` does.
+TEST(ResultDocument, WritesSamples) {
+    json result = to_json(sample());
+    std::ofstream("sample_result.json") << result.dump(2);
+    json run = gmcli::make_run_document(result["device"], result["settings"], {result}, "gmlab run stride_copy");
+    EXPECT_FALSE(run["results"][0].contains("device"));
+    EXPECT_EQ(run["schema"], kRunSchema);
+    std::ofstream("sample_run.json") << run.dump(2);
+}
