@@ -26,9 +26,19 @@ struct TriadF {
     }
 };
 
+template <bool Streaming> __device__ __forceinline__ double2 load(const double2 *p) {
+    if constexpr (Streaming) return __ldcs(p);
+    else return *p;
+}
+
+template <bool Streaming> __device__ __forceinline__ void store(double2 *p, double2 v) {
+    if constexpr (Streaming) __stcs(p, v);
+    else *p = v;
+}
+
 // Each thread handles U double2 vectors, block-strided so that every warp
 // access is one contiguous 512-byte run; all loads are issued before the stores.
-template <class Op, int U>
+template <class Op, int U, bool Streaming>
 __global__ void stream_kernel(const double2 *__restrict__ x, const double2 *__restrict__ y, double2 *__restrict__ out,
                               double s, std::size_t n2) {
     const std::size_t base = blockIdx.x * static_cast<std::size_t>(blockDim.x) * U + threadIdx.x;
@@ -37,18 +47,21 @@ __global__ void stream_kernel(const double2 *__restrict__ x, const double2 *__re
     for (int k = 0; k < U; ++k) {
         const std::size_t i = base + static_cast<std::size_t>(k) * blockDim.x;
         if (i < n2) {
-            vx[k] = x[i];
-            if (Op::kTwoInputs) vy[k] = y[i];
+            vx[k] = load<Streaming>(x + i);
+            if constexpr (Op::kTwoInputs) vy[k] = load<Streaming>(y + i);
         }
     }
 #pragma unroll
     for (int k = 0; k < U; ++k) {
         const std::size_t i = base + static_cast<std::size_t>(k) * blockDim.x;
-        if (i < n2) out[i] = Op::apply(vx[k], Op::kTwoInputs ? vy[k] : vx[k], s);
+        if (i < n2) {
+            if constexpr (Op::kTwoInputs) store<Streaming>(out + i, Op::apply(vx[k], vy[k], s));
+            else store<Streaming>(out + i, Op::apply(vx[k], vx[k], s));
+        }
     }
 }
 
-template <class Op>
+template <class Op, bool Streaming>
 cudaError_t launch_op(int unroll, int block, const double *x, const double *y, double *out, double s,
                       std::size_t n, cudaStream_t stream) {
     const std::size_t n2 = n / 2;
@@ -58,10 +71,10 @@ cudaError_t launch_op(int unroll, int block, const double *x, const double *y, d
     const std::size_t per_block = static_cast<std::size_t>(block) * unroll;
     const unsigned blocks = static_cast<unsigned>((n2 + per_block - 1) / per_block);
     switch (unroll) {
-    case 1: stream_kernel<Op, 1><<<blocks, block, 0, stream>>>(x2, y2, o2, s, n2); break;
-    case 2: stream_kernel<Op, 2><<<blocks, block, 0, stream>>>(x2, y2, o2, s, n2); break;
-    case 4: stream_kernel<Op, 4><<<blocks, block, 0, stream>>>(x2, y2, o2, s, n2); break;
-    case 8: stream_kernel<Op, 8><<<blocks, block, 0, stream>>>(x2, y2, o2, s, n2); break;
+    case 1: stream_kernel<Op, 1, Streaming><<<blocks, block, 0, stream>>>(x2, y2, o2, s, n2); break;
+    case 2: stream_kernel<Op, 2, Streaming><<<blocks, block, 0, stream>>>(x2, y2, o2, s, n2); break;
+    case 4: stream_kernel<Op, 4, Streaming><<<blocks, block, 0, stream>>>(x2, y2, o2, s, n2); break;
+    case 8: stream_kernel<Op, 8, Streaming><<<blocks, block, 0, stream>>>(x2, y2, o2, s, n2); break;
     default: return cudaErrorInvalidValue;
     }
     return cudaGetLastError();
@@ -75,16 +88,23 @@ __global__ void fill_doubles_kernel(double *p, std::size_t n, std::uint32_t seed
 
 }  // namespace
 
-cudaError_t launch_stream(StreamOp op, int unroll, int block, const double *x, const double *y, double *out,
+template <bool Streaming>
+cudaError_t launch_hinted(StreamOp op, int unroll, int block, const double *x, const double *y, double *out,
                           double s, std::size_t n, cudaStream_t stream) {
-    if (n % 2 != 0) return cudaErrorInvalidValue;
     switch (op) {
-    case StreamOp::Copy: return launch_op<CopyF>(unroll, block, x, y, out, s, n, stream);
-    case StreamOp::Scale: return launch_op<ScaleF>(unroll, block, x, y, out, s, n, stream);
-    case StreamOp::Add: return launch_op<AddF>(unroll, block, x, y, out, s, n, stream);
-    case StreamOp::Triad: return launch_op<TriadF>(unroll, block, x, y, out, s, n, stream);
+    case StreamOp::Copy: return launch_op<CopyF, Streaming>(unroll, block, x, y, out, s, n, stream);
+    case StreamOp::Scale: return launch_op<ScaleF, Streaming>(unroll, block, x, y, out, s, n, stream);
+    case StreamOp::Add: return launch_op<AddF, Streaming>(unroll, block, x, y, out, s, n, stream);
+    case StreamOp::Triad: return launch_op<TriadF, Streaming>(unroll, block, x, y, out, s, n, stream);
     }
     return cudaErrorInvalidValue;
+}
+
+cudaError_t launch_stream(StreamOp op, int unroll, bool streaming, int block, const double *x, const double *y,
+                          double *out, double s, std::size_t n, cudaStream_t stream) {
+    if (n % 2 != 0) return cudaErrorInvalidValue;
+    return streaming ? launch_hinted<true>(op, unroll, block, x, y, out, s, n, stream)
+                     : launch_hinted<false>(op, unroll, block, x, y, out, s, n, stream);
 }
 
 cudaError_t launch_fill_doubles(double *p, std::size_t n, std::uint32_t seed, cudaStream_t stream) {

@@ -12,9 +12,11 @@ namespace gmlab::kernels {
 enum class StreamOp { Copy, Scale, Add, Triad };
 
 // copy: out = x; scale: out = s * x; add: out = x + y; triad: out = x + s * y.
-// n doubles (even), pointers 16-byte aligned; unroll is 1, 2, 4 or 8 vectors per thread.
-cudaError_t launch_stream(StreamOp op, int unroll, int block, const double *x, const double *y, double *out,
-                          double s, std::size_t n, cudaStream_t stream);
+// n doubles (even), pointers 16-byte aligned; unroll is 1, 2, 4 or 8 vectors per
+// thread. streaming: loads and stores carry the evict-first hint (ld/st.global.cs),
+// since nothing is read twice.
+cudaError_t launch_stream(StreamOp op, int unroll, bool streaming, int block, const double *x, const double *y,
+                          double *out, double s, std::size_t n, cudaStream_t stream);
 
 // p[i] = pattern_double(i, seed) for i < n.
 cudaError_t launch_fill_doubles(double *p, std::size_t n, std::uint32_t seed, cudaStream_t stream);

@@ -69,6 +69,7 @@ void run_stream(ContextState &ctx, const Params &params, Result &out) {
     const int block = static_cast<int>(params.integer("block_size"));
     const int unroll = static_cast<int>(params.integer("unroll"));
     const double scalar = params.number("scalar");
+    const bool streaming = params.text("cache_hint") == "streaming";
     cudaStream_t st = ctx.stream();
 
     DeviceArray a(ctx, array_bytes), b(ctx, array_bytes), c(ctx, array_bytes);
@@ -90,7 +91,7 @@ void run_stream(ContextState &ctx, const Params &params, Result &out) {
         case StreamOp::Triad: x = b.as<double>(); y = c.as<double>(); o = a.as<double>(); break;
         }
         auto launch = [&, x, y, o](cudaStream_t s) {
-            return kernels::launch_stream(op.op, unroll, block, x, y, o, scalar, n, s);
+            return kernels::launch_stream(op.op, unroll, streaming, block, x, y, o, scalar, n, s);
         };
         // Verify on fresh inputs with the output poisoned, then time. Each kernel's
         // output is none of its inputs, so repeated launches compute the same values.
@@ -115,7 +116,8 @@ void run_stream(ContextState &ctx, const Params &params, Result &out) {
         s.variant = "stream";
         s.x_name = "array size";
         s.x_unit = "bytes";
-        s.attributes = {{"block_size", block}, {"unroll", unroll}, {"element_bytes", 8}, {"vector_bytes", 16}};
+        s.attributes = {{"block_size", block}, {"unroll", unroll}, {"cache_hint", params.text("cache_hint")},
+                        {"element_bytes", 8}, {"vector_bytes", 16}};
         Point p;
         p.x = static_cast<double>(array_bytes);
         p.bytes = static_cast<double>(op.arrays_moved) * static_cast<double>(array_bytes);
@@ -182,6 +184,8 @@ void add_stream_experiments(std::vector<Experiment> &out) {
                         "which STREAM kernels to time"),
         int_param("block_size", 256, 32, 1024, "threads per block", "threads"),
         int_param("unroll", 4, 1, 8, "16-byte vectors per thread, loaded before any is stored"),
+        enum_param("cache_hint", "default", {"default", "streaming"},
+                   "default loads and stores, or the evict-first streaming hint (ld/st.global.cs)"),
         double_param("scalar", 0.4, -1e6, 1e6, "the scalar of scale and triad"),
         bool_param("include_memcpy", true, "also time cudaMemcpyAsync device-to-device on the same arrays"),
     };
