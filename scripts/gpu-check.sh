@@ -11,7 +11,7 @@ ARCH=${GM_CUDA_ARCH:-native}
 extra=()
 [ -d .carry/include ] && extra+=(-DGM_THIRD_PARTY_INCLUDE="$PWD/.carry/include")
 [ -d .carry/googletest ] && extra+=(-DGM_GTEST_SOURCE_DIR="$PWD/.carry/googletest")
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/nvidia-smi.txt"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/nvidia-smi.log"
 status=0
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$ARCH" "${extra[@]}" >"$OUT/configure.log" || exit 1
 cmake --build build-gpu 2>&1 | tail -3
@@ -31,9 +31,11 @@ if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
   done
 fi
 
-bench/stream_vs_memcpy.sh "$GMLAB" | tee "$OUT/bench-stream.txt" || status=1
+bench/stream_vs_memcpy.sh "$GMLAB" | tee "$OUT/bench-stream.log" || status=1
 if [ "${GM_SKIP_SUITE:-0}" != 1 ]; then
   (cd "$OUT" && "$OLDPWD/$GMLAB" run --json default-suite.json --csv default-suite.csv) >"$OUT/default-suite.txt" || status=1
   grep -E "over_|_gbs " "$OUT/default-suite.txt" | head -40
 fi
+# At most a few files travel back: the logs go as one archive.
+tar -C "$OUT" -czf "$OUT/logs.tar.gz" --remove-files $(cd "$OUT" && ls *.log 2>/dev/null) 2>/dev/null
 exit $status

@@ -183,7 +183,9 @@ void add_stream_experiments(std::vector<Experiment> &out) {
         enum_list_param("kernels", {"copy", "scale", "add", "triad"}, {"copy", "scale", "add", "triad"},
                         "which STREAM kernels to time"),
         int_param("block_size", 256, 32, 1024, "threads per block", "threads"),
-        int_param("unroll", 4, 1, 8, "16-byte vectors per thread, loaded before any is stored"),
+        // One vector per thread measured fastest on an H200 (bench/stream_tune.sh):
+        // consecutive blocks then stream through consecutive DRAM pages.
+        int_param("unroll", 1, 1, 8, "16-byte vectors per thread, loaded before any is stored"),
         enum_param("cache_hint", "default", {"default", "streaming"},
                    "default loads and stores, or the evict-first streaming hint (ld/st.global.cs)"),
         double_param("scalar", 0.4, -1e6, 1e6, "the scalar of scale and triad"),

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -192,10 +193,17 @@ bool build_params(const std::vector<std::string> &experiments, const std::vector
 }
 
 bool apply_settings(gm_context *ctx, const RunOptions &opt) {
+    // Raise the repetition cap first, so that any min/max pair the user gives
+    // is accepted in one order; the requested cap is set last.
     const std::pair<gm_setting, std::optional<double>> values[] = {
-        {GM_SETTING_MAX_REPETITIONS, opt.max_repetitions}, {GM_SETTING_MIN_REPETITIONS, opt.min_repetitions},
-        {GM_SETTING_WARMUP, opt.warmup},                   {GM_SETTING_MIN_TIME_MS, opt.min_time_ms},
-        {GM_SETTING_MEMORY_FRACTION, opt.memory_fraction}, {GM_SETTING_FLUSH_L2, opt.no_flush_l2 ? std::optional<double>(0) : std::nullopt}};
+        {GM_SETTING_MAX_REPETITIONS, opt.min_repetitions ? std::optional<double>(100000) : std::nullopt},
+        {GM_SETTING_MIN_REPETITIONS, opt.min_repetitions},
+        {GM_SETTING_MAX_REPETITIONS, opt.max_repetitions ? opt.max_repetitions
+                                                         : (opt.min_repetitions ? std::optional<double>(std::max(1000.0, *opt.min_repetitions)) : std::nullopt)},
+        {GM_SETTING_WARMUP, opt.warmup},
+        {GM_SETTING_MIN_TIME_MS, opt.min_time_ms},
+        {GM_SETTING_MEMORY_FRACTION, opt.memory_fraction},
+        {GM_SETTING_FLUSH_L2, opt.no_flush_l2 ? std::optional<double>(0) : std::nullopt}};
     for (const auto &[which, value] : values) {
         if (!value) continue;
         if (gm_context_set(ctx, which, *value) != GM_OK) {
@@ -304,6 +312,11 @@ int cmd_run(const RunOptions &opt) {
             gm_experiment_describe_json(&unused, n.c_str());
             return report_error(GM_ERROR_UNKNOWN_EXPERIMENT, "run", gm_last_error());
         }
+    }
+    if (opt.min_repetitions && opt.max_repetitions && *opt.min_repetitions > *opt.max_repetitions) {
+        std::cerr << "gmlab: --min-repetitions (" << *opt.min_repetitions << ") must not exceed --max-repetitions ("
+                  << *opt.max_repetitions << ")\n";
+        return kUsage;
     }
     std::map<std::string, json> params;
     if (!build_params(names, opt.sets, &params)) return kUsage;

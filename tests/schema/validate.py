@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Validates gmlab documents against the published JSON Schemas.
+
+    validate.py --schema-dir docs/schema FILE... [--glob 'results/*.json']
+    validate.py --schema-dir docs/schema --self-test SAMPLE_RESULT.json
+
+The kind of each document is read from its "schema" field. --self-test checks
+that the schema rejects broken variants of a valid result document.
+"""
+import argparse
+import copy
+import glob
+import json
+import os
+import sys
+
+import jsonschema
+
+SCHEMAS = {"gmlab.result/1": "gmlab.result-1.schema.json", "gmlab.run/1": "gmlab.run-1.schema.json"}
+
+
+def load_validators(schema_dir):
+    schemas = {}
+    for kind, filename in SCHEMAS.items():
+        with open(os.path.join(schema_dir, filename)) as f:
+            schemas[kind] = json.load(f)
+    store = {s["$id"]: s for s in schemas.values()}
+    validators = {}
+    for kind, schema in schemas.items():
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        resolver = jsonschema.RefResolver.from_schema(schema, store=store)
+        validators[kind] = cls(schema, resolver=resolver)
+    return validators
+
+
+def errors_of(validators, doc):
+    kind = doc.get("schema") if isinstance(doc, dict) else None
+    if kind not in validators:
+        return [f"unknown schema field {kind!r}"]
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}" for e in validators[kind].iter_errors(doc)]
+
+
+def self_test(validators, sample_path):
+    with open(sample_path) as f:
+        good = json.load(f)
+    assert not errors_of(validators, good), errors_of(validators, good)
+    breakers = {
+        "schema renamed": lambda d: d.__setitem__("schema", "gmlab.result/2"),
+        "device missing": lambda d: d.pop("device"),
+        "negative median": lambda d: d["series"][0]["points"][0]["time_ms"].__setitem__("median", -1.0),
+        "zero repetitions": lambda d: d["series"][0]["points"][0]["time_ms"].__setitem__("n", 0),
+        "bandwidth is text": lambda d: d["series"][0]["points"][0].__setitem__("bandwidth_gbs", "fast"),
+        "verification failed": lambda d: d["verification"].__setitem__("passed", False),
+        "no series": lambda d: d.__setitem__("series", []),
+        "bad timestamp": lambda d: d.__setitem__("started_at", "yesterday"),
+        "memory fraction too big": lambda d: d["settings"].__setitem__("memory_fraction", 2),
+        "prediction is text": lambda d: d["series"][0]["points"][0]["predicted"].__setitem__("x", "y"),
+    }
+    failed = 0
+    for name, breaker in breakers.items():
+        doc = copy.deepcopy(good)
+        breaker(doc)
+        if errors_of(validators, doc):
+            print(f"rejected as it should: {name}")
+        else:
+            print(f"ACCEPTED but should not: {name}")
+            failed += 1
+    return failed
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("files", nargs="*")
+    ap.add_argument("--schema-dir", required=True)
+    ap.add_argument("--glob", action="append", default=[])
+    ap.add_argument("--self-test")
+    args = ap.parse_args()
+    validators = load_validators(args.schema_dir)
+    if args.self_test:
+        failed = self_test(validators, args.self_test)
+        print(f"{10 - failed} passed, {failed} failed")
+        return 1 if failed else 0
+    files = list(args.files)
+    for pattern in args.glob:
+        files += sorted(glob.glob(pattern))
+    bad = 0
+    for path in files:
+        with open(path) as f:
+            doc = json.load(f)
+        errs = errors_of(validators, doc)
+        print(f"{path}: {'valid ' + doc['schema'] if not errs else 'INVALID'}")
+        for e in errs[:20]:
+            print("   ", e)
+        bad += bool(errs)
+    if not files:
+        print("no documents given")
+        return 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
