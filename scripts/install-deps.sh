@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what gmlab's core build and tests need on Debian 12 (idempotent:
+# apt-get runs only when a package is missing). The CUDA toolkit itself is
+# expected under /usr/local/cuda (or nvcc on PATH).
+set -euo pipefail
+packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libcli11-dev libgtest-dev python3 python3-jsonschema)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "error: the CUDA toolkit (nvcc) is not installed; install it from NVIDIA's packages first" >&2
+  exit 1
+fi
