@@ -41,7 +41,10 @@ template <bool Streaming> __device__ __forceinline__ void store(double2 *p, doub
 template <class Op, int U, bool Streaming>
 __global__ void stream_kernel(const double2 *__restrict__ x, const double2 *__restrict__ y, double2 *__restrict__ out,
                               double s, std::size_t n2) {
-    const std::size_t base = blockIdx.x * static_cast<std::size_t>(blockDim.x) * U + threadIdx.x;
+    // A grid smaller than the array walks it in grid-sized steps.
+    const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x * U;
+    for (std::size_t chunk = blockIdx.x * static_cast<std::size_t>(blockDim.x) * U; chunk < n2; chunk += step) {
+    const std::size_t base = chunk + threadIdx.x;
     double2 vx[U], vy[U];
 #pragma unroll
     for (int k = 0; k < U; ++k) {
@@ -59,17 +62,30 @@ __global__ void stream_kernel(const double2 *__restrict__ x, const double2 *__re
             else store<Streaming>(out + i, Op::apply(vx[k], vx[k], s));
         }
     }
+    }
+}
+
+template <class Op, bool Streaming> const void *kernel_for(int unroll) {
+    switch (unroll) {
+    case 1: return reinterpret_cast<const void *>(stream_kernel<Op, 1, Streaming>);
+    case 2: return reinterpret_cast<const void *>(stream_kernel<Op, 2, Streaming>);
+    case 4: return reinterpret_cast<const void *>(stream_kernel<Op, 4, Streaming>);
+    case 8: return reinterpret_cast<const void *>(stream_kernel<Op, 8, Streaming>);
+    default: return nullptr;
+    }
 }
 
 template <class Op, bool Streaming>
-cudaError_t launch_op(int unroll, int block, const double *x, const double *y, double *out, double s,
-                      std::size_t n, cudaStream_t stream) {
+cudaError_t launch_op(int unroll, int block, int persistent_blocks, const double *x, const double *y, double *out,
+                      double s, std::size_t n, cudaStream_t stream) {
     const std::size_t n2 = n / 2;
     const auto *x2 = reinterpret_cast<const double2 *>(x);
     const auto *y2 = reinterpret_cast<const double2 *>(y);
     auto *o2 = reinterpret_cast<double2 *>(out);
     const std::size_t per_block = static_cast<std::size_t>(block) * unroll;
-    const unsigned blocks = static_cast<unsigned>((n2 + per_block - 1) / per_block);
+    std::size_t needed = (n2 + per_block - 1) / per_block;
+    if (persistent_blocks > 0 && static_cast<std::size_t>(persistent_blocks) < needed) needed = persistent_blocks;
+    const unsigned blocks = static_cast<unsigned>(needed);
     switch (unroll) {
     case 1: stream_kernel<Op, 1, Streaming><<<blocks, block, 0, stream>>>(x2, y2, o2, s, n2); break;
     case 2: stream_kernel<Op, 2, Streaming><<<blocks, block, 0, stream>>>(x2, y2, o2, s, n2); break;
@@ -86,26 +102,47 @@ __global__ void fill_doubles_kernel(double *p, std::size_t n, std::uint32_t seed
         p[i] = pattern_double(i, seed);
 }
 
-}  // namespace
 
 template <bool Streaming>
-cudaError_t launch_hinted(StreamOp op, int unroll, int block, const double *x, const double *y, double *out,
-                          double s, std::size_t n, cudaStream_t stream) {
+cudaError_t launch_hinted(StreamOp op, int unroll, int block, int persistent, const double *x, const double *y,
+                          double *out, double s, std::size_t n, cudaStream_t stream) {
     switch (op) {
-    case StreamOp::Copy: return launch_op<CopyF, Streaming>(unroll, block, x, y, out, s, n, stream);
-    case StreamOp::Scale: return launch_op<ScaleF, Streaming>(unroll, block, x, y, out, s, n, stream);
-    case StreamOp::Add: return launch_op<AddF, Streaming>(unroll, block, x, y, out, s, n, stream);
-    case StreamOp::Triad: return launch_op<TriadF, Streaming>(unroll, block, x, y, out, s, n, stream);
+    case StreamOp::Copy: return launch_op<CopyF, Streaming>(unroll, block, persistent, x, y, out, s, n, stream);
+    case StreamOp::Scale: return launch_op<ScaleF, Streaming>(unroll, block, persistent, x, y, out, s, n, stream);
+    case StreamOp::Add: return launch_op<AddF, Streaming>(unroll, block, persistent, x, y, out, s, n, stream);
+    case StreamOp::Triad: return launch_op<TriadF, Streaming>(unroll, block, persistent, x, y, out, s, n, stream);
     }
     return cudaErrorInvalidValue;
 }
 
-cudaError_t launch_stream(StreamOp op, int unroll, bool streaming, int block, const double *x, const double *y,
-                          double *out, double s, std::size_t n, cudaStream_t stream) {
-    if (n % 2 != 0) return cudaErrorInvalidValue;
-    return streaming ? launch_hinted<true>(op, unroll, block, x, y, out, s, n, stream)
-                     : launch_hinted<false>(op, unroll, block, x, y, out, s, n, stream);
+template <bool Streaming> const void *kernel_of(StreamOp op, int unroll) {
+    switch (op) {
+    case StreamOp::Copy: return kernel_for<CopyF, Streaming>(unroll);
+    case StreamOp::Scale: return kernel_for<ScaleF, Streaming>(unroll);
+    case StreamOp::Add: return kernel_for<AddF, Streaming>(unroll);
+    case StreamOp::Triad: return kernel_for<TriadF, Streaming>(unroll);
+    }
+    return nullptr;
 }
+
+}  // namespace
+
+cudaError_t launch_stream(StreamOp op, int unroll, bool streaming, int block, int persistent_blocks, const double *x,
+                          const double *y, double *out, double s, std::size_t n, cudaStream_t stream) {
+    if (n % 2 != 0) return cudaErrorInvalidValue;
+    return streaming ? launch_hinted<true>(op, unroll, block, persistent_blocks, x, y, out, s, n, stream)
+                     : launch_hinted<false>(op, unroll, block, persistent_blocks, x, y, out, s, n, stream);
+}
+
+cudaError_t stream_resident_blocks(StreamOp op, int unroll, bool streaming, int block, int multiprocessors, int *out) {
+    const void *k = streaming ? kernel_of<true>(op, unroll) : kernel_of<false>(op, unroll);
+    if (!k) return cudaErrorInvalidValue;
+    int per_sm = 0;
+    cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, block, 0);
+    *out = per_sm * multiprocessors;
+    return err;
+}
+
 
 cudaError_t launch_fill_doubles(double *p, std::size_t n, std::uint32_t seed, cudaStream_t stream) {
     fill_doubles_kernel<<<1024, 256, 0, stream>>>(p, n, seed);

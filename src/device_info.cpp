@@ -1,6 +1,8 @@
 #include "device_info.hpp"
 
 #include <cstdio>
+#include <fstream>
+#include <regex>
 
 #include <cuda_runtime_api.h>
 
@@ -25,6 +27,19 @@ std::string format_uuid(const cudaUUID_t &u) {
                   b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
                   b[14], b[15]);
     return out;
+}
+
+// The kernel module's release from /proc (Linux); CUDA itself only reports the
+// CUDA version the driver supports.
+std::string read_driver_release() {
+    std::ifstream f("/proc/driver/nvidia/version");
+    std::string line;
+    if (!f || !std::getline(f, line)) return "";
+    std::smatch m;
+    static const std::regex release(R"((\d+\.\d+(\.\d+)?))");
+    const auto pos = line.find("Module");
+    const std::string tail = pos == std::string::npos ? line : line.substr(pos);
+    return std::regex_search(tail, m, release) ? m.str(1) : "";
 }
 
 }  // namespace
@@ -68,8 +83,9 @@ DeviceInfo query_device(int ordinal) {
         static_cast<std::size_t>(attribute(cudaDevAttrMaxAccessPolicyWindowSize, ordinal));
     d.registers_per_block = attribute(cudaDevAttrMaxRegistersPerBlock, ordinal);
     d.registers_per_sm = attribute(cudaDevAttrMaxRegistersPerMultiprocessor, ordinal);
-    GM_CUDA(cudaDriverGetVersion(&d.driver_version));
+    GM_CUDA(cudaDriverGetVersion(&d.driver_cuda_version));
     GM_CUDA(cudaRuntimeGetVersion(&d.runtime_version));
+    d.driver_release = read_driver_release();
     return d;
 }
 
@@ -102,7 +118,8 @@ nlohmann::json to_json(const DeviceInfo &d) {
         {"registers_per_multiprocessor", d.registers_per_sm},
         {"max_threads_per_block", d.max_threads_per_block},
         {"max_threads_per_multiprocessor", d.max_threads_per_sm},
-        {"driver_version", cuda_version_string(d.driver_version)},
+        {"driver_version", d.driver_release},
+        {"driver_cuda_version", cuda_version_string(d.driver_cuda_version)},
         {"runtime_version", cuda_version_string(d.runtime_version)},
     };
 }

@@ -34,8 +34,9 @@ struct DeviceInfo {
     int registers_per_sm = 0;
     int max_threads_per_block = 0;
     int max_threads_per_sm = 0;
-    int driver_version = 0;
+    int driver_cuda_version = 0;  // the CUDA version the driver supports (cudaDriverGetVersion)
     int runtime_version = 0;
+    std::string driver_release;   // the driver's own release ("580.159.04"), "" where unknown
 
     // Double data rate: two transfers per memory clock over the whole bus.
     double theoretical_bandwidth_gbs() const {

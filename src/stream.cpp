@@ -70,6 +70,7 @@ void run_stream(ContextState &ctx, const Params &params, Result &out) {
     const int unroll = static_cast<int>(params.integer("unroll"));
     const double scalar = params.number("scalar");
     const bool streaming = params.text("cache_hint") == "streaming";
+    const bool persistent = params.text("grid") == "persistent";
     cudaStream_t st = ctx.stream();
 
     DeviceArray a(ctx, array_bytes), b(ctx, array_bytes), c(ctx, array_bytes);
@@ -90,8 +91,11 @@ void run_stream(ContextState &ctx, const Params &params, Result &out) {
         case StreamOp::Add: x = a.as<double>(); y = b.as<double>(); o = c.as<double>(); break;
         case StreamOp::Triad: x = b.as<double>(); y = c.as<double>(); o = a.as<double>(); break;
         }
-        auto launch = [&, x, y, o](cudaStream_t s) {
-            return kernels::launch_stream(op.op, unroll, streaming, block, x, y, o, scalar, n, s);
+        int resident = 0;  // persistent grid: as many blocks as fit on the device at once
+        if (persistent)
+            GM_CUDA(kernels::stream_resident_blocks(op.op, unroll, streaming, block, dev.multiprocessors, &resident));
+        auto launch = [&, x, y, o, resident](cudaStream_t s) {
+            return kernels::launch_stream(op.op, unroll, streaming, block, resident, x, y, o, scalar, n, s);
         };
         // Verify on fresh inputs with the output poisoned, then time. Each kernel's
         // output is none of its inputs, so repeated launches compute the same values.
@@ -117,7 +121,7 @@ void run_stream(ContextState &ctx, const Params &params, Result &out) {
         s.x_name = "array size";
         s.x_unit = "bytes";
         s.attributes = {{"block_size", block}, {"unroll", unroll}, {"cache_hint", params.text("cache_hint")},
-                        {"element_bytes", 8}, {"vector_bytes", 16}};
+                        {"grid", params.text("grid")}, {"blocks", resident}, {"element_bytes", 8}, {"vector_bytes", 16}};
         Point p;
         p.x = static_cast<double>(array_bytes);
         p.bytes = static_cast<double>(op.arrays_moved) * static_cast<double>(array_bytes);
@@ -188,6 +192,8 @@ void add_stream_experiments(std::vector<Experiment> &out) {
         int_param("unroll", 1, 1, 8, "16-byte vectors per thread, loaded before any is stored"),
         enum_param("cache_hint", "default", {"default", "streaming"},
                    "default loads and stores, or the evict-first streaming hint (ld/st.global.cs)"),
+        enum_param("grid", "one_pass", {"one_pass", "persistent"},
+                   "one_pass: one block per chunk of the array; persistent: as many blocks as fit at once, looping"),
         double_param("scalar", 0.4, -1e6, 1e6, "the scalar of scale and triad"),
         bool_param("include_memcpy", true, "also time cudaMemcpyAsync device-to-device on the same arrays"),
     };

@@ -1,3 +1,6 @@
+#include <fstream>
+#include <regex>
+
 #include "gpu_fixture.hpp"
 
 using nlohmann::json;
@@ -15,6 +18,11 @@ TEST_F(GpuTest, DeviceInfoDescribesTheMemorySpaces) {
     EXPECT_EQ(d["constant_memory_bytes"].get<double>(), 65536.0);
     EXPECT_EQ(d["warp_size"].get<int>(), 32);
     EXPECT_TRUE(d.contains("persisting_l2_max_bytes"));
+    EXPECT_FALSE(d["driver_cuda_version"].get<std::string>().empty());
+    EXPECT_FALSE(d["runtime_version"].get<std::string>().empty());
+    if (std::ifstream("/proc/driver/nvidia/version"))
+        EXPECT_TRUE(std::regex_match(d["driver_version"].get<std::string>(), std::regex(R"(\d+\.\d+(\.\d+)?)")))
+            << d["driver_version"];
     EXPECT_TRUE(d.contains("access_policy_max_window_bytes"));
 }
 

@@ -240,7 +240,8 @@ int cmd_info(int device, bool as_json) {
     }
     std::cout << d["name"].get<std::string>() << " (device " << d["ordinal"] << ", compute capability "
               << d["compute_capability"].get<std::string>() << ", " << d["multiprocessors"] << " multiprocessors)\n"
-              << "driver " << d["driver_version"].get<std::string>() << ", runtime " << d["runtime_version"].get<std::string>() << "\n\n";
+              << "driver " << d["driver_version"].get<std::string>() << " (CUDA " << d["driver_cuda_version"].get<std::string>()
+              << "), runtime " << d["runtime_version"].get<std::string>() << "\n\n";
     Table t({"memory space", "value"});
     t.add({"global memory", mib(d["global_memory_bytes"]) + " (" + mib(d["free_memory_bytes"]) + " free)"});
     t.add({"L2 cache", mib(d["l2_cache_bytes"])});
