@@ -242,7 +242,7 @@ int cmd_info(int device, bool as_json) {
               << d["compute_capability"].get<std::string>() << ", " << d["multiprocessors"] << " multiprocessors)\n"
               << "driver " << d["driver_version"].get<std::string>() << " (CUDA " << d["driver_cuda_version"].get<std::string>()
               << "), runtime " << d["runtime_version"].get<std::string>() << "\n\n";
-    Table t({"memory space", "value"});
+    Table t({"memory space", "value"}, false);
     t.add({"global memory", mib(d["global_memory_bytes"]) + " (" + mib(d["free_memory_bytes"]) + " free)"});
     t.add({"L2 cache", mib(d["l2_cache_bytes"])});
     t.add({"persisting L2, max set-aside", mib(d["persisting_l2_max_bytes"])});

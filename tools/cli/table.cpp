@@ -31,7 +31,7 @@ void Table::print(std::ostream &os, const std::string &indent) const {
         for (std::size_t c = 0; c < width.size(); ++c) {
             const std::string cell = c < cells.size() ? cells[c] : "";
             const std::string pad(width[c] - cell.size(), ' ');
-            const bool right = !header && c > 0 && numeric(cell);
+            const bool right = right_align_numbers_ && !header && c > 0 && numeric(cell);
             out += right ? pad + cell : cell + pad;
             if (c + 1 < width.size()) out += "  ";
         }

@@ -9,13 +9,15 @@ namespace gmcli {
 
 class Table {
 public:
-    explicit Table(std::vector<std::string> headers) : headers_(std::move(headers)) {}
+    explicit Table(std::vector<std::string> headers, bool right_align_numbers = true)
+        : headers_(std::move(headers)), right_align_numbers_(right_align_numbers) {}
     void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
     void print(std::ostream &os, const std::string &indent = "  ") const;
 
 private:
     std::vector<std::string> headers_;
     std::vector<std::vector<std::string>> rows_;
+    bool right_align_numbers_;
 };
 
 // Fixed decimals ("3.14"), or "-" for a missing value (NaN).
