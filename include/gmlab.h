@@ -203,6 +203,10 @@ GM_API gm_status gm_run_stride_copy(gm_result **out, gm_context *ctx,
 GM_API void gm_result_destroy(gm_result *r);
 /* Reads a gmlab.result/1 document (for example a committed result file). */
 GM_API gm_status gm_result_from_json(gm_result **out, const char *json);
+/* Number of results in a gmlab.run/1 document (what `gmlab run --json` writes). */
+GM_API gm_status gm_run_document_result_count(size_t *out, const char *run_json);
+/* Result `index` of a gmlab.run/1 document, with the run's device block put back. */
+GM_API gm_status gm_result_from_run_json(gm_result **out, const char *run_json, size_t index);
 /* Serialises to the gmlab.result/1 schema (docs/result-schema.md). */
 GM_API gm_status gm_result_to_json(char **json_out, const gm_result *r);
 /* The experiment's name; NULL for NULL. */

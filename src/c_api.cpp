@@ -339,6 +339,46 @@ gm_status gm_result_from_json(gm_result **out, const char *json_text) {
     });
 }
 
+namespace {
+
+json parse_run_document(const char *run_json) {
+    json doc = json::parse(run_json, nullptr, false);
+    if (doc.is_discarded()) gmlab::invalid("run_json is not valid JSON");
+    if (!doc.is_object() || doc.value("schema", "") != gmlab::kRunSchema)
+        gmlab::invalid(std::string("not a ") + gmlab::kRunSchema + " document: \"schema\" must be \"" + gmlab::kRunSchema + "\"");
+    if (!doc.contains("results") || !doc["results"].is_array())
+        gmlab::invalid(std::string("not a ") + gmlab::kRunSchema + " document: \"results\" must be an array");
+    return doc;
+}
+
+}  // namespace
+
+gm_status gm_run_document_result_count(size_t *out, const char *run_json) {
+    if (!out) return null_argument(nullptr, "out");
+    *out = 0;
+    if (!run_json) return null_argument(nullptr, "run_json");
+    return guarded(nullptr, [&] { *out = parse_run_document(run_json)["results"].size(); });
+}
+
+gm_status gm_result_from_run_json(gm_result **out, const char *run_json, size_t index) {
+    if (!out) return null_argument(nullptr, "out");
+    *out = nullptr;
+    if (!run_json) return null_argument(nullptr, "run_json");
+    return guarded(nullptr, [&] {
+        json run = parse_run_document(run_json);
+        json &results = run["results"];
+        if (index >= results.size())
+            gmlab::invalid("index must be in 0.." + std::to_string(static_cast<long long>(results.size()) - 1) + ", got " +
+                           std::to_string(index));
+        json doc = std::move(results[index]);
+        if (run.contains("device")) doc["device"] = run["device"];
+        gmlab::check_result_document(doc);
+        auto r = std::make_unique<gm_result>();
+        r->doc = std::move(doc);
+        *out = r.release();
+    });
+}
+
 gm_status gm_result_to_json(char **json_out, const gm_result *r) {
     if (!json_out) return null_argument(nullptr, "json_out");
     *json_out = nullptr;

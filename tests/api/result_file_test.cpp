@@ -57,6 +57,28 @@ TEST(ResultFiles, CommittedRunsLoadThroughTheCApi) {
     if (results_seen == 0) GTEST_SKIP() << "no committed result files yet";
 }
 
+TEST(ResultFiles, RunDocumentsAreReadResultByResult) {
+    const fs::path file = fs::path(GM_SOURCE_DIR) / "results" / "nvidia-h200.json";
+    if (!fs::exists(file)) GTEST_SKIP() << "no committed H200 run";
+    const std::string text = read_file(file);
+    size_t n = 0;
+    ASSERT_EQ(gm_run_document_result_count(&n, text.c_str()), GM_OK) << gm_last_error();
+    ASSERT_EQ(n, 3u);
+    gm_result *r = nullptr;
+    ASSERT_EQ(gm_result_from_run_json(&r, text.c_str(), 2), GM_OK) << gm_last_error();
+    EXPECT_STREQ(gm_result_experiment(r), "stride_copy");
+    char *doc = nullptr;
+    ASSERT_EQ(gm_result_to_json(&doc, r), GM_OK);
+    EXPECT_EQ(json::parse(doc)["device"]["name"], "NVIDIA H200");  // the run's device block is back
+    gm_free_string(doc);
+    gm_result_destroy(r);
+    EXPECT_EQ(gm_result_from_run_json(&r, text.c_str(), 3), GM_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(gm_last_error()).find("index must be in 0..2, got 3"), std::string::npos);
+    EXPECT_EQ(gm_result_from_run_json(&r, R"({"schema": "gmlab.result/1"})", 0), GM_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(gm_run_document_result_count(&n, "[]"), GM_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(gm_run_document_result_count(&n, nullptr), GM_ERROR_INVALID_ARGUMENT);
+}
+
 TEST(ResultFiles, MalformedDocumentsAreRejectedWithAReason) {
     gm_result *r = nullptr;
     EXPECT_EQ(gm_result_from_json(&r, "{"), GM_ERROR_INVALID_ARGUMENT);

@@ -1,0 +1,348 @@
+/*
+ * gmlab.i - the one SWIG interface behind the Java, C# and Go bindings.
+ *
+ * The C API's handles become classes (Context, Buffer, Result) whose methods
+ * are written here once, on top of gmlab.h. Every method reports failure the
+ * same way: it records the status and the library's message in gmb::pending,
+ * and the single %exception block below turns that into the language's error
+ * (GMB_RAISE, defined by each language's gmlab_lang.i). Sizes and offsets are
+ * signed 64-bit here, so that a negative value from Java or C# is refused with
+ * a clear message before it reaches C, where it would wrap around.
+ *
+ * Per-language pieces live in java/, csharp/ and go/: gmlab_lang.i (GMB_RAISE,
+ * array typemaps, ownership interfaces) and the idiomatic layer and tests.
+ */
+%module gmlab
+
+%include <std_string.i>
+
+%{
+#include <cstring>
+#include <string>
+
+#include "gmlab.h"
+
+namespace gmb {
+
+// The failure a wrapped call leaves for the %exception block (per thread).
+struct Pending {
+    int status = GM_OK;
+    std::string message;
+};
+inline Pending &pending() {
+    static thread_local Pending p;
+    return p;
+}
+inline void clear() {
+    pending().status = GM_OK;
+    pending().message.clear();
+}
+inline void raise(int status, const std::string &message) {
+    pending().status = status;
+    pending().message = message;
+}
+// Records a failed gm_ call; true when it failed.
+inline bool failed(gm_status s, const char *message) {
+    if (s == GM_OK) return false;
+    raise(s, message && *message ? message : gm_status_string(s));
+    return true;
+}
+inline bool failed_on(gm_status s, const gm_context *ctx) {
+    return failed(s, ctx ? gm_context_last_error(ctx) : gm_last_error());
+}
+inline bool closed(const void *self, const char *what) {
+    if (self) return false;
+    raise(GM_ERROR_INVALID_ARGUMENT, std::string("this ") + what + " is closed");
+    return true;
+}
+inline bool bad_text(const char *s, const char *name) {
+    if (s && *s) return false;
+    raise(GM_ERROR_INVALID_ARGUMENT, std::string(name) + (s ? " must not be empty" : " must not be null"));
+    return true;
+}
+inline bool negative(long long v, const char *name) {
+    if (v >= 0) return false;
+    raise(GM_ERROR_INVALID_ARGUMENT, std::string(name) + " must be >= 0, got " + std::to_string(v));
+    return true;
+}
+inline std::string take(char *s) {
+    std::string out = s ? s : "";
+    gm_free_string(s);
+    return out;
+}
+
+// Array transfers shared by every element type: offset in bytes, count in elements.
+inline void upload(gm_buffer *b, long long offset, const void *values, long long count, size_t elem) {
+    if (closed(b, "Buffer") || negative(offset, "offset") || negative(count, "count")) return;
+    if (!values && count > 0) { raise(GM_ERROR_INVALID_ARGUMENT, "values must not be null"); return; }
+    failed(gm_buffer_upload(b, (size_t)offset, values, (size_t)count * elem), gm_last_error());
+}
+inline void download(const gm_buffer *b, long long offset, void *values, long long count, size_t elem) {
+    if (closed(b, "Buffer") || negative(offset, "offset") || negative(count, "count")) return;
+    if (!values && count > 0) { raise(GM_ERROR_INVALID_ARGUMENT, "values must not be null"); return; }
+    failed(gm_buffer_download(b, (size_t)offset, values, (size_t)count * elem), gm_last_error());
+}
+
+}  // namespace gmb
+%}
+
+/* GMB_RAISE(status, message) and the language's typemaps. */
+%include "gmlab_lang.i"
+
+%exception {
+    gmb::clear();
+    $action
+    if (gmb::pending().status != GM_OK) {
+        GMB_RAISE(gmb::pending().status, gmb::pending().message.c_str());
+#if !defined(SWIGGO)
+        return $null; /* the exception is pending in the caller's language */
+#endif
+    }
+}
+
+/* Status codes, as the C header numbers them (Status.OK, Status.NO_DEVICE, ...). */
+%inline %{
+struct Status {
+    enum {
+        OK = 0,
+        INVALID_ARGUMENT = -1,
+        NO_DEVICE = -2,
+        NOT_SUPPORTED = -3,
+        OUT_OF_MEMORY = -4,
+        CUDA = -5,
+        VERIFICATION_FAILED = -6,
+        UNKNOWN_EXPERIMENT = -7,
+        INTERNAL = -8
+    };
+};
+%}
+
+/* ---- Library-wide functions -------------------------------------------- */
+
+%inline %{
+std::string version() { return gm_version(); }
+int abiVersion() { return gm_abi_version(); }
+std::string statusString(int status) { return gm_status_string((gm_status)status); }
+
+/* Number of CUDA devices; 0 (not an error) where there is none. */
+int deviceCount() {
+    int n = 0;
+    gm_status s = gm_device_count(&n);
+    if (s == GM_ERROR_NO_DEVICE) return 0;
+    gmb::failed(s, gm_last_error());
+    return n;
+}
+
+long long experimentCount() { return (long long)gm_experiment_count(); }
+
+std::string experimentName(long long index) {
+    if (gmb::negative(index, "index")) return "";
+    const char *name = gm_experiment_name((size_t)index);
+    if (!name) {
+        gmb::raise(GM_ERROR_INVALID_ARGUMENT, "index must be in 0.." + std::to_string((long long)gm_experiment_count() - 1) +
+                                                  ", got " + std::to_string(index));
+        return "";
+    }
+    return name;
+}
+
+/* The experiment's guide section, summary and typed parameters, as JSON. */
+std::string describeExperiment(const char *experiment) {
+    if (gmb::bad_text(experiment, "experiment")) return "";
+    char *out = nullptr;
+    if (gmb::failed(gm_experiment_describe_json(&out, experiment), gm_last_error())) return "";
+    return gmb::take(out);
+}
+
+/* Checks parameters without a device; returns every parameter with its value. */
+std::string resolveParams(const char *experiment, const char *paramsJson) {
+    if (gmb::bad_text(experiment, "experiment")) return "";
+    char *out = nullptr;
+    if (gmb::failed(gm_experiment_resolve_params(&out, experiment, paramsJson), gm_last_error())) return "";
+    return gmb::take(out);
+}
+%}
+
+/* ---- Classes over the handles ------------------------------------------- */
+
+/* SWIG sees the opaque handles as empty structs and gives them methods. */
+%nodefaultctor gm_context;
+%nodefaultctor gm_buffer;
+%nodefaultctor gm_result;
+%rename(Context) gm_context;
+%rename(Buffer) gm_buffer;
+%rename(Result) gm_result;
+struct gm_context {};
+struct gm_buffer {};
+struct gm_result {};
+
+%newobject gm_context::run;
+%newobject gm_result::fromJson;
+%newobject gm_result::fromRunJson;
+
+%extend gm_context {
+    /* Opens a device (ordinal 0 by default) with its own CUDA stream. */
+    gm_context(int device = 0) {
+        gm_context *ctx = nullptr;
+        gmb::failed(gm_context_create(&ctx, device), gm_last_error());
+        return ctx;
+    }
+    ~gm_context() { gm_context_destroy($self); }
+
+    int device() {
+        int d = -1;
+        if (!gmb::closed($self, "Context")) gmb::failed_on(gm_context_device(&d, $self), $self);
+        return d;
+    }
+    /* The device's memory spaces as JSON. */
+    std::string deviceInfoJson() {
+        if (gmb::closed($self, "Context")) return "";
+        char *out = nullptr;
+        if (gmb::failed_on(gm_device_info_json(&out, $self), $self)) return "";
+        return gmb::take(out);
+    }
+    /* Measurement settings by name: warmup, min_repetitions, max_repetitions,
+       min_time_ms, flush_l2, memory_fraction. */
+    void set(const char *setting, double value) {
+        if (gmb::closed($self, "Context") || gmb::bad_text(setting, "setting")) return;
+        gm_setting which;
+        if (gmb::failed(gm_setting_from_name(&which, setting), gm_last_error())) return;
+        gmb::failed_on(gm_context_set($self, which, value), $self);
+    }
+    double get(const char *setting) {
+        if (gmb::closed($self, "Context") || gmb::bad_text(setting, "setting")) return 0;
+        gm_setting which;
+        if (gmb::failed(gm_setting_from_name(&which, setting), gm_last_error())) return 0;
+        double v = 0;
+        gmb::failed_on(gm_context_get(&v, $self, which), $self);
+        return v;
+    }
+    void synchronize() {
+        if (!gmb::closed($self, "Context")) gmb::failed_on(gm_context_synchronize($self), $self);
+    }
+    /* Runs an experiment; paramsJson is a JSON object ("{}" for the defaults). */
+    gm_result *run(const char *experiment, const char *paramsJson = "{}") {
+        if (gmb::closed($self, "Context") || gmb::bad_text(experiment, "experiment")) return nullptr;
+        gm_result *r = nullptr;
+        gmb::failed_on(gm_run(&r, $self, experiment, paramsJson), $self);
+        return r;
+    }
+    /* dst[dstOffset + i*dstStride] = src[srcOffset + i*srcStride] for count words. */
+    void copyStrided(gm_buffer *dst, long long dstOffset, long long dstStride, const gm_buffer *src,
+                     long long srcOffset, long long srcStride, long long count, long long wordSize) {
+        if (gmb::closed($self, "Context")) return;
+        if (!dst || !src) { gmb::raise(GM_ERROR_INVALID_ARGUMENT, dst ? "src must not be null" : "dst must not be null"); return; }
+        if (gmb::negative(dstOffset, "dstOffset") || gmb::negative(dstStride, "dstStride") ||
+            gmb::negative(srcOffset, "srcOffset") || gmb::negative(srcStride, "srcStride") ||
+            gmb::negative(count, "count") || gmb::negative(wordSize, "wordSize"))
+            return;
+        gmb::failed_on(gm_copy_strided($self, dst, (size_t)dstOffset, (size_t)dstStride, src, (size_t)srcOffset,
+                                       (size_t)srcStride, (size_t)count, (size_t)wordSize), $self);
+    }
+}
+
+%extend gm_buffer {
+    /* bytes of device memory on the context's device. */
+    gm_buffer(gm_context *ctx, long long bytes) {
+        if (!ctx) { gmb::raise(GM_ERROR_INVALID_ARGUMENT, "ctx must not be null"); return nullptr; }
+        if (gmb::negative(bytes, "bytes")) return nullptr;
+        gm_buffer *b = nullptr;
+        gmb::failed_on(gm_buffer_create(&b, ctx, (size_t)bytes), ctx);
+        return b;
+    }
+    ~gm_buffer() { gm_buffer_destroy($self); }
+
+    long long size() {
+        if (gmb::closed($self, "Buffer")) return 0;
+        return (long long)gm_buffer_size($self);
+    }
+    /* Sets every byte to value (0..255). */
+    void fill(int value) {
+        if (!gmb::closed($self, "Buffer")) gmb::failed(gm_buffer_fill($self, value), gm_last_error());
+    }
+    /* Host arrays in and out; offset counts bytes into the buffer. */
+    void uploadBytes(long long offset, const signed char *values, long long count) { gmb::upload($self, offset, values, count, 1); }
+    void uploadInts(long long offset, const int *values, long long count) { gmb::upload($self, offset, values, count, sizeof(int)); }
+    void uploadFloats(long long offset, const float *values, long long count) { gmb::upload($self, offset, values, count, sizeof(float)); }
+    void uploadDoubles(long long offset, const double *values, long long count) { gmb::upload($self, offset, values, count, sizeof(double)); }
+    void downloadBytes(long long offset, signed char *values, long long count) { gmb::download($self, offset, values, count, 1); }
+    void downloadInts(long long offset, int *values, long long count) { gmb::download($self, offset, values, count, sizeof(int)); }
+    void downloadFloats(long long offset, float *values, long long count) { gmb::download($self, offset, values, count, sizeof(float)); }
+    void downloadDoubles(long long offset, double *values, long long count) { gmb::download($self, offset, values, count, sizeof(double)); }
+}
+
+%extend gm_result {
+    /* Reads a gmlab.result/1 document. */
+    static gm_result *fromJson(const char *json) {
+        if (gmb::bad_text(json, "json")) return nullptr;
+        gm_result *r = nullptr;
+        gmb::failed(gm_result_from_json(&r, json), gm_last_error());
+        return r;
+    }
+    /* Result `index` of a gmlab.run/1 document (what `gmlab run --json` writes). */
+    static gm_result *fromRunJson(const char *runJson, long long index) {
+        if (gmb::bad_text(runJson, "runJson") || gmb::negative(index, "index")) return nullptr;
+        gm_result *r = nullptr;
+        gmb::failed(gm_result_from_run_json(&r, runJson, (size_t)index), gm_last_error());
+        return r;
+    }
+    /* Number of results in a gmlab.run/1 document. */
+    static long long runResultCount(const char *runJson) {
+        if (gmb::bad_text(runJson, "runJson")) return 0;
+        size_t n = 0;
+        gmb::failed(gm_run_document_result_count(&n, runJson), gm_last_error());
+        return (long long)n;
+    }
+    ~gm_result() { gm_result_destroy($self); }
+
+    std::string toJson() {
+        if (gmb::closed($self, "Result")) return "";
+        char *out = nullptr;
+        if (gmb::failed(gm_result_to_json(&out, $self), gm_last_error())) return "";
+        return gmb::take(out);
+    }
+    std::string experiment() {
+        if (gmb::closed($self, "Result")) return "";
+        return gm_result_experiment($self);
+    }
+    long long seriesCount() {
+        if (gmb::closed($self, "Result")) return 0;
+        return (long long)gm_result_series_count($self);
+    }
+    std::string seriesName(long long series) {
+        if (gmb::closed($self, "Result") || gmb::negative(series, "series")) return "";
+        const char *name = gm_result_series_name($self, (size_t)series);
+        if (!name) {
+            gmb::raise(GM_ERROR_INVALID_ARGUMENT, "series must be in 0.." +
+                                                      std::to_string((long long)gm_result_series_count($self) - 1) +
+                                                      ", got " + std::to_string(series));
+            return "";
+        }
+        return name;
+    }
+    long long pointCount(long long series) {
+        if (gmb::closed($self, "Result") || gmb::negative(series, "series")) return 0;
+        if ((size_t)series >= gm_result_series_count($self)) {
+            gmb::raise(GM_ERROR_INVALID_ARGUMENT, "series must be in 0.." +
+                                                      std::to_string((long long)gm_result_series_count($self) - 1) +
+                                                      ", got " + std::to_string(series));
+            return 0;
+        }
+        return (long long)gm_result_point_count($self, (size_t)series);
+    }
+    /* "x", "bandwidth_gbs", "median_ms", "predicted.sectors_per_request", ... */
+    double pointValue(long long series, long long point, const char *field) {
+        if (gmb::closed($self, "Result") || gmb::negative(series, "series") || gmb::negative(point, "point") ||
+            gmb::bad_text(field, "field"))
+            return 0;
+        double v = 0;
+        gmb::failed(gm_result_point_value(&v, $self, (size_t)series, (size_t)point, field), gm_last_error());
+        return v;
+    }
+    double summaryValue(const char *name) {
+        if (gmb::closed($self, "Result") || gmb::bad_text(name, "name")) return 0;
+        double v = 0;
+        gmb::failed(gm_result_summary_value(&v, $self, name), gm_last_error());
+        return v;
+    }
+}
