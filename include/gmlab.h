@@ -139,6 +139,37 @@ GM_API gm_status gm_copy_strided(gm_context *ctx, gm_buffer *dst, size_t dst_off
                                  size_t dst_stride, const gm_buffer *src, size_t src_offset,
                                  size_t src_stride, size_t count, size_t word_size);
 
+/*
+ * The L2 persisting-access controls (compute capability 8.0 and later; below
+ * that every call returns GM_ERROR_NOT_SUPPORTED).
+ *
+ * gm_set_l2_persisting_size sets aside up to `bytes` of L2 for persisting lines
+ * (clamped to the device's persistingL2CacheMaxSize) and writes the size in
+ * force to *granted. The set-aside belongs to the device, not to the context.
+ *
+ * gm_set_l2_window applies an access policy window over
+ * [offset, offset + num_bytes) of buf to the context's stream: every operation
+ * and experiment launched on the context afterwards runs under it. Accesses in
+ * the window are given hit_property with probability hit_ratio (0..1) and
+ * miss_property otherwise (normal or streaming only). num_bytes is 1 to the
+ * device's accessPolicyMaxWindowSize.
+ *
+ * gm_reset_l2_window removes the window and returns persisting lines to normal.
+ * gm_l2_state_json reports what CUDA says is in force now.
+ */
+typedef enum gm_access_property {
+    GM_ACCESS_NORMAL = 0,
+    GM_ACCESS_STREAMING = 1,
+    GM_ACCESS_PERSISTING = 2
+} gm_access_property;
+
+GM_API gm_status gm_set_l2_persisting_size(size_t *granted, gm_context *ctx, size_t bytes);
+GM_API gm_status gm_set_l2_window(gm_context *ctx, const gm_buffer *buf, size_t offset, size_t num_bytes,
+                                  double hit_ratio, gm_access_property hit_property,
+                                  gm_access_property miss_property);
+GM_API gm_status gm_reset_l2_window(gm_context *ctx);
+GM_API gm_status gm_l2_state_json(char **json_out, gm_context *ctx);
+
 /* ------------------------------------------------------------------------ */
 /* Layer 3: experiments and results                                           */
 /* ------------------------------------------------------------------------ */

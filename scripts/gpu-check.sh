@@ -24,7 +24,7 @@ GMLAB=build-gpu/tools/cli/gmlab
 if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
   quick=(--warmup 0 --min-repetitions 1 --max-repetitions 1 --min-time-ms 0)
   # The L2 flush kernel is checked in the stream run; the sweeps skip it to stay quick.
-  for exp in "stream --set array_bytes=8MiB" "offset_copy --set elements=262144 --no-flush-l2" "stride_copy --set elements=65536 --no-flush-l2"; do
+  for exp in "stream --set array_bytes=8MiB" "offset_copy --set elements=262144 --no-flush-l2" "stride_copy --set elements=65536 --no-flush-l2" "l2_persist --set streaming_bytes=32MiB --set sweep_points=3"; do
     # shellcheck disable=SC2086
     compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 $GMLAB run $exp "${quick[@]}" \
       >"$OUT/memcheck-${exp%% *}.log" 2>&1 && echo "memcheck ${exp%% *}: clean ($(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/memcheck-${exp%% *}.log") summary)" || { status=1; echo "memcheck ${exp%% *}: FAILED"; tail -30 "$OUT/memcheck-${exp%% *}.log"; }

@@ -9,6 +9,7 @@
 #include "buffer.hpp"
 #include "error.hpp"
 #include "handles.hpp"
+#include "l2_window.hpp"
 #include "registry.hpp"
 
 using gmlab::ContextState;
@@ -219,6 +220,38 @@ gm_status gm_copy_strided(gm_context *ctx, gm_buffer *dst, size_t dst_offset, si
     return guarded(ctx->state.get(), [&] {
         gmlab::copy_strided(*ctx->state, *dst, dst_offset, dst_stride, *src, src_offset, src_stride, count, word_size);
     });
+}
+
+gm_status gm_set_l2_persisting_size(size_t *granted, gm_context *ctx, size_t bytes) {
+    if (!granted) return null_argument(state_of(ctx), "granted");
+    *granted = 0;
+    if (!ctx) return null_argument(nullptr, "ctx");
+    return guarded(ctx->state.get(), [&] { *granted = gmlab::set_persisting_size(*ctx->state, bytes); });
+}
+
+gm_status gm_set_l2_window(gm_context *ctx, const gm_buffer *buf, size_t offset, size_t num_bytes, double hit_ratio,
+                           gm_access_property hit_property, gm_access_property miss_property) {
+    if (!ctx) return null_argument(nullptr, "ctx");
+    if (!buf) return null_argument(ctx->state.get(), "buf");
+    return guarded(ctx->state.get(), [&] {
+        if (buf->state != ctx->state) gmlab::invalid("buf must belong to the context the window is set on");
+        gmlab::check_window(gmlab::l2_limits(ctx->state->info()), buf->bytes, offset, num_bytes, hit_ratio, hit_property,
+                            miss_property);
+        gmlab::set_window(*ctx->state, static_cast<const char *>(buf->ptr) + offset, num_bytes, hit_ratio, hit_property,
+                          miss_property);
+    });
+}
+
+gm_status gm_reset_l2_window(gm_context *ctx) {
+    if (!ctx) return null_argument(nullptr, "ctx");
+    return guarded(ctx->state.get(), [&] { gmlab::reset_window(*ctx->state); });
+}
+
+gm_status gm_l2_state_json(char **json_out, gm_context *ctx) {
+    if (!json_out) return null_argument(state_of(ctx), "json_out");
+    *json_out = nullptr;
+    if (!ctx) return null_argument(nullptr, "ctx");
+    return guarded(ctx->state.get(), [&] { *json_out = duplicate(gmlab::l2_state(*ctx->state).dump(2)); });
 }
 
 size_t gm_experiment_count(void) {

@@ -13,6 +13,7 @@ const std::vector<Experiment> &registry() {
         std::vector<Experiment> v;
         add_stream_experiments(v);
         add_global_copy_experiments(v);
+        add_l2_experiments(v);
         return v;
     }();
     return all;

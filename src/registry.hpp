@@ -26,6 +26,7 @@ struct Experiment {
 // Each experiment family adds its experiments here (one function per src/<family>.cpp).
 void add_stream_experiments(std::vector<Experiment> &out);
 void add_global_copy_experiments(std::vector<Experiment> &out);
+void add_l2_experiments(std::vector<Experiment> &out);
 
 const std::vector<Experiment> &registry();
 // Throws Error(GM_ERROR_UNKNOWN_EXPERIMENT) listing the known names.
