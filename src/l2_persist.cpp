@@ -78,6 +78,7 @@ void run_l2_persist(ContextState &ctx, const Params &params, Result &out) {
     std::vector<std::uint32_t> host(n_streaming);
     const int block = static_cast<int>(params.integer("block_size"));
     const std::vector<std::string> wanted = params.texts("series");
+    const int miss = params.text("miss_property") == "normal" ? GM_ACCESS_NORMAL : GM_ACCESS_STREAMING;
 
     for (const WindowChoice &choice : kChoices) {
         if (std::find(wanted.begin(), wanted.end(), choice.label) == wanted.end()) continue;
@@ -89,7 +90,8 @@ void run_l2_persist(ContextState &ctx, const Params &params, Result &out) {
         series.y_field = "median_ms";
         series.y_name = "time per launch";
         series.y_unit = "ms";
-        series.attributes = {{"set_aside_bytes", granted}, {"streaming_bytes", streaming_bytes}, {"block_size", block}};
+        series.attributes = {{"set_aside_bytes", granted}, {"streaming_bytes", streaming_bytes}, {"block_size", block},
+                             {"miss_property", params.text("miss_property")}};
         for (std::size_t region : sizes) {
             const std::uint32_t n_persistent = static_cast<std::uint32_t>(region / 4);
             const std::size_t window = std::min(region, limits.max_window);
@@ -102,7 +104,7 @@ void run_l2_persist(ContextState &ctx, const Params &params, Result &out) {
                 // let only set-aside / region of its lines persist.
                 hit_ratio = std::min(1.0, static_cast<double>(granted) / static_cast<double>(window));
             }
-            if (hit_ratio > 0) set_window(ctx, persistent.get(), window, hit_ratio, GM_ACCESS_PERSISTING, GM_ACCESS_STREAMING);
+            if (hit_ratio > 0) set_window(ctx, persistent.get(), window, hit_ratio, GM_ACCESS_PERSISTING, miss);
 
             auto launch = [&](cudaStream_t s) {
                 return kernels::launch_sliding_window(persistent.as<std::uint32_t>(), n_persistent,
@@ -195,6 +197,8 @@ void add_l2_experiments(std::vector<Experiment> &out) {
         size_param("streaming_bytes", 0, 0, 1LL << 32, "streaming region; 0: max(16 x L2, 512 MiB)"),
         int_param("sweep_points", 8, 2, 64, "persistent region sizes in the sweep"),
         double_param("max_over_set_aside", 2.0, 0.1, 8.0, "largest persistent region, as a multiple of the set-aside"),
+        enum_param("miss_property", "streaming", {"streaming", "normal"},
+                   "what window accesses that are not hits become (the guide uses streaming)"),
         enum_list_param("series", {"none", "hit_ratio_1", "tuned"}, {"none", "hit_ratio_1", "tuned"},
                         "which windows to time (speed-ups need none)"),
         std::move(block),
