@@ -63,17 +63,18 @@ TEST(ResultFiles, RunDocumentsAreReadResultByResult) {
     const std::string text = read_file(file);
     size_t n = 0;
     ASSERT_EQ(gm_run_document_result_count(&n, text.c_str()), GM_OK) << gm_last_error();
-    ASSERT_EQ(n, 3u);
+    ASSERT_GE(n, 3u);
     gm_result *r = nullptr;
     ASSERT_EQ(gm_result_from_run_json(&r, text.c_str(), 2), GM_OK) << gm_last_error();
-    EXPECT_STREQ(gm_result_experiment(r), "stride_copy");
+    EXPECT_STREQ(gm_result_experiment(r), "stride_copy");  // the default suite's order
     char *doc = nullptr;
     ASSERT_EQ(gm_result_to_json(&doc, r), GM_OK);
     EXPECT_EQ(json::parse(doc)["device"]["name"], "NVIDIA H200");  // the run's device block is back
     gm_free_string(doc);
     gm_result_destroy(r);
-    EXPECT_EQ(gm_result_from_run_json(&r, text.c_str(), 3), GM_ERROR_INVALID_ARGUMENT);
-    EXPECT_NE(std::string(gm_last_error()).find("index must be in 0..2, got 3"), std::string::npos);
+    EXPECT_EQ(gm_result_from_run_json(&r, text.c_str(), n), GM_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(gm_last_error()).find("index must be in 0.." + std::to_string(n - 1) + ", got " + std::to_string(n)),
+              std::string::npos);
     EXPECT_EQ(gm_result_from_run_json(&r, R"({"schema": "gmlab.result/1"})", 0), GM_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(gm_run_document_result_count(&n, "[]"), GM_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(gm_run_document_result_count(&n, nullptr), GM_ERROR_INVALID_ARGUMENT);
