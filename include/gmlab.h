@@ -140,6 +140,39 @@ GM_API gm_status gm_copy_strided(gm_context *ctx, gm_buffer *dst, size_t dst_off
                                  size_t src_stride, size_t count, size_t word_size);
 
 /*
+ * Transpose: out (cols x rows) = transpose of in (rows x cols), both row-major,
+ * elements of 1, 2, 4, 8 or 16 bytes, any rows and cols >= 1 (rows up to
+ * 2,097,120). GM_TRANSPOSE_WIDE needs 4-byte elements and rows and cols that
+ * are multiples of 4; GM_TRANSPOSE_AUTO takes it where it fits and
+ * GM_TRANSPOSE_SHARED_PADDED elsewhere. in and out must differ. Runs on the
+ * context's stream and waits until done.
+ */
+typedef enum gm_transpose_variant {
+    GM_TRANSPOSE_NAIVE = 0,         /* reads coalesced, writes strided */
+    GM_TRANSPOSE_SHARED = 1,        /* 32x32 shared-memory tile (bank conflicts on the way out) */
+    GM_TRANSPOSE_SHARED_PADDED = 2, /* the tile padded to 33 columns: conflict-free */
+    GM_TRANSPOSE_WIDE = 3,          /* 64x64 swizzled tile, 16-byte accesses */
+    GM_TRANSPOSE_AUTO = 4           /* the fastest that fits the shape */
+} gm_transpose_variant;
+
+GM_API gm_status gm_transpose(gm_context *ctx, const gm_buffer *in, gm_buffer *out, size_t rows, size_t cols,
+                              size_t element_size, gm_transpose_variant variant);
+
+/*
+ * Matrix product on float: C (m x n) = A (m x k) B (k x n), row-major, with
+ * the guide's three kernels (32x32 tiles, any m, n, k >= 1; each matrix under
+ * 2^31 elements). c must differ from a and b.
+ */
+typedef enum gm_matmul_variant {
+    GM_MATMUL_SIMPLE = 0,      /* A and B from global memory */
+    GM_MATMUL_COALESCED_A = 1, /* a tile of A in shared memory */
+    GM_MATMUL_SHARED_AB = 2    /* tiles of A and B in shared memory */
+} gm_matmul_variant;
+
+GM_API gm_status gm_matmul(gm_context *ctx, const gm_buffer *a, const gm_buffer *b, gm_buffer *c, size_t m, size_t n,
+                           size_t k, gm_matmul_variant variant);
+
+/*
  * The L2 persisting-access controls (compute capability 8.0 and later; below
  * that every call returns GM_ERROR_NOT_SUPPORTED).
  *

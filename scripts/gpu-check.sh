@@ -23,15 +23,39 @@ GMLAB=build-gpu/tools/cli/gmlab
 
 if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
   quick=(--warmup 0 --min-repetitions 1 --max-repetitions 1 --min-time-ms 0)
-  # The L2 flush kernel is checked in the stream run; the sweeps skip it to stay quick.
-  for exp in "stream --set array_bytes=8MiB" "offset_copy --set elements=262144 --no-flush-l2" "stride_copy --set elements=65536 --no-flush-l2" "l2_persist --set streaming_bytes=32MiB --set sweep_points=3"; do
+  # tool|experiment and small parameters. The L2 flush kernel is checked in the
+  # stream run; the sweeps skip it to stay quick.
+  checks=(
+    "memcheck|stream --set array_bytes=8MiB"
+    "memcheck|offset_copy --set elements=262144 --no-flush-l2"
+    "memcheck|stride_copy --set elements=65536 --no-flush-l2"
+    "memcheck|l2_persist --set streaming_bytes=32MiB --set sweep_points=3"
+    "memcheck|bank_conflicts --set iterations=16 --set blocks_per_sm=1 --no-flush-l2"
+    "memcheck|matmul_ab --set m=256 --set n=96 --no-flush-l2"
+    "memcheck|matmul_aat --set m=256 --no-flush-l2"
+    "memcheck|transpose --set rows=300 --set cols=260 --no-flush-l2"
+    "memcheck|shared_alloc --set elements=65536 --no-flush-l2"
+    "racecheck|bank_conflicts --set iterations=16 --set blocks_per_sm=1 --no-flush-l2"
+    "racecheck|matmul_ab --set m=256 --set n=96 --no-flush-l2"
+    "racecheck|matmul_aat --set m=256 --no-flush-l2"
+    "racecheck|transpose --set rows=300 --set cols=260 --no-flush-l2"
+    "racecheck|transpose --set rows=256 --set cols=512 --set element_sizes=4 --no-flush-l2"
+    "racecheck|shared_alloc --set elements=65536 --no-flush-l2"
+  )
+  for check in "${checks[@]}"; do
+    tool=${check%%|*}; exp=${check#*|}; name="$tool-${exp%% *}"
+    extra=(); [ "$tool" = memcheck ] && extra=(--leak-check full)
     # shellcheck disable=SC2086
-    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 $GMLAB run $exp "${quick[@]}" \
-      >"$OUT/memcheck-${exp%% *}.log" 2>&1 && echo "memcheck ${exp%% *}: clean ($(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/memcheck-${exp%% *}.log") summary)" || { status=1; echo "memcheck ${exp%% *}: FAILED"; tail -30 "$OUT/memcheck-${exp%% *}.log"; }
+    if compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 $GMLAB run $exp "${quick[@]}" >"$OUT/$name.log" 2>&1; then
+      echo "$tool ${exp%% *}: clean ($(grep -h 'ERROR SUMMARY' "$OUT/$name.log" | tail -1))"
+    else
+      status=1; echo "$tool ${exp%% *}: FAILED"; tail -30 "$OUT/$name.log"
+    fi
   done
 fi
 
 bench/stream_vs_memcpy.sh "$GMLAB" | tee "$OUT/bench-stream.log" || status=1
+bench/shared_memory.sh "$GMLAB" | tee "$OUT/bench-shared.log" || status=1
 if [ "${GM_SKIP_SUITE:-0}" != 1 ]; then
   (cd "$OUT" && "$OLDPWD/$GMLAB" run --json default-suite.json --csv default-suite.csv) >"$OUT/default-suite.txt" || status=1
   grep -E "over_|_gbs " "$OUT/default-suite.txt" | head -40

@@ -10,6 +10,7 @@
 #include "error.hpp"
 #include "handles.hpp"
 #include "l2_window.hpp"
+#include "operations.hpp"
 #include "registry.hpp"
 
 using gmlab::ContextState;
@@ -220,6 +221,23 @@ gm_status gm_copy_strided(gm_context *ctx, gm_buffer *dst, size_t dst_offset, si
     return guarded(ctx->state.get(), [&] {
         gmlab::copy_strided(*ctx->state, *dst, dst_offset, dst_stride, *src, src_offset, src_stride, count, word_size);
     });
+}
+
+gm_status gm_transpose(gm_context *ctx, const gm_buffer *in, gm_buffer *out, size_t rows, size_t cols,
+                       size_t element_size, gm_transpose_variant variant) {
+    if (!ctx) return null_argument(nullptr, "ctx");
+    if (!in) return null_argument(ctx->state.get(), "in");
+    if (!out) return null_argument(ctx->state.get(), "out");
+    return guarded(ctx->state.get(), [&] { gmlab::transpose(*ctx->state, *in, *out, rows, cols, element_size, variant); });
+}
+
+gm_status gm_matmul(gm_context *ctx, const gm_buffer *a, const gm_buffer *b, gm_buffer *c, size_t m, size_t n, size_t k,
+                    gm_matmul_variant variant) {
+    if (!ctx) return null_argument(nullptr, "ctx");
+    if (!a) return null_argument(ctx->state.get(), "a");
+    if (!b) return null_argument(ctx->state.get(), "b");
+    if (!c) return null_argument(ctx->state.get(), "c");
+    return guarded(ctx->state.get(), [&] { gmlab::matmul(*ctx->state, *a, *b, *c, m, n, k, variant); });
 }
 
 gm_status gm_set_l2_persisting_size(size_t *granted, gm_context *ctx, size_t bytes) {

@@ -14,6 +14,10 @@ const std::vector<Experiment> &registry() {
         add_stream_experiments(v);
         add_global_copy_experiments(v);
         add_l2_experiments(v);
+        add_bank_experiments(v);
+        add_matmul_experiments(v);
+        add_transpose_experiments(v);
+        add_shared_alloc_experiments(v);
         return v;
     }();
     return all;

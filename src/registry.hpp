@@ -27,6 +27,10 @@ struct Experiment {
 void add_stream_experiments(std::vector<Experiment> &out);
 void add_global_copy_experiments(std::vector<Experiment> &out);
 void add_l2_experiments(std::vector<Experiment> &out);
+void add_bank_experiments(std::vector<Experiment> &out);
+void add_matmul_experiments(std::vector<Experiment> &out);
+void add_transpose_experiments(std::vector<Experiment> &out);
+void add_shared_alloc_experiments(std::vector<Experiment> &out);
 
 const std::vector<Experiment> &registry();
 // Throws Error(GM_ERROR_UNKNOWN_EXPERIMENT) listing the known names.

@@ -53,7 +53,7 @@ json to_json(const Result &r) {
                           {"attributes", s.attributes},
                           {"points", points}});
     }
-    return {
+    json doc = {
         {"schema", kResultSchema},
         {"library", library_json()},
         {"experiment", {{"name", r.experiment}, {"guide_section", r.guide_section}, {"summary", r.summary}}},
@@ -73,6 +73,8 @@ json to_json(const Result &r) {
         {"started_at", r.started_at},
         {"finished_at", r.finished_at},
     };
+    if (!r.published.empty()) doc["published"] = {{"source", r.published_source}, {"figures", r.published}};
+    return doc;
 }
 
 void check_result_document(const json &doc) {

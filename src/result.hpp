@@ -49,6 +49,10 @@ struct Result {
     std::map<std::string, double> summary_values;
     Verification verification;
     std::vector<std::string> notes;
+    // Figures the guide or well-known study notes published for this
+    // experiment on their hardware, to read beside ours as ratios.
+    std::string published_source;
+    std::map<std::string, double> published;
     double theoretical_gbs = 0, memcpy_gbs = 0;
     std::uint64_t device_bytes_allocated = 0, memory_budget_bytes = 0;
     std::string started_at, finished_at;
