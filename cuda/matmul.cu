@@ -14,8 +14,15 @@ __global__ void matmul_ab_kernel(const float *a, const float *b, float *c, int m
     const int col = blockIdx.x * kTile + threadIdx.x;
     float sum = 0.0f;
     if constexpr (V == MatmulAB::Simple) {
-        if (row < m && col < n)
-            for (int i = 0; i < k; ++i) sum += a[row * k + i] * b[i * n + col];
+        if (row < m && col < n) {
+            // Whole tiles unrolled, as the guide's loop over TILE_DIM is; then the rest.
+            int i = 0;
+            for (; i + kTile <= k; i += kTile) {
+#pragma unroll
+                for (int j = 0; j < kTile; ++j) sum += a[row * k + i + j] * b[(i + j) * n + col];
+            }
+            for (; i < k; ++i) sum += a[row * k + i] * b[i * n + col];
+        }
     } else {
         __shared__ float aTile[kTile][kTile];
         __shared__ float bTile[kTile][kTile];
@@ -29,12 +36,17 @@ __global__ void matmul_ab_kernel(const float *a, const float *b, float *c, int m
                 // Row threadIdx.y of the tile is written and read by one warp.
                 __syncwarp();
             }
-            const int width = min(kTile, k - t0);
-            for (int i = 0; i < width; ++i) {
-                if constexpr (V == MatmulAB::SharedAB)
-                    sum += aTile[threadIdx.y][i] * bTile[i][threadIdx.x];
-                else
-                    sum += aTile[threadIdx.y][i] * (col < n ? b[(t0 + i) * n + col] : 0.0f);
+            // The tile's zero padding makes a partial tile safe to walk whole,
+            // except for reads of B from global memory in coalesced_a.
+            if constexpr (V == MatmulAB::SharedAB) {
+#pragma unroll
+                for (int i = 0; i < kTile; ++i) sum += aTile[threadIdx.y][i] * bTile[i][threadIdx.x];
+            } else if (t0 + kTile <= k && col < n) {
+#pragma unroll
+                for (int i = 0; i < kTile; ++i) sum += aTile[threadIdx.y][i] * b[(t0 + i) * n + col];
+            } else {
+                const int width = min(kTile, k - t0);
+                for (int i = 0; i < width; ++i) sum += aTile[threadIdx.y][i] * (col < n ? b[(t0 + i) * n + col] : 0.0f);
             }
             if constexpr (V == MatmulAB::SharedAB)
                 __syncthreads();
@@ -52,8 +64,14 @@ __global__ void matmul_aat_kernel(const float *a, float *c, int m, int k) {
     const int col = blockIdx.x * kTile + threadIdx.x;
     float sum = 0.0f;
     if constexpr (V == MatmulAAT::Simple) {
-        if (row < m && col < m)
-            for (int i = 0; i < k; ++i) sum += a[row * k + i] * a[col * k + i];
+        if (row < m && col < m) {
+            int i = 0;
+            for (; i + kTile <= k; i += kTile) {
+#pragma unroll
+                for (int j = 0; j < kTile; ++j) sum += a[row * k + i + j] * a[col * k + i + j];
+            }
+            for (; i < k; ++i) sum += a[row * k + i] * a[col * k + i];
+        }
     } else {
         constexpr int kPad = V == MatmulAAT::Padded ? 1 : 0;
         __shared__ float aTile[kTile][kTile];
@@ -64,8 +82,8 @@ __global__ void matmul_aat_kernel(const float *a, float *c, int m, int k) {
             transposedTile[threadIdx.x][threadIdx.y] =
                 (trow < m && t0 + threadIdx.x < k) ? a[trow * k + t0 + threadIdx.x] : 0.0f;
             __syncthreads();
-            const int width = min(kTile, k - t0);
-            for (int i = 0; i < width; ++i) sum += aTile[threadIdx.y][i] * transposedTile[i][threadIdx.x];
+#pragma unroll
+            for (int i = 0; i < kTile; ++i) sum += aTile[threadIdx.y][i] * transposedTile[i][threadIdx.x];
             __syncthreads();
         }
     }

@@ -114,8 +114,9 @@ void run_bank_conflicts(ContextState &ctx, const Params &params, Result &out) {
                         "`iterations` times (volatile, so that every access happens). Stride 0 is the broadcast: every "
                         "lane reads one word (not timed for writes, where it would be a race).");
     out.notes.push_back("Prediction (compute capability 5.0 and later): 32 banks of 4 bytes; an odd stride is conflict-free, "
-                        "stride 2^k is a 2^k-way conflict (up to 32), a broadcast costs one access. 8-byte words are "
-                        "served a half-warp at a time: 2 passes without conflicts, and stride 2 is already 2-way.");
+                        "stride 2^k is a 2^k-way conflict (up to 32), a broadcast costs one access. A pass serves one word "
+                        "per bank and at most 128 bytes, so a warp of 8-byte words takes 2 passes without conflicts, "
+                        "stride 2 is already 2-way, and an 8-byte broadcast takes half the time of stride 1.");
     out.notes.push_back("Time per warp access = kernel time / (warp accesses per multiprocessor); it includes filling and "
                         "reading out each region once, under 1% at the default 4096 iterations. Cycles assume the peak SM clock.");
 }

@@ -11,7 +11,7 @@ using namespace gmlab;
 
 TEST(BankModel, FourByteStridesConflictAsTheirGcdWith32) {
     for (unsigned s = 1; s <= 32; ++s)
-        EXPECT_EQ(shared_conflict_ways(4, s), static_cast<int>(std::gcd(s, 32u))) << "stride " << s;
+        EXPECT_EQ(shared_conflict_ways(4, s), static_cast<double>(std::gcd(s, 32u))) << "stride " << s;
     EXPECT_EQ(shared_wavefronts(4, 0), 1);  // broadcast
     EXPECT_EQ(shared_wavefronts(4, 1), 1);
 }
@@ -22,8 +22,10 @@ TEST(BankModel, EightByteWordsTakeTwoPassesWithoutConflicts) {
     EXPECT_EQ(shared_conflict_ways(8, 2), 2);
     EXPECT_EQ(shared_conflict_ways(8, 3), 1);
     EXPECT_EQ(shared_conflict_ways(8, 16), 16);
-    EXPECT_EQ(shared_conflict_ways(8, 32), 16);  // 16 lanes per pass: at most 16-way
-    EXPECT_EQ(shared_wavefronts(8, 0), 2);
+    EXPECT_EQ(shared_conflict_ways(8, 32), 16);  // 32 passes over the 2 of stride 1
+    EXPECT_EQ(shared_wavefronts(8, 32), 32);
+    EXPECT_EQ(shared_wavefronts(8, 0), 1);  // 8 bytes: one pass
+    EXPECT_EQ(shared_conflict_ways(8, 0), 0.5);
 }
 
 namespace {

@@ -72,6 +72,14 @@ std::vector<std::string> default_suite() {
     return names;
 }
 
+// Whole numbers as they are, others with three significant digits or more.
+std::string readable(double v) {
+    if (std::isnan(v)) return "-";
+    if (v == std::floor(v) && std::fabs(v) < 1e15) return fixed(v, 0);
+    const double a = std::fabs(v);
+    return fixed(v, a >= 100 ? 1 : a >= 1 ? 3 : 4);
+}
+
 std::string number_text(double v) {
     char buf[40];
     std::snprintf(buf, sizeof buf, v == std::floor(v) && std::fabs(v) < 1e18 ? "%.0f" : "%g", v);
@@ -101,14 +109,17 @@ void print_result(const json &r) {
               << "\n";
     for (const json &s : r["series"]) {
         std::cout << "\n  " << s["name"].get<std::string>() << "\n";
-        std::set<std::string> predicted;
-        for (const json &p : s["points"])
+        std::set<std::string> predicted, values;
+        for (const json &p : s["points"]) {
             for (auto it = p["predicted"].begin(); it != p["predicted"].end(); ++it) predicted.insert(it.key());
+            for (auto it = p["values"].begin(); it != p["values"].end(); ++it) values.insert(it.key());
+        }
         const bool bandwidth = !s["points"].empty() && s["points"][0].contains("bandwidth_gbs");
         std::vector<std::string> headers = {s["x"]["name"].get<std::string>(), "median ms", "stddev %", "n"};
         if (bandwidth) {
             headers.insert(headers.end(), {"GB/s", "GB/s min..max", "of peak %", "of memcpy %"});
         }
+        for (const auto &k : values) headers.push_back(k);
         for (const auto &k : predicted) headers.push_back("pred. " + k);
         Table t(headers);
         for (const json &p : s["points"]) {
@@ -124,7 +135,8 @@ void print_result(const json &r) {
                 row.push_back(fixed(100.0 * p.value("fraction_of_theoretical", NAN), 1));
                 row.push_back(fixed(100.0 * p.value("fraction_of_memcpy", NAN), 1));
             }
-            for (const auto &k : predicted) row.push_back(fixed(p["predicted"].value(k, NAN), k == "efficiency" ? 3 : 0));
+            for (const auto &k : values) row.push_back(readable(p["values"].value(k, NAN)));
+            for (const auto &k : predicted) row.push_back(readable(p["predicted"].value(k, NAN)));
             t.add(row);
         }
         t.print(std::cout, "    ");
