@@ -47,6 +47,10 @@ inline bool failed(gm_status s, const char *message) {
     raise(s, message && *message ? message : gm_status_string(s));
     return true;
 }
+// The same for a call whose message is in gm_last_error(). The message is read
+// here, once the call has returned: passed beside the call as an argument, it
+// could be read before the call runs (the order is unspecified).
+inline bool failed_last(gm_status s) { return failed(s, gm_last_error()); }
 inline bool failed_on(gm_status s, const gm_context *ctx) {
     return failed(s, ctx ? gm_context_last_error(ctx) : gm_last_error());
 }
@@ -75,12 +79,12 @@ inline std::string take(char *s) {
 inline void upload(gm_buffer *b, long long offset, const void *values, long long count, size_t elem) {
     if (closed(b, "Buffer") || negative(offset, "offset") || negative(count, "count")) return;
     if (!values && count > 0) { raise(GM_ERROR_INVALID_ARGUMENT, "values must not be null"); return; }
-    failed(gm_buffer_upload(b, (size_t)offset, values, (size_t)count * elem), gm_last_error());
+    failed_last(gm_buffer_upload(b, (size_t)offset, values, (size_t)count * elem));
 }
 inline void download(const gm_buffer *b, long long offset, void *values, long long count, size_t elem) {
     if (closed(b, "Buffer") || negative(offset, "offset") || negative(count, "count")) return;
     if (!values && count > 0) { raise(GM_ERROR_INVALID_ARGUMENT, "values must not be null"); return; }
-    failed(gm_buffer_download(b, (size_t)offset, values, (size_t)count * elem), gm_last_error());
+    failed_last(gm_buffer_download(b, (size_t)offset, values, (size_t)count * elem));
 }
 
 }  // namespace gmb
@@ -150,7 +154,7 @@ std::string experimentName(long long index) {
 std::string describeExperiment(const char *experiment) {
     if (gmb::bad_text(experiment, "experiment")) return "";
     char *out = nullptr;
-    if (gmb::failed(gm_experiment_describe_json(&out, experiment), gm_last_error())) return "";
+    if (gmb::failed_last(gm_experiment_describe_json(&out, experiment))) return "";
     return gmb::take(out);
 }
 
@@ -158,7 +162,7 @@ std::string describeExperiment(const char *experiment) {
 std::string resolveParams(const char *experiment, const char *paramsJson) {
     if (gmb::bad_text(experiment, "experiment")) return "";
     char *out = nullptr;
-    if (gmb::failed(gm_experiment_resolve_params(&out, experiment, paramsJson), gm_last_error())) return "";
+    if (gmb::failed_last(gm_experiment_resolve_params(&out, experiment, paramsJson))) return "";
     return gmb::take(out);
 }
 %}
@@ -176,6 +180,16 @@ struct gm_context {};
 struct gm_buffer {};
 struct gm_result {};
 
+/* SWIG implements an %extend method as a C function named <struct>_<method>.
+   Where that is a C API name (gm_context_synchronize, gm_buffer_fill,
+   gm_buffer_size, gm_result_experiment) the wrapper would not compile, or the
+   method would call itself instead of the C function; those methods have
+   other C++ names and are renamed back here. */
+%rename(synchronize) gm_context::synchronizeStream;
+%rename(fill) gm_buffer::fillBytes;
+%rename(size) gm_buffer::sizeBytes;
+%rename(experiment) gm_result::resultExperiment;
+
 %newobject gm_context::run;
 %newobject gm_result::fromJson;
 %newobject gm_result::fromRunJson;
@@ -184,7 +198,7 @@ struct gm_result {};
     /* Opens a device (ordinal 0 by default) with its own CUDA stream. */
     gm_context(int device = 0) {
         gm_context *ctx = nullptr;
-        gmb::failed(gm_context_create(&ctx, device), gm_last_error());
+        gmb::failed_last(gm_context_create(&ctx, device));
         return ctx;
     }
     ~gm_context() { gm_context_destroy($self); }
@@ -206,18 +220,18 @@ struct gm_result {};
     void set(const char *setting, double value) {
         if (gmb::closed($self, "Context") || gmb::bad_text(setting, "setting")) return;
         gm_setting which;
-        if (gmb::failed(gm_setting_from_name(&which, setting), gm_last_error())) return;
+        if (gmb::failed_last(gm_setting_from_name(&which, setting))) return;
         gmb::failed_on(gm_context_set($self, which, value), $self);
     }
     double get(const char *setting) {
         if (gmb::closed($self, "Context") || gmb::bad_text(setting, "setting")) return 0;
         gm_setting which;
-        if (gmb::failed(gm_setting_from_name(&which, setting), gm_last_error())) return 0;
+        if (gmb::failed_last(gm_setting_from_name(&which, setting))) return 0;
         double v = 0;
         gmb::failed_on(gm_context_get(&v, $self, which), $self);
         return v;
     }
-    void synchronize() {
+    void synchronizeStream() {
         if (!gmb::closed($self, "Context")) gmb::failed_on(gm_context_synchronize($self), $self);
     }
     /* Runs an experiment; paramsJson is a JSON object ("{}" for the defaults). */
@@ -252,13 +266,13 @@ struct gm_result {};
     }
     ~gm_buffer() { gm_buffer_destroy($self); }
 
-    long long size() {
+    long long sizeBytes() {
         if (gmb::closed($self, "Buffer")) return 0;
         return (long long)gm_buffer_size($self);
     }
     /* Sets every byte to value (0..255). */
-    void fill(int value) {
-        if (!gmb::closed($self, "Buffer")) gmb::failed(gm_buffer_fill($self, value), gm_last_error());
+    void fillBytes(int value) {
+        if (!gmb::closed($self, "Buffer")) gmb::failed_last(gm_buffer_fill($self, value));
     }
     /* Host arrays in and out; offset counts bytes into the buffer. */
     void uploadBytes(long long offset, const signed char *values, long long count) { gmb::upload($self, offset, values, count, 1); }
@@ -276,21 +290,21 @@ struct gm_result {};
     static gm_result *fromJson(const char *json) {
         if (gmb::bad_text(json, "json")) return nullptr;
         gm_result *r = nullptr;
-        gmb::failed(gm_result_from_json(&r, json), gm_last_error());
+        gmb::failed_last(gm_result_from_json(&r, json));
         return r;
     }
     /* Result `index` of a gmlab.run/1 document (what `gmlab run --json` writes). */
     static gm_result *fromRunJson(const char *runJson, long long index) {
         if (gmb::bad_text(runJson, "runJson") || gmb::negative(index, "index")) return nullptr;
         gm_result *r = nullptr;
-        gmb::failed(gm_result_from_run_json(&r, runJson, (size_t)index), gm_last_error());
+        gmb::failed_last(gm_result_from_run_json(&r, runJson, (size_t)index));
         return r;
     }
     /* Number of results in a gmlab.run/1 document. */
     static long long runResultCount(const char *runJson) {
         if (gmb::bad_text(runJson, "runJson")) return 0;
         size_t n = 0;
-        gmb::failed(gm_run_document_result_count(&n, runJson), gm_last_error());
+        gmb::failed_last(gm_run_document_result_count(&n, runJson));
         return (long long)n;
     }
     ~gm_result() { gm_result_destroy($self); }
@@ -298,10 +312,10 @@ struct gm_result {};
     std::string toJson() {
         if (gmb::closed($self, "Result")) return "";
         char *out = nullptr;
-        if (gmb::failed(gm_result_to_json(&out, $self), gm_last_error())) return "";
+        if (gmb::failed_last(gm_result_to_json(&out, $self))) return "";
         return gmb::take(out);
     }
-    std::string experiment() {
+    std::string resultExperiment() {
         if (gmb::closed($self, "Result")) return "";
         return gm_result_experiment($self);
     }
@@ -336,13 +350,13 @@ struct gm_result {};
             gmb::bad_text(field, "field"))
             return 0;
         double v = 0;
-        gmb::failed(gm_result_point_value(&v, $self, (size_t)series, (size_t)point, field), gm_last_error());
+        gmb::failed_last(gm_result_point_value(&v, $self, (size_t)series, (size_t)point, field));
         return v;
     }
     double summaryValue(const char *name) {
         if (gmb::closed($self, "Result") || gmb::bad_text(name, "name")) return 0;
         double v = 0;
-        gmb::failed(gm_result_summary_value(&v, $self, name), gm_last_error());
+        gmb::failed_last(gm_result_summary_value(&v, $self, name));
         return v;
     }
 }
