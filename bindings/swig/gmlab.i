@@ -121,6 +121,21 @@ struct Status {
 };
 %}
 
+/* Variants of Context.transpose and Context.matmul, and the access properties
+   of Context.setL2Window, as the C header numbers them. */
+%inline %{
+struct Transpose {
+    enum { NAIVE = GM_TRANSPOSE_NAIVE, SHARED = GM_TRANSPOSE_SHARED, SHARED_PADDED = GM_TRANSPOSE_SHARED_PADDED,
+           WIDE = GM_TRANSPOSE_WIDE, AUTO = GM_TRANSPOSE_AUTO };
+};
+struct Matmul {
+    enum { SIMPLE = GM_MATMUL_SIMPLE, COALESCED_A = GM_MATMUL_COALESCED_A, SHARED_AB = GM_MATMUL_SHARED_AB };
+};
+struct AccessProperty {
+    enum { NORMAL = GM_ACCESS_NORMAL, STREAMING = GM_ACCESS_STREAMING, PERSISTING = GM_ACCESS_PERSISTING };
+};
+%}
+
 /* ---- Library-wide functions -------------------------------------------- */
 
 %inline %{
@@ -240,6 +255,50 @@ struct gm_result {};
         gm_result *r = nullptr;
         gmb::failed_on(gm_run(&r, $self, experiment, paramsJson), $self);
         return r;
+    }
+    /* out (cols x rows) = transpose of in (rows x cols); variant: Transpose.NAIVE .. AUTO. */
+    void transpose(const gm_buffer *in, gm_buffer *out, long long rows, long long cols, long long elementSize,
+                   int variant = GM_TRANSPOSE_AUTO) {
+        if (gmb::closed($self, "Context")) return;
+        if (!in || !out) { gmb::raise(GM_ERROR_INVALID_ARGUMENT, in ? "out must not be null" : "in must not be null"); return; }
+        if (gmb::negative(rows, "rows") || gmb::negative(cols, "cols") || gmb::negative(elementSize, "elementSize")) return;
+        gmb::failed_on(gm_transpose($self, in, out, (size_t)rows, (size_t)cols, (size_t)elementSize,
+                                    (gm_transpose_variant)variant), $self);
+    }
+    /* C (m x n) = A (m x k) B (k x n) on float; variant: Matmul.SIMPLE .. SHARED_AB. */
+    void matmul(const gm_buffer *a, const gm_buffer *b, gm_buffer *c, long long m, long long n, long long k,
+                int variant = GM_MATMUL_SHARED_AB) {
+        if (gmb::closed($self, "Context")) return;
+        if (!a || !b || !c) { gmb::raise(GM_ERROR_INVALID_ARGUMENT, !a ? "a must not be null" : !b ? "b must not be null" : "c must not be null"); return; }
+        if (gmb::negative(m, "m") || gmb::negative(n, "n") || gmb::negative(k, "k")) return;
+        gmb::failed_on(gm_matmul($self, a, b, c, (size_t)m, (size_t)n, (size_t)k, (gm_matmul_variant)variant), $self);
+    }
+    /* Sets aside up to bytes of L2 for persisting lines; returns the size granted. */
+    long long setL2PersistingSize(long long bytes) {
+        if (gmb::closed($self, "Context") || gmb::negative(bytes, "bytes")) return 0;
+        size_t granted = 0;
+        gmb::failed_on(gm_set_l2_persisting_size(&granted, $self, (size_t)bytes), $self);
+        return (long long)granted;
+    }
+    /* An access policy window over [offset, offset + numBytes) of buf for this
+       context's stream; properties: AccessProperty.NORMAL, STREAMING, PERSISTING. */
+    void setL2Window(const gm_buffer *buf, long long offset, long long numBytes, double hitRatio,
+                     int hitProperty = GM_ACCESS_PERSISTING, int missProperty = GM_ACCESS_STREAMING) {
+        if (gmb::closed($self, "Context")) return;
+        if (!buf) { gmb::raise(GM_ERROR_INVALID_ARGUMENT, "buf must not be null"); return; }
+        if (gmb::negative(offset, "offset") || gmb::negative(numBytes, "numBytes")) return;
+        gmb::failed_on(gm_set_l2_window($self, buf, (size_t)offset, (size_t)numBytes, hitRatio,
+                                        (gm_access_property)hitProperty, (gm_access_property)missProperty), $self);
+    }
+    void resetL2Window() {
+        if (!gmb::closed($self, "Context")) gmb::failed_on(gm_reset_l2_window($self), $self);
+    }
+    /* The window and set-aside in force, as JSON. */
+    std::string l2StateJson() {
+        if (gmb::closed($self, "Context")) return "";
+        char *out = nullptr;
+        if (gmb::failed_on(gm_l2_state_json(&out, $self), $self)) return "";
+        return gmb::take(out);
     }
     /* dst[dstOffset + i*dstStride] = src[srcOffset + i*srcStride] for count words. */
     void copyStrided(gm_buffer *dst, long long dstOffset, long long dstStride, const gm_buffer *src,
