@@ -278,6 +278,10 @@ GM_API const char *gm_result_experiment(const gm_result *r);
 GM_API size_t gm_result_series_count(const gm_result *r);
 /* NULL when series is out of range. */
 GM_API const char *gm_result_series_name(const gm_result *r, size_t series);
+/* A text describing a series: "variant", "x.name", "x.unit", "y.field" (the
+ * point field that is the series' headline), "y.name" or "y.unit". NULL when
+ * series or key is unknown. */
+GM_API const char *gm_result_series_info(const gm_result *r, size_t series, const char *key);
 GM_API size_t gm_result_point_count(const gm_result *r, size_t series);
 /*
  * One number of one point. field is one of

@@ -449,6 +449,20 @@ const char *gm_result_series_name(const gm_result *r, size_t series) {
     return r->doc["series"][series]["name"].get_ref<const std::string &>().c_str();
 }
 
+const char *gm_result_series_info(const gm_result *r, size_t series, const char *key) {
+    if (!r || !key || series >= r->doc["series"].size()) return nullptr;
+    const json &s = r->doc["series"][series];
+    const std::string k = key;
+    const json *v = nullptr;
+    if (k == "variant" && s.contains("variant")) v = &s["variant"];
+    const auto dot = k.find('.');
+    if (dot != std::string::npos) {
+        const std::string axis = k.substr(0, dot), field = k.substr(dot + 1);
+        if ((axis == "x" || axis == "y") && s.contains(axis) && s[axis].contains(field)) v = &s[axis][field];
+    }
+    return v && v->is_string() ? v->get_ref<const std::string &>().c_str() : nullptr;
+}
+
 size_t gm_result_point_count(const gm_result *r, size_t series) {
     if (!r || series >= r->doc["series"].size()) return 0;
     return r->doc["series"][series]["points"].size();

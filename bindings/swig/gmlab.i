@@ -122,18 +122,29 @@ struct Status {
 %}
 
 /* Variants of Context.transpose and Context.matmul, and the access properties
-   of Context.setL2Window, as the C header numbers them. */
+   of Context.setL2Window, as the C header numbers them. The numbers are written
+   out (some languages copy them as literals); the checks below keep them equal
+   to the header's. */
 %inline %{
 struct Transpose {
-    enum { NAIVE = GM_TRANSPOSE_NAIVE, SHARED = GM_TRANSPOSE_SHARED, SHARED_PADDED = GM_TRANSPOSE_SHARED_PADDED,
-           WIDE = GM_TRANSPOSE_WIDE, AUTO = GM_TRANSPOSE_AUTO };
+    enum { NAIVE = 0, SHARED = 1, SHARED_PADDED = 2, WIDE = 3, AUTO = 4 };
 };
 struct Matmul {
-    enum { SIMPLE = GM_MATMUL_SIMPLE, COALESCED_A = GM_MATMUL_COALESCED_A, SHARED_AB = GM_MATMUL_SHARED_AB };
+    enum { SIMPLE = 0, COALESCED_A = 1, SHARED_AB = 2 };
 };
 struct AccessProperty {
-    enum { NORMAL = GM_ACCESS_NORMAL, STREAMING = GM_ACCESS_STREAMING, PERSISTING = GM_ACCESS_PERSISTING };
+    enum { NORMAL = 0, STREAMING = 1, PERSISTING = 2 };
 };
+%}
+%{
+static_assert(int(Transpose::AUTO) == int(GM_TRANSPOSE_AUTO) && int(Transpose::WIDE) == int(GM_TRANSPOSE_WIDE) &&
+              int(Transpose::SHARED_PADDED) == int(GM_TRANSPOSE_SHARED_PADDED), "Transpose must mirror gm_transpose_variant");
+static_assert(int(Matmul::SHARED_AB) == int(GM_MATMUL_SHARED_AB) && int(Matmul::COALESCED_A) == int(GM_MATMUL_COALESCED_A),
+              "Matmul must mirror gm_matmul_variant");
+static_assert(int(AccessProperty::PERSISTING) == int(GM_ACCESS_PERSISTING) && int(AccessProperty::STREAMING) == int(GM_ACCESS_STREAMING),
+              "AccessProperty must mirror gm_access_property");
+static_assert(int(Status::INTERNAL) == int(GM_ERROR_INTERNAL) && int(Status::UNKNOWN_EXPERIMENT) == int(GM_ERROR_UNKNOWN_EXPERIMENT) &&
+              int(Status::NO_DEVICE) == int(GM_ERROR_NO_DEVICE), "Status must mirror gm_status");
 %}
 
 /* ---- Library-wide functions -------------------------------------------- */
@@ -392,6 +403,23 @@ struct gm_result {};
             return "";
         }
         return name;
+    }
+    /* "variant", "x.name", "x.unit", "y.field" (the point field that is the
+       series' headline, e.g. "bandwidth_gbs"), "y.name" or "y.unit". */
+    std::string seriesInfo(long long series, const char *key) {
+        if (gmb::closed($self, "Result") || gmb::negative(series, "series") || gmb::bad_text(key, "key")) return "";
+        if ((size_t)series >= gm_result_series_count($self)) {
+            gmb::raise(GM_ERROR_INVALID_ARGUMENT, "series must be in 0.." +
+                                                      std::to_string((long long)gm_result_series_count($self) - 1) +
+                                                      ", got " + std::to_string(series));
+            return "";
+        }
+        const char *v = gm_result_series_info($self, (size_t)series, key);
+        if (!v) {
+            gmb::raise(GM_ERROR_INVALID_ARGUMENT, std::string("key must be variant, x.name, x.unit, y.field, y.name or y.unit, got ") + key);
+            return "";
+        }
+        return v;
     }
     long long pointCount(long long series) {
         if (gmb::closed($self, "Result") || gmb::negative(series, "series")) return 0;
