@@ -173,6 +173,19 @@ GM_API gm_status gm_matmul(gm_context *ctx, const gm_buffer *a, const gm_buffer 
                            size_t k, gm_matmul_variant variant);
 
 /*
+ * The nine-point 1D stencil (radius 4) on float:
+ *   out[i] = c[0](in[i+1]-in[i-1]) + c[1](in[i+2]-in[i-2]) + c[2](in[i+3]-in[i-3]) + c[3](in[i+4]-in[i-4])
+ * for i < n, with in taken as 0 outside [0, n). gm_stencil_constant keeps the
+ * four coefficients in __constant__ memory (shared by the process: concurrent
+ * calls serialize); gm_stencil_readonly reads them from global memory through
+ * the read-only cache (__ldg). in and out must differ and hold n floats.
+ */
+GM_API gm_status gm_stencil_constant(gm_context *ctx, const gm_buffer *in, gm_buffer *out, size_t n,
+                                     const float coefficients[4]);
+GM_API gm_status gm_stencil_readonly(gm_context *ctx, const gm_buffer *in, gm_buffer *out, size_t n,
+                                     const float coefficients[4]);
+
+/*
  * The L2 persisting-access controls (compute capability 8.0 and later; below
  * that every call returns GM_ERROR_NOT_SUPPORTED).
  *

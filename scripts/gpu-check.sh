@@ -35,6 +35,12 @@ if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
     "memcheck|matmul_aat --set m=256 --no-flush-l2"
     "memcheck|transpose --set rows=300 --set cols=260 --no-flush-l2"
     "memcheck|shared_alloc --set elements=65536 --no-flush-l2"
+    "memcheck|async_copy --set copy_counts=1,4,7 --no-flush-l2"
+    "memcheck|constant_broadcast --set k=1,7,32 --set iterations=64 --no-flush-l2"
+    "memcheck|stencil --set elements=100003 --no-flush-l2"
+    "memcheck|texture --set width=300 --set height=200 --no-flush-l2"
+    "racecheck|async_copy --set copy_counts=1,4,7 --no-flush-l2"
+    "racecheck|stencil --set elements=100003 --no-flush-l2"
     "racecheck|bank_conflicts --set iterations=16 --set blocks_per_sm=1 --no-flush-l2"
     "racecheck|matmul_ab --set m=256 --set n=96 --no-flush-l2"
     "racecheck|matmul_aat --set m=256 --no-flush-l2"
@@ -56,6 +62,7 @@ fi
 
 bench/stream_vs_memcpy.sh "$GMLAB" | tee "$OUT/bench-stream.log" || status=1
 bench/shared_memory.sh "$GMLAB" | tee "$OUT/bench-shared.log" || status=1
+bench/memory_spaces.sh "$GMLAB" | tee "$OUT/bench-spaces.log" || status=1
 if [ "${GM_SKIP_SUITE:-0}" != 1 ]; then
   (cd "$OUT" && "$OLDPWD/$GMLAB" run --json default-suite.json --csv default-suite.csv) >"$OUT/default-suite.txt" || status=1
   grep -E "over_|_gbs " "$OUT/default-suite.txt" | head -40

@@ -240,6 +240,25 @@ gm_status gm_matmul(gm_context *ctx, const gm_buffer *a, const gm_buffer *b, gm_
     return guarded(ctx->state.get(), [&] { gmlab::matmul(*ctx->state, *a, *b, *c, m, n, k, variant); });
 }
 
+namespace {
+gm_status run_stencil_op(gm_context *ctx, const gm_buffer *in, gm_buffer *out, size_t n, const float *coefficients,
+                         bool constant) {
+    if (!ctx) return null_argument(nullptr, "ctx");
+    if (!in) return null_argument(ctx->state.get(), "in");
+    if (!out) return null_argument(ctx->state.get(), "out");
+    if (!coefficients) return null_argument(ctx->state.get(), "coefficients");
+    return guarded(ctx->state.get(), [&] { gmlab::stencil(*ctx->state, *in, *out, n, coefficients, constant); });
+}
+}  // namespace
+
+gm_status gm_stencil_constant(gm_context *ctx, const gm_buffer *in, gm_buffer *out, size_t n, const float coefficients[4]) {
+    return run_stencil_op(ctx, in, out, n, coefficients, true);
+}
+
+gm_status gm_stencil_readonly(gm_context *ctx, const gm_buffer *in, gm_buffer *out, size_t n, const float coefficients[4]) {
+    return run_stencil_op(ctx, in, out, n, coefficients, false);
+}
+
 gm_status gm_set_l2_persisting_size(size_t *granted, gm_context *ctx, size_t bytes) {
     if (!granted) return null_argument(state_of(ctx), "granted");
     *granted = 0;

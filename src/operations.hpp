@@ -20,6 +20,11 @@ void check_matmul(std::size_t a_bytes, std::size_t b_bytes, std::size_t c_bytes,
 // The kernel gm_transpose's variant runs (GM_TRANSPOSE_AUTO picks one).
 kernels::TransposeKernel transpose_kernel_for(int variant, std::size_t element_size, std::size_t rows, std::size_t cols);
 
+// The nine-point stencil (src/constant_memory.cpp): coefficients from
+// constant memory (constant) or read through __ldg from global memory.
+void check_stencil_args(std::size_t in_bytes, std::size_t out_bytes, std::size_t n, const float *coefficients);
+void stencil(ContextState &ctx, const gm_buffer &in, gm_buffer &out, std::size_t n, const float *coefficients, bool constant);
+
 void transpose(ContextState &ctx, const gm_buffer &in, gm_buffer &out, std::size_t rows, std::size_t cols,
                std::size_t element_size, int variant);
 void matmul(ContextState &ctx, const gm_buffer &a, const gm_buffer &b, gm_buffer &c, std::size_t m, std::size_t n,

@@ -18,6 +18,9 @@ const std::vector<Experiment> &registry() {
         add_matmul_experiments(v);
         add_transpose_experiments(v);
         add_shared_alloc_experiments(v);
+        add_async_copy_experiments(v);
+        add_constant_experiments(v);
+        add_texture_experiments(v);
         return v;
     }();
     return all;

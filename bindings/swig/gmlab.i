@@ -87,6 +87,17 @@ inline void download(const gm_buffer *b, long long offset, void *values, long lo
     failed_last(gm_buffer_download(b, (size_t)offset, values, (size_t)count * elem));
 }
 
+inline void stencil(gm_context *ctx, const gm_buffer *in, gm_buffer *out, long long n, const float *c, long long count,
+                    bool constant) {
+    if (closed(ctx, "Context")) return;
+    if (!in || !out) { raise(GM_ERROR_INVALID_ARGUMENT, in ? "out must not be null" : "in must not be null"); return; }
+    if (negative(n, "n")) return;
+    if (!c) { raise(GM_ERROR_INVALID_ARGUMENT, "coefficients must not be null"); return; }
+    if (count != 4) { raise(GM_ERROR_INVALID_ARGUMENT, "coefficients must hold 4 values, got " + std::to_string(count)); return; }
+    const gm_status s = constant ? gm_stencil_constant(ctx, in, out, (size_t)n, c) : gm_stencil_readonly(ctx, in, out, (size_t)n, c);
+    failed_on(s, ctx);
+}
+
 }  // namespace gmb
 %}
 
@@ -283,6 +294,15 @@ struct gm_result {};
         if (!a || !b || !c) { gmb::raise(GM_ERROR_INVALID_ARGUMENT, !a ? "a must not be null" : !b ? "b must not be null" : "c must not be null"); return; }
         if (gmb::negative(m, "m") || gmb::negative(n, "n") || gmb::negative(k, "k")) return;
         gmb::failed_on(gm_matmul($self, a, b, c, (size_t)m, (size_t)n, (size_t)k, (gm_matmul_variant)variant), $self);
+    }
+    /* The nine-point 1D stencil: out[i] = sum over r = 1..4 of c[r-1] (in[i+r] - in[i-r]),
+       in taken as 0 outside [0, n); c holds 4 coefficients. stencilConstant keeps
+       them in __constant__ memory, stencilReadonly reads them through __ldg. */
+    void stencilConstant(const gm_buffer *in, gm_buffer *out, long long n, const float *values, long long count) {
+        gmb::stencil($self, in, out, n, values, count, true);
+    }
+    void stencilReadonly(const gm_buffer *in, gm_buffer *out, long long n, const float *values, long long count) {
+        gmb::stencil($self, in, out, n, values, count, false);
     }
     /* Sets aside up to bytes of L2 for persisting lines; returns the size granted. */
     long long setL2PersistingSize(long long bytes) {

@@ -1,4 +1,5 @@
 // The bank model and the shape checks of gm_transpose and gm_matmul, without a device.
+#include <cmath>
 #include <numeric>
 
 #include <gtest/gtest.h>
@@ -79,4 +80,24 @@ TEST(TransposeChecks, AutoPicksTheWideKernelWhereItFits) {
     EXPECT_EQ(transpose_kernel_for(GM_TRANSPOSE_AUTO, 4, 63, 128), kernels::TransposeKernel::SharedPadded);
     EXPECT_EQ(transpose_kernel_for(GM_TRANSPOSE_AUTO, 8, 64, 128), kernels::TransposeKernel::SharedPadded);
     EXPECT_EQ(transpose_kernel_for(GM_TRANSPOSE_SHARED, 4, 64, 128), kernels::TransposeKernel::Shared);
+}
+
+TEST(StencilChecks, ArgumentsAreChecked) {
+    const float c[4] = {1, 2, 3, 4};
+    auto error = [&](std::size_t in, std::size_t out, std::size_t n, const float *coef) -> std::string {
+        try {
+            check_stencil_args(in, out, n, coef);
+        } catch (const Error &e) {
+            EXPECT_EQ(e.status(), GM_ERROR_INVALID_ARGUMENT);
+            return e.what();
+        }
+        return "";
+    };
+    EXPECT_EQ(error(400, 400, 100, c), "");
+    EXPECT_EQ(error(400, 400, 100, nullptr), "coefficients must not be NULL");
+    EXPECT_EQ(error(400, 400, 0, c), "n must be at least 1, got 0");
+    EXPECT_EQ(error(396, 400, 100, c), "in holds 99 floats, n is 100");
+    EXPECT_EQ(error(400, 4, 100, c), "out holds 1 floats, n is 100");
+    const float bad[4] = {1, NAN, 0, 0};
+    EXPECT_EQ(error(400, 400, 100, bad), "coefficients[1] must be finite");
 }
