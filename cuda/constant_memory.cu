@@ -19,16 +19,33 @@ template <bool Constant, int PerThread>
 __global__ void stencil(const float *__restrict__ in, float *__restrict__ out, std::size_t n,
                         const float *__restrict__ coef_global) {
     extern __shared__ float s[];  // the block's tile and a halo of kStencilRadius on each side
+    const unsigned tid = threadIdx.x;
     const std::size_t tile = static_cast<std::size_t>(blockDim.x) * PerThread;
     const std::size_t base = blockIdx.x * tile;
-    for (std::size_t j = threadIdx.x; j < tile + 2 * kStencilRadius; j += blockDim.x) {
-        const long long g = static_cast<long long>(base + j) - kStencilRadius;
-        s[j] = (g >= 0 && static_cast<std::size_t>(g) < n) ? in[g] : 0.0f;
+    // All of a thread's loads are issued before the first store to shared
+    // memory, and each warp's loads start on the tile's aligned base.
+    float v[PerThread];
+#pragma unroll
+    for (int p = 0; p < PerThread; ++p) {
+        const std::size_t g = base + p * blockDim.x + tid;
+        v[p] = g < n ? in[g] : 0.0f;
     }
+    float halo = 0.0f;
+    if (tid < 2 * kStencilRadius) {
+        const long long g = tid < kStencilRadius ? static_cast<long long>(base) - kStencilRadius + tid
+                                                 : static_cast<long long>(base + tile) + tid - kStencilRadius;
+        halo = (g >= 0 && static_cast<std::size_t>(g) < n) ? in[g] : 0.0f;
+    }
+#pragma unroll
+    for (int p = 0; p < PerThread; ++p) s[kStencilRadius + p * blockDim.x + tid] = v[p];
+    if (tid < kStencilRadius)
+        s[tid] = halo;
+    else if (tid < 2 * kStencilRadius)
+        s[tile + tid] = halo;  // tile + kStencilRadius + (tid - kStencilRadius)
     __syncthreads();
 #pragma unroll
     for (int p = 0; p < PerThread; ++p) {
-        const unsigned l = p * blockDim.x + threadIdx.x;
+        const unsigned l = p * blockDim.x + tid;
         const std::size_t i = base + l;
         if (i >= n) break;
         const float *c = s + l + kStencilRadius;
@@ -60,7 +77,7 @@ cudaError_t set_stencil_coefficients(const float *coefficients, cudaStream_t str
 
 cudaError_t launch_stencil(bool constant, const float *in, float *out, std::size_t n, const float *coef_global,
                            int block, int per_thread, cudaStream_t stream) {
-    if (n == 0 || block <= 0) return cudaErrorInvalidValue;
+    if (n == 0 || block < 2 * kStencilRadius) return cudaErrorInvalidValue;
     const std::size_t tile = static_cast<std::size_t>(block) * per_thread;
     const unsigned blocks = static_cast<unsigned>((n + tile - 1) / tile);
     const std::size_t smem = (tile + 2 * kStencilRadius) * sizeof(float);
