@@ -45,7 +45,8 @@ TEST(ResultFiles, CommittedRunsLoadThroughTheCApi) {
                     const char *field = gm_result_series_info(res, s, "y.field");
                     ASSERT_NE(field, nullptr);
                     ASSERT_EQ(gm_result_point_value(&headline, res, s, p, field), GM_OK) << field;
-                    EXPECT_GT(headline, 0);
+                    EXPECT_GE(headline, 0);  // bandwidths and times are positive; an error can be 0
+                    if (std::string(field) == "bandwidth_gbs") EXPECT_GT(headline, 0);
                 }
             }
             char *text = nullptr;

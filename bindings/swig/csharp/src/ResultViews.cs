@@ -1,0 +1,73 @@
+using System.Collections.Generic;
+
+namespace Gmlab {
+
+public partial class Result {
+  /// <summary>
+  /// The series of this result, in order. The views read from the result each
+  /// time they are asked, so they see exactly what the accessor methods see and
+  /// fail with GmlabException ("this Result is closed") once it is disposed.
+  /// </summary>
+  public IReadOnlyList<ResultSeries> Series {
+    get {
+      long count = SeriesCount();
+      var series = new List<ResultSeries>((int)count);
+      for (long i = 0; i < count; ++i) series.Add(new ResultSeries(this, i));
+      return series;
+    }
+  }
+}
+
+/// <summary>One series of a <see cref="Result"/>: its name and its points.</summary>
+public sealed class ResultSeries {
+  readonly Result result;
+
+  internal ResultSeries(Result result, long index) {
+    this.result = result;
+    Index = index;
+    Name = result.SeriesName(index);
+  }
+
+  public long Index { get; }
+  public string Name { get; }
+
+  public IReadOnlyList<ResultPoint> Points {
+    get {
+      long count = result.PointCount(Index);
+      var points = new List<ResultPoint>((int)count);
+      for (long i = 0; i < count; ++i) points.Add(new ResultPoint(result, Index, i));
+      return points;
+    }
+  }
+}
+
+/// <summary>One point of a series: typed shortcuts over <see cref="Result.PointValue"/>.</summary>
+public sealed class ResultPoint {
+  readonly Result result;
+
+  internal ResultPoint(Result result, long series, long index) {
+    this.result = result;
+    Series = series;
+    Index = index;
+  }
+
+  public long Series { get; }
+  public long Index { get; }
+
+  /// <summary>Any field the point has: "x", "median_ms", "bandwidth_gbs", "predicted.&lt;name&gt;", ...</summary>
+  public double Value(string field) {
+    return result.PointValue(Series, Index, field);
+  }
+
+  /// <summary>A prediction the experiment makes, such as "sectors_per_request".</summary>
+  public double Predicted(string name) {
+    return Value(name == null ? null : "predicted." + name);
+  }
+
+  public double X { get { return Value("x"); } }
+  public double Bytes { get { return Value("bytes"); } }
+  public double MedianMs { get { return Value("median_ms"); } }
+  public double BandwidthGbs { get { return Value("bandwidth_gbs"); } }
+}
+
+}
