@@ -166,6 +166,40 @@ static class GpuTests {
     }
   }
 
+  [GpuTest]
+  static void StencilMatchesTheCSharpModel() {
+    const int n = 1001;  // not a whole number of blocks
+    var coefficients = new float[] {0.5f, -0.25f, 0.125f, -0.0625f};
+    var input = Enumerable.Range(0, n).Select(i => (float)(i % 17 - 8)).ToArray();  // exact sums
+    var want = new float[n];
+    for (int i = 0; i < n; ++i) {
+      double sum = 0;
+      for (int r = 1; r <= 4; ++r)
+        sum += coefficients[r - 1] * ((i + r < n ? input[i + r] : 0.0) - (i - r >= 0 ? input[i - r] : 0.0));
+      want[i] = (float)sum;
+    }
+    using (var context = new Context())
+    using (var din = new Buffer(context, n * 4))
+    using (var dout = new Buffer(context, n * 4)) {
+      din.UploadFloats(0, input);
+      foreach (bool constant in new[] {true, false}) {
+        dout.Fill(0xFF);
+        if (constant) context.StencilConstant(din, dout, n, coefficients);
+        else context.StencilReadonly(din, dout, n, coefficients);
+        var got = new float[n];
+        dout.DownloadFloats(0, got);
+        for (int i = 0; i < n; ++i)
+          Check.True(got[i] == want[i], (constant ? "constant" : "readonly") + " element " + i + ": " + got[i] + ", want " + want[i]);
+      }
+      Check.Throws(Status.INVALID_ARGUMENT, "coefficients must hold 4 values, got 3",
+                   () => context.StencilConstant(din, dout, n, new float[] {1, 2, 3}), "three coefficients");
+      Check.Throws(Status.INVALID_ARGUMENT, "n must be at least 1, got 0", () => context.StencilReadonly(din, dout, 0, coefficients),
+                   "n = 0");
+      Check.Throws(Status.INVALID_ARGUMENT, "in holds 1001 floats, n is 1002",
+                   () => context.StencilConstant(din, dout, n + 1, coefficients), "n past the buffer");
+    }
+  }
+
   static void CheckTransposed(int[] matrix, int rows, int cols, Buffer output, string what) {
     var got = new int[rows * cols];
     output.DownloadInts(0, got);

@@ -29,6 +29,8 @@ class OperationsTest {
         Expect.error(Status.INVALID_ARGUMENT, closed, () -> ctx.setL2Window(null, 0, 1024, 1.0));
         Expect.error(Status.INVALID_ARGUMENT, closed, ctx::resetL2Window);
         Expect.error(Status.INVALID_ARGUMENT, closed, ctx::l2StateJson);
+        Expect.error(Status.INVALID_ARGUMENT, closed, () -> ctx.stencilConstant(null, null, 4, new float[4]));
+        Expect.error(Status.INVALID_ARGUMENT, closed, () -> ctx.stencilReadonly(null, null, 4, new float[4]));
         assertEquals(4, Transpose.AUTO);
         assertEquals(2, Matmul.SHARED_AB);
         assertEquals(2, AccessProperty.PERSISTING);
@@ -82,6 +84,35 @@ class OperationsTest {
             }
             Expect.error(Status.INVALID_ARGUMENT, "C (34 x 20 floats) needs", () -> ctx.matmul(da, db, dc, m + 1, n, k));
             Expect.error(Status.INVALID_ARGUMENT, "variant must be 0..2", () -> ctx.matmul(da, db, dc, m, n, k, 7));
+        }
+    }
+
+    @Test
+    void stencilMatchesAJavaModel() {
+        Expect.device();
+        int n = 1001;  // not a whole number of blocks
+        float[] c = {0.5f, -0.25f, 0.125f, -0.0625f};
+        float[] in = new float[n], want = new float[n];
+        for (int i = 0; i < n; ++i) in[i] = i % 17 - 8;  // exact sums
+        for (int i = 0; i < n; ++i) {
+            double sum = 0;
+            for (int r = 1; r <= 4; ++r) sum += c[r - 1] * ((i + r < n ? in[i + r] : 0.0) - (i - r >= 0 ? in[i - r] : 0.0));
+            want[i] = (float) sum;
+        }
+        try (Context ctx = new Context(); Buffer din = new Buffer(ctx, n * 4); Buffer dout = new Buffer(ctx, n * 4)) {
+            din.uploadFloats(0, in);
+            for (boolean constant : new boolean[] {true, false}) {
+                dout.fill(0xFF);
+                if (constant) ctx.stencilConstant(din, dout, n, c);
+                else ctx.stencilReadonly(din, dout, n, c);
+                float[] got = new float[n];
+                dout.downloadFloats(0, got);
+                assertArrayEquals(want, got, constant ? "constant" : "readonly");
+            }
+            Expect.error(Status.INVALID_ARGUMENT, "coefficients must hold 4 values, got 3",
+                         () -> ctx.stencilConstant(din, dout, n, new float[] {1, 2, 3}));
+            Expect.error(Status.INVALID_ARGUMENT, "n must be at least 1, got 0", () -> ctx.stencilReadonly(din, dout, 0, c));
+            Expect.error(Status.INVALID_ARGUMENT, "must not be null", () -> ctx.stencilReadonly(din, dout, n, null));
         }
     }
 

@@ -1,0 +1,15 @@
+# Runs the stridecopy example (EXAMPLE): either it measures and prints its
+# table (exit 0), or there is no CUDA device and it says so with exit 3.
+execute_process(COMMAND ${EXAMPLE} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0)
+  if(NOT out MATCHES "stride +GB/s +sectors/request\n +1 +[0-9.]+ +4\n")
+    message(FATAL_ERROR "stridecopy: exit 0 without its table:\n${out}\n${err}")
+  endif()
+elseif(rc EQUAL 3)
+  if(NOT err MATCHES "^stridecopy: gmlab: no CUDA device")
+    message(FATAL_ERROR "stridecopy: exit 3 without the no-device message:\n${out}\n${err}")
+  endif()
+  message(STATUS "stridecopy: no CUDA device, as expected here: ${err}")
+else()
+  message(FATAL_ERROR "stridecopy: exit ${rc}\n${out}\n${err}")
+endif()
