@@ -30,7 +30,7 @@ type resultDocument struct {
 	} `json:"experiment"`
 	Series []struct {
 		Name       string            `json:"name"`
-		Variant    string            `json:"variant"`
+		Variant    *string           `json:"variant"`
 		X          map[string]string `json:"x"`
 		Y          map[string]string `json:"y"`
 		Attributes struct {
@@ -116,11 +116,20 @@ func TestCommittedRunReadsAsItsJSONSays(t *testing.T) {
 				t.Fatalf("%s series %d: %q with %d points, JSON %q with %d", name, s, names[s], points,
 					series.Name, len(series.Points))
 			}
-			info := map[string]string{"variant": series.Variant, "x.name": series.X["name"], "x.unit": series.X["unit"],
-				"y.field": series.Y["field"], "y.name": series.Y["name"], "y.unit": series.Y["unit"]}
-			for key, want := range info {
+			// What the document holds, by SeriesInfo's keys; a key it lacks is an error.
+			info := map[string]string{}
+			if series.Variant != nil {
+				info["variant"] = *series.Variant
+			}
+			for axis, fields := range map[string]map[string]string{"x": series.X, "y": series.Y} {
+				for field, value := range fields {
+					info[axis+"."+field] = value
+				}
+			}
+			for _, key := range []string{"variant", "x.name", "x.unit", "y.field", "y.name", "y.unit"} {
+				want, present := info[key]
 				got, err := r.SeriesInfo(s, key)
-				if want == "" {
+				if !present {
 					requireError(t, err, StatusInvalidArgument, key)
 					continue
 				}
