@@ -14,7 +14,7 @@
 #include "operations.hpp"
 #include "pattern.hpp"
 #include "registry.hpp"
-#include "stream.cuh"
+#include "reference_copy.hpp"
 #include "verify.hpp"
 
 namespace gmlab {
@@ -177,25 +177,10 @@ void run_stencil(ContextState &ctx, const Params &params, Result &out) {
         out.series.push_back(std::move(s));
     }
     if (bytes % 16 == 0) {
-        auto launch = [&](cudaStream_t s) {
-            return kernels::launch_stream(kernels::StreamOp::Copy, 1, false, 256, 0, reinterpret_cast<const double *>(in.get()),
-                                          nullptr, reinterpret_cast<double *>(outbuf.get()), 0.0, bytes / 8, s);
-        };
-        GM_CUDA(launch(st));
-        GM_CUDA(cudaMemcpyAsync(got.data(), outbuf.get(), bytes, cudaMemcpyDeviceToHost, st));
-        GM_CUDA(cudaStreamSynchronize(st));
-        if (got != f) verification_failed("stencil reference copy", 0, "the input", "something else");
-        Series s;
-        s.name = "copy (stream kernel)";
-        s.variant = "copy";
+        Series s = reference_copy_series(ctx, in.get(), outbuf.get(), bytes, static_cast<double>(n), out, "stencil");
         s.x_name = "n";
         s.x_unit = "elements";
-        Point p;
-        p.x = static_cast<double>(n);
-        p.bytes = 2.0 * static_cast<double>(bytes);
-        p.time_ms = time_launch(ctx, launch);
-        bw["copy"] = bandwidth_gbs(p.bytes, p.time_ms.median);
-        s.points.push_back(std::move(p));
+        bw["copy"] = bandwidth_gbs(s.points[0].bytes, s.points[0].time_ms.median);
         out.series.push_back(std::move(s));
         out.summary_values["constant_over_copy"] = bw["constant"] / bw["copy"];
         out.summary_values["ldg_over_copy"] = bw["ldg"] / bw["copy"];

@@ -11,7 +11,7 @@
 #include "operations.hpp"
 #include "pattern.hpp"
 #include "registry.hpp"
-#include "stream.cuh"
+#include "reference_copy.hpp"
 #include "verify.hpp"
 
 namespace gmlab {
@@ -88,28 +88,12 @@ void run_transpose(ContextState &ctx, const Params &params, Result &out) {
         }
         if (params.flag("include_copy") && bytes % 16 == 0) {
             // The same bytes through our STREAM copy kernel: the ceiling a transpose aims for.
-            const std::size_t n = bytes / sizeof(double);
-            auto launch = [&](cudaStream_t s) {
-                return kernels::launch_stream(kernels::StreamOp::Copy, 1, false, 256, 0, in.as<double>(), nullptr,
-                                              outbuf.as<double>(), 0.0, n, s);
-            };
-            GM_CUDA(launch(st));
-            GM_CUDA(cudaMemcpyAsync(host.data(), outbuf.get(), bytes, cudaMemcpyDeviceToHost, st));
-            GM_CUDA(cudaStreamSynchronize(st));
-            const std::uint64_t bad = first_mismatch(bytes / 4, [&](std::uint64_t t) { return host[t] == pattern_word(t, kSeed); });
-            if (bad < bytes / 4) verification_failed("transpose reference copy", bad, "the input word", std::to_string(host[bad]));
-            Series s;
-            s.name = "copy (stream kernel), " + std::to_string(e) + "-byte elements";
-            s.variant = "copy";
+            Series s = reference_copy_series(ctx, in.get(), outbuf.get(), bytes, static_cast<double>(bytes), out, "transpose");
+            s.name += ", " + std::to_string(e) + "-byte elements";
             s.x_name = "matrix";
             s.x_unit = "bytes";
             s.attributes = {{"rows", rows}, {"cols", cols}, {"element_size", e}};
-            Point p;
-            p.x = static_cast<double>(bytes);
-            p.bytes = 2.0 * static_cast<double>(bytes);
-            p.time_ms = time_launch(ctx, launch);
-            bw["copy"] = bandwidth_gbs(p.bytes, p.time_ms.median);
-            s.points.push_back(std::move(p));
+            bw["copy"] = bandwidth_gbs(s.points[0].bytes, s.points[0].time_ms.median);
             out.series.push_back(std::move(s));
         }
         const std::string w = "_w" + std::to_string(e);
