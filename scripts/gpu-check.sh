@@ -11,6 +11,7 @@ ARCH=${GM_CUDA_ARCH:-native}
 extra=()
 [ -d .carry/include ] && extra+=(-DGM_THIRD_PARTY_INCLUDE="$PWD/.carry/include")
 [ -d .carry/googletest ] && extra+=(-DGM_GTEST_SOURCE_DIR="$PWD/.carry/googletest")
+[ -f .carry/chart.min.js ] && extra+=(-DGM_CHARTJS="$PWD/.carry/chart.min.js")
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/nvidia-smi.log"
 status=0
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$ARCH" "${extra[@]}" >"$OUT/configure.log" || exit 1
@@ -64,7 +65,8 @@ bench/stream_vs_memcpy.sh "$GMLAB" | tee "$OUT/bench-stream.log" || status=1
 bench/shared_memory.sh "$GMLAB" | tee "$OUT/bench-shared.log" || status=1
 bench/memory_spaces.sh "$GMLAB" | tee "$OUT/bench-spaces.log" || status=1
 if [ "${GM_SKIP_SUITE:-0}" != 1 ]; then
-  (cd "$OUT" && "$OLDPWD/$GMLAB" run --json default-suite.json --csv default-suite.csv) >"$OUT/default-suite.txt" || status=1
+  html=(); [ -f .carry/chart.min.js ] && html=(--html default-suite.html)
+  (cd "$OUT" && "$OLDPWD/$GMLAB" run --json default-suite.json --csv default-suite.csv "${html[@]}") >"$OUT/default-suite.txt" || status=1
   grep -E "over_|_gbs " "$OUT/default-suite.txt" | head -40
 fi
 # At most a few files travel back: the logs go as one archive.

@@ -3,8 +3,10 @@
 # apt-get runs only when a package is missing). The CUDA toolkit itself is
 # expected under /usr/local/cuda (or nvcc on PATH).
 set -euo pipefail
-# Core: build, CLI, tests and schema checks.
-packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libcli11-dev libgtest-dev python3 python3-jsonschema)
+# Core: build, CLI, tests and schema checks; Chart.js for HTML reports and
+# Chromium to check them in a real browser.
+packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libcli11-dev libgtest-dev python3 python3-jsonschema
+          libjs-chart.js chromium)
 # Bindings (skip with GM_CORE_ONLY=1): SWIG, Java + JUnit 5, Mono's C# compiler and runtime, Go.
 if [ "${GM_CORE_ONLY:-0}" != 1 ]; then
   packages+=(swig openjdk-17-jdk-headless junit5 mono-mcs mono-runtime golang-go)

@@ -15,7 +15,10 @@
 
 #include "gmlab.h"
 #include "run_document.hpp"
+#include "document.hpp"
+#include "html_report.hpp"
 #include "table.hpp"
+#include "text_report.hpp"
 
 namespace gmcli {
 
@@ -72,13 +75,6 @@ std::vector<std::string> default_suite() {
     return names;
 }
 
-// Whole numbers as they are, others with three significant digits or more.
-std::string readable(double v) {
-    if (std::isnan(v)) return "-";
-    if (v == std::floor(v) && std::fabs(v) < 1e15) return fixed(v, 0);
-    const double a = std::fabs(v);
-    return fixed(v, a >= 100 ? 1 : a >= 1 ? 3 : 4);
-}
 
 std::string number_text(double v) {
     char buf[40];
@@ -104,54 +100,7 @@ std::string value_text(const json &v) {
 
 bool progress_enabled() { return isatty(STDERR_FILENO) != 0; }
 
-void print_result(const json &r) {
-    std::cout << "\n== " << r["experiment"]["name"].get<std::string>() << " — " << r["experiment"]["summary"].get<std::string>()
-              << "\n";
-    for (const json &s : r["series"]) {
-        std::cout << "\n  " << s["name"].get<std::string>() << "\n";
-        std::set<std::string> predicted, values;
-        for (const json &p : s["points"]) {
-            for (auto it = p["predicted"].begin(); it != p["predicted"].end(); ++it) predicted.insert(it.key());
-            for (auto it = p["values"].begin(); it != p["values"].end(); ++it) values.insert(it.key());
-        }
-        const bool bandwidth = !s["points"].empty() && s["points"][0].contains("bandwidth_gbs");
-        std::vector<std::string> headers = {s["x"]["name"].get<std::string>(), "median ms", "stddev %", "n"};
-        if (bandwidth) {
-            headers.insert(headers.end(), {"GB/s", "GB/s min..max", "of peak %", "of memcpy %"});
-        }
-        for (const auto &k : values) headers.push_back(k);
-        for (const auto &k : predicted) headers.push_back("pred. " + k);
-        Table t(headers);
-        for (const json &p : s["points"]) {
-            const json &tm = p["time_ms"];
-            const double median = tm["median"].get<double>();
-            std::vector<std::string> row = {
-                s["x"]["unit"] == "bytes" ? bytes_text(p["x"].get<double>()) : fixed(p["x"].get<double>(), p["x"].get<double>() == std::floor(p["x"].get<double>()) ? 0 : 3),
-                fixed(median, 4), fixed(median > 0 ? 100.0 * tm["stddev"].get<double>() / median : NAN, 1),
-                std::to_string(tm["n"].get<long long>())};
-            if (bandwidth) {
-                row.push_back(fixed(p["bandwidth_gbs"].get<double>(), 1));
-                row.push_back(fixed(p["bandwidth_gbs_min"].get<double>(), 0) + ".." + fixed(p["bandwidth_gbs_max"].get<double>(), 0));
-                row.push_back(fixed(100.0 * p.value("fraction_of_theoretical", NAN), 1));
-                row.push_back(fixed(100.0 * p.value("fraction_of_memcpy", NAN), 1));
-            }
-            for (const auto &k : values) row.push_back(readable(p["values"].value(k, NAN)));
-            for (const auto &k : predicted) row.push_back(readable(p["predicted"].value(k, NAN)));
-            t.add(row);
-        }
-        t.print(std::cout, "    ");
-    }
-    if (!r["summary"].empty()) {
-        std::cout << "\n  key figures\n";
-        Table t({"name", "value"});
-        for (auto it = r["summary"].begin(); it != r["summary"].end(); ++it) t.add({it.key(), fixed(it.value().get<double>(), 3)});
-        t.print(std::cout, "    ");
-    }
-    const json &v = r["verification"];
-    std::cout << "\n  verified: " << (v["passed"].get<bool>() ? "yes" : "no") << ", " << v["elements_checked"].get<unsigned long long>()
-              << " elements (" << v["method"].get<std::string>() << ")\n";
-    std::cout << "  device memory allocated: " << mib(r["memory"]["device_bytes_allocated"]) << "\n";
-}
+void print_result(const json &r) { gmreport::write_result_text(std::cout, r, false); }
 
 // Splits the --set options into per-experiment JSON objects. A bare name goes
 // to every selected experiment that has that parameter; "exp.name" to one.
@@ -383,6 +332,15 @@ int cmd_run(const RunOptions &opt) {
     if (!opt.json_file.empty() && !results.empty()) {
         if (!write_file(opt.json_file, make_run_document(device, settings, results, opt.command_line).dump(2) + "\n")) return kFailed;
         std::cerr << "gmlab: wrote " << opt.json_file << "\n";
+    }
+    if (!opt.html_file.empty() && !results.empty()) {
+        try {
+            gmreport::write_atomically(opt.html_file, gmreport::html_report(make_run_document(device, settings, results, opt.command_line)));
+            std::cerr << "gmlab: wrote " << opt.html_file << "\n";
+        } catch (const gmreport::ReportError &e) {
+            std::cerr << "gmlab: " << e.what() << "\n";
+            return kFailed;
+        }
     }
     if (!opt.csv_file.empty() && !results.empty()) {
         if (!write_file(opt.csv_file, results_csv(results))) return kFailed;

@@ -17,12 +17,17 @@ int cmd_describe(const std::string &experiment, bool as_json);
 struct RunOptions {
     std::vector<std::string> experiments;  // empty: the default suite
     std::vector<std::string> sets;         // name=value or experiment.name=value
-    std::string json_file, csv_file;
+    std::string json_file, csv_file, html_file;
     int device = 0;
     std::optional<double> warmup, min_repetitions, max_repetitions, min_time_ms, memory_fraction;
     bool no_flush_l2 = false;
     std::string command_line;
 };
 int cmd_run(const RunOptions &opt);
+
+// gmlab report RUN.json [--html OUT | --markdown]
+int cmd_report(const std::string &input, const std::string &html_file, bool markdown);
+// gmlab compare A.json B.json [--html OUT | --markdown]
+int cmd_compare(const std::string &a, const std::string &b, const std::string &html_file, bool markdown);
 
 }  // namespace gmcli

@@ -33,6 +33,7 @@ int main(int argc, char **argv) {
     run->add_option("-s,--set", run_opt.sets, "parameter: name=value or experiment.name=value (repeatable)");
     run->add_option("--json", run_opt.json_file, "write the run (schema gmlab.run/1) to this file");
     run->add_option("--csv", run_opt.csv_file, "write one row per measured point to this file");
+    run->add_option("--html", run_opt.html_file, "write the self-contained HTML report of the run to this file");
     run->add_option("-d,--device", run_opt.device, "CUDA device ordinal");
     run->add_option("--warmup", run_opt.warmup, "untimed launches before timing (default 2)");
     run->add_option("--min-repetitions", run_opt.min_repetitions, "timed launches at least (default 10)");
@@ -40,6 +41,19 @@ int main(int argc, char **argv) {
     run->add_option("--min-time-ms", run_opt.min_time_ms, "timed milliseconds at least per point (default 50)");
     run->add_option("--memory-fraction", run_opt.memory_fraction, "share of free device memory an experiment may use (default 0.5)");
     run->add_flag("--no-flush-l2", run_opt.no_flush_l2, "do not evict L2 between timed launches");
+
+    std::string report_input, html_out, compare_a, compare_b;
+    bool markdown = false;
+    auto *report = app.add_subcommand("report", "a run as text tables, Markdown, or a self-contained HTML page with charts");
+    report->add_option("run", report_input, "a gmlab.run/1 (or gmlab.result/1) file")->required();
+    report->add_option("--html", html_out, "write the HTML report to this file");
+    report->add_flag("--markdown", markdown, "print Markdown instead of aligned text");
+
+    auto *compare = app.add_subcommand("compare", "two runs point by point: B / A, flagged beyond the repetitions' spread");
+    compare->add_option("a", compare_a, "run A")->required();
+    compare->add_option("b", compare_b, "run B")->required();
+    compare->add_option("--html", html_out, "write the HTML comparison to this file");
+    compare->add_flag("--markdown", markdown, "print Markdown instead of aligned text");
 
     try {
         app.parse(argc, argv);
@@ -51,6 +65,8 @@ int main(int argc, char **argv) {
         if (*info) return gmcli::cmd_info(device, as_json);
         if (*list) return gmcli::cmd_list();
         if (*describe) return gmcli::cmd_describe(experiment, as_json);
+        if (*report) return gmcli::cmd_report(report_input, html_out, markdown);
+        if (*compare) return gmcli::cmd_compare(compare_a, compare_b, html_out, markdown);
         if (*run) {
             for (int i = 0; i < argc; ++i) run_opt.command_line += (i ? " " : "") + std::string(i ? argv[i] : "gmlab");
             return gmcli::cmd_run(run_opt);

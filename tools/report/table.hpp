@@ -1,4 +1,5 @@
-// Aligned text tables for the terminal (numbers right-aligned, text left).
+// Tables for the terminal (aligned columns, numbers right-aligned) and for
+// pasting into an issue (Markdown pipes).
 #pragma once
 
 #include <ostream>
@@ -13,6 +14,7 @@ public:
         : headers_(std::move(headers)), right_align_numbers_(right_align_numbers) {}
     void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
     void print(std::ostream &os, const std::string &indent = "  ") const;
+    void print_markdown(std::ostream &os) const;
 
 private:
     std::vector<std::string> headers_;
@@ -24,5 +26,7 @@ private:
 std::string fixed(double v, int decimals);
 // 1536 -> "1.5 KiB", 52428800 -> "50 MiB".
 std::string bytes_text(double bytes);
+// Whole numbers as they are, others with three significant digits or more.
+std::string readable(double v);
 
 }  // namespace gmcli

@@ -45,6 +45,30 @@ void Table::print(std::ostream &os, const std::string &indent) const {
     for (const auto &r : rows_) line(r, false);
 }
 
+void Table::print_markdown(std::ostream &os) const {
+    auto cell = [](std::string c) {
+        for (std::size_t i = 0; (i = c.find('|', i)) != std::string::npos; i += 2) c.replace(i, 1, "\\|");
+        return c;
+    };
+    os << "|";
+    for (const auto &h : headers_) os << " " << cell(h) << " |";
+    os << "\n|";
+    for (std::size_t c = 0; c < headers_.size(); ++c) os << "---|";
+    os << "\n";
+    for (const auto &r : rows_) {
+        os << "|";
+        for (std::size_t c = 0; c < headers_.size(); ++c) os << " " << cell(c < r.size() ? r[c] : "") << " |";
+        os << "\n";
+    }
+}
+
+std::string readable(double v) {
+    if (std::isnan(v)) return "-";
+    if (v == std::floor(v) && std::fabs(v) < 1e15) return fixed(v, 0);
+    const double a = std::fabs(v);
+    return fixed(v, a >= 100 ? 1 : a >= 1 ? 3 : 4);
+}
+
 std::string fixed(double v, int decimals) {
     if (std::isnan(v)) return "-";
     char buf[64];

@@ -1,0 +1,271 @@
+#include "chart_specs.hpp"
+
+#include <cmath>
+#include <map>
+
+namespace gmreport {
+
+using nlohmann::json;
+
+namespace {
+
+ChartSpec named(const char *experiment, const char *kind) {
+    ChartSpec s;
+    s.experiment = experiment;
+    s.kind = kind;
+    return s;
+}
+
+std::vector<ChartSpec> make_specs() {
+    std::vector<ChartSpec> v;
+    auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
+    {
+        ChartSpec s = named("stream", "bar");
+        s.explanation = "The bandwidth this device really reaches: STREAM's copy, scale, add and triad and cudaMemcpy on the same "
+                        "arrays, counting bytes read plus written. Every other bandwidth in this report is best read as a fraction of these.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("offset_copy", "line");
+        s.x_title = "offset (words)";
+        s.prediction = "predicted.efficiency";
+        s.prediction_label = "sector model";
+        s.explanation = "A warp whose 4-byte words start off a 32-byte boundary touches 5 sectors instead of 4. The guide measured "
+                        "about 9/10 of the aligned bandwidth on a V100 rather than 4/5, because neighbouring warps reuse the cached lines. "
+                        "The guide's one-word-per-thread kernel often cannot fill DRAM on its own; ilp4 keeps more bytes in flight.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("stride_copy", "line");
+        s.x_title = "stride (words)";
+        s.y_log = true;
+        s.prediction = "predicted.efficiency";
+        s.prediction_label = "sector model";
+        s.explanation = "Copying every stride-th word wastes the rest of each 32-byte sector: the useful bandwidth falls as 1/stride "
+                        "until every thread needs a sector of its own. DRAM is read in units larger than a sector, so large strides fall "
+                        "below the sector model.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("l2_persist", "line");
+        s.x_title = "persistent region (MiB)";
+        s.explanation = "The guide's sliding window: frequently used data marked persisting stays in the L2 set-aside while a large "
+                        "stream passes by. Hit ratio 1.0 helps while the region fits the set-aside; the tuned hit ratio "
+                        "(set-aside / region) keeps the gain past it.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("bank_conflicts", "line");
+        s.x_title = "stride (words; 0 = every lane one word)";
+        s.y_log = true;
+        s.prediction = "predicted.n_way";
+        s.prediction_label = "n-way model";
+        s.explanation = "32 banks of 4 bytes serve one word each per pass: odd strides are free, stride 2^k costs 2^k passes, "
+                        "a broadcast costs one.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("matmul_ab", "bar");
+        s.published_base = "simple";
+        s.explanation = "C = AB with tile width 32: staging A, then A and B, in shared memory. The guide's ratios came from a V100.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("matmul_aat", "bar");
+        s.published_base = "simple";
+        s.explanation = "C = AAᵀ: strided reads of A, a transposed tile with 32-way bank conflicts, and the padded tile that removes them.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("transpose", "bar");
+        s.published_base = "naive";
+        s.explanation = "Transposing through a shared tile makes both sides coalesced; padding removes the tile's bank conflicts; "
+                        "the copy kernel on the same bytes is the ceiling.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("shared_alloc", "bar");
+        s.explanation = "Static and dynamic shared arrays do the same work at the same speed; only when the size is fixed differs.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("async_copy", "line");
+        s.x_title = "copy_count (elements per thread)";
+        s.x_log = true;
+        s.explanation = "Global to shared copies through registers (sync) or with the asynchronous copy: sync prefers multiples of 4, "
+                        "async is faster almost everywhere.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("constant_broadcast", "line");
+        s.x_title = "distinct addresses per warp (k)";
+        s.prediction = "predicted.linear_fit_ns";
+        s.prediction_relative = false;
+        s.prediction_label = "linear fit";
+        s.explanation = "The constant cache serves one address per pass: a warp reading k different constants waits k times as long.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("stencil", "bar");
+        s.published_base = "ldg";
+        s.explanation = "The nine-point stencil with its coefficients in constant memory or read through __ldg, against a copy of the same bytes.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("texture", "bar");
+        s.leave_out = {"capabilities"};
+        s.explanation = "Reads along rotated lines have 2D locality, which the texture path caches well; the capability checks below "
+                        "compare the texture unit with host models.";
+        add(s);
+    }
+    return v;
+}
+
+const char *kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+
+std::string color(std::size_t i) { return kPalette[i % (sizeof kPalette / sizeof *kPalette)]; }
+
+// Low and high ends of the repetitions' spread for a point's headline value.
+std::pair<double, double> band(const json &p, const std::string &field) {
+    if (field == "bandwidth_gbs" && p.contains("bandwidth_gbs_min"))
+        return {p["bandwidth_gbs_min"].get<double>(), p["bandwidth_gbs_max"].get<double>()};
+    const double y = point_field(p, field), med = p["time_ms"]["median"].get<double>();
+    if (field == "max_abs_error" || med <= 0) return {y, y};
+    // Values derived from the time (time per access, cycles) spread as the time does.
+    return {y * p["time_ms"]["min"].get<double>() / med, y * p["time_ms"]["max"].get<double>() / med};
+}
+
+}  // namespace
+
+ChartSpec chart_spec(const std::string &experiment) {
+    static const std::vector<ChartSpec> specs = make_specs();
+    for (const auto &s : specs)
+        if (s.experiment == experiment) return s;
+    ChartSpec generic = named(experiment.c_str(), "line");
+    generic.explanation = "Measurements of " + experiment + ".";
+    return generic;
+}
+
+double point_field(const json &p, const std::string &field) {
+    static const std::map<std::string, const char *> time_fields = {
+        {"median_ms", "median"}, {"min_ms", "min"}, {"max_ms", "max"}, {"mean_ms", "mean"}, {"stddev_ms", "stddev"}, {"repetitions", "n"}};
+    if (auto it = time_fields.find(field); it != time_fields.end()) return p["time_ms"][it->second].get<double>();
+    if (field.rfind("predicted.", 0) == 0) {
+        const std::string k = field.substr(10);
+        return p.contains("predicted") && p["predicted"].contains(k) ? p["predicted"][k].get<double>() : NAN;
+    }
+    if (p.contains(field) && p[field].is_number()) return p[field].get<double>();
+    if (p.contains("values") && p["values"].contains(field)) return p["values"][field].get<double>();
+    return NAN;
+}
+
+json chart_data(const json &result, const std::string &canvas_id) {
+    const ChartSpec spec = chart_spec(result["experiment"]["name"].get<std::string>());
+    std::vector<const json *> series;
+    for (const json &s : result["series"]) {
+        const std::string variant = s.value("variant", "");
+        bool skip = false;
+        for (const auto &v : spec.leave_out) skip |= v == variant;
+        if (!skip) series.push_back(&s);
+    }
+    if (series.empty()) return nullptr;
+    const json &first = *series.front();
+    const std::string y_field = first["y"].value("field", "bandwidth_gbs");
+    const std::string y_unit = first["y"].value("unit", "");
+    json chart = {{"canvas", canvas_id},
+                  {"kind", spec.kind},
+                  {"y_title", spec.y_title.empty() ? first["y"].value("name", y_field) + (y_unit.empty() ? "" : " (" + y_unit + ")") : spec.y_title},
+                  {"x_log", spec.x_log},
+                  {"y_log", spec.y_log}};
+    json datasets = json::array();
+    if (spec.kind == "bar") {
+        json labels = json::array(), values = json::array(), ranges = json::array();
+        for (const json *s : series) {
+            const json &p = (*s)["points"][0];
+            labels.push_back((*s)["name"]);
+            values.push_back(point_field(p, y_field));
+            const auto [lo, hi] = band(p, y_field);
+            ranges.push_back(json::array({lo, hi}));
+        }
+        chart["labels"] = labels;
+        datasets.push_back({{"label", "median"}, {"data", values}, {"color", color(0)}});
+        datasets.push_back({{"label", "min-max of the repetitions"}, {"data", ranges}, {"color", "#333333"}, {"range", true}});
+    } else {
+        const bool bytes_x = first["x"].value("unit", "") == "bytes";
+        chart["x_title"] = spec.x_title.empty() ? first["x"].value("name", "x") : spec.x_title;
+        std::size_t i = 0;
+        for (const json *s : series) {
+            json data = json::array(), lo = json::array(), hi = json::array(), pred = json::array();
+            const json &pts = (*s)["points"];
+            const double ref_pred = pts.empty() ? NAN : point_field(pts[0], spec.prediction);
+            const double ref_y = pts.empty() ? NAN : point_field(pts[0], y_field);
+            for (const json &p : pts) {
+                const double x = bytes_x ? p["x"].get<double>() / 1048576.0 : p["x"].get<double>();
+                const double y = point_field(p, y_field);
+                data.push_back({{"x", x}, {"y", y}});
+                const auto [l, h] = band(p, y_field);
+                lo.push_back({{"x", x}, {"y", l}});
+                hi.push_back({{"x", x}, {"y", h}});
+                if (!spec.prediction.empty()) {
+                    double v = point_field(p, spec.prediction);
+                    // Relative models (sector efficiency, n-way) meet the measurement at the first point;
+                    // efficiency lowers a bandwidth, an n-way conflict raises a time.
+                    if (spec.prediction_relative && std::isfinite(v) && ref_pred > 0)
+                        v = ref_y * v / ref_pred;
+                    if (std::isfinite(v)) pred.push_back({{"x", x}, {"y", v}});
+                }
+            }
+            const std::string c = color(i++);
+            datasets.push_back({{"label", (*s)["name"]}, {"data", data}, {"color", c}});
+            datasets.push_back({{"label", "spread"}, {"data", lo}, {"color", c}, {"band", "low"}});
+            datasets.push_back({{"label", "spread"}, {"data", hi}, {"color", c}, {"band", "high"}});
+            if (!pred.empty())
+                datasets.push_back({{"label", (*s)["name"].get<std::string>() + ": " + spec.prediction_label}, {"data", pred},
+                                    {"color", c}, {"dashed", true}});
+        }
+        if (bytes_x) chart["x_title"] = chart["x_title"].get<std::string>() + (spec.x_title.empty() ? " (MiB)" : "");
+    }
+    chart["datasets"] = datasets;
+    return chart;
+}
+
+json published_rows(const json &result) {
+    json rows = json::array();
+    if (!result.contains("published")) return rows;
+    const ChartSpec spec = chart_spec(result["experiment"]["name"].get<std::string>());
+    const json &figures = result["published"]["figures"];
+    // A figure "simple_gbs" belongs to the series of variant "simple" and its
+    // bandwidth; "constant_ms" to variant "constant" and its median time.
+    struct Pair {
+        std::string name;
+        double ours, published;
+    };
+    std::vector<Pair> pairs;
+    for (auto it = figures.begin(); it != figures.end(); ++it) {
+        const std::string key = it.key();
+        const auto us = key.rfind('_');
+        if (us == std::string::npos) continue;
+        const std::string variant = key.substr(0, us), unit = key.substr(us + 1);
+        const std::string field = unit == "gbs" ? "bandwidth_gbs" : unit == "ms" ? "median_ms" : "";
+        if (field.empty()) continue;
+        for (const json &s : result["series"]) {
+            if (s.value("variant", "") != variant || s["points"].empty()) continue;
+            // Where a variant has several series (element sizes), the first stands for it.
+            pairs.push_back({variant, point_field(s["points"][0], field), it.value().get<double>()});
+            break;
+        }
+    }
+    double ours_base = NAN, pub_base = NAN;
+    for (const Pair &p : pairs)
+        if (p.name == spec.published_base) {
+            ours_base = p.ours;
+            pub_base = p.published;
+        }
+    for (const Pair &p : pairs)
+        rows.push_back({{"name", p.name}, {"ours", p.ours}, {"published", p.published},
+                        {"ours_ratio", std::isfinite(ours_base) ? p.ours / ours_base : NAN},
+                        {"published_ratio", std::isfinite(pub_base) ? p.published / pub_base : NAN}});
+    return rows;
+}
+
+}  // namespace gmreport

@@ -1,0 +1,40 @@
+// How each experiment is drawn and explained: one entry per experiment in
+// chart_specs.cpp, so that a new experiment adds its chart in one place.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gmreport {
+
+struct ChartSpec {
+    std::string experiment;
+    std::string kind = "line";      // "line": y against x per series; "bar": one bar per series
+    std::string x_title, y_title;   // axis titles ("" takes the series' own)
+    bool x_log = false, y_log = false;
+    std::string prediction;         // point field drawn dashed beside each series ("" for none)
+    bool prediction_relative = true; // scale the prediction to meet the measurement at the first point
+    std::string prediction_label;
+    std::string published_base;     // variant the published and our ratios are taken against
+    std::vector<std::string> leave_out;  // series variants not charted (listed in tables instead)
+    std::string explanation;        // "what this shows"
+};
+
+// The entry for an experiment, or a generic one for an experiment not listed.
+ChartSpec chart_spec(const std::string &experiment);
+
+// The data the report's script draws for one result: datasets with min-max
+// bands and predictions. Null when nothing is charted.
+nlohmann::json chart_data(const nlohmann::json &result, const std::string &canvas_id);
+
+// The published figures beside ours, as rows of {name, ours, published, ours
+// ratio, published ratio} against the spec's base. Empty when none are published.
+nlohmann::json published_rows(const nlohmann::json &result);
+
+// The headline value of a point: its series' y field, looked up as
+// gm_result_point_value does (top level, time_ms, values, predicted.*).
+double point_field(const nlohmann::json &point, const std::string &field);
+
+}  // namespace gmreport

@@ -1,0 +1,102 @@
+#include "compare.hpp"
+
+#include <cmath>
+#include <map>
+
+#include "chart_specs.hpp"
+#include "table.hpp"
+
+namespace gmreport {
+
+using nlohmann::json;
+
+namespace {
+
+// Half the min-max range of the repetitions, relative to the median.
+double relative_spread(const json &p) {
+    const json &t = p["time_ms"];
+    const double med = t["median"].get<double>();
+    return med > 0 ? (t["max"].get<double>() - t["min"].get<double>()) / (2 * med) : 0.0;
+}
+
+}  // namespace
+
+json compare_runs(const json &a, const json &b) {
+    json rows = json::array();
+    int unmatched = 0;
+    std::map<std::string, const json *> b_results;
+    for (const json &r : b["results"]) b_results[r["experiment"]["name"].get<std::string>()] = &r;
+    for (const json &ra : a["results"]) {
+        const std::string exp = ra["experiment"]["name"];
+        auto it = b_results.find(exp);
+        if (it == b_results.end()) {
+            ++unmatched;
+            continue;
+        }
+        const json &rb = *it->second;
+        for (const json &sa : ra["series"]) {
+            const json *sb = nullptr;
+            for (const json &s : rb["series"])
+                if (s["name"] == sa["name"]) sb = &s;
+            if (!sb) {
+                ++unmatched;
+                continue;
+            }
+            const std::string field = sa["y"].value("field", "bandwidth_gbs");
+            for (const json &pa : sa["points"]) {
+                const json *pb = nullptr;
+                for (const json &p : (*sb)["points"])
+                    if (p["x"] == pa["x"]) pb = &p;
+                if (!pb) {
+                    ++unmatched;
+                    continue;
+                }
+                const double va = point_field(pa, field), vb = point_field(*pb, field);
+                const double ratio = va != 0 ? vb / va : NAN;
+                const bool flagged = std::isfinite(ratio) && std::fabs(ratio - 1.0) > relative_spread(pa) + relative_spread(*pb);
+                rows.push_back({{"experiment", exp}, {"series", sa["name"]}, {"x", pa["x"]}, {"x_name", sa["x"].value("name", "x")},
+                                {"field", field}, {"a", va}, {"b", vb}, {"ratio", ratio}, {"flagged", flagged}});
+            }
+        }
+    }
+    return {{"rows", rows}, {"unmatched", unmatched}};
+}
+
+void write_compare_text(std::ostream &os, const json &a, const json &b, const json &cmp, bool markdown) {
+    auto who = [](const json &r) {
+        return r["device"].value("name", "?") + " (" + r.value("created_at", "") + ", driver " + r["device"].value("driver_version", "?") + ")";
+    };
+    os << (markdown ? "# " : "") << "gmlab compare\n" << (markdown ? "\n" : "") << "A: " << who(a) << "\n" << (markdown ? "\n" : "") << "B: " << who(b)
+       << "\n";
+    os << (markdown ? "\n" : "") << "ratio = B / A of each series' headline value; * where the difference is larger than the spread of "
+          "the repetitions (half the min-max range of A plus that of B).\n";
+    std::string current;
+    gmcli::Table *table = nullptr;
+    std::vector<gmcli::Table> tables;
+    std::vector<std::string> titles;
+    for (const json &row : cmp["rows"]) {
+        const std::string key = row["experiment"].get<std::string>() + " / " + row["series"].get<std::string>() + " (" +
+                                row["field"].get<std::string>() + ")";
+        if (key != current) {
+            current = key;
+            titles.push_back(key);
+            tables.emplace_back(std::vector<std::string>{row["x_name"].get<std::string>(), "A", "B", "B / A", ""});
+            table = &tables.back();
+        }
+        table->add({gmcli::readable(row["x"].get<double>()), gmcli::readable(row["a"].get<double>()), gmcli::readable(row["b"].get<double>()),
+                    row["ratio"].is_number() ? gmcli::fixed(row["ratio"].get<double>(), 3) : "-", row["flagged"].get<bool>() ? "*" : ""});
+    }
+    for (std::size_t i = 0; i < tables.size(); ++i) {
+        os << "\n" << (markdown ? "### " : "== ") << titles[i] << "\n";
+        if (markdown) {
+            os << "\n";
+            tables[i].print_markdown(os);
+        } else {
+            tables[i].print(os, "    ");
+        }
+    }
+    if (cmp["unmatched"].get<int>() > 0)
+        os << "\n" << cmp["unmatched"].get<int>() << " experiments, series or points of A have no counterpart in B and are left out.\n";
+}
+
+}  // namespace gmreport

@@ -1,0 +1,19 @@
+// Two runs point by point: B / A for every point both measured, flagged where
+// the difference is larger than the spread of the repetitions.
+#pragma once
+
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+namespace gmreport {
+
+// Rows {experiment, series, x, field, a, b, ratio, flagged}; experiments,
+// series and points that only one run has are left out (and counted in
+// "unmatched").
+nlohmann::json compare_runs(const nlohmann::json &a, const nlohmann::json &b);
+
+void write_compare_text(std::ostream &os, const nlohmann::json &a, const nlohmann::json &b, const nlohmann::json &cmp,
+                        bool markdown);
+
+}  // namespace gmreport

@@ -1,0 +1,86 @@
+#include "document.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "gmlab.h"
+
+namespace gmreport {
+
+using nlohmann::json;
+
+namespace {
+
+const char *kRun = "gmlab.run/1";
+const char *kResult = "gmlab.result/1";
+
+[[noreturn]] void bad(const std::string &where, const std::string &what) { throw ReportError(where + ": " + what); }
+
+}  // namespace
+
+json as_run(const json &doc, const std::string &where) {
+    if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string())
+        bad(where, "not a gmlab result (no \"schema\" field)");
+    const std::string schema = doc["schema"];
+    if (schema.rfind("gmlab.", 0) != 0) bad(where, "not a gmlab result (schema \"" + schema + "\")");
+    if (schema == kResult) {
+        // One result: wrap it as a run whose device block is the result's own.
+        json r = doc;
+        gm_result *res = nullptr;
+        if (gm_result_from_json(&res, r.dump().c_str()) != GM_OK) bad(where, gm_last_error());
+        gm_result_destroy(res);
+        if (!r.contains("device") || !r["device"].is_object()) bad(where, "the result has no \"device\" block");
+        json device = r["device"];
+        r.erase("device");
+        return {{"schema", kRun}, {"library", r.value("library", json::object())}, {"command", ""},
+                {"created_at", r.value("finished_at", "")}, {"device", device},
+                {"settings", r.value("settings", json::object())}, {"results", json::array({r})}};
+    }
+    if (schema != kRun)
+        bad(where, "unknown schema version \"" + schema + "\" (this gmlab reads " + kRun + " and " + kResult + ")");
+    if (!doc.contains("device") || !doc["device"].is_object() || !doc["device"].contains("name"))
+        bad(where, "the run has no \"device\" block with a name");
+    const std::string text = doc.dump();
+    size_t n = 0;
+    if (gm_run_document_result_count(&n, text.c_str()) != GM_OK) bad(where, gm_last_error());
+    if (n == 0) bad(where, "the run holds no results");
+    for (size_t i = 0; i < n; ++i) {
+        gm_result *res = nullptr;
+        if (gm_result_from_run_json(&res, text.c_str(), i) != GM_OK)
+            bad(where, "result " + std::to_string(i) + ": " + gm_last_error());
+        gm_result_destroy(res);
+    }
+    return doc;
+}
+
+json load_run(const std::string &path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) bad(path, "cannot be read");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    const std::string text = ss.str();
+    if (text.empty()) bad(path, "is empty");
+    json doc = json::parse(text, nullptr, false);
+    if (doc.is_discarded()) bad(path, "is not valid JSON (truncated or damaged?)");
+    return as_run(doc, path);
+}
+
+void write_atomically(const std::string &path, const std::string &text) {
+    const std::string tmp = path + ".partial";
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        f << text;
+        f.close();
+        if (!f) {
+            std::remove(tmp.c_str());
+            throw ReportError(path + ": cannot be written");
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw ReportError(path + ": cannot be written");
+    }
+}
+
+}  // namespace gmreport

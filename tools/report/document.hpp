@@ -1,0 +1,28 @@
+// Reading the documents reports are made from, and writing reports so that a
+// failure leaves no partial file behind.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace gmreport {
+
+// A message that names the file and what is wrong with it.
+class ReportError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Reads a gmlab.run/1 document, or a gmlab.result/1 one (wrapped as a run of
+// one result), and checks every result through the library. Throws ReportError.
+nlohmann::json load_run(const std::string &path);
+
+// The same check for a document already in memory; `where` names it in errors.
+nlohmann::json as_run(const nlohmann::json &doc, const std::string &where);
+
+// Writes text to a temporary file beside path and renames it over path.
+void write_atomically(const std::string &path, const std::string &text);
+
+}  // namespace gmreport

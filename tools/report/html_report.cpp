@@ -1,0 +1,202 @@
+#include "html_report.hpp"
+
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "chart_specs.hpp"
+#include "document.hpp"
+#include "table.hpp"
+#include "text_report.hpp"
+
+namespace gmreport {
+
+namespace assets {
+extern const bool have_chartjs;
+extern const char *const chartjs;
+extern const char *const report_js;
+extern const char *const report_css;
+}  // namespace assets
+
+using nlohmann::json;
+
+namespace {
+
+// JSON inside <script>: "</" would end the element early.
+std::string script_json(const json &j) {
+    std::string s = j.dump();
+    for (std::size_t i = 0; (i = s.find("</", i)) != std::string::npos; i += 3) s.replace(i, 2, "<\\/");
+    return s;
+}
+
+std::string cell(double v) { return std::isfinite(v) ? gmcli::readable(v) : "-"; }
+
+void page_head(std::ostringstream &h, const std::string &title) {
+    h << "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << escape_html(title)
+      << "</title>\n<style>\n" << assets::report_css << "</style>\n</head>\n<body>\n";
+}
+
+void page_tail(std::ostringstream &h, const json &charts) {
+    h << "<script id=\"gmlab-charts\" type=\"application/json\">" << script_json(charts) << "</script>\n";
+    h << "<script>\n" << assets::chartjs << "\n</script>\n<script>\n" << assets::report_js << "</script>\n</body>\n</html>\n";
+}
+
+void device_table(std::ostringstream &h, const json &d) {
+    const std::pair<const char *, std::string> rows[] = {
+        {"device", d.value("name", "?")},
+        {"compute capability", d.value("compute_capability", "?")},
+        {"multiprocessors", std::to_string(d.value("multiprocessors", 0))},
+        {"global memory", gmcli::bytes_text(d.value("global_memory_bytes", 0.0))},
+        {"L2 cache", gmcli::bytes_text(d.value("l2_cache_bytes", 0.0))},
+        {"theoretical bandwidth", gmcli::fixed(d.value("theoretical_bandwidth_gbs", 0.0), 1) + " GB/s"},
+        {"memory bus", std::to_string(d.value("memory_bus_width_bits", 0)) + " bits at " + gmcli::fixed(d.value("memory_clock_mhz", 0.0), 0) + " MHz"},
+        {"driver / runtime", d.value("driver_version", "?") + " / " + d.value("runtime_version", "?")},
+    };
+    h << "<table class=\"device\">\n";
+    for (const auto &[k, v] : rows) h << "<tr><th>" << k << "</th><td>" << escape_html(v) << "</td></tr>\n";
+    h << "</table>\n";
+}
+
+void published_table(std::ostringstream &h, const json &r) {
+    const json rows = published_rows(r);
+    if (rows.empty()) return;
+    h << "<h3>Published figures beside ours</h3>\n<p>" << escape_html(r["published"].value("source", ""))
+      << ". The hardware differs, so read the ratios against the same base.</p>\n<table>\n<tr><th>variant</th><th>ours</th><th>published</th>"
+         "<th>ours / base</th><th>published / base</th></tr>\n";
+    for (const json &row : rows)
+        h << "<tr><td>" << escape_html(row["name"]) << "</td><td>" << cell(row["ours"].get<double>()) << "</td><td>"
+          << cell(row["published"].get<double>()) << "</td><td>"
+          << (row["ours_ratio"].is_number() ? gmcli::fixed(row["ours_ratio"].get<double>(), 2) : "-") << "</td><td>"
+          << (row["published_ratio"].is_number() ? gmcli::fixed(row["published_ratio"].get<double>(), 2) : "-") << "</td></tr>\n";
+    h << "</table>\n";
+}
+
+}  // namespace
+
+bool html_available() { return assets::have_chartjs; }
+
+std::string escape_html(const std::string &s) {
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        case '\'': out += "&#39;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string html_report(const json &run) {
+    if (!html_available()) throw ReportError("this gmlab was built without Chart.js (Debian: libjs-chart.js); text reports work");
+    std::ostringstream h;
+    const json &d = run["device"];
+    page_head(h, "gmlab report: " + d.value("name", "?"));
+    h << "<h1>gmlab report: " << escape_html(d.value("name", "?")) << "</h1>\n<p>gmlab "
+      << escape_html(run.value("library", json::object()).value("version", "?")) << ", " << escape_html(run.value("created_at", ""));
+    if (!run.value("command", "").empty()) h << ", <code>" << escape_html(run["command"].get<std::string>()) << "</code>";
+    h << "</p>\n";
+    device_table(h, d);
+    if (run.contains("settings") && run["settings"].is_object()) {
+        h << "<p>Settings: ";
+        bool first = true;
+        for (auto it = run["settings"].begin(); it != run["settings"].end(); ++it, first = false)
+            h << (first ? "" : ", ") << escape_html(it.key()) << " " << escape_html(it.value().dump());
+        h << ".</p>\n";
+    }
+    h << "<nav>";
+    for (const json &r : run["results"]) {
+        const std::string name = r["experiment"]["name"];
+        h << "<a href=\"#" << escape_html(name) << "\">" << escape_html(name) << "</a>";
+    }
+    h << "</nav>\n";
+    json charts = json::array();
+    for (const json &r : run["results"]) {
+        const std::string name = r["experiment"]["name"];
+        const ChartSpec spec = chart_spec(name);
+        h << "<section id=\"" << escape_html(name) << "\">\n<h2>" << escape_html(name) << "</h2>\n<p>"
+          << escape_html(r["experiment"].value("summary", "")) << " <em>" << escape_html(r["experiment"].value("guide_section", ""))
+          << "</em></p>\n<p class=\"what\"><strong>What this shows.</strong> " << escape_html(spec.explanation) << "</p>\n";
+        const std::string canvas = "chart-" + std::to_string(charts.size());
+        json chart = chart_data(r, canvas);
+        if (!chart.is_null()) {
+            h << "<canvas id=\"" << canvas << "\" width=\"960\" height=\"420\"></canvas>\n";
+            charts.push_back(chart);
+        }
+        if (r.contains("summary") && !r["summary"].empty()) {
+            h << "<h3>Key figures</h3>\n<table>\n";
+            for (auto it = r["summary"].begin(); it != r["summary"].end(); ++it)
+                h << "<tr><td>" << escape_html(it.key()) << "</td><td>" << cell(it.value().get<double>()) << "</td></tr>\n";
+            h << "</table>\n";
+        }
+        published_table(h, r);
+        if (r.contains("notes") && !r["notes"].empty()) {
+            h << "<ul class=\"notes\">\n";
+            for (const json &n : r["notes"]) h << "<li>" << escape_html(n.get<std::string>()) << "</li>\n";
+            h << "</ul>\n";
+        }
+        std::ostringstream numbers;
+        write_result_text(numbers, r, false);
+        h << "<details><summary>All numbers</summary>\n<pre>" << escape_html(numbers.str()) << "</pre>\n</details>\n</section>\n";
+    }
+    page_tail(h, charts);
+    return h.str();
+}
+
+std::string html_compare(const json &a, const json &b, const json &cmp) {
+    if (!html_available()) throw ReportError("this gmlab was built without Chart.js (Debian: libjs-chart.js); text reports work");
+    std::ostringstream h;
+    auto who = [](const json &r) { return r["device"].value("name", "?") + " (" + r.value("created_at", "") + ")"; };
+    page_head(h, "gmlab compare: " + who(a) + " vs " + who(b));
+    h << "<h1>gmlab compare</h1>\n<p><strong>A</strong>: " << escape_html(who(a)) << "<br><strong>B</strong>: " << escape_html(who(b))
+      << "</p>\n<p>B / A for the headline value of every point both runs measured; highlighted where the difference is larger "
+         "than the spread of the repetitions (half the min-max range of A plus that of B).</p>\n";
+    // One chart and one table per experiment and series.
+    std::map<std::string, std::vector<const json *>> groups;
+    std::vector<std::string> order;
+    for (const json &row : cmp["rows"]) {
+        const std::string key = row["experiment"].get<std::string>() + " / " + row["series"].get<std::string>();
+        if (!groups.count(key)) order.push_back(key);
+        groups[key].push_back(&row);
+    }
+    json charts = json::array();
+    for (const std::string &key : order) {
+        const auto &rows = groups[key];
+        const std::string canvas = "chart-" + std::to_string(charts.size());
+        h << "<h2>" << escape_html(key) << "</h2>\n<canvas id=\"" << canvas << "\" width=\"960\" height=\"320\"></canvas>\n";
+        json da = json::array(), db = json::array(), labels = json::array();
+        for (const json *r : rows) {
+            da.push_back({{"x", (*r)["x"]}, {"y", (*r)["a"]}});
+            db.push_back({{"x", (*r)["x"]}, {"y", (*r)["b"]}});
+            labels.push_back(gmcli::readable((*r)["x"].get<double>()));
+        }
+        json chart = {{"canvas", canvas}, {"y_title", (*rows.front())["field"]}, {"x_title", (*rows.front())["x_name"]},
+                      {"x_log", false}, {"y_log", false}};
+        if (rows.size() == 1) {
+            chart["kind"] = "bar";
+            chart["labels"] = labels;
+            chart["datasets"] = json::array({{{"label", "A"}, {"data", json::array({(*rows.front())["a"]})}, {"color", "#1f77b4"}},
+                                             {{"label", "B"}, {"data", json::array({(*rows.front())["b"]})}, {"color", "#d62728"}}});
+        } else {
+            chart["kind"] = "line";
+            chart["datasets"] = json::array({{{"label", "A"}, {"data", da}, {"color", "#1f77b4"}}, {{"label", "B"}, {"data", db}, {"color", "#d62728"}}});
+        }
+        charts.push_back(chart);
+        h << "<table>\n<tr><th>" << escape_html((*rows.front())["x_name"].get<std::string>()) << "</th><th>A</th><th>B</th><th>B / A</th></tr>\n";
+        for (const json *r : rows)
+            h << "<tr" << ((*r)["flagged"].get<bool>() ? " class=\"flagged\"" : "") << "><td>" << cell((*r)["x"].get<double>()) << "</td><td>"
+              << cell((*r)["a"].get<double>()) << "</td><td>" << cell((*r)["b"].get<double>()) << "</td><td>"
+              << ((*r)["ratio"].is_number() ? gmcli::fixed((*r)["ratio"].get<double>(), 3) : "-") << "</td></tr>\n";
+        h << "</table>\n";
+    }
+    if (cmp["unmatched"].get<int>() > 0)
+        h << "<p>" << cmp["unmatched"].get<int>() << " experiments, series or points of A have no counterpart in B and are left out.</p>\n";
+    page_tail(h, charts);
+    return h.str();
+}
+
+}  // namespace gmreport
