@@ -19,6 +19,9 @@
 #include "html_report.hpp"
 #include "table.hpp"
 #include "text_report.hpp"
+#ifdef GM_HAVE_UPLOAD
+#include "upload.hpp"
+#endif
 
 namespace gmcli {
 
@@ -266,7 +269,51 @@ int cmd_describe(const std::string &experiment, bool as_json) {
     return kOk;
 }
 
+namespace {
+
+// --upload is checked before anything runs, so that a bad URL or a build
+// without libcurl does not cost a whole suite.
+bool check_upload_option(const std::string &url) {
+    if (url.empty()) return true;
+#ifdef GM_HAVE_UPLOAD
+    if (const std::string why = gmupload::check_server_url(url); !why.empty()) {
+        std::cerr << "gmlab: --upload: " << why << "\n";
+        return false;
+    }
+    return true;
+#else
+    std::cerr << "gmlab: --upload is not available: this gmlab was built without libcurl "
+                 "(configure with -DGM_BUILD_UPLOAD=ON)\n";
+    return false;
+#endif
+}
+
+// Sends the run the way gmlab-upload does: prepared, retried, spooled when
+// the server cannot be reached. Returns an Exit code of gmlab.
+int upload_run(const json &run, const std::string &url) {
+#ifdef GM_HAVE_UPLOAD
+    try {
+        const gmupload::Prepared p = gmupload::prepare(run, "the run");
+        gmupload::SendOptions send;
+        send.server = url;
+        send.log = &std::cerr;
+        const int code = gmupload::upload(p, send, gmupload::default_spool_dir(), std::cout, std::cerr);
+        return code == gmupload::kOk ? kOk : kFailed;
+    } catch (const std::exception &e) {
+        std::cerr << "gmlab: upload: " << e.what() << "\n";
+        return kFailed;
+    }
+#else
+    (void)run;
+    (void)url;
+    return kUsage;
+#endif
+}
+
+}  // namespace
+
 int cmd_run(const RunOptions &opt) {
+    if (!check_upload_option(opt.upload_url)) return kUsage;
     std::vector<std::string> names = opt.experiments.empty() ? default_suite() : opt.experiments;
     for (const auto &n : names) {
         if (describe(n).is_null()) {
@@ -345,6 +392,10 @@ int cmd_run(const RunOptions &opt) {
     if (!opt.csv_file.empty() && !results.empty()) {
         if (!write_file(opt.csv_file, results_csv(results))) return kFailed;
         std::cerr << "gmlab: wrote " << opt.csv_file << "\n";
+    }
+    if (!opt.upload_url.empty() && !results.empty()) {
+        if (const int code = upload_run(make_run_document(device, settings, results, opt.command_line), opt.upload_url); code != kOk)
+            return code;
     }
     return failures ? kFailed : kOk;
 }

@@ -22,6 +22,7 @@ struct RunOptions {
     std::optional<double> warmup, min_repetitions, max_repetitions, min_time_ms, memory_fraction;
     bool no_flush_l2 = false;
     std::string command_line;
+    std::string upload_url;  // --upload: send the run to this gmlab-server afterwards
 };
 int cmd_run(const RunOptions &opt);
 
