@@ -22,10 +22,11 @@ using nlohmann::json;
 
 namespace {
 
-// JSON inside <script>: "</" would end the element early.
+// JSON inside <script>: every '<' as \u003c (the same JSON once parsed), so
+// that neither "</script>" nor "<!--" in a series name can end the element.
 std::string script_json(const json &j) {
-    std::string s = j.dump();
-    for (std::size_t i = 0; (i = s.find("</", i)) != std::string::npos; i += 3) s.replace(i, 2, "<\\/");
+    std::string s;
+    for (char c : j.dump(-1, ' ', false, json::error_handler_t::replace)) s += c == '<' ? std::string("\\u003c") : std::string(1, c);
     return s;
 }
 
@@ -36,9 +37,15 @@ void page_head(std::ostringstream &h, const std::string &title) {
       << "</title>\n<style>\n" << assets::report_css << "</style>\n</head>\n<body>\n";
 }
 
-void page_tail(std::ostringstream &h, const json &charts) {
+// The chart data, Chart.js and the drawing script, at the end of the body.
+void page_tail_scripts(std::ostringstream &h, const json &charts) {
     h << "<script id=\"gmlab-charts\" type=\"application/json\">" << script_json(charts) << "</script>\n";
-    h << "<script>\n" << assets::chartjs << "\n</script>\n<script>\n" << assets::report_js << "</script>\n</body>\n</html>\n";
+    h << "<script>\n" << assets::chartjs << "\n</script>\n<script>\n" << assets::report_js << "</script>\n";
+}
+
+void page_tail(std::ostringstream &h, const json &charts) {
+    page_tail_scripts(h, charts);
+    h << "</body>\n</html>\n";
 }
 
 void device_table(std::ostringstream &h, const json &d) {
@@ -89,6 +96,17 @@ std::string escape_html(const std::string &s) {
         }
     }
     return out;
+}
+
+std::string html_page(const std::string &title, const std::string &body_html, const json &charts) {
+    const bool drawn = charts.is_array() && !charts.empty();
+    if (drawn && !html_available()) throw ReportError("this gmlab was built without Chart.js (Debian: libjs-chart.js); text reports work");
+    std::ostringstream h;
+    page_head(h, title);
+    h << body_html;
+    if (drawn) page_tail_scripts(h, charts);
+    h << "</body>\n</html>\n";
+    return h.str();
 }
 
 std::string html_report(const json &run) {

@@ -14,6 +14,14 @@ bool html_available();
 std::string html_report(const nlohmann::json &run);
 std::string html_compare(const nlohmann::json &a, const nlohmann::json &b, const nlohmann::json &cmp);
 
+// A page of the same look as the reports around body_html (already escaped
+// HTML): the report's style, and where charts is a non-empty array of
+// chart_data()-shaped specs, Chart.js and the drawing script to draw them into
+// the body's <canvas> elements of the same ids. A page without charts carries
+// no script at all. Throws ReportError when charts are asked for in a build
+// without Chart.js.
+std::string html_page(const std::string &title, const std::string &body_html, const nlohmann::json &charts);
+
 // Text made safe for HTML element content and attribute values.
 std::string escape_html(const std::string &s);
 

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""A bounded load generator for gmlab-server on loopback.
+
+Starts gmlab-server on a fresh database (SQLite file by default, or --db
+postgres://...), then for --seconds (default 30) posts realistic run documents
+from --clients threads: the committed run with raw samples trimmed to
+--samples per point, each with its own submission_id. Prints uploads/s, p50 and
+p99 latency, failures, and the server's resident memory from /proc. Then fills
+the database up to --stored results (default 10,000) and times the GPU page,
+the per-experiment aggregate and the GPU list with that many stored.
+
+Only 127.0.0.1 is contacted; every loop is bounded in time and count.
+"""
+import argparse
+import http.client
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "server"))
+from harness import Server, load_document, trimmed  # noqa: E402
+
+
+def rss_mb(pid, field="VmRSS"):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
+def pct(values, q):
+    if not values:
+        return float("nan")
+    v = sorted(values)
+    return v[min(len(v) - 1, int(round(q * (len(v) - 1))))]
+
+
+class Poster(threading.Thread):
+    def __init__(self, port, make_body, deadline, max_uploads, tag):
+        super().__init__()
+        self.port, self.make_body, self.deadline, self.max_uploads, self.tag = port, make_body, deadline, max_uploads, tag
+        self.latencies, self.ids, self.failures = [], [], []
+
+    def run(self):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        i = 0
+        while time.monotonic() < self.deadline and i < self.max_uploads:
+            body = self.make_body(f"{self.tag}-{i}")
+            i += 1
+            t0 = time.perf_counter()
+            try:
+                conn.request("POST", "/api/v1/results", body=body, headers={"Content-Type": "application/json"})
+                r = conn.getresponse()
+                data = r.read()
+            except (OSError, http.client.HTTPException) as e:
+                self.failures.append(str(e))
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+                continue
+            self.latencies.append(time.perf_counter() - t0)
+            if r.status == 201:
+                self.ids.append(json.loads(data)["id"])
+            else:
+                self.failures.append(r.status)
+        conn.close()
+
+
+def load(port, make_body, seconds, clients, max_uploads, tag):
+    deadline = time.monotonic() + seconds
+    # Spread max_uploads over the clients so that they add up exactly.
+    threads = [Poster(port, make_body, deadline, max_uploads // clients + (k < max_uploads % clients), f"{tag}{k}")
+               for k in range(clients)]
+    t0 = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.monotonic() - t0
+    lat = [x for t in threads for x in t.latencies]
+    ids = [x for t in threads for x in t.ids]
+    fails = [x for t in threads for x in t.failures]
+    return wall, lat, ids, fails
+
+
+def timed_get(srv, path, repeat):
+    times = []
+    status = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        status, _, body = srv.request("GET", path, timeout=120)
+        times.append(time.perf_counter() - t0)
+    return status, times, len(body)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--server", required=True)
+    p.add_argument("--document", default=os.path.join(HERE, "..", "results", "nvidia-h200.json"))
+    p.add_argument("--db", default="", help="database URL (default: a fresh SQLite file)")
+    p.add_argument("--seconds", type=float, default=30)
+    p.add_argument("--clients", type=int, default=8)
+    p.add_argument("--samples", type=int, default=10, help="raw samples kept per point")
+    p.add_argument("--stored", type=int, default=10000, help="results stored before timing the GPU page (0: skip)")
+    p.add_argument("--fill-seconds", type=float, default=600, help="bound on the time spent filling up to --stored")
+    a = p.parse_args()
+
+    work = tempfile.mkdtemp(prefix="gmlab-load-")
+    db = a.db or "sqlite:" + os.path.join(work, "load.sqlite")
+    doc = trimmed(load_document(a.document), a.samples)
+    text = json.dumps(doc)
+    head = text[:-1]
+    make_body = lambda sid: f'{head}, "submission_id": "{sid}"}}'
+    npoints = sum(len(s["points"]) for r in doc["results"] for s in r["series"])
+    print(f"document: {len(make_body('x')) / 1024:.0f} KiB, {len(doc['results'])} results, {npoints} points, "
+          f"{a.samples} samples per point; database: {'postgres' if db.startswith('postgres') else 'sqlite'}")
+    srv = Server(a.server, db, work, ["--write-rate", "0", "--read-rate", "0"], "load")
+    try:
+        pid = srv.proc.pid
+        wall, lat, ids, fails = load(srv.port, make_body, a.seconds, a.clients, 10**9, "load")
+        st, _, s = srv.json("GET", "/api/v1/stats")
+        print(f"uploads: {len(ids)} in {wall:.1f} s = {len(ids) / wall:.1f} uploads/s with {a.clients} clients; "
+              f"p50 {pct(lat, 0.5) * 1000:.1f} ms, p99 {pct(lat, 0.99) * 1000:.1f} ms, max {max(lat) * 1000:.1f} ms; "
+              f"failures {len(fails)}; stored {s['results']} (acknowledged {len(ids)})")
+        print(f"server resident memory after the load: {rss_mb(pid):.1f} MB")
+        sample = ids[:: max(1, len(ids) // 200)]
+        missing = [i for i in sample if srv.request("GET", "/api/v1/results/" + i)[0] != 200]
+        print(f"checked {len(sample)} acknowledged ids: {len(missing)} missing")
+        if s["results"] < len(ids) or missing:
+            print("LOST UPLOADS")
+            return 1
+        if a.stored > s["results"]:
+            need = a.stored - s["results"]
+            wall, lat, more, fails2 = load(srv.port, make_body, a.fill_seconds, a.clients, need, "fill")
+            print(f"filled {len(more)} more in {wall:.1f} s ({len(more) / wall:.1f} uploads/s), failures {len(fails2)}")
+        st, _, s = srv.json("GET", "/api/v1/stats")
+        stored = s["results"]
+        print(f"stored results: {stored}; server resident memory: {rss_mb(pid):.1f} MB")
+        _, _, gpus = srv.json("GET", "/api/v1/gpus")
+        key = gpus["gpus"][0]["key"]
+        # Cold (first request after the last upload) and warm (cached aggregates).
+        for label, path, n in [("GPU list (API)", "/api/v1/gpus", 5),
+                               ("aggregate stream (API)", f"/api/v1/gpus/{key}/experiments/stream", 5),
+                               ("aggregate stride_copy (API)", f"/api/v1/gpus/{key}/experiments/stride_copy", 3),
+                               ("home page", "/", 5),
+                               ("GPU page", f"/gpu/{key}", 3)]:
+            st, times, size = timed_get(srv, path, n)
+            print(f"{label}: status {st}, {size / 1024:.0f} KiB, first {times[0] * 1000:.1f} ms, "
+                  f"then median {statistics.median(times[1:]) * 1000:.1f} ms over {n - 1}; server RSS {rss_mb(pid):.1f} MB")
+        print(f"server resident memory at the end: {rss_mb(pid):.1f} MB, peak {rss_mb(pid, 'VmHWM'):.1f} MB")
+    finally:
+        srv.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""Shared pieces of the gmlab-server tests: start a real server process on a
+free 127.0.0.1 port, talk HTTP to it with http.client (no proxies: only
+loopback is ever contacted), count checks and print the closing line."""
+import argparse
+import copy
+import gzip
+import http.client
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+
+class Checks:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, name, ok, detail=""):
+        if ok:
+            self.passed += 1
+            print(f"PASS {name}")
+        else:
+            self.failed += 1
+            print(f"FAIL {name} {detail}")
+        sys.stdout.flush()
+        return ok
+
+    def finish(self):
+        print(f"{self.passed} passed, {self.failed} failed")
+        return 0 if self.failed == 0 and self.passed > 0 else 1
+
+
+def arguments(description):
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--server", required=True, help="the gmlab-server binary")
+    p.add_argument("--db", default="", help="database URL; default: a fresh SQLite file in --workdir")
+    p.add_argument("--document", required=True, help="a real gmlab.run/1 document (results/nvidia-h200.json)")
+    p.add_argument("--workdir", required=True)
+    return p.parse_args()
+
+
+def fresh_workdir(path):
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path
+
+
+class Server:
+    """A gmlab-server child process; port 0 lets the server pick a free port,
+    which it prints on its first line."""
+
+    def __init__(self, binary, db, workdir, extra=(), name="server"):
+        self.log_path = os.path.join(workdir, name + ".log")
+        self.log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen([binary, "--db", db, "--listen", "127.0.0.1:0", *extra],
+                                     stdout=subprocess.PIPE, stderr=self.log)
+        line = self.proc.stdout.readline().decode()
+        if "listening on http://127.0.0.1:" not in line:
+            self.proc.kill()
+            raise RuntimeError("server did not start: " + line + open(self.log_path).read())
+        self.port = int(line.split("http://127.0.0.1:")[1].split()[0])
+
+    def request(self, method, path, body=None, headers=None, timeout=60):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            if isinstance(body, str):
+                body = body.encode()
+            conn.request(method, path, body=body, headers=headers or {})
+            r = conn.getresponse()
+            data = r.read()
+            return r.status, dict((k.lower(), v) for k, v in r.getheaders()), data
+        finally:
+            conn.close()
+
+    def json(self, method, path, body=None, headers=None):
+        status, hdrs, data = self.request(method, path, body, headers)
+        try:
+            return status, hdrs, json.loads(data)
+        except ValueError:
+            return status, hdrs, None
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+    def kill9(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+        self.log.close()
+
+
+def default_db(args, name="results.sqlite"):
+    return args.db or ("sqlite:" + os.path.join(args.workdir, name))
+
+
+def load_document(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def trimmed(doc, keep=10):
+    """The document with each point's raw samples cut to `keep` (n stays):
+    what a realistic small upload looks like."""
+    d = copy.deepcopy(doc)
+    for r in d["results"]:
+        for s in r["series"]:
+            for p in s["points"]:
+                t = p.get("time_ms", {})
+                if "samples" in t:
+                    t["samples"] = t["samples"][:keep]
+    return d
+
+
+def gz(text):
+    return gzip.compress(text.encode() if isinstance(text, str) else text)

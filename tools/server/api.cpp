@@ -1,0 +1,468 @@
+#include "api.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include <malloc.h>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "aggregate.hpp"
+#include "rate_limit.hpp"
+#include "sha256.hpp"
+#ifdef GM_HAVE_PAGES
+#include "pages.hpp"
+#endif
+
+namespace gmserver {
+namespace {
+
+using nlohmann::json;
+
+void send_json(httplib::Response &res, int status, const json &body) {
+    res.status = status;
+    // replace: a message quoting hostile input must not make serialising throw.
+    res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "application/json");
+}
+
+void send_error(httplib::Response &res, int status, const std::string &code, const std::string &message) {
+    send_json(res, status, {{"code", code}, {"message", message}});
+}
+
+// 128 bits from the operating system's generator, as 32 hex digits.
+std::string random_hex128() {
+    thread_local std::random_device rd;
+    static const char *digits = "0123456789abcdef";
+    std::string out;
+    for (int i = 0; i < 4; ++i) {
+        std::uint32_t w = rd();
+        for (int j = 0; j < 8; ++j, w >>= 4) out.push_back(digits[w & 15]);
+    }
+    return out;
+}
+
+std::string utc_now() {
+    const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+bool is_hex_id(const std::string &s) {
+    if (s.size() != 32) return false;
+    for (char c : s)
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+    return true;
+}
+
+bool equal_constant_time(const std::string &a, const std::string &b) {
+    if (a.size() != b.size()) return false;
+    unsigned char d = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) d |= static_cast<unsigned char>(a[i] ^ b[i]);
+    return d == 0;
+}
+
+json gpu_json(const GpuIdentity &g) {
+    return {{"key", g.key},
+            {"name", g.name},
+            {"compute_capability", g.compute_capability},
+            {"memory_bytes", g.memory_bytes},
+            {"bus_width_bits", g.bus_width_bits},
+            {"driver_version", g.driver_version},
+            {"runtime_version", g.runtime_version}};
+}
+
+std::string csv_field(const std::string &s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += "\"\"";
+        else out.push_back(c);
+    }
+    return out + "\"";
+}
+
+std::string number_text(double v) {
+    std::ostringstream o;
+    o.precision(17);
+    o << v;
+    return o.str();
+}
+
+json aggregate(const std::vector<PointRow> &rows) {
+#ifdef GM_HAVE_PAGES
+    return aggregate_points(rows);
+#else
+    return aggregate_rows(rows);
+#endif
+}
+
+// Experiment names of a stored document, in its order.
+std::vector<std::string> experiments_of(const std::string &document) {
+    std::vector<std::string> names;
+    const json doc = json::parse(document, nullptr, false);
+    if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array()) return names;
+    for (const json &r : doc["results"]) {
+        if (!r.is_object() || !r.contains("experiment")) continue;
+        const std::string n = r["experiment"].value("name", "");
+        if (!n.empty() && std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    }
+    return names;
+}
+
+class Api {
+public:
+    Api(Storage &s, const ServerConfig &c)
+        : storage_(s), config_(c), writes_(c.write_rate, c.write_burst), reads_(c.read_rate, c.read_burst) {}
+
+    void install(httplib::Server &server) {
+        server.set_payload_max_length(config_.max_body_bytes);
+        server.set_pre_routing_handler([this](const httplib::Request &req, httplib::Response &res) {
+            return limit(req, res) ? httplib::Server::HandlerResponse::Unhandled : httplib::Server::HandlerResponse::Handled;
+        });
+        // Errors that cpp-httplib produces itself (413, 404 for unknown paths,
+        // 400 for broken requests) also answer in JSON.
+        server.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request &, httplib::Response &res) {
+            if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+            const std::string code = res.status == 413 ? "too_large" : res.status == 404 ? "not_found" : "http_error";
+            send_error(res, res.status, code, "HTTP status " + std::to_string(res.status));
+            return httplib::Server::HandlerResponse::Handled;
+        }));
+        server.set_exception_handler([](const httplib::Request &, httplib::Response &res, std::exception_ptr ep) {
+            std::string msg = "internal error";
+            try {
+                if (ep) std::rethrow_exception(ep);
+            } catch (const std::exception &e) {
+                msg = e.what();
+            } catch (...) {
+            }
+            send_error(res, 500, "internal", msg);
+        });
+
+        server.Post("/api/v1/results", [this](const httplib::Request &req, httplib::Response &res,
+                                              const httplib::ContentReader &reader) { post_result(req, res, reader); });
+        server.Get(R"(/api/v1/results/([^/]+))", [this](const httplib::Request &req, httplib::Response &res) {
+            get_result(req, res);
+        });
+        server.Delete(R"(/api/v1/results/([^/]+))", [this](const httplib::Request &req, httplib::Response &res) {
+            delete_result(req, res);
+        });
+        server.Get("/api/v1/gpus", [this](const httplib::Request &, httplib::Response &res) { get_gpus(res); });
+        server.Get(R"(/api/v1/gpus/([^/]+)/experiments/([^/]+))",
+                   [this](const httplib::Request &req, httplib::Response &res) { get_experiment(req, res); });
+        server.Get("/api/v1/stats", [this](const httplib::Request &, httplib::Response &res) {
+            send_json(res, 200, {{"results", storage_.count()}});
+        });
+#ifdef GM_HAVE_PAGES
+        install_pages(server);
+#endif
+    }
+
+private:
+    // Token buckets per client: POST and DELETE draw on the write bucket,
+    // everything else on the read bucket.
+    bool limit(const httplib::Request &req, httplib::Response &res) {
+        const std::string client = client_address(
+            req.remote_addr, req.has_header("X-Forwarded-For") ? req.get_header_value("X-Forwarded-For") : "",
+            config_.trusted_proxies);
+        const bool write = req.method == "POST" || req.method == "DELETE";
+        int retry = 1;
+        if ((write ? writes_ : reads_).allow(client, &retry)) return true;
+        res.set_header("Retry-After", std::to_string(retry));
+        send_error(res, 429, "rate_limited",
+                   std::string("too many ") + (write ? "writes" : "reads") + " from " + client + "; retry after " +
+                       std::to_string(retry) + " s");
+        return false;
+    }
+
+    std::string result_url(const httplib::Request &req, const std::string &id) const {
+        std::string base = config_.public_url;
+        if (base.empty() && req.has_header("Host")) base = "http://" + req.get_header_value("Host");
+        while (!base.empty() && base.back() == '/') base.pop_back();
+        return base + "/result/" + id;
+    }
+
+    void post_result(const httplib::Request &req, httplib::Response &res, const httplib::ContentReader &reader) {
+        // cpp-httplib hands over the body already decompressed when it came
+        // with Content-Encoding: gzip, so this limit bounds what a small
+        // compressed body may expand to.
+        std::string body;
+        bool too_large = false;
+        const bool complete = reader([&](const char *data, std::size_t len) {
+            if (body.size() + len > config_.max_body_bytes) {
+                too_large = true;
+                return false;
+            }
+            body.append(data, len);
+            return true;
+        });
+        // cpp-httplib stops reading, and hands over nothing, when the raw body
+        // is longer than its payload limit (set to the same size).
+        if (!complete && !too_large) {
+            const std::string length = req.get_header_value("Content-Length");
+            too_large = !length.empty() && std::strtoull(length.c_str(), nullptr, 10) > config_.max_body_bytes;
+            if (!too_large) return send_error(res, 400, "incomplete_body", "the request body could not be read");
+        }
+        if (too_large) {
+            res.set_header("Connection", "close");
+            return send_error(res, 413, "too_large",
+                              "the body is larger than " + std::to_string(config_.max_body_bytes) + " bytes");
+        }
+        ValidatedUpload v = validate_upload(body, config_.limits);
+        body.clear();
+        body.shrink_to_fit();
+        if (!v.ok) return send_error(res, 422, v.error_code, v.error_message);
+
+        StoredRun run;
+        run.submission_id = v.submission_id;
+        for (const char *h : {"X-Submission-Id", "Idempotency-Key"}) {
+            if (!run.submission_id.empty() || !req.has_header(h)) continue;
+            const std::string s = req.get_header_value(h);
+            if (!valid_submission_id(s))
+                return send_error(res, 400, "invalid_submission_id", std::string(h) + ": must be 1..128 characters of [A-Za-z0-9._-]");
+            run.submission_id = s;
+        }
+        run.id = random_hex128();
+        const std::string token = random_hex128();
+        run.delete_token_hash = sha256_hex(token);
+        run.created_at = utc_now();
+        run.gpu = std::move(v.gpu);
+        run.document = std::move(v.document);
+        for (PointRow &p : v.points) p.run_id = run.id;
+
+        StoredRun existing;
+        const InsertOutcome outcome = storage_.insert(run, v.points, &existing);
+        if (outcome == InsertOutcome::Inserted) changed(run.gpu.key);
+        if (outcome == InsertOutcome::DuplicateSubmission) {
+            return send_json(res, 200,
+                             {{"id", existing.id},
+                              {"url", result_url(req, existing.id)},
+                              {"duplicate", true},
+                              {"message", "this submission_id is already stored; its delete token was given with the first upload"}});
+        }
+        send_json(res, 201, {{"id", run.id}, {"url", result_url(req, run.id)}, {"delete_token", token}, {"duplicate", false}});
+    }
+
+    void get_result(const httplib::Request &req, httplib::Response &res) {
+        const std::string id = req.matches[1];
+        const std::string format = req.has_param("format") ? req.get_param_value("format") : "";
+        if (!format.empty() && format != "json" && format != "csv" && format != "document")
+            return send_error(res, 400, "bad_format", "format must be json, document or csv");
+        std::optional<StoredRun> run;
+        if (is_hex_id(id)) run = storage_.get(id);
+        if (!run) return send_error(res, 404, "not_found", "no result with this id");
+        if (format == "document") {
+            // The run document exactly as stored, for `gmlab report` and `gmlab compare`.
+            res.set_header("Content-Disposition", "attachment; filename=\"gmlab-" + run->id + ".json\"");
+            res.set_content(run->document, "application/json");
+            return;
+        }
+        if (format == "csv") {
+            // The stored document passed validation, so reading it again cannot fail.
+            ValidatedUpload v = validate_upload(run->document, config_.limits);
+            std::string csv = "experiment,series,field,x,value\n";
+            for (const PointRow &p : v.points)
+                csv += csv_field(p.experiment) + "," + csv_field(p.series) + "," + csv_field(p.field) + "," +
+                       number_text(p.x) + "," + number_text(p.value) + "\n";
+            res.set_header("Content-Disposition", "attachment; filename=\"gmlab-" + run->id + ".csv\"");
+            res.set_content(csv, "text/csv; charset=utf-8");
+            return;
+        }
+        json out = {{"id", run->id},
+                    {"url", result_url(req, run->id)},
+                    {"created_at", run->created_at},
+                    {"gpu", gpu_json(run->gpu)},
+                    {"document", json::parse(run->document)}};
+        send_json(res, 200, out);
+    }
+
+    void delete_result(const httplib::Request &req, httplib::Response &res) {
+        const std::string id = req.matches[1];
+        const std::string auth = req.has_header("Authorization") ? req.get_header_value("Authorization") : "";
+        if (auth.rfind("Bearer ", 0) != 0 || auth.size() <= 7)
+            return send_error(res, 401, "unauthorized", "send Authorization: Bearer <delete token>");
+        const std::string token = auth.substr(7);
+        std::optional<StoredRun> run;
+        if (is_hex_id(id)) run = storage_.get(id);
+        if (!run) return send_error(res, 404, "not_found", "no result with this id");
+        const bool admin = !config_.admin_token.empty() && equal_constant_time(token, config_.admin_token);
+        if (!admin && !equal_constant_time(sha256_hex(token), run->delete_token_hash))
+            return send_error(res, 403, "forbidden", "the token does not match this result");
+        if (!storage_.remove(id)) return send_error(res, 404, "not_found", "no result with this id");
+        changed(run->gpu.key);
+        send_json(res, 200, {{"id", id}, {"deleted", true}});
+    }
+
+    void get_gpus(httplib::Response &res) {
+        json list = json::array();
+        for (const GpuCount &g : storage_.gpus()) {
+            json j = gpu_json(g.gpu);
+            j["uploads"] = g.uploads;
+            j["url"] = "/gpu/" + g.gpu.key;
+            list.push_back(std::move(j));
+        }
+        send_json(res, 200, {{"gpus", std::move(list)}});
+    }
+
+    // A GPU model's distribution for one experiment, with "uploads" added;
+    // null when there are no points. Aggregating reads every point of every
+    // upload of the model, so the result is kept until this process stores or
+    // deletes an upload of that model (one server process per database).
+    json cached_aggregate(const std::string &key, const std::string &name) {
+        std::uint64_t generation;
+        {
+            std::lock_guard<std::mutex> lock(cache_mu_);
+            generation = generation_[key];
+            auto it = cache_.find({key, name});
+            if (it != cache_.end() && it->second.first == generation) return it->second.second;
+        }
+        json out;
+        {
+            std::vector<PointRow> rows = storage_.points(key, name);
+            if (!rows.empty()) {
+                out = aggregate(rows);
+                std::set<std::string> uploads;
+                for (const PointRow &p : rows) uploads.insert(p.run_id);
+                out["uploads"] = uploads.size();
+            }
+        }
+        // The rows of a popular model take tens of megabytes: give them back.
+        malloc_trim(0);
+        std::lock_guard<std::mutex> lock(cache_mu_);
+        if (cache_.size() >= 4096) cache_.clear();
+        cache_[{key, name}] = {generation, out};
+        return out;
+    }
+
+    void changed(const std::string &gpu_key) {
+        std::lock_guard<std::mutex> lock(cache_mu_);
+        ++generation_[gpu_key];
+    }
+
+    void get_experiment(const httplib::Request &req, httplib::Response &res) {
+        const std::string key = req.matches[1], name = req.matches[2];
+        json out = cached_aggregate(key, name);
+        if (out.is_null()) return send_error(res, 404, "not_found", "no points of this experiment for this GPU model");
+        out["gpu"] = key;
+        out["experiment"] = name;
+        send_json(res, 200, out);
+    }
+
+#ifdef GM_HAVE_PAGES
+    static void send_page(httplib::Response &res, int status, const std::string &html) {
+        res.status = status;
+        res.set_content(html, "text/html; charset=utf-8");
+    }
+
+    std::optional<GpuIdentity> find_gpu(const std::string &key) {
+        for (const GpuCount &g : storage_.gpus())
+            if (g.gpu.key == key) return g.gpu;
+        return std::nullopt;
+    }
+
+    std::vector<std::pair<std::string, json>> gpu_experiments(const std::string &key) {
+        std::vector<std::pair<std::string, json>> out;
+        const std::vector<StoredRun> latest = storage_.runs_of(key, 1);
+        if (latest.empty()) return out;
+        const std::optional<StoredRun> run = storage_.get(latest.front().id);
+        if (!run) return out;
+        for (const std::string &name : experiments_of(run->document)) {
+            json agg = cached_aggregate(key, name);
+            if (!agg.is_null()) out.emplace_back(name, std::move(agg));
+        }
+        return out;
+    }
+
+    void install_pages(httplib::Server &server) {
+        server.Get("/", [this](const httplib::Request &, httplib::Response &res) {
+            send_page(res, 200, page_home(storage_.gpus()));
+        });
+        server.Get(R"(/gpu/([^/]+))", [this](const httplib::Request &req, httplib::Response &res) {
+            const std::string key = req.matches[1];
+            const std::optional<GpuIdentity> gpu = find_gpu(key);
+            if (!gpu) return send_page(res, 404, page_error(404, "No uploads for GPU model " + key));
+            send_page(res, 200, page_gpu(*gpu, gpu_experiments(key), storage_.runs_of(key, 20)));
+        });
+        server.Get(R"(/result/([^/]+))", [this](const httplib::Request &req, httplib::Response &res) {
+            const std::string id = req.matches[1];
+            std::optional<StoredRun> run;
+            if (is_hex_id(id)) run = storage_.get(id);
+            if (!run) return send_page(res, 404, page_error(404, "No result " + id));
+            send_page(res, 200, page_result(*run));
+        });
+        server.Get("/compare", [this](const httplib::Request &req, httplib::Response &res) {
+            if (req.has_param("a") && req.has_param("b")) {
+                const std::string a = req.get_param_value("a"), b = req.get_param_value("b");
+                std::optional<StoredRun> ra, rb;
+                if (is_hex_id(a)) ra = storage_.get(a);
+                if (is_hex_id(b)) rb = storage_.get(b);
+                if (!ra || !rb) return send_page(res, 404, page_error(404, "No result " + (ra ? b : a)));
+                return send_page(res, 200, page_compare_runs(*ra, *rb));
+            }
+            if (req.has_param("gpu_a") && req.has_param("gpu_b")) {
+                const std::string a = req.get_param_value("gpu_a"), b = req.get_param_value("gpu_b");
+                const std::optional<GpuIdentity> ga = find_gpu(a), gb = find_gpu(b);
+                if (!ga || !gb) return send_page(res, 404, page_error(404, "No uploads for GPU model " + (ga ? b : a)));
+                json agg_a = json::object(), agg_b = json::object();
+                for (auto &e : gpu_experiments(a)) agg_a[e.first] = std::move(e.second);
+                for (auto &e : gpu_experiments(b)) agg_b[e.first] = std::move(e.second);
+                return send_page(res, 200, page_compare_gpus(*ga, agg_a, *gb, agg_b));
+            }
+            send_page(res, 400, page_error(400, "Compare needs ?a=ID&b=ID or ?gpu_a=KEY&gpu_b=KEY"));
+        });
+    }
+#endif
+
+    Storage &storage_;
+    const ServerConfig config_;
+    RateLimiter writes_, reads_;
+    std::mutex cache_mu_;
+    std::map<std::string, std::uint64_t> generation_;
+    std::map<std::pair<std::string, std::string>, std::pair<std::uint64_t, json>> cache_;
+};
+
+std::string trim(const std::string &s) {
+    const auto b = s.find_first_not_of(" \t");
+    if (b == std::string::npos) return "";
+    const auto e = s.find_last_not_of(" \t");
+    return s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+std::string client_address(const std::string &peer, const std::string &forwarded_for,
+                           const std::set<std::string> &trusted_proxies) {
+    if (forwarded_for.empty() || !trusted_proxies.count(peer)) return peer;
+    // Each proxy appends the address it received from; walk from the right and
+    // stop at the first hop that is not one of ours.
+    std::vector<std::string> hops;
+    std::stringstream in(forwarded_for);
+    std::string part;
+    while (std::getline(in, part, ',')) {
+        part = trim(part);
+        if (!part.empty()) hops.push_back(part);
+    }
+    for (auto it = hops.rbegin(); it != hops.rend(); ++it)
+        if (!trusted_proxies.count(*it)) return *it;
+    return hops.empty() ? peer : hops.front();
+}
+
+void install_routes(httplib::Server &server, Storage &storage, const ServerConfig &config) {
+    // The Api object lives as long as the process: the server's handlers refer to it.
+    static std::unique_ptr<Api> api;
+    api = std::make_unique<Api>(storage, config);
+    api->install(server);
+}
+
+}  // namespace gmserver

@@ -1,0 +1,260 @@
+#include "sqlite_storage.hpp"
+#ifdef GM_HAVE_POSTGRES
+#include "postgres_storage.hpp"
+#endif
+
+#include <mutex>
+#include <stdexcept>
+
+#include <sqlite3.h>
+
+namespace gmserver {
+namespace {
+
+#define COLUMNS \
+    "id, submission_id, delete_token_hash, created_at, gpu_key, gpu_name, cc, memory_bytes, bus_width, driver, runtime, document"
+
+// One connection behind a mutex: SQLite serialises writers anyway, and the
+// reads the server makes are short indexed lookups.
+class SqliteStorage final : public Storage {
+public:
+    explicit SqliteStorage(const std::string &path) {
+        if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) !=
+            SQLITE_OK) {
+            std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+            sqlite3_close(db_);
+            throw std::runtime_error("cannot open SQLite database " + path + ": " + msg);
+        }
+        sqlite3_busy_timeout(db_, 5000);
+        // WAL with synchronous=NORMAL: a committed transaction survives the
+        // process being killed (the WAL is written before COMMIT returns); only
+        // a power loss may drop the last transactions.
+        exec("PRAGMA journal_mode=WAL");
+        exec("PRAGMA synchronous=NORMAL");
+        exec("PRAGMA foreign_keys=ON");
+        exec("CREATE TABLE IF NOT EXISTS runs ("
+             " id TEXT PRIMARY KEY, submission_id TEXT UNIQUE, delete_token_hash TEXT NOT NULL,"
+             " created_at TEXT NOT NULL, gpu_key TEXT NOT NULL, gpu_name TEXT NOT NULL, cc TEXT NOT NULL,"
+             " memory_bytes INTEGER NOT NULL, bus_width INTEGER NOT NULL, driver TEXT NOT NULL, runtime TEXT NOT NULL,"
+             " document TEXT NOT NULL)");
+        exec("CREATE INDEX IF NOT EXISTS runs_gpu ON runs(gpu_key, created_at)");
+        exec("CREATE TABLE IF NOT EXISTS points ("
+             " run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, experiment TEXT NOT NULL,"
+             " series TEXT NOT NULL, field TEXT NOT NULL, x REAL NOT NULL, value REAL NOT NULL)");
+        exec("CREATE INDEX IF NOT EXISTS points_run ON points(run_id)");
+        exec("CREATE INDEX IF NOT EXISTS points_experiment ON points(experiment, run_id)");
+    }
+    ~SqliteStorage() override { sqlite3_close_v2(db_); }
+
+    InsertOutcome insert(const StoredRun &run, const std::vector<PointRow> &points, StoredRun *existing) override {
+        std::lock_guard<std::mutex> lock(mu_);
+        exec("BEGIN IMMEDIATE");
+        try {
+            if (!run.submission_id.empty()) {
+                std::optional<StoredRun> found;
+                {
+                    Stmt q(db_, "SELECT " COLUMNS " FROM runs WHERE submission_id = ?");
+                    q.bind(1, run.submission_id);
+                    if (q.step()) found = q.run();
+                }
+                if (found) {
+                    if (existing) *existing = *found;
+                    exec("ROLLBACK");
+                    return InsertOutcome::DuplicateSubmission;
+                }
+            }
+            Stmt ins(db_, "INSERT INTO runs (id, submission_id, delete_token_hash, created_at, gpu_key, gpu_name, cc,"
+                          " memory_bytes, bus_width, driver, runtime, document) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+            ins.bind(1, run.id);
+            if (run.submission_id.empty()) sqlite3_bind_null(ins.s, 2);
+            else ins.bind(2, run.submission_id);
+            ins.bind(3, run.delete_token_hash);
+            ins.bind(4, run.created_at);
+            ins.bind(5, run.gpu.key);
+            ins.bind(6, run.gpu.name);
+            ins.bind(7, run.gpu.compute_capability);
+            sqlite3_bind_int64(ins.s, 8, static_cast<sqlite3_int64>(run.gpu.memory_bytes));
+            sqlite3_bind_int(ins.s, 9, run.gpu.bus_width_bits);
+            ins.bind(10, run.gpu.driver_version);
+            ins.bind(11, run.gpu.runtime_version);
+            ins.bind(12, run.document);
+            ins.done();
+            Stmt pt(db_, "INSERT INTO points (run_id, experiment, series, field, x, value) VALUES (?,?,?,?,?,?)");
+            for (const PointRow &p : points) {
+                sqlite3_reset(pt.s);
+                pt.bind(1, run.id);
+                pt.bind(2, p.experiment);
+                pt.bind(3, p.series);
+                pt.bind(4, p.field);
+                sqlite3_bind_double(pt.s, 5, p.x);
+                sqlite3_bind_double(pt.s, 6, p.value);
+                pt.done();
+            }
+            exec("COMMIT");
+        } catch (...) {
+            sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw;
+        }
+        return InsertOutcome::Inserted;
+    }
+
+    std::optional<StoredRun> get(const std::string &id) override {
+        std::lock_guard<std::mutex> lock(mu_);
+        Stmt q(db_, "SELECT " COLUMNS " FROM runs WHERE id = ?");
+        q.bind(1, id);
+        if (!q.step()) return std::nullopt;
+        return q.run();
+    }
+
+    bool remove(const std::string &id) override {
+        std::lock_guard<std::mutex> lock(mu_);
+        exec("BEGIN IMMEDIATE");
+        try {
+            Stmt p(db_, "DELETE FROM points WHERE run_id = ?");
+            p.bind(1, id);
+            p.done();
+            Stmt r(db_, "DELETE FROM runs WHERE id = ?");
+            r.bind(1, id);
+            r.done();
+            const bool deleted = sqlite3_changes(db_) > 0;
+            exec("COMMIT");
+            return deleted;
+        } catch (...) {
+            sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw;
+        }
+    }
+
+    std::vector<GpuCount> gpus() override {
+        std::lock_guard<std::mutex> lock(mu_);
+        // The identity shown for a model is that of its most recent upload.
+        Stmt q(db_, "SELECT r.gpu_key, r.gpu_name, r.cc, r.memory_bytes, r.bus_width, r.driver, r.runtime, c.n"
+                    " FROM (SELECT gpu_key, COUNT(*) AS n, MAX(created_at || id) AS latest FROM runs GROUP BY gpu_key) c"
+                    " JOIN runs r ON r.gpu_key = c.gpu_key AND (r.created_at || r.id) = c.latest ORDER BY c.n DESC, r.gpu_key");
+        std::vector<GpuCount> out;
+        while (q.step()) {
+            GpuCount g;
+            g.gpu.key = q.text(0);
+            g.gpu.name = q.text(1);
+            g.gpu.compute_capability = q.text(2);
+            g.gpu.memory_bytes = static_cast<std::uint64_t>(sqlite3_column_int64(q.s, 3));
+            g.gpu.bus_width_bits = sqlite3_column_int(q.s, 4);
+            g.gpu.driver_version = q.text(5);
+            g.gpu.runtime_version = q.text(6);
+            g.uploads = static_cast<std::uint64_t>(sqlite3_column_int64(q.s, 7));
+            out.push_back(std::move(g));
+        }
+        return out;
+    }
+
+    std::vector<PointRow> points(const std::string &gpu_key, const std::string &experiment) override {
+        std::lock_guard<std::mutex> lock(mu_);
+        Stmt q(db_, "SELECT p.run_id, p.experiment, p.series, p.field, p.x, p.value FROM points p"
+                    " JOIN runs r ON r.id = p.run_id WHERE r.gpu_key = ? AND p.experiment = ?");
+        q.bind(1, gpu_key);
+        q.bind(2, experiment);
+        std::vector<PointRow> out;
+        while (q.step())
+            out.push_back(PointRow{q.text(0), q.text(1), q.text(2), q.text(3), sqlite3_column_double(q.s, 4),
+                                   sqlite3_column_double(q.s, 5)});
+        return out;
+    }
+
+    std::vector<StoredRun> runs_of(const std::string &gpu_key, std::size_t limit) override {
+        std::lock_guard<std::mutex> lock(mu_);
+        Stmt q(db_, "SELECT id, created_at FROM runs WHERE gpu_key = ? ORDER BY created_at DESC, id LIMIT ?");
+        q.bind(1, gpu_key);
+        sqlite3_bind_int64(q.s, 2, static_cast<sqlite3_int64>(limit));
+        std::vector<StoredRun> out;
+        while (q.step()) {
+            StoredRun r;
+            r.id = q.text(0);
+            r.created_at = q.text(1);
+            r.gpu.key = gpu_key;
+            out.push_back(std::move(r));
+        }
+        return out;
+    }
+
+    std::uint64_t count() override {
+        std::lock_guard<std::mutex> lock(mu_);
+        Stmt q(db_, "SELECT COUNT(*) FROM runs");
+        q.step();
+        return static_cast<std::uint64_t>(sqlite3_column_int64(q.s, 0));
+    }
+
+private:
+    struct Stmt {
+        sqlite3 *db;
+        sqlite3_stmt *s = nullptr;
+        Stmt(sqlite3 *d, const char *sql) : db(d) {
+            if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK)
+                throw std::runtime_error(std::string("SQLite: ") + sqlite3_errmsg(db));
+        }
+        ~Stmt() { sqlite3_finalize(s); }
+        Stmt(const Stmt &) = delete;
+        Stmt &operator=(const Stmt &) = delete;
+        void bind(int i, const std::string &v) { sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT); }
+        bool step() {
+            const int rc = sqlite3_step(s);
+            if (rc == SQLITE_ROW) return true;
+            if (rc == SQLITE_DONE) return false;
+            throw std::runtime_error(std::string("SQLite: ") + sqlite3_errmsg(db));
+        }
+        void done() {
+            if (step()) throw std::runtime_error("SQLite: statement returned rows");
+        }
+        std::string text(int col) const {
+            const unsigned char *t = sqlite3_column_text(s, col);
+            return t ? std::string(reinterpret_cast<const char *>(t), static_cast<std::size_t>(sqlite3_column_bytes(s, col)))
+                     : std::string();
+        }
+        StoredRun run() const {
+            StoredRun r;
+            r.id = text(0);
+            r.submission_id = text(1);
+            r.delete_token_hash = text(2);
+            r.created_at = text(3);
+            r.gpu.key = text(4);
+            r.gpu.name = text(5);
+            r.gpu.compute_capability = text(6);
+            r.gpu.memory_bytes = static_cast<std::uint64_t>(sqlite3_column_int64(s, 7));
+            r.gpu.bus_width_bits = sqlite3_column_int(s, 8);
+            r.gpu.driver_version = text(9);
+            r.gpu.runtime_version = text(10);
+            r.document = text(11);
+            return r;
+        }
+    };
+
+    void exec(const char *sql) {
+        char *err = nullptr;
+        if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+            std::string msg = err ? err : "unknown error";
+            sqlite3_free(err);
+            throw std::runtime_error(std::string("SQLite: ") + msg);
+        }
+    }
+
+    sqlite3 *db_ = nullptr;
+    std::mutex mu_;
+};
+
+}  // namespace
+
+std::unique_ptr<Storage> open_sqlite_storage(const std::string &path) { return std::make_unique<SqliteStorage>(path); }
+
+std::unique_ptr<Storage> open_storage(const std::string &url) {
+    if (url.rfind("postgres://", 0) == 0 || url.rfind("postgresql://", 0) == 0) {
+#ifdef GM_HAVE_POSTGRES
+        return open_postgres_storage(url);
+#else
+        throw std::runtime_error("this gmlab-server was built without PostgreSQL support");
+#endif
+    }
+    const std::string path = url.rfind("sqlite:", 0) == 0 ? url.substr(7) : url;
+    if (path.empty()) throw std::runtime_error("empty SQLite path");
+    return open_sqlite_storage(path);
+}
+
+}  // namespace gmserver
