@@ -1,14 +1,16 @@
 #include "aggregate.hpp"
 
 #include <algorithm>
-#include <map>
-#include <utility>
+#include <cmath>
+
+#include "pages.hpp"
 
 namespace gmserver {
+
 namespace {
 
-// Quantile with linear interpolation between order statistics (the common
-// "type 7" definition, as numpy and R use by default). v is sorted.
+// Quantile with linear interpolation between closest ranks (Hyndman and Fan
+// type 7, numpy's and R's default). v is sorted and not empty.
 double quantile(const std::vector<double> &v, double q) {
     const double pos = q * double(v.size() - 1);
     const std::size_t lo = static_cast<std::size_t>(pos);
@@ -18,25 +20,38 @@ double quantile(const std::vector<double> &v, double q) {
 
 }  // namespace
 
-nlohmann::json aggregate_rows(const std::vector<PointRow> &rows) {
-    // series -> (field, x -> values); std::map keeps the output ordered.
-    std::map<std::string, std::pair<std::string, std::map<double, std::vector<double>>>> by_series;
-    for (const PointRow &r : rows) {
-        auto &s = by_series[r.series];
-        if (s.first.empty()) s.first = r.field;
-        s.second[r.x].push_back(r.value);
+void Aggregator::add(const PointRow &r) {
+    if (!std::isfinite(r.value) || !std::isfinite(r.x)) return;
+    auto it = values_.find(r.series);
+    if (it == values_.end()) {
+        order_.push_back(r.series);
+        fields_[r.series] = r.field;
+        it = values_.emplace(r.series, std::map<double, std::vector<double>>{}).first;
     }
+    it->second[r.x].push_back(r.value);
+    if (r.run_id != last_run_) {
+        runs_.insert(r.run_id);
+        last_run_ = r.run_id;
+    }
+}
+
+nlohmann::json Aggregator::result() {
     nlohmann::json series = nlohmann::json::array();
-    for (auto &[name, s] : by_series) {
+    for (const std::string &name : order_) {
         nlohmann::json points = nlohmann::json::array();
-        for (auto &[x, values] : s.second) {
-            std::sort(values.begin(), values.end());
-            points.push_back({{"x", x}, {"n", values.size()}, {"median", quantile(values, 0.5)},
-                              {"q1", quantile(values, 0.25)}, {"q3", quantile(values, 0.75)}});
+        for (auto &[x, v] : values_[name]) {
+            std::sort(v.begin(), v.end());
+            points.push_back({{"x", x}, {"n", v.size()}, {"median", quantile(v, 0.5)}, {"q1", quantile(v, 0.25)}, {"q3", quantile(v, 0.75)}});
         }
-        series.push_back({{"name", name}, {"field", s.first}, {"points", std::move(points)}});
+        series.push_back({{"name", name}, {"field", fields_[name]}, {"points", std::move(points)}});
     }
-    return {{"series", std::move(series)}};
+    return {{"series", std::move(series)}, {"uploads", runs_.size()}, {"quantiles", "linear interpolation between closest ranks (type 7)"}};
+}
+
+nlohmann::json aggregate_points(const std::vector<PointRow> &rows) {
+    Aggregator a;
+    for (const PointRow &r : rows) a.add(r);
+    return a.result();
 }
 
 }  // namespace gmserver

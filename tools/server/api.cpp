@@ -100,13 +100,6 @@ std::string number_text(double v) {
     return o.str();
 }
 
-json aggregate(const std::vector<PointRow> &rows) {
-#ifdef GM_HAVE_PAGES
-    return aggregate_points(rows);
-#else
-    return aggregate_rows(rows);
-#endif
-}
 
 // Experiment names of a stored document, in its order.
 std::vector<std::string> experiments_of(const std::string &document) {
@@ -329,15 +322,15 @@ private:
         }
         json out;
         {
-            std::vector<PointRow> rows = storage_.points(key, name);
-            if (!rows.empty()) {
-                out = aggregate(rows);
-                std::set<std::string> uploads;
-                for (const PointRow &p : rows) uploads.insert(p.run_id);
-                out["uploads"] = uploads.size();
-            }
+            Aggregator a;
+            bool any = false;
+            storage_.for_each_point(key, name, [&](const PointRow &r) {
+                a.add(r);
+                any = true;
+            });
+            if (any) out = a.result();
         }
-        // The rows of a popular model take tens of megabytes: give them back.
+        // The values of a popular model take megabytes: give them back.
         malloc_trim(0);
         std::lock_guard<std::mutex> lock(cache_mu_);
         if (cache_.size() >= 4096) cache_.clear();

@@ -73,17 +73,6 @@ std::string crumbs(const std::vector<std::pair<std::string, std::string>> &links
     return h + "</nav>\n";
 }
 
-// Quantile of sorted values by linear interpolation between closest ranks
-// (Hyndman and Fan type 7, as numpy's default and R's quantile()): position
-// p * (n - 1), interpolated between its two neighbours.
-double quantile(const std::vector<double> &sorted, double p) {
-    if (sorted.empty()) return NAN;
-    const double pos = p * static_cast<double>(sorted.size() - 1);
-    const std::size_t lo = static_cast<std::size_t>(std::floor(pos));
-    const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
-    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
-}
-
 // Axis titles for the headline fields the experiments use; the aggregate keeps
 // only the field's name, not the document's unit.
 std::string field_title(const std::string &field) {
@@ -220,33 +209,6 @@ json parse_document(const StoredRun &run) {
 
 
 }  // namespace
-
-json aggregate_points(const std::vector<PointRow> &rows) {
-    // Series in the order they first appear; per series, x ascending.
-    std::vector<std::string> order;
-    std::map<std::string, std::string> fields;
-    std::map<std::string, std::map<double, std::vector<double>>> values;
-    std::set<std::string> runs;
-    for (const PointRow &r : rows) {
-        if (!std::isfinite(r.value) || !std::isfinite(r.x)) continue;
-        if (!values.count(r.series)) {
-            order.push_back(r.series);
-            fields[r.series] = r.field;
-        }
-        values[r.series][r.x].push_back(r.value);
-        runs.insert(r.run_id);
-    }
-    json series = json::array();
-    for (const std::string &name : order) {
-        json points = json::array();
-        for (auto &[x, v] : values[name]) {
-            std::sort(v.begin(), v.end());
-            points.push_back({{"x", x}, {"n", v.size()}, {"median", quantile(v, 0.5)}, {"q1", quantile(v, 0.25)}, {"q3", quantile(v, 0.75)}});
-        }
-        series.push_back({{"name", name}, {"field", fields[name]}, {"points", points}});
-    }
-    return {{"series", series}, {"uploads", runs.size()}, {"quantiles", "linear interpolation between closest ranks (type 7)"}};
-}
 
 std::string page_home(const std::vector<GpuCount> &gpus) {
     std::ostringstream h;

@@ -148,16 +148,28 @@ public:
     }
 
     std::vector<PointRow> points(const std::string &gpu_key, const std::string &experiment) override {
+        std::vector<PointRow> out;
+        for_each_point(gpu_key, experiment, [&](const PointRow &r) { out.push_back(r); });
+        return out;
+    }
+
+    void for_each_point(const std::string &gpu_key, const std::string &experiment,
+                        const std::function<void(const PointRow &)> &visit) override {
         std::lock_guard<std::mutex> lock(mu_);
         Stmt q(db_, "SELECT p.run_id, p.experiment, p.series, p.field, p.x, p.value FROM points p"
                     " JOIN runs r ON r.id = p.run_id WHERE r.gpu_key = ? AND p.experiment = ?");
         q.bind(1, gpu_key);
         q.bind(2, experiment);
-        std::vector<PointRow> out;
-        while (q.step())
-            out.push_back(PointRow{q.text(0), q.text(1), q.text(2), q.text(3), sqlite3_column_double(q.s, 4),
-                                   sqlite3_column_double(q.s, 5)});
-        return out;
+        PointRow row;  // reused: its strings keep their buffers from row to row
+        while (q.step()) {
+            row.run_id = q.text(0);
+            row.experiment = q.text(1);
+            row.series = q.text(2);
+            row.field = q.text(3);
+            row.x = sqlite3_column_double(q.s, 4);
+            row.value = sqlite3_column_double(q.s, 5);
+            visit(row);
+        }
     }
 
     std::vector<StoredRun> runs_of(const std::string &gpu_key, std::size_t limit) override {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,6 +58,12 @@ public:
     virtual std::vector<GpuCount> gpus() = 0;
     // Every point of every upload of the GPU model for one experiment.
     virtual std::vector<PointRow> points(const std::string &gpu_key, const std::string &experiment) = 0;
+    // The same rows handed over one at a time, without holding them all (a
+    // popular model has millions); the default goes through points().
+    virtual void for_each_point(const std::string &gpu_key, const std::string &experiment,
+                                const std::function<void(const PointRow &)> &visit) {
+        for (const PointRow &r : points(gpu_key, experiment)) visit(r);
+    }
     // Ids and creation times of a GPU model's uploads, newest first.
     virtual std::vector<StoredRun> runs_of(const std::string &gpu_key, std::size_t limit) = 0;
     virtual std::uint64_t count() = 0;

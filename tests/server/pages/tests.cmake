@@ -7,6 +7,7 @@
 # Screenshots and pages stay in pages-artifacts/ (live server: pages-artifacts/live/).
 if(GM_CHARTJS)
   add_executable(gm_render_pages ${PROJECT_SOURCE_DIR}/tests/server/pages/render_pages.cpp
+    ${PROJECT_SOURCE_DIR}/tools/server/aggregate.cpp
                                  ${PROJECT_SOURCE_DIR}/tools/server/pages.cpp)
   target_include_directories(gm_render_pages PRIVATE ${PROJECT_SOURCE_DIR}/tools/server)
   target_link_libraries(gm_render_pages PRIVATE gmlab_report nlohmann_json::nlohmann_json)
