@@ -258,13 +258,7 @@ public:
         out.reserve(r.rows());
         for (int i = 0; i < r.rows(); ++i) {
             GpuCount g;
-            g.gpu.key = r.text(i, 0);
-            g.gpu.name = r.text(i, 1);
-            g.gpu.compute_capability = r.text(i, 2);
-            g.gpu.memory_bytes = r.u64(i, 3);
-            g.gpu.bus_width_bits = r.i32(i, 4);
-            g.gpu.driver_version = r.text(i, 5);
-            g.gpu.runtime_version = r.text(i, 6);
+            g.gpu = gpu_from(r, i, 0);
             g.uploads = r.u64(i, 7);
             out.push_back(std::move(g));
         }
@@ -303,13 +297,7 @@ public:
             s.id = r.text(i, 0);
             s.submission_id = r.text(i, 1);
             s.created_at = r.text(i, 2);
-            s.gpu.key = r.text(i, 3);
-            s.gpu.name = r.text(i, 4);
-            s.gpu.compute_capability = r.text(i, 5);
-            s.gpu.memory_bytes = r.u64(i, 6);
-            s.gpu.bus_width_bits = r.i32(i, 7);
-            s.gpu.driver_version = r.text(i, 8);
-            s.gpu.runtime_version = r.text(i, 9);
+            s.gpu = gpu_from(r, i, 3);
             out.push_back(std::move(s));
         }
         return out;
@@ -476,19 +464,27 @@ private:
         return s;
     }
 
+    // The seven GPU columns (key, name, cc, memory, bus width, driver, runtime)
+    // that every query returning a GPU selects in this order from `first` on.
+    static GpuIdentity gpu_from(const Result &r, int row, int first) {
+        GpuIdentity g;
+        g.key = r.text(row, first);
+        g.name = r.text(row, first + 1);
+        g.compute_capability = r.text(row, first + 2);
+        g.memory_bytes = r.u64(row, first + 3);
+        g.bus_width_bits = r.i32(row, first + 4);
+        g.driver_version = r.text(row, first + 5);
+        g.runtime_version = r.text(row, first + 6);
+        return g;
+    }
+
     static StoredRun run_from(const Result &r, int row) {
         StoredRun s;
         s.id = r.text(row, 0);
         s.submission_id = r.text(row, 1);
         s.delete_token_hash = r.text(row, 2);
         s.created_at = r.text(row, 3);
-        s.gpu.key = r.text(row, 4);
-        s.gpu.name = r.text(row, 5);
-        s.gpu.compute_capability = r.text(row, 6);
-        s.gpu.memory_bytes = r.u64(row, 7);
-        s.gpu.bus_width_bits = r.i32(row, 8);
-        s.gpu.driver_version = r.text(row, 9);
-        s.gpu.runtime_version = r.text(row, 10);
+        s.gpu = gpu_from(r, row, 4);
         s.document = r.text(row, 11);
         return s;
     }
