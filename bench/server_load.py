@@ -36,6 +36,13 @@ def rss_mb(pid, field="VmRSS"):
     return float("nan")
 
 
+def cpu_seconds(pid):
+    """User + system CPU time of a process so far (from /proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def pct(values, q):
     if not values:
         return float("nan")
@@ -124,11 +131,18 @@ def main():
     srv = Server(a.server, db, work, ["--write-rate", "0", "--read-rate", "0"], "load")
     try:
         pid = srv.proc.pid
+        cpu0, own0 = cpu_seconds(pid), time.process_time()
         wall, lat, ids, fails = load(srv.port, make_body, a.seconds, a.clients, 10**9, "load")
+        cpu1, own1 = cpu_seconds(pid), time.process_time()
         st, _, s = srv.json("GET", "/api/v1/stats")
         print(f"uploads: {len(ids)} in {wall:.1f} s = {len(ids) / wall:.1f} uploads/s with {a.clients} clients; "
               f"p50 {pct(lat, 0.5) * 1000:.1f} ms, p99 {pct(lat, 0.99) * 1000:.1f} ms, max {max(lat) * 1000:.1f} ms; "
               f"failures {len(fails)}; stored {s['results']} (acknowledged {len(ids)})")
+        # CPU per upload does not depend on what else the machine runs; the
+        # rate does. Both are printed: the load generator shares the machine.
+        n = max(1, len(ids))
+        print(f"CPU per upload: server {(cpu1 - cpu0) / n * 1000:.2f} ms, load generator {(own1 - own0) / n * 1000:.2f} ms "
+              f"({os.cpu_count()} cores)")
         print(f"server resident memory after the load: {rss_mb(pid):.1f} MB")
         sample = ids[:: max(1, len(ids) // 200)]
         missing = [i for i in sample if srv.request("GET", "/api/v1/results/" + i)[0] != 200]

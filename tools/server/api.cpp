@@ -191,6 +191,10 @@ private:
         // with Content-Encoding: gzip, so this limit bounds what a small
         // compressed body may expand to.
         std::string body;
+        // Room for the whole declared body plus the parser's padding, so that
+        // neither appending nor parsing copies it (gzip bodies still grow).
+        const std::size_t declared = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
+        body.reserve(std::min<std::size_t>(declared, config_.max_body_bytes) + kParserPadding);
         bool too_large = false;
         const bool complete = reader([&](const char *data, std::size_t len) {
             if (body.size() + len > config_.max_body_bytes) {
@@ -212,9 +216,7 @@ private:
             return send_error(res, 413, "too_large",
                               "the body is larger than " + std::to_string(config_.max_body_bytes) + " bytes");
         }
-        ValidatedUpload v = validate_upload(body, config_.limits);
-        body.clear();
-        body.shrink_to_fit();
+        ValidatedUpload v = validate_upload(std::move(body), config_.limits);
         if (!v.ok) return send_error(res, 422, v.error_code, v.error_message);
 
         StoredRun run;

@@ -3,10 +3,15 @@
 #include "postgres_storage.hpp"
 #endif
 
+#include <cstring>
+#include <map>
 #include <mutex>
 #include <stdexcept>
+#include <string_view>
 
 #include <sqlite3.h>
+
+#include "point_codec.hpp"
 
 namespace gmserver {
 namespace {
@@ -29,24 +34,39 @@ public:
         // WAL with synchronous=NORMAL: a committed transaction survives the
         // process being killed (the WAL is written before COMMIT returns); only
         // a power loss may drop the last transactions.
+        // Large pages: a run document is hundreds of KiB even compressed to a
+        // fifth, and long overflow chains of 4 KiB pages cost more to write.
+        // Only takes effect when the file is created.
+        exec("PRAGMA page_size=65536");
         exec("PRAGMA journal_mode=WAL");
         exec("PRAGMA synchronous=NORMAL");
         exec("PRAGMA foreign_keys=ON");
+        // document: the run document as zstd (older files: JSON text; both are read).
         exec("CREATE TABLE IF NOT EXISTS runs ("
              " id TEXT PRIMARY KEY, submission_id TEXT UNIQUE, delete_token_hash TEXT NOT NULL,"
              " created_at TEXT NOT NULL, gpu_key TEXT NOT NULL, gpu_name TEXT NOT NULL, cc TEXT NOT NULL,"
              " memory_bytes INTEGER NOT NULL, bus_width INTEGER NOT NULL, driver TEXT NOT NULL, runtime TEXT NOT NULL,"
-             " document TEXT NOT NULL)");
+             " document NOT NULL)");
         exec("CREATE INDEX IF NOT EXISTS runs_gpu ON runs(gpu_key, created_at)");
-        exec("CREATE TABLE IF NOT EXISTS points ("
-             " run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, experiment TEXT NOT NULL,"
-             " series TEXT NOT NULL, field TEXT NOT NULL, x REAL NOT NULL, value REAL NOT NULL)");
-        exec("CREATE INDEX IF NOT EXISTS points_run ON points(run_id)");
-        exec("CREATE INDEX IF NOT EXISTS points_experiment ON points(experiment, run_id)");
+        // One row per (run, experiment) with its points packed (point_codec.hpp);
+        // gpu_key is repeated here so that a model's points need no join.
+        exec("CREATE TABLE IF NOT EXISTS point_sets ("
+             " run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, gpu_key TEXT NOT NULL,"
+             " experiment TEXT NOT NULL, data BLOB NOT NULL)");
+        exec("CREATE INDEX IF NOT EXISTS point_sets_run ON point_sets(run_id)");
+        exec("CREATE INDEX IF NOT EXISTS point_sets_model ON point_sets(gpu_key, experiment)");
+        migrate_point_rows();
     }
     ~SqliteStorage() override { sqlite3_close_v2(db_); }
 
     InsertOutcome insert(const StoredRun &run, const std::vector<PointRow> &points, StoredRun *existing) override {
+        // The expensive part, compression and packing, happens before the lock.
+        const std::string document = compress_document(run.document);
+        std::map<std::string, std::vector<const PointRow *>> by_experiment;
+        for (const PointRow &p : points) by_experiment[p.experiment].push_back(&p);
+        std::vector<std::pair<const std::string *, std::string>> sets;
+        for (const auto &[experiment, rows] : by_experiment) sets.emplace_back(&experiment, encode_points(rows));
+
         std::lock_guard<std::mutex> lock(mu_);
         exec("BEGIN IMMEDIATE");
         try {
@@ -77,19 +97,9 @@ public:
             sqlite3_bind_int(ins.s, 9, run.gpu.bus_width_bits);
             ins.bind(10, run.gpu.driver_version);
             ins.bind(11, run.gpu.runtime_version);
-            ins.bind(12, run.document);
+            ins.bind_blob(12, document);
             ins.done();
-            Stmt pt(db_, "INSERT INTO points (run_id, experiment, series, field, x, value) VALUES (?,?,?,?,?,?)");
-            for (const PointRow &p : points) {
-                sqlite3_reset(pt.s);
-                pt.bind(1, run.id);
-                pt.bind(2, p.experiment);
-                pt.bind(3, p.series);
-                pt.bind(4, p.field);
-                sqlite3_bind_double(pt.s, 5, p.x);
-                sqlite3_bind_double(pt.s, 6, p.value);
-                pt.done();
-            }
+            insert_point_sets(run.id, run.gpu.key, sets);
             exec("COMMIT");
         } catch (...) {
             sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -110,7 +120,7 @@ public:
         std::lock_guard<std::mutex> lock(mu_);
         exec("BEGIN IMMEDIATE");
         try {
-            Stmt p(db_, "DELETE FROM points WHERE run_id = ?");
+            Stmt p(db_, "DELETE FROM point_sets WHERE run_id = ?");
             p.bind(1, id);
             p.done();
             Stmt r(db_, "DELETE FROM runs WHERE id = ?");
@@ -156,19 +166,13 @@ public:
     void for_each_point(const std::string &gpu_key, const std::string &experiment,
                         const std::function<void(const PointRow &)> &visit) override {
         std::lock_guard<std::mutex> lock(mu_);
-        Stmt q(db_, "SELECT p.run_id, p.experiment, p.series, p.field, p.x, p.value FROM points p"
-                    " JOIN runs r ON r.id = p.run_id WHERE r.gpu_key = ? AND p.experiment = ?");
+        Stmt q(db_, "SELECT run_id, data FROM point_sets WHERE gpu_key = ? AND experiment = ?");
         q.bind(1, gpu_key);
         q.bind(2, experiment);
-        PointRow row;  // reused: its strings keep their buffers from row to row
         while (q.step()) {
-            row.run_id = q.text(0);
-            row.experiment = q.text(1);
-            row.series = q.text(2);
-            row.field = q.text(3);
-            row.x = sqlite3_column_double(q.s, 4);
-            row.value = sqlite3_column_double(q.s, 5);
-            visit(row);
+            const std::string run_id = q.text(0);
+            if (!decode_points(q.blob(1), run_id, experiment, visit))
+                throw std::runtime_error("SQLite: the stored points of run " + run_id + " are damaged");
         }
     }
 
@@ -207,6 +211,14 @@ private:
         Stmt(const Stmt &) = delete;
         Stmt &operator=(const Stmt &) = delete;
         void bind(int i, const std::string &v) { sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT); }
+        void bind_blob(int i, const std::string &v) {
+            sqlite3_bind_blob(s, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+        }
+        std::string_view blob(int col) const {
+            const void *b = sqlite3_column_blob(s, col);
+            return b ? std::string_view(static_cast<const char *>(b), static_cast<std::size_t>(sqlite3_column_bytes(s, col)))
+                     : std::string_view();
+        }
         bool step() {
             const int rc = sqlite3_step(s);
             if (rc == SQLITE_ROW) return true;
@@ -234,10 +246,65 @@ private:
             r.gpu.bus_width_bits = sqlite3_column_int(s, 8);
             r.gpu.driver_version = text(9);
             r.gpu.runtime_version = text(10);
-            r.document = text(11);
+            r.document = stored_document(blob(11));
             return r;
         }
     };
+
+    // Documents are stored as zstd; files written before that hold JSON text.
+    static std::string stored_document(std::string_view data) {
+        static constexpr unsigned char kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
+        if (data.size() >= 4 && std::memcmp(data.data(), kZstdMagic, 4) == 0) return decompress_document(data);
+        return std::string(data);
+    }
+
+    void insert_point_sets(const std::string &run_id, const std::string &gpu_key,
+                           const std::vector<std::pair<const std::string *, std::string>> &sets) {
+        Stmt pt(db_, "INSERT INTO point_sets (run_id, gpu_key, experiment, data) VALUES (?,?,?,?)");
+        for (const auto &[experiment, data] : sets) {
+            sqlite3_reset(pt.s);
+            pt.bind(1, run_id);
+            pt.bind(2, gpu_key);
+            pt.bind(3, *experiment);
+            pt.bind_blob(4, data);
+            pt.done();
+        }
+    }
+
+    // Files from before point_sets keep one row per point in "points": they are
+    // packed into point_sets once, in one transaction, and the old table dropped.
+    void migrate_point_rows() {
+        {
+            Stmt t(db_, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'points'");
+            if (!t.step()) return;
+        }
+        exec("BEGIN IMMEDIATE");
+        try {
+            Stmt q(db_, "SELECT p.run_id, r.gpu_key, p.experiment, p.series, p.field, p.x, p.value FROM points p"
+                        " JOIN runs r ON r.id = p.run_id ORDER BY p.run_id, p.experiment, p.rowid");
+            std::vector<PointRow> rows;
+            std::string gpu_key;
+            auto flush = [&] {
+                if (rows.empty()) return;
+                std::vector<const PointRow *> refs;
+                for (const PointRow &p : rows) refs.push_back(&p);
+                insert_point_sets(rows.front().run_id, gpu_key, {{&rows.front().experiment, encode_points(refs)}});
+                rows.clear();
+            };
+            while (q.step()) {
+                PointRow p{q.text(0), q.text(2), q.text(3), q.text(4), sqlite3_column_double(q.s, 5), sqlite3_column_double(q.s, 6)};
+                if (!rows.empty() && (rows.front().run_id != p.run_id || rows.front().experiment != p.experiment)) flush();
+                gpu_key = q.text(1);
+                rows.push_back(std::move(p));
+            }
+            flush();
+            exec("DROP TABLE points");
+            exec("COMMIT");
+        } catch (...) {
+            sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw;
+        }
+    }
 
     void exec(const char *sql) {
         char *err = nullptr;

@@ -1,17 +1,19 @@
 #include "validate.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <memory>
-#include <stdexcept>
+#include <string_view>
+#include <utility>
 
-#include <nlohmann/json.hpp>
-
-#include "gmlab.h"
+#include <simdjson.h>
 
 namespace gmserver {
 namespace {
 
-using nlohmann::json;
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+using simdjson::dom::object;
 
 struct Reject {
     std::string code, message;
@@ -23,31 +25,53 @@ void require(bool ok, const std::string &where, const std::string &what) {
     if (!ok) reject("invalid_document", where + ": " + what);
 }
 
-const json &member(const json &obj, const char *key, const std::string &where) {
-    auto it = obj.find(key);
-    if (it == obj.end()) reject("invalid_document", where + ": missing \"" + key + "\"");
-    return *it;
+// Looks a key up without building its path unless it is missing.
+element member(object obj, const char *key, const std::string &where) {
+    element v;
+    if (obj.at_key(key).get(v) != simdjson::SUCCESS) reject("invalid_document", where + ": missing \"" + key + "\"");
+    return v;
 }
 
-std::string text(const json &obj, const char *key, const std::string &where, std::size_t max_len) {
-    const json &v = member(obj, key, where);
-    require(v.is_string(), where + "." + key, "must be a string");
-    const std::string s = v.get<std::string>();
+bool has(object obj, const char *key) {
+    element v;
+    return obj.at_key(key).get(v) == simdjson::SUCCESS;
+}
+
+object as_object(element v, const std::string &where) {
+    object o;
+    if (v.get(o) != simdjson::SUCCESS) reject("invalid_document", where + ": must be an object");
+    return o;
+}
+
+array as_array(element v, const std::string &where) {
+    array a;
+    if (v.get(a) != simdjson::SUCCESS) reject("invalid_document", where + ": must be an array");
+    return a;
+}
+
+std::string text(object obj, const char *key, const std::string &where, std::size_t max_len) {
+    std::string_view s;
+    if (member(obj, key, where).get(s) != simdjson::SUCCESS) reject("invalid_document", where + "." + key + ": must be a string");
     require(s.size() <= max_len, where + "." + key, "longer than " + std::to_string(max_len) + " bytes");
-    return s;
+    return std::string(s);
 }
 
-double number(const json &obj, const char *key, const std::string &where) {
-    const json &v = member(obj, key, where);
-    require(v.is_number(), where + "." + key, "must be a number");
-    const double d = v.get<double>();
-    require(std::isfinite(d), where + "." + key, "must be finite");
+// Numbers arrive as 64-bit integers or doubles; all are read as double.
+// JSON has no NaN or infinity, but a huge literal may overflow to infinity.
+// The place is only spelled out on failure: a document has thousands of these.
+double number(object obj, const char *key, const std::string &where) {
+    double d = 0;
+    if (member(obj, key, where).get_double().get(d) != simdjson::SUCCESS)
+        reject("invalid_document", where + "." + key + ": must be a number");
+    if (!std::isfinite(d)) reject("invalid_document", where + "." + key + ": must be finite");
     return d;
 }
 
 // A measured number that must be finite and > 0.
-void positive(const json &obj, const char *key, const std::string &where) {
-    if (number(obj, key, where) <= 0) reject("implausible", where + "." + key + ": must be > 0");
+double positive(object obj, const char *key, const std::string &where) {
+    const double d = number(obj, key, where);
+    if (d <= 0) reject("implausible", where + "." + key + ": must be > 0");
+    return d;
 }
 
 struct DeviceFacts {
@@ -67,38 +91,38 @@ double bandwidth_bound(const DeviceFacts &dev, double bytes) {
     return (dram ? 1.5 : 10.0) * dev.theoretical_gbs + 50.0;
 }
 
-void check_point(const json &p, const std::string &where, const DeviceFacts &dev) {
-    require(p.is_object(), where, "must be an object");
+// The same checks as the library's gmlab.result/1 reader (x and the time_ms
+// statistics are numbers), plus the plausibility rules.
+void check_point(object p, const std::string &where, const DeviceFacts &dev) {
     number(p, "x", where);
-    const json &t = member(p, "time_ms", where);
-    require(t.is_object(), where + ".time_ms", "must be an object");
     const std::string tw = where + ".time_ms";
-    for (const char *k : {"median", "min", "max", "mean"}) positive(t, k, tw);
-    const double median = t["median"].get<double>(), mn = t["min"].get<double>(), mx = t["max"].get<double>();
+    const object t = as_object(member(p, "time_ms", where), tw);
+    const double median = positive(t, "median", tw), mn = positive(t, "min", tw), mx = positive(t, "max", tw);
+    positive(t, "mean", tw);
     if (!(mn <= median * (1 + 1e-9) && median <= mx * (1 + 1e-9)))
         reject("implausible", tw + ": min <= median <= max does not hold");
     if (number(t, "stddev", tw) < 0) reject("implausible", tw + ".stddev: must be >= 0");
-    const json &n = member(t, "n", tw);
-    require(n.is_number_integer() || n.is_number_unsigned(), tw + ".n", "must be an integer");
-    const long long count = n.get<long long>();
+    const element n = member(t, "n", tw);
+    std::int64_t count = 0;
+    if (n.get_int64().get(count) != simdjson::SUCCESS) reject("invalid_document", tw + ".n: must be an integer");
     if (count < 1 || count > 100000000) reject("implausible", tw + ".n: must be 1..1e8");
-    if (t.contains("samples")) {
-        const json &s = t["samples"];
-        require(s.is_array(), tw + ".samples", "must be an array");
+    element samples;
+    if (t.at_key("samples").get(samples) == simdjson::SUCCESS) {
+        const array s = as_array(samples, tw + ".samples");
         // Uploads may carry a trimmed subset of the samples, never more than n.
-        if (static_cast<long long>(s.size()) > count) reject("implausible", tw + ".samples: more samples than n");
-        for (const json &v : s) {
-            require(v.is_number(), tw + ".samples", "must hold numbers");
-            const double d = v.get<double>();
+        if (static_cast<std::int64_t>(s.size()) > count) reject("implausible", tw + ".samples: more samples than n");
+        for (element v : s) {
+            double d = 0;
+            if (v.get_double().get(d) != simdjson::SUCCESS) reject("invalid_document", tw + ".samples: must hold numbers");
             if (!std::isfinite(d) || d <= 0) reject("implausible", tw + ".samples: every sample must be finite and > 0");
         }
     }
     double bytes = 0;
-    if (p.contains("bytes")) {
+    if (has(p, "bytes")) {
         bytes = number(p, "bytes", where);
         if (bytes < 0) reject("implausible", where + ".bytes: must be >= 0");
     }
-    if (p.contains("bandwidth_gbs")) {
+    if (has(p, "bandwidth_gbs")) {
         const double bw = number(p, "bandwidth_gbs", where);
         if (bw < 0) reject("implausible", where + ".bandwidth_gbs: must be >= 0");
         const double bound = bandwidth_bound(dev, bytes);
@@ -113,100 +137,88 @@ void check_point(const json &p, const std::string &where, const DeviceFacts &dev
         }
     }
     for (const char *k : {"fraction_of_theoretical", "fraction_of_memcpy"}) {
-        if (!p.contains(k)) continue;
+        if (!has(p, k)) continue;
         const double f = number(p, k, where);
         if (f < 0 || f > 20) reject("implausible", where + "." + k + ": must be within 0..20");
     }
 }
 
-// The C API reads the result the way every other gmlab tool does; its points
-// are what the server stores as rows.
-void read_points(json single, const json &device, const std::string &where, const std::string &experiment,
-                 std::vector<PointRow> &rows) {
-    single["device"] = device;
-    const std::string doc = single.dump();
-    gm_result *raw = nullptr;
-    if (gm_result_from_json(&raw, doc.c_str()) != GM_OK)
-        reject("invalid_document", where + ": " + std::string(gm_last_error()));
-    std::unique_ptr<gm_result, void (*)(gm_result *)> r(raw, gm_result_destroy);
-    const std::size_t ns = gm_result_series_count(r.get());
-    for (std::size_t s = 0; s < ns; ++s) {
-        const char *name = gm_result_series_name(r.get(), s);
-        const char *field = gm_result_series_info(r.get(), s, "y.field");
-        if (!name || !field) reject("invalid_document", where + ": series without name or y.field");
-        const std::size_t np = gm_result_point_count(r.get(), s);
-        for (std::size_t p = 0; p < np; ++p) {
-            double x = 0, v = 0;
-            if (gm_result_point_value(&x, r.get(), s, p, "x") != GM_OK ||
-                gm_result_point_value(&v, r.get(), s, p, field) != GM_OK)
-                reject("invalid_document", where + ".series[" + std::to_string(s) + "]: point " + std::to_string(p) +
-                                               " has no \"" + field + "\"");
-            if (!std::isfinite(x) || !std::isfinite(v))
-                reject("implausible", where + ".series[" + std::to_string(s) + "]: non-finite value");
-            rows.push_back(PointRow{"", experiment, name, field, x, v});
+// The value a series plots, named by its y.field with the library's rules
+// (gm_result_point_value): a time statistic ("median_ms", ..., "repetitions"),
+// "predicted.<key>", a number member of the point, or a member of "values".
+bool field_value(object point, std::string_view field, double &out) {
+    static constexpr std::pair<std::string_view, std::string_view> kTimeFields[] = {
+        {"median_ms", "median"}, {"min_ms", "min"}, {"max_ms", "max"},
+        {"mean_ms", "mean"}, {"stddev_ms", "stddev"}, {"repetitions", "n"}};
+    for (const auto &[name, key] : kTimeFields)
+        if (field == name) return point.at_key("time_ms").at_key(key).get_double().get(out) == simdjson::SUCCESS;
+    constexpr std::string_view kPredicted = "predicted.";
+    if (field.substr(0, kPredicted.size()) == kPredicted)
+        return point.at_key("predicted").at_key(field.substr(kPredicted.size())).get_double().get(out) == simdjson::SUCCESS;
+    if (point.at_key(field).get_double().get(out) == simdjson::SUCCESS) return true;
+    return point.at_key("values").at_key(field).get_double().get(out) == simdjson::SUCCESS;
+}
+
+// One result of the run: the library's gmlab.result/1 rules, every point's
+// plausibility, and one stored row per point (the value its series plots).
+void read_result(element r_el, const std::string &where, const DeviceFacts &dev, std::vector<PointRow> &rows) {
+    const object r = as_object(r_el, where);
+    require(!has(r, "device"), where, "must not carry its own device block");
+    std::string_view schema;
+    require(member(r, "schema", where).get(schema) == simdjson::SUCCESS && schema == "gmlab.result/1", where + ".schema",
+            "must be \"gmlab.result/1\"");
+    const object exp = as_object(member(r, "experiment", where), where + ".experiment");
+    const std::string name = text(exp, "name", where + ".experiment", 64);
+    element summary;
+    if (r.at_key("summary").get(summary) == simdjson::SUCCESS) as_object(summary, where + ".summary");
+    const array series = as_array(member(r, "series", where), where + ".series");
+    std::size_t s = 0;
+    for (element se : series) {
+        const std::string sw = where + ".series[" + std::to_string(s++) + "]";
+        const object so = as_object(se, sw);
+        const std::string sname = text(so, "name", sw, 256);
+        const object y = as_object(member(so, "y", sw), sw + ".y");
+        const std::string field = text(y, "field", sw + ".y", 128);
+        const array points = as_array(member(so, "points", sw), sw + ".points");
+        std::size_t p = 0;
+        for (element pe : points) {
+            const std::string pw = sw + ".points[" + std::to_string(p++) + "]";
+            const object po = as_object(pe, pw);
+            check_point(po, pw, dev);
+            const double x = number(po, "x", pw);
+            double v = 0;
+            if (!field_value(po, field, v)) reject("invalid_document", pw + ": has no number \"" + field + "\" (the series' y.field)");
+            if (!std::isfinite(v)) reject("implausible", pw + ": non-finite value");
+            rows.push_back(PointRow{"", name, sname, field, x, v});
         }
     }
 }
 
-// Strict UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing above
-// U+10FFFF. The JSON parser passes raw bytes inside strings through unchecked.
-bool valid_utf8(const std::string &s) {
-    const auto *p = reinterpret_cast<const unsigned char *>(s.data());
-    const std::size_t n = s.size();
-    for (std::size_t i = 0; i < n;) {
-        const unsigned c = p[i];
-        if (c < 0x80) {
-            ++i;
-            continue;
-        }
-        std::size_t len;
-        unsigned cp, min;
-        if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F, min = 0x80;
-        else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F, min = 0x800;
-        else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07, min = 0x10000;
-        else return false;
-        if (i + len > n) return false;
-        for (std::size_t k = 1; k < len; ++k) {
-            if ((p[i + k] & 0xC0) != 0x80) return false;
-            cp = (cp << 6) | (p[i + k] & 0x3F);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-        i += len;
+// The size limits over the parsed document: the length of every string (keys
+// too) and the number of items of every array. The body size limit bounds what
+// the parser builds before this runs; depth is bounded by the parser itself.
+void check_limits(element e, const ValidationLimits &limits) {
+    switch (e.type()) {
+    case element_type::STRING:
+        if (std::string_view(e).size() > limits.max_string_bytes)
+            reject("too_large", "a string is longer than " + std::to_string(limits.max_string_bytes) + " bytes");
+        break;
+    case element_type::ARRAY: {
+        const array a(e);
+        if (a.size() > limits.max_array_items)
+            reject("too_large", "an array has more than " + std::to_string(limits.max_array_items) + " items");
+        for (element v : a) check_limits(v, limits);
+        break;
     }
-    return true;
-}
-
-// One pass over the JSON text: nesting depth, the length of every string
-// (keys too, counted in raw bytes) and the number of items of every array.
-// Text that is not JSON passes here and is rejected by the parser.
-void check_shape(const std::string &text, const ValidationLimits &limits) {
-    struct Level {
-        bool array;
-        std::size_t items;
-        bool empty;
-    };
-    std::vector<Level> stack;
-    stack.reserve(static_cast<std::size_t>(limits.max_depth) + 1);
-    const std::size_t n = text.size();
-    for (std::size_t i = 0; i < n; ++i) {
-        const char c = text[i];
-        if (c == '"') {
-            const std::size_t start = ++i;
-            while (i < n && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
-            if (i - start > limits.max_string_bytes)
+    case element_type::OBJECT:
+        for (auto field : object(e)) {
+            if (field.key.size() > limits.max_string_bytes)
                 reject("too_large", "a string is longer than " + std::to_string(limits.max_string_bytes) + " bytes");
-            if (!stack.empty()) stack.back().empty = false;
-        } else if (c == '[' || c == '{') {
-            if (!stack.empty()) stack.back().empty = false;
-            if (stack.size() >= static_cast<std::size_t>(limits.max_depth))
-                reject("too_deep", "JSON nested deeper than " + std::to_string(limits.max_depth));
-            stack.push_back(Level{c == '[', 0, true});
-        } else if (c == ']' || c == '}') {
-            if (!stack.empty()) stack.pop_back();
-        } else if (c == ',' && !stack.empty() && stack.back().array) {
-            if (++stack.back().items + 1 > limits.max_array_items)
-                reject("too_large", "an array has more than " + std::to_string(limits.max_array_items) + " items");
+            check_limits(field.value, limits);
         }
+        break;
+    default:
+        break;
     }
 }
 
@@ -241,37 +253,42 @@ bool valid_submission_id(const std::string &s) {
     return true;
 }
 
-ValidatedUpload validate_upload(const std::string &body, const ValidationLimits &limits) {
+ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits) {
+    static_assert(kParserPadding >= simdjson::SIMDJSON_PADDING, "kParserPadding must cover the parser's padding");
     ValidatedUpload out;
     try {
-        // nlohmann's parser is iterative and rejects ill-formed UTF-8 and lone
-        // surrogates itself; the callback bounds depth, string and array sizes
-        // while parsing, before a hostile document is fully built.
-        if (!valid_utf8(body)) reject("invalid_json", "the body is not valid UTF-8");
-        // The shape limits are checked on the raw text first, so that a
-        // hostile document is never built and the parser needs no callback.
-        check_shape(body, limits);
-        json doc;
-        try {
-            doc = json::parse(body);
-        } catch (const json::exception &e) {
-            reject("invalid_json", e.what());
-        }
-        require(doc.is_object(), "document", "must be an object");
-        const json &schema = member(doc, "schema", "document");
-        require(schema.is_string() && schema.get<std::string>() == "gmlab.run/1", "document.schema",
-                "must be \"gmlab.run/1\"");
-        for (const char *k : {"library", "settings", "device"}) require(member(doc, k, "document").is_object(), std::string("document.") + k, "must be an object");
+        // One parser per thread, reused: its buffers grow to the largest body
+        // seen (bounded by the request size limit). simdjson checks UTF-8 in
+        // full (overlong forms, surrogates, > U+10FFFF) and escapes, and stops at
+        // the depth limit before building deeper levels.
+        thread_local simdjson::dom::parser parser;
+        if (parser.max_depth() != static_cast<std::size_t>(limits.max_depth) &&
+            parser.allocate(std::max<std::size_t>(body.size(), 64), static_cast<std::size_t>(limits.max_depth)) != simdjson::SUCCESS)
+            reject("too_large", "the body does not fit in memory");
+        element root;
+        const simdjson::error_code err = parser.parse(body).get(root);
+        if (err == simdjson::DEPTH_ERROR) reject("too_deep", "JSON nested deeper than " + std::to_string(limits.max_depth));
+        if (err == simdjson::UTF8_ERROR) reject("invalid_json", "the body is not valid UTF-8");
+        if (err == simdjson::MEMALLOC || err == simdjson::CAPACITY) reject("too_large", "the body does not fit in memory");
+        if (err) reject("invalid_json", std::string("not JSON: ") + simdjson::error_message(err));
+        check_limits(root, limits);
+
+        const object doc = as_object(root, "document");
+        std::string_view schema;
+        require(member(doc, "schema", "document").get(schema) == simdjson::SUCCESS && schema == "gmlab.run/1",
+                "document.schema", "must be \"gmlab.run/1\"");
+        for (const char *k : {"library", "settings"}) as_object(member(doc, k, "document"), std::string("document.") + k);
+        const object device = as_object(member(doc, "device", "document"), "document.device");
         text(doc, "created_at", "document", 64);
         text(doc, "command", "document", 4096);
-        if (doc.contains("submission_id")) {
-            const json &sid = doc["submission_id"];
-            require(sid.is_string() && valid_submission_id(sid.get<std::string>()), "document.submission_id",
+        element sid;
+        if (doc.at_key("submission_id").get(sid) == simdjson::SUCCESS) {
+            std::string_view s;
+            require(sid.get(s) == simdjson::SUCCESS && valid_submission_id(std::string(s)), "document.submission_id",
                     "must be 1..128 characters of [A-Za-z0-9._-]");
-            out.submission_id = sid.get<std::string>();
+            out.submission_id = std::string(s);
         }
 
-        const json &device = doc["device"];
         GpuIdentity &g = out.gpu;
         g.name = text(device, "name", "device", 256);
         require(!g.name.empty(), "device.name", "must not be empty");
@@ -283,42 +300,22 @@ ValidatedUpload validate_upload(const std::string &body, const ValidationLimits 
         const double bus = number(device, "memory_bus_width_bits", "device");
         if (bus < 0 || bus > 65536 || bus != std::floor(bus)) reject("implausible", "device.memory_bus_width_bits: must be an integer 0..65536");
         g.bus_width_bits = static_cast<int>(bus);
-        g.driver_version = device.contains("driver_version") ? text(device, "driver_version", "device", 256) : "";
-        g.runtime_version = device.contains("runtime_version") ? text(device, "runtime_version", "device", 256) : "";
+        g.driver_version = has(device, "driver_version") ? text(device, "driver_version", "device", 256) : "";
+        g.runtime_version = has(device, "runtime_version") ? text(device, "runtime_version", "device", 256) : "";
         g.key = gpu_key(g.name, g.compute_capability, g.memory_bytes, g.bus_width_bits);
 
         DeviceFacts dev;
         dev.theoretical_gbs = number(device, "theoretical_bandwidth_gbs", "device");
         if (dev.theoretical_gbs < 0 || dev.theoretical_gbs > 1e5) reject("implausible", "device.theoretical_bandwidth_gbs: must be 0..1e5");
-        if (device.contains("l2_cache_bytes")) dev.l2_bytes = number(device, "l2_cache_bytes", "device");
+        if (has(device, "l2_cache_bytes")) dev.l2_bytes = number(device, "l2_cache_bytes", "device");
 
-        member(doc, "results", "document");
-        json &results = doc["results"];
-        require(results.is_array() && !results.empty(), "document.results", "must be a non-empty array");
+        const array results = as_array(member(doc, "results", "document"), "document.results");
+        require(results.size() > 0, "document.results", "must be a non-empty array");
         require(results.size() <= limits.max_results, "document.results", "too many results");
-
-        for (std::size_t i = 0; i < results.size(); ++i) {
-            const std::string where = "results[" + std::to_string(i) + "]";
-            const json &r = results[i];
-            require(r.is_object(), where, "must be an object");
-            require(!r.contains("device"), where, "must not carry its own device block");
-            const json &exp = member(r, "experiment", where);
-            require(exp.is_object(), where + ".experiment", "must be an object");
-            const std::string name = text(exp, "name", where + ".experiment", 64);
-            const json &series = member(r, "series", where);
-            require(series.is_array(), where + ".series", "must be an array");
-            for (std::size_t s = 0; s < series.size(); ++s) {
-                const std::string sw = where + ".series[" + std::to_string(s) + "]";
-                require(series[s].is_object(), sw, "must be an object");
-                const json &points = member(series[s], "points", sw);
-                require(points.is_array(), sw + ".points", "must be an array");
-                for (std::size_t p = 0; p < points.size(); ++p)
-                    check_point(points[p], sw + ".points[" + std::to_string(p) + "]", dev);
-            }
-            read_points(std::move(results[i]), device, where, name, out.points);
-        }
+        std::size_t i = 0;
+        for (element r : results) read_result(r, "results[" + std::to_string(i++) + "]", dev, out.points);
         // Stored as received: valid UTF-8 JSON that passed every check above.
-        out.document = body;
+        out.document = std::move(body);
         out.ok = true;
     } catch (const Reject &r) {
         out.ok = false;

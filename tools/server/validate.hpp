@@ -27,7 +27,10 @@ struct ValidatedUpload {
     std::vector<PointRow> points;  // run_id left empty: the caller assigns it
 };
 
-ValidatedUpload validate_upload(const std::string &body, const ValidationLimits &limits = ValidationLimits());
+// Takes the body over (it becomes the stored document when valid). Bodies
+// with kParserPadding bytes of spare capacity are parsed without a copy.
+ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits = ValidationLimits());
+constexpr std::size_t kParserPadding = 64;
 
 // The normalised key of a GPU model: lower-case name with runs of other
 // characters turned into '-', then compute capability, memory in GiB and bus

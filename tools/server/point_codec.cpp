@@ -1,0 +1,126 @@
+#include "point_codec.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <unordered_map>
+
+#include <zstd.h>
+
+namespace gmserver {
+namespace {
+
+static_assert(sizeof(double) == 8, "points are stored as IEEE-754 doubles");
+
+template <class T>
+void put(std::string &out, T v) {
+    char b[sizeof(T)];
+    std::memcpy(b, &v, sizeof(T));
+    out.append(b, sizeof(T));
+}
+
+// Reads from a bounded view; every read checks the remaining length.
+struct Reader {
+    std::string_view data;
+    template <class T>
+    bool get(T &v) {
+        if (data.size() < sizeof(T)) return false;
+        std::memcpy(&v, data.data(), sizeof(T));
+        data.remove_prefix(sizeof(T));
+        return true;
+    }
+    bool get(std::string &s, std::uint32_t n) {
+        if (data.size() < n) return false;
+        s.assign(data.data(), n);
+        data.remove_prefix(n);
+        return true;
+    }
+};
+
+}  // namespace
+
+std::string encode_points(const std::vector<const PointRow *> &points) {
+    std::vector<const std::string *> strings;
+    std::unordered_map<std::string, std::uint32_t> index;
+    auto intern = [&](const std::string &s) {
+        auto [it, added] = index.emplace(s, static_cast<std::uint32_t>(strings.size()));
+        if (added) strings.push_back(&it->first);
+        return it->second;
+    };
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> refs;
+    refs.reserve(points.size());
+    for (const PointRow *p : points) refs.emplace_back(intern(p->series), intern(p->field));
+    std::string out;
+    out.reserve(16 + points.size() * 24);
+    put(out, static_cast<std::uint32_t>(strings.size()));
+    for (const std::string *s : strings) {
+        put(out, static_cast<std::uint32_t>(s->size()));
+        out += *s;
+    }
+    put(out, static_cast<std::uint32_t>(points.size()));
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        put(out, refs[i].first);
+        put(out, refs[i].second);
+        put(out, points[i]->x);
+        put(out, points[i]->value);
+    }
+    return out;
+}
+
+bool decode_points(std::string_view blob, const std::string &run_id, const std::string &experiment,
+                   const std::function<void(const PointRow &)> &visit) {
+    Reader r{blob};
+    std::uint32_t ns = 0;
+    if (!r.get(ns) || ns > blob.size() / 4) return false;
+    std::vector<std::string> strings(ns);
+    for (std::string &s : strings) {
+        std::uint32_t len = 0;
+        if (!r.get(len) || !r.get(s, len)) return false;
+    }
+    std::uint32_t np = 0;
+    if (!r.get(np) || r.data.size() != std::size_t(np) * 24) return false;
+    // Check every index before the first visit, so that a bad blob visits nothing.
+    for (Reader c{r.data}; !c.data.empty();) {
+        std::uint32_t si = 0, fi = 0;
+        double skip[2];
+        c.get(si), c.get(fi), c.get(skip[0]), c.get(skip[1]);
+        if (si >= ns || fi >= ns) return false;
+    }
+    PointRow row;
+    row.run_id = run_id;
+    row.experiment = experiment;
+    for (std::uint32_t i = 0; i < np; ++i) {
+        std::uint32_t si = 0, fi = 0;
+        r.get(si), r.get(fi), r.get(row.x), r.get(row.value);
+        row.series = strings[si];
+        row.field = strings[fi];
+        visit(row);
+    }
+    return true;
+}
+
+std::string compress_document(std::string_view text) {
+    // One context per thread, reused: creating one per call costs as much as
+    // compressing a small document.
+    thread_local std::unique_ptr<ZSTD_CCtx, std::size_t (*)(ZSTD_CCtx *)> ctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+    if (!ctx) throw std::runtime_error("zstd: out of memory");
+    std::string out(ZSTD_compressBound(text.size()), '\0');
+    const std::size_t n = ZSTD_compressCCtx(ctx.get(), out.data(), out.size(), text.data(), text.size(), 1);
+    if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
+    out.resize(n);
+    return out;
+}
+
+std::string decompress_document(std::string_view data) {
+    const unsigned long long size = ZSTD_getFrameContentSize(data.data(), data.size());
+    // Documents are bounded by the request size limit; anything claiming more is damaged.
+    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > (1ull << 32))
+        throw std::runtime_error("stored document is not a zstd frame");
+    std::string out(static_cast<std::size_t>(size), '\0');
+    const std::size_t n = ZSTD_decompress(out.data(), out.size(), data.data(), data.size());
+    if (ZSTD_isError(n) || n != size) throw std::runtime_error("stored document is damaged");
+    return out;
+}
+
+}  // namespace gmserver

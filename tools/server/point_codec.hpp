@@ -1,0 +1,31 @@
+// Compact storage of one upload's points for one experiment: a run document
+// has hundreds of points, and storing them as one blob per (run, experiment)
+// instead of one row each keeps an upload to a few rows and the per-model
+// aggregation a sequential read.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage.hpp"
+
+namespace gmserver {
+
+// Layout (little-endian): u32 string count, then each string as u32 length +
+// bytes (series names and fields, each once); u32 point count, then each point
+// as u32 series index, u32 field index, f64 x, f64 value.
+std::string encode_points(const std::vector<const PointRow *> &points);
+
+// Calls visit for every point in the blob with run_id and experiment filled
+// in. Returns false (having visited nothing) when the blob is malformed.
+bool decode_points(std::string_view blob, const std::string &run_id, const std::string &experiment,
+                   const std::function<void(const PointRow &)> &visit);
+
+// zstd at a fast level: uploaded documents are repetitive JSON (about 5:1).
+std::string compress_document(std::string_view text);
+// Throws std::runtime_error when the data is not a zstd frame of a document.
+std::string decompress_document(std::string_view data);
+
+}  // namespace gmserver
