@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <stdexcept>
 #include <utility>
@@ -266,22 +267,48 @@ public:
     }
 
     std::vector<PointRow> points(const std::string &gpu_key, const std::string &experiment) override {
-        if (gpu_key.find('\0') != std::string::npos || experiment.find('\0') != std::string::npos) return {};
-        Result r = with_connection(
-            [&](PGconn *c, bool &) { return run_prepared(c, "points", {&gpu_key, &experiment}, PGRES_TUPLES_OK); });
         std::vector<PointRow> out;
-        out.reserve(r.rows());
-        for (int i = 0; i < r.rows(); ++i) {
-            PointRow p;
-            p.run_id = r.text(i, 0);
-            p.experiment = r.text(i, 1);
-            p.series = r.text(i, 2);
-            p.field = r.text(i, 3);
-            p.x = r.f64(i, 4);
-            p.value = r.f64(i, 5);
-            out.push_back(std::move(p));
-        }
+        for_each_point(gpu_key, experiment, [&](const PointRow &p) { out.push_back(p); });
         return out;
+    }
+
+    // Rows arrive one at a time (libpq's single-row mode): a popular model has
+    // millions of points, which a whole PGresult would hold in memory at once.
+    void for_each_point(const std::string &gpu_key, const std::string &experiment,
+                        const std::function<void(const PointRow &)> &visit) override {
+        if (gpu_key.find('\0') != std::string::npos || experiment.find('\0') != std::string::npos) return;
+        with_connection([&](PGconn *c, bool &committing) {
+            const char *params[] = {gpu_key.c_str(), experiment.c_str()};
+            if (!PQsendQueryPrepared(c, "points", 2, params, nullptr, nullptr, 0) || !PQsetSingleRowMode(c))
+                throw std::runtime_error("postgres: points: " + trim(PQerrorMessage(c)));
+            PointRow p;
+            std::string error;
+            // Every result is read, even after a failure, so that the connection
+            // is idle again when it goes back to the pool.
+            while (PGresult *raw = PQgetResult(c)) {
+                Result r(raw);
+                const ExecStatusType st = PQresultStatus(raw);
+                if (st == PGRES_SINGLE_TUPLE && error.empty()) {
+                    // Rows have reached the caller: a retry would visit them twice.
+                    committing = true;
+                    p.run_id = r.text(0, 0);
+                    p.experiment = r.text(0, 1);
+                    p.series = r.text(0, 2);
+                    p.field = r.text(0, 3);
+                    p.x = r.f64(0, 4);
+                    p.value = r.f64(0, 5);
+                    try {
+                        visit(p);
+                    } catch (const std::exception &e) {
+                        error = e.what();
+                    }
+                } else if (st != PGRES_SINGLE_TUPLE && st != PGRES_TUPLES_OK && error.empty()) {
+                    error = "postgres: points: " + trim(PQerrorMessage(c));
+                }
+            }
+            if (!error.empty()) throw std::runtime_error(error);
+            return 0;
+        });
     }
 
     std::vector<StoredRun> runs_of(const std::string &gpu_key, std::size_t limit) override {
