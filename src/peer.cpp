@@ -154,7 +154,11 @@ void poison(const Side &s, std::size_t bytes) {
 // The first `bytes` of dst on `to` must be the pattern of `from`.
 void check_dst(const Side &to, const Side &from, std::size_t bytes, const std::string &what, Result &out) {
     std::vector<unsigned char> got(bytes), want(bytes);
-    GM_CUDA(cudaMemcpy(got.data(), to.dst->get(), bytes, cudaMemcpyDeviceToHost));
+    {
+        DeviceGuard g;
+        GM_CUDA(cudaSetDevice(to.device));
+        GM_CUDA(cudaMemcpy(got.data(), to.dst->get(), bytes, cudaMemcpyDefault));
+    }
     fill_pattern_host(want.data(), bytes, seed_of(from.device));
     check_same_bytes(got.data(), want.data(), bytes, what, out);
 }
@@ -375,7 +379,7 @@ void add_peer_experiments(std::vector<Experiment> &out) {
                 "small-copy latency, both directions at once; not applicable with one GPU.";
     e.default_suite = true;
     e.params = {
-        size_param("bytes", 64LL << 20, 16, 1LL << 36, "bytes per bandwidth copy (a multiple of 16)"),
+        size_param("bytes", 64LL << 20, 16, 1LL << 36, "bytes per bandwidth copy (rounded down to a multiple of 16)"),
         size_param("latency_bytes", 4, 1, 1LL << 20, "bytes per latency copy"),
         int_param("latency_copies", 100, 1, 10000, "back-to-back copies per latency measurement", "copies"),
         int_list_param("peers", {-1}, -1, 1023, "peer devices (other than the context's); -1: every other device"),
