@@ -133,7 +133,7 @@ std::vector<ChartSpec> make_specs() {
         s.x_title = "N (copies)";
         s.x_log = true;
         s.y_log = true;
-        s.prediction = "predicted.linear_fit_ms";
+        s.prediction = "predicted.linear_fit_gbs";
         s.prediction_relative = false;
         s.prediction_label = "fit: N x overhead + bytes / bandwidth";
         s.y_title = "effective bandwidth (GB/s)";
