@@ -229,9 +229,9 @@ void run_transfer_batching(ContextState &ctx, const Params &params, Result &out)
             if (ms_per_mb > 0) out.summary_values[dir + "_fit_bandwidth_gbs"] = 1.0 / ms_per_mb;
             for (Series &s : made)
                 for (Point &p : s.points) {
-                    const double fit_ms = overhead_ms * p.values["copies"] + ms_per_mb * p.bytes / 1e6;
-                    p.predicted["linear_fit_ms"] = fit_ms;
-                    if (fit_ms > 0) p.predicted["linear_fit_gbs"] = bandwidth_gbs(p.bytes, fit_ms);
+                    const double line_ms = overhead_ms * p.values["copies"] + ms_per_mb * p.bytes / 1e6;
+                    p.predicted["linear_fit_ms"] = line_ms;
+                    if (line_ms > 0) p.predicted["linear_fit_gbs"] = bandwidth_gbs(p.bytes, line_ms);
                 }
         }
         for (Series &s : made) out.series.push_back(std::move(s));
