@@ -20,6 +20,7 @@ cmake --build build-gpu 2>&1 | tail -3
 ctest --test-dir build-gpu --output-on-failure >"$OUT/ctest.log" 2>&1 || status=1
 tail -12 "$OUT/ctest.log"
 build-gpu/tests/gm_gpu_tests >"$OUT/gpu-tests.log" 2>&1; grep -E "^\[  (PASSED|FAILED) " "$OUT/gpu-tests.log"
+build-gpu/tests/gm_gpu_internal_tests >"$OUT/gpu-internal-tests.log" 2>&1; grep -E "^\[  (PASSED|FAILED) " "$OUT/gpu-internal-tests.log"
 GMLAB=build-gpu/tools/cli/gmlab
 
 if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
@@ -48,6 +49,11 @@ if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
     "racecheck|transpose --set rows=300 --set cols=260 --no-flush-l2"
     "racecheck|transpose --set rows=256 --set cols=512 --set element_sizes=4 --no-flush-l2"
     "racecheck|shared_alloc --set elements=65536 --no-flush-l2"
+    "memcheck|transfer --set min_size=1000 --set max_size=1MiB --no-flush-l2"
+    "memcheck|transfer_batching --set counts=1,16 --set chunk_sizes=4096 --no-flush-l2"
+    "memcheck|zero_copy --set bytes=1MiB --no-flush-l2"
+    "memcheck|copy_overlap --set bytes=4MiB --set streams=1,4 --set iterations=16 --no-flush-l2"
+    "memcheck|peer --set bytes=1MiB --set latency_copies=4 --no-flush-l2"
   )
   for check in "${checks[@]}"; do
     tool=${check%%|*}; exp=${check#*|}; name="$tool-${exp%% *}"
@@ -64,6 +70,7 @@ fi
 bench/stream_vs_memcpy.sh "$GMLAB" | tee "$OUT/bench-stream.log" || status=1
 bench/shared_memory.sh "$GMLAB" | tee "$OUT/bench-shared.log" || status=1
 bench/memory_spaces.sh "$GMLAB" | tee "$OUT/bench-spaces.log" || status=1
+bench/transfers.sh "$GMLAB" | tee "$OUT/bench-transfers.log" || status=1
 if [ "${GM_SKIP_SUITE:-0}" != 1 ]; then
   html=(); [ -f .carry/chart.min.js ] && html=(--html default-suite.html)
   (cd "$OUT" && "$OLDPWD/$GMLAB" run --json default-suite.json --csv default-suite.csv "${html[@]}") >"$OUT/default-suite.txt" || status=1

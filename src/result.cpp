@@ -16,6 +16,15 @@ void Result::verified(std::uint64_t n, const std::string &method, double max_abs
     if (max_abs_error > verification.max_abs_error) verification.max_abs_error = max_abs_error;
 }
 
+void Result::not_applicable(const std::string &why) {
+    applicable = false;
+    series.clear();
+    verification.passed = true;  // nothing ran, so nothing failed
+    verification.method = "not applicable: nothing was measured";
+    verification.elements_checked = 0;
+    notes.push_back(why);
+}
+
 json library_json() {
     return {{"name", "gmlab"}, {"version", GM_VERSION_STRING}, {"abi", GM_ABI_VERSION}};
 }
@@ -73,6 +82,7 @@ json to_json(const Result &r) {
         {"started_at", r.started_at},
         {"finished_at", r.finished_at},
     };
+    if (!r.applicable) doc["applicable"] = false;
     if (!r.published.empty()) doc["published"] = {{"source", r.published_source}, {"figures", r.published}};
     return doc;
 }

@@ -56,9 +56,14 @@ struct Result {
     double theoretical_gbs = 0, memcpy_gbs = 0;
     std::uint64_t device_bytes_allocated = 0, memory_budget_bytes = 0;
     std::string started_at, finished_at;
+    // False when the experiment cannot apply to this machine (peer with one
+    // GPU): no series, nothing verified, a note saying why; not an error.
+    bool applicable = true;
 
     // Records that n more elements matched their host reference.
     void verified(std::uint64_t n, const std::string &method, double max_abs_error = 0);
+    // Marks the result not applicable, with the reason as a note.
+    void not_applicable(const std::string &why);
 };
 
 nlohmann::json library_json();

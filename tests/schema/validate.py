@@ -41,6 +41,13 @@ def errors_of(validators, doc):
     return [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}" for e in validators[kind].iter_errors(doc)]
 
 
+def not_applicable(d):
+    d["applicable"] = False
+    d["series"] = []
+    d["verification"]["elements_checked"] = 0
+    d["notes"] = ["needs two or more GPUs; this machine has 1"]
+
+
 def self_test(validators, sample_path):
     with open(sample_path) as f:
         good = json.load(f)
@@ -56,8 +63,20 @@ def self_test(validators, sample_path):
         "bad timestamp": lambda d: d.__setitem__("started_at", "yesterday"),
         "memory fraction too big": lambda d: d["settings"].__setitem__("memory_fraction", 2),
         "prediction is text": lambda d: d["series"][0]["points"][0]["predicted"].__setitem__("x", "y"),
+        "nothing checked": lambda d: d["verification"].__setitem__("elements_checked", 0),
+        "not applicable with series": lambda d: d.__setitem__("applicable", False),
+        "not applicable without a note": lambda d: (not_applicable(d), d.__setitem__("notes", [])),
+        "applicable is text": lambda d: d.__setitem__("applicable", "no"),
     }
     failed = 0
+    # A result that does not apply (peer with one GPU) is valid: no series, nothing checked, a note.
+    na = copy.deepcopy(good)
+    not_applicable(na)
+    if errors_of(validators, na):
+        print(f"REJECTED but should not: not applicable result: {errors_of(validators, na)}")
+        failed += 1
+    else:
+        print("accepted as it should: not applicable result")
     for name, breaker in breakers.items():
         doc = copy.deepcopy(good)
         breaker(doc)
@@ -79,7 +98,7 @@ def main():
     validators = load_validators(args.schema_dir)
     if args.self_test:
         failed = self_test(validators, args.self_test)
-        print(f"{10 - failed} passed, {failed} failed")
+        print(f"{15 - failed} passed, {failed} failed")
         return 1 if failed else 0
     files = list(args.files)
     for pattern in args.glob:

@@ -141,6 +141,7 @@ std::string html_report(const json &run) {
           << "</em></p>\n<p class=\"what\"><strong>What this shows.</strong> " << escape_html(spec.explanation) << "</p>\n";
         const std::string canvas = "chart-" + std::to_string(charts.size());
         json chart = chart_data(r, canvas);
+        if (!r.value("applicable", true)) h << "<p class=\"what\"><strong>Not applicable on this machine</strong> (the notes say why): nothing was measured.</p>\n";
         if (!chart.is_null()) {
             h << "<canvas id=\"" << canvas << "\" width=\"960\" height=\"420\"></canvas>\n";
             charts.push_back(chart);

@@ -44,6 +44,7 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
     const std::string name = r["experiment"]["name"];
     heading(os, name + " — " + r["experiment"].value("summary", ""), 2, markdown);
     os << (markdown ? "\n" : "  ") << chart_spec(name).explanation << "\n";
+    if (!r.value("applicable", true)) os << (markdown ? "\n**" : "  ") << "not applicable on this machine (see the notes)" << (markdown ? "**\n" : "\n");
     for (const json &s : r["series"]) {
         heading(os, s["name"].get<std::string>(), 3, markdown);
         std::set<std::string> predicted, values;

@@ -1,0 +1,66 @@
+// Host memory for the transfer experiments: page-locked (pinned) buffers that
+// count themselves, pageable buffers, and a check of the host's free memory
+// before anything large is allocated.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace gmlab {
+
+// Bytes the host can still give without swapping: MemAvailable from
+// /proc/meminfo, else sysinfo's free + buffer memory.
+std::size_t host_available_bytes();
+
+// Throws Error(GM_ERROR_OUT_OF_MEMORY) naming `what` when `bytes` is more than
+// `fraction` of the host memory available now.
+void require_host_memory(std::size_t bytes, double fraction, const std::string &what);
+
+// Page-locked host memory from cudaHostAlloc, freed on every path. A failed
+// allocation is an error (GM_ERROR_OUT_OF_MEMORY), never a silent fall-back to
+// pageable memory: an experiment that measures pinned memory must have it.
+class PinnedHostBuffer {
+public:
+    // flags: cudaHostAllocDefault, cudaHostAllocMapped, ... `what` names the
+    // buffer in the error message.
+    PinnedHostBuffer(std::size_t bytes, unsigned flags, const std::string &what);
+    ~PinnedHostBuffer();
+    PinnedHostBuffer(const PinnedHostBuffer &) = delete;
+    PinnedHostBuffer &operator=(const PinnedHostBuffer &) = delete;
+    PinnedHostBuffer(PinnedHostBuffer &&other) noexcept;
+
+    void *get() const { return ptr_; }
+    template <class T> T *as() const { return static_cast<T *>(ptr_); }
+    std::size_t bytes() const { return bytes_; }
+
+    // Pinned buffers alive now in this process (tests check it returns to 0
+    // after an error).
+    static int live_count();
+    // Test hook: the allocation after `n` more successful ones fails as if
+    // cudaHostAlloc had run out of page-locked memory; a negative n turns it off.
+    static void fail_after_for_testing(int n);
+
+private:
+    void *ptr_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
+// Ordinary (pageable) host memory, every page touched once at allocation so
+// that first-touch faults never fall inside a timed copy.
+class PageableHostBuffer {
+public:
+    PageableHostBuffer(std::size_t bytes, const std::string &what);
+    ~PageableHostBuffer();
+    PageableHostBuffer(const PageableHostBuffer &) = delete;
+    PageableHostBuffer &operator=(const PageableHostBuffer &) = delete;
+
+    void *get() const { return ptr_; }
+    template <class T> T *as() const { return static_cast<T *>(ptr_); }
+    std::size_t bytes() const { return bytes_; }
+
+private:
+    void *ptr_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
+}  // namespace gmlab
