@@ -57,6 +57,8 @@ if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
   )
   for check in "${checks[@]}"; do
     tool=${check%%|*}; exp=${check#*|}; name="$tool-${exp%% *}"
+    # GM_ONLY="exp1 exp2": sanitize and benchmark only these experiments' families.
+    if [ -n "${GM_ONLY:-}" ] && [[ " $GM_ONLY " != *" ${exp%% *} "* ]]; then continue; fi
     extra=(); [ "$tool" = memcheck ] && extra=(--leak-check full)
     # shellcheck disable=SC2086
     if compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 $GMLAB run $exp "${quick[@]}" >"$OUT/$name.log" 2>&1; then
@@ -67,10 +69,21 @@ if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
   done
 fi
 
-bench/stream_vs_memcpy.sh "$GMLAB" | tee "$OUT/bench-stream.log" || status=1
-bench/shared_memory.sh "$GMLAB" | tee "$OUT/bench-shared.log" || status=1
-bench/memory_spaces.sh "$GMLAB" | tee "$OUT/bench-spaces.log" || status=1
-bench/transfers.sh "$GMLAB" | tee "$OUT/bench-transfers.log" || status=1
+# bench name|experiments it covers (for GM_ONLY)
+benches=(
+  "stream_vs_memcpy|stream"
+  "shared_memory|transpose matmul_ab matmul_aat bank_conflicts"
+  "memory_spaces|async_copy constant_broadcast stencil texture"
+  "transfers|transfer transfer_batching copy_overlap"
+)
+for b in "${benches[@]}"; do
+  script=${b%%|*}; covers=${b#*|}; run=1
+  if [ -n "${GM_ONLY:-}" ]; then
+    run=0; for e in $covers; do [[ " $GM_ONLY " == *" $e "* ]] && run=1; done
+  fi
+  [ $run = 1 ] || continue
+  bench/$script.sh "$GMLAB" | tee "$OUT/bench-$script.log" || status=1
+done
 if [ "${GM_SKIP_SUITE:-0}" != 1 ]; then
   html=(); [ -f .carry/chart.min.js ] && html=(--html default-suite.html)
   (cd "$OUT" && "$OLDPWD/$GMLAB" run --json default-suite.json --csv default-suite.csv "${html[@]}") >"$OUT/default-suite.txt" || status=1
