@@ -21,6 +21,8 @@ const std::vector<Experiment> &registry() {
         add_async_copy_experiments(v);
         add_constant_experiments(v);
         add_texture_experiments(v);
+        add_latency_experiments(v);
+        add_memory_spaces_experiments(v);
         return v;
     }();
     return all;

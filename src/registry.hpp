@@ -34,6 +34,8 @@ void add_shared_alloc_experiments(std::vector<Experiment> &out);
 void add_async_copy_experiments(std::vector<Experiment> &out);
 void add_constant_experiments(std::vector<Experiment> &out);
 void add_texture_experiments(std::vector<Experiment> &out);
+void add_latency_experiments(std::vector<Experiment> &out);
+void add_memory_spaces_experiments(std::vector<Experiment> &out);
 
 const std::vector<Experiment> &registry();
 // Throws Error(GM_ERROR_UNKNOWN_EXPERIMENT) listing the known names.
