@@ -48,6 +48,9 @@ if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
     "racecheck|transpose --set rows=300 --set cols=260 --no-flush-l2"
     "racecheck|transpose --set rows=256 --set cols=512 --set element_sizes=4 --no-flush-l2"
     "racecheck|shared_alloc --set elements=65536 --no-flush-l2"
+    "memcheck|latency --set min_bytes=4KiB --set max_bytes=1MiB --set points_per_octave=1 --set hops=64"
+    "memcheck|memory_spaces --set hops=64"
+    "racecheck|memory_spaces --set hops=64"
   )
   for check in "${checks[@]}"; do
     tool=${check%%|*}; exp=${check#*|}; name="$tool-${exp%% *}"
@@ -64,6 +67,7 @@ fi
 bench/stream_vs_memcpy.sh "$GMLAB" | tee "$OUT/bench-stream.log" || status=1
 bench/shared_memory.sh "$GMLAB" | tee "$OUT/bench-shared.log" || status=1
 bench/memory_spaces.sh "$GMLAB" | tee "$OUT/bench-spaces.log" || status=1
+bench/latency.sh "$GMLAB" | tee "$OUT/bench-latency.log" || status=1
 if [ "${GM_SKIP_SUITE:-0}" != 1 ]; then
   html=(); [ -f .carry/chart.min.js ] && html=(--html default-suite.html)
   (cd "$OUT" && "$OLDPWD/$GMLAB" run --json default-suite.json --csv default-suite.csv "${html[@]}") >"$OUT/default-suite.txt" || status=1
