@@ -54,6 +54,9 @@ if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
     "memcheck|zero_copy --set bytes=1MiB --no-flush-l2"
     "memcheck|copy_overlap --set bytes=4MiB --set streams=1,4 --set iterations=16 --no-flush-l2"
     "memcheck|peer --set bytes=1MiB --set latency_copies=4 --no-flush-l2"
+    "memcheck|latency --set min_bytes=4KiB --set max_bytes=1MiB --set points_per_octave=1 --set hops=64"
+    "memcheck|memory_spaces --set hops=64"
+    "racecheck|memory_spaces --set hops=64"
   )
   for check in "${checks[@]}"; do
     tool=${check%%|*}; exp=${check#*|}; name="$tool-${exp%% *}"
@@ -75,6 +78,7 @@ benches=(
   "shared_memory|transpose matmul_ab matmul_aat bank_conflicts"
   "memory_spaces|async_copy constant_broadcast stencil texture"
   "transfers|transfer transfer_batching copy_overlap"
+  "latency|latency memory_spaces"
 )
 for b in "${benches[@]}"; do
   script=${b%%|*}; covers=${b#*|}; run=1

@@ -25,6 +25,8 @@ const std::vector<Experiment> &registry() {
         add_zero_copy_experiments(v);
         add_copy_overlap_experiments(v);
         add_peer_experiments(v);
+        add_latency_experiments(v);
+        add_memory_spaces_experiments(v);
         return v;
     }();
     return all;

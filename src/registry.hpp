@@ -38,6 +38,8 @@ void add_transfer_experiments(std::vector<Experiment> &out);
 void add_zero_copy_experiments(std::vector<Experiment> &out);
 void add_copy_overlap_experiments(std::vector<Experiment> &out);
 void add_peer_experiments(std::vector<Experiment> &out);
+void add_latency_experiments(std::vector<Experiment> &out);
+void add_memory_spaces_experiments(std::vector<Experiment> &out);
 
 const std::vector<Experiment> &registry();
 // Throws Error(GM_ERROR_UNKNOWN_EXPERIMENT) listing the known names.

@@ -191,14 +191,16 @@ bool write_file(const std::string &path, const std::string &text) {
 
 }  // namespace
 
-int cmd_info(int device, bool as_json) {
+int cmd_info(int device, bool as_json, bool measure) {
     int code = kOk;
     ContextPtr ctx = open_context(device, &code);
     if (!ctx) return code;
     char *out = nullptr;
     if (gm_status s = gm_device_info_json(&out, ctx.get()); s != GM_OK) return report_error(s, "info", gm_context_last_error(ctx.get()));
-    const json d = json::parse(take(out));
+    json d = json::parse(take(out));
     if (as_json) {
+        if (measure)
+            if (int rc = print_measured(ctx.get(), &d, true); rc != kOk) return rc;
         std::cout << d.dump(2) << "\n";
         return kOk;
     }
@@ -224,6 +226,7 @@ int cmd_info(int device, bool as_json) {
     t.add({"ECC", d["ecc_enabled"].get<bool>() ? "enabled" : "disabled"});
     t.add({"integrated", d["integrated"].get<bool>() ? "yes" : "no"});
     t.print(std::cout);
+    if (measure) return print_measured(ctx.get(), &d, false);
     return kOk;
 }
 

@@ -6,11 +6,15 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "gmlab.h"
+
 namespace gmcli {
 
 enum Exit { kOk = 0, kFailed = 1, kUsage = 2, kNoDevice = 3 };
 
-int cmd_info(int device, bool as_json);
+int cmd_info(int device, bool as_json, bool measure = false);
 int cmd_list();
 int cmd_describe(const std::string &experiment, bool as_json);
 
@@ -25,6 +29,13 @@ struct RunOptions {
     std::string upload_url;  // --upload: send the run to this gmlab-server afterwards
 };
 int cmd_run(const RunOptions &opt);
+
+// gmlab info --measure (measure.cpp): runs latency and memory_spaces on ctx and
+// prints their compact table, or with as_json adds their summaries to *device
+// as "measured". Returns an exit code.
+int print_measured(gm_context *ctx, nlohmann::json *device, bool as_json);
+// "registers 4 < shared 30 < ...": the memory_spaces summary's latencies, fastest first.
+std::string memory_spaces_order(const nlohmann::json &summary);
 
 // gmlab report RUN.json [--html OUT | --markdown]
 int cmd_report(const std::string &input, const std::string &html_file, bool markdown);

@@ -19,6 +19,9 @@ int main(int argc, char **argv) {
     auto *info = app.add_subcommand("info", "memory spaces of the device: sizes, caches, limits, bandwidth");
     info->add_option("-d,--device", device, "CUDA device ordinal");
     info->add_flag("--json", as_json, "print the device block as JSON");
+    bool measure = false;
+    info->add_flag("--measure", measure,
+                   "also measure L1, L2 and DRAM latency, the cache capacities and the memory spaces' order (a few seconds)");
 
     auto *list = app.add_subcommand("list", "the experiments this build knows");
 
@@ -64,7 +67,7 @@ int main(int argc, char **argv) {
         return code == 0 ? 0 : gmcli::kUsage;
     }
     try {
-        if (*info) return gmcli::cmd_info(device, as_json);
+        if (*info) return gmcli::cmd_info(device, as_json, measure);
         if (*list) return gmcli::cmd_list();
         if (*describe) return gmcli::cmd_describe(experiment, as_json);
         if (*report) return gmcli::cmd_report(report_input, html_out, markdown);

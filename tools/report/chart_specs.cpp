@@ -1,7 +1,10 @@
 #include "chart_specs.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+
+#include "table.hpp"
 
 namespace gmreport {
 
@@ -171,6 +174,26 @@ std::vector<ChartSpec> make_specs() {
                         "experiment is not applicable and nothing is drawn.";
         add(s);
     }
+    {
+        ChartSpec s = named("latency", "line");
+        s.x_title = "working set (MiB)";
+        s.x_log = true;
+        s.y_log = true;
+        s.published_base = "l1_cycles";
+        s.markers = {{"l1_bytes", "detected L1"}, {"l2_near_bytes", "detected near L2"}, {"l2_bytes", "detected L2"}};
+        s.explanation = "One thread chasing a random ring of cache lines: while the ring fits a cache, every hop costs that cache's "
+                        "latency; past its capacity the latency steps up to the next level. The plateaus are L1 (only on the "
+                        "default path), L2 (two where the far partition shows) and, cold, DRAM; the dashed lines mark the capacities found.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("memory_spaces", "bar");
+        s.y_log = true;
+        s.explanation = "The guide's memory spaces, fastest to slowest as it lists them: registers, shared, constant, then global, "
+                        "local and texture. Each bar is the latency of one dependent access, measured the same way; where the "
+                        "order departs from the guide's, the notes say so.";
+        add(s);
+    }
     return v;
 }
 
@@ -186,6 +209,31 @@ std::pair<double, double> band(const json &p, const std::string &field) {
     if (field == "max_abs_error" || med <= 0) return {y, y};
     // Values derived from the time (time per access, cycles) spread as the time does.
     return {y * p["time_ms"]["min"].get<double>() / med, y * p["time_ms"]["max"].get<double>() / med};
+}
+
+// A dashed vertical line from the lowest to the highest y of the chart at
+// each marker's x (a capacity found by the experiment).
+void add_markers(json &datasets, const ChartSpec &spec, const json &summary, bool bytes_x) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (const json &d : datasets)
+        for (const json &pt : d["data"]) {
+            const double y = pt["y"].get<double>();
+            if (std::isfinite(y)) {
+                lo = std::min(lo, y);
+                hi = std::max(hi, y);
+            }
+        }
+    if (!(lo <= hi)) return;
+    for (const auto &[key, label] : spec.markers) {
+        if (!summary.contains(key) || !summary[key].is_number()) continue;
+        const double v = summary[key].get<double>();
+        if (!(v > 0)) continue;
+        const double x = bytes_x ? v / 1048576.0 : v;
+        datasets.push_back({{"label", label + " (" + (bytes_x ? gmcli::bytes_text(v) : gmcli::readable(v)) + ")"},
+                            {"data", json::array({{{"x", x}, {"y", lo}}, {{"x", x}, {"y", hi}}})},
+                            {"color", "#555555"},
+                            {"dashed", true}});
+    }
 }
 
 }  // namespace
@@ -276,6 +324,7 @@ json chart_data(const json &result, const std::string &canvas_id) {
                 datasets.push_back({{"label", (*s)["name"].get<std::string>() + ": " + spec.prediction_label}, {"data", pred},
                                     {"color", c}, {"dashed", true}});
         }
+        if (!spec.markers.empty() && result.contains("summary")) add_markers(datasets, spec, result["summary"], bytes_x);
         if (bytes_x) chart["x_title"] = chart["x_title"].get<std::string>() + (spec.x_title.empty() ? " (MiB)" : "");
     }
     chart["datasets"] = datasets;
@@ -296,6 +345,10 @@ json published_rows(const json &result) {
     std::vector<Pair> pairs;
     for (auto it = figures.begin(); it != figures.end(); ++it) {
         const std::string key = it.key();
+        if (result.contains("summary") && result["summary"].contains(key) && result["summary"][key].is_number()) {
+            pairs.push_back({key, result["summary"][key].get<double>(), it.value().get<double>()});
+            continue;
+        }
         const auto us = key.rfind('_');
         if (us == std::string::npos) continue;
         const std::string variant = key.substr(0, us), unit = key.substr(us + 1);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,9 @@ struct ChartSpec {
     std::string prediction_label;
     std::string published_base;     // variant the published and our ratios are taken against
     std::vector<std::string> leave_out;  // series variants not charted (listed in tables instead)
+    // Summary values (in the x axis's unit: bytes where x is bytes) marked on a
+    // line chart as dashed vertical lines, each {summary key, label}.
+    std::vector<std::pair<std::string, std::string>> markers;
     std::string explanation;        // "what this shows"
 };
 
@@ -30,7 +34,9 @@ ChartSpec chart_spec(const std::string &experiment);
 nlohmann::json chart_data(const nlohmann::json &result, const std::string &canvas_id);
 
 // The published figures beside ours, as rows of {name, ours, published, ours
-// ratio, published ratio} against the spec's base. Empty when none are published.
+// ratio, published ratio} against the spec's base. A figure "variant_gbs" or
+// "variant_ms" pairs with that variant's series; a figure named like one of
+// the result's summary values pairs with that value. Empty when none are published.
 nlohmann::json published_rows(const nlohmann::json &result);
 
 // The headline value of a point: its series' y field, looked up as
