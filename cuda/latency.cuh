@@ -27,10 +27,10 @@ cudaError_t launch_build_ring(unsigned long long *ring, std::size_t stride_words
 
 // One block: with warm, all its threads first read every line of the ring
 // through `path` (so that what fits is cached, on this multiprocessor too);
-// then thread 0 follows the ring from line `start` for `hops` dependent loads
-// and writes *out (last = the line it ended on).
+// then thread 0 follows the ring from line `start` for `prewalk` untimed and
+// then `hops` timed dependent loads, and writes *out (last = the line it ended on).
 cudaError_t launch_chase(LoadPath path, const unsigned long long *ring, std::size_t stride_words, std::size_t lines,
-                         std::size_t start, unsigned hops, bool warm, ChaseSample *out, cudaStream_t stream);
+                         std::size_t start, unsigned prewalk, unsigned hops, bool warm, ChaseSample *out, cudaStream_t stream);
 
 // Asks for the largest L1 (smallest shared-memory carve-out) for the chase kernels.
 cudaError_t prefer_l1_for_chase();

@@ -20,7 +20,7 @@ ChaseRunner::ChaseRunner(ContextState &ctx)
       repetitions_(kept_repetitions(ctx.settings)),
       slots_(ctx, static_cast<std::size_t>(warmup_ + repetitions_) * sizeof(kernels::ChaseSample)) {}
 
-std::vector<kernels::ChaseSample> ChaseRunner::run(const ChaseLaunch &launch, bool cold, std::uint64_t expected_last,
+std::vector<kernels::ChaseSample> ChaseRunner::run(const ChaseLaunch &launch, bool cold, const ChaseEnd &expected_last,
                                                    const std::string &what, Result &out) {
     cudaStream_t st = ctx_.stream();
     auto *slots = slots_.as<kernels::ChaseSample>();
@@ -28,14 +28,14 @@ std::vector<kernels::ChaseSample> ChaseRunner::run(const ChaseLaunch &launch, bo
     GM_CUDA(cudaMemsetAsync(slots, 0xFF, static_cast<std::size_t>(total) * sizeof(kernels::ChaseSample), st));
     for (int i = 0; i < total; ++i) {
         if (cold) ctx_.flush_l2();
-        GM_CUDA(launch(slots + i, st));
+        GM_CUDA(launch(i, slots + i, st));
     }
     std::vector<kernels::ChaseSample> all(static_cast<std::size_t>(total));
     GM_CUDA(cudaMemcpyAsync(all.data(), slots, all.size() * sizeof(kernels::ChaseSample), cudaMemcpyDeviceToHost, st));
     GM_CUDA(cudaStreamSynchronize(st));
     for (int i = 0; i < total; ++i)
-        if (all[i].last != expected_last)
-            verification_failed(what + " (launch " + std::to_string(i) + ")", i, std::to_string(expected_last),
+        if (all[i].last != expected_last(i))
+            verification_failed(what + " (launch " + std::to_string(i) + ")", i, std::to_string(expected_last(i)),
                                 std::to_string(all[i].last));
     out.verified(static_cast<std::uint64_t>(total), "every chase's final node compared with the host's walk of the same ring");
     std::vector<kernels::ChaseSample> kept(all.begin() + warmup_, all.end());

@@ -14,8 +14,10 @@
 
 namespace gmlab {
 
-// Enqueues one chase that writes its sample to `out`.
-using ChaseLaunch = std::function<cudaError_t(kernels::ChaseSample *out, cudaStream_t stream)>;
+// Enqueues launch number `index` (warm-up launches included) of a chase that
+// writes its sample to `out`; ChaseEnd gives the line that launch must end on.
+using ChaseLaunch = std::function<cudaError_t(int index, kernels::ChaseSample *out, cudaStream_t stream)>;
+using ChaseEnd = std::function<std::uint64_t(int index)>;
 
 // The chase kernels time themselves with clock64 inside the kernel: the
 // quantity is cycles per dependent load, not a kernel's duration, so they do
@@ -26,11 +28,17 @@ class ChaseRunner {
 public:
     explicit ChaseRunner(ContextState &ctx);
 
-    // Runs the chase; with cold, L2 is flushed before every launch. Each kept
-    // sample's `last` must equal `expected_last` (else GM_ERROR_VERIFICATION_FAILED
-    // naming `what`); the checks are counted into `out`'s verification.
-    std::vector<kernels::ChaseSample> run(const ChaseLaunch &launch, bool cold, std::uint64_t expected_last,
+    // Runs the chase; with cold, L2 is flushed before every launch. Each
+    // sample's `last` must equal expected_last(index) (else
+    // GM_ERROR_VERIFICATION_FAILED naming `what`); the checks are counted into
+    // `out`'s verification. The one-argument form: every launch ends on the same line.
+    std::vector<kernels::ChaseSample> run(const ChaseLaunch &launch, bool cold, const ChaseEnd &expected_last,
                                           const std::string &what, Result &out);
+    std::vector<kernels::ChaseSample> run(const std::function<cudaError_t(kernels::ChaseSample *, cudaStream_t)> &launch,
+                                          bool cold, std::uint64_t expected_last, const std::string &what, Result &out) {
+        return run([&](int, kernels::ChaseSample *o, cudaStream_t s) { return launch(o, s); }, cold,
+                   [expected_last](int) { return expected_last; }, what, out);
+    }
 
     // The SM clock during the chases so far: clock64 cycles over %globaltimer
     // nanoseconds, summed over every kept launch. `fallback` (the reported

@@ -19,6 +19,9 @@ namespace {
 
 using kernels::LoadPath;
 constexpr std::uint64_t kSeed = 0x6c6174656e6379ull;  // "latency"
+// Serial untimed hops before each warm chase: covers every ring up to 1 MiB
+// (128-byte lines), several times any L1.
+constexpr std::size_t kSerialWarm = 8192;
 
 nlohmann::json plateaus_json(const std::vector<Plateau> &ps) {
     nlohmann::json a = nlohmann::json::array();
@@ -79,20 +82,28 @@ void run_latency(ContextState &ctx, const Params &params, Result &out) {
         const std::vector<std::uint32_t> next = single_cycle(lines, kSeed ^ lines);
         GM_CUDA(cudaMemcpyAsync(next_d.get(), next.data(), lines * sizeof(std::uint32_t), cudaMemcpyHostToDevice, st));
         GM_CUDA(kernels::launch_build_ring(ring.as<unsigned long long>(), stride_words, next_d.as<std::uint32_t>(), lines, st));
-        const std::uint64_t expected = walk(next, 0, hops);
+        // Each launch starts somewhere else on the ring: repeating the same
+        // lines launch after launch lets L2's replacement keep them past its
+        // capacity (measured: a flat L2 latency up to twice the L2 size).
+        // Thread 0 first walks up to kSerialWarm lines untimed, the whole ring
+        // where it is small enough for L1 to matter.
+        const unsigned prewalk = static_cast<unsigned>(std::min<std::size_t>(lines, kSerialWarm));
+        auto start_of = [lines](int index) { return static_cast<std::uint32_t>((std::uint64_t(index) * 0x9E3779B97F4A7C15ull >> 20) % lines); };
+        auto end_of = [&, prewalk](int index) { return std::uint64_t(walk(next, start_of(index), std::uint64_t(prewalk) + hops)); };
         for (LoadPath path : {LoadPath::Cached, LoadPath::Bypass}) {
-            auto launch = [&, path, lines](kernels::ChaseSample *o, cudaStream_t s) {
-                return kernels::launch_chase(path, ring.as<unsigned long long>(), stride_words, lines, 0, hops, true, o, s);
+            auto launch = [&, path, lines, prewalk](int index, kernels::ChaseSample *o, cudaStream_t s) {
+                return kernels::launch_chase(path, ring.as<unsigned long long>(), stride_words, lines, start_of(index), prewalk,
+                                             hops, true, o, s);
             };
             const std::string what = std::string("latency ") + (path == LoadPath::Cached ? "ld.ca" : "ld.cg") + " chase over " +
                                      std::to_string(bytes) + " bytes";
-            (path == LoadPath::Cached ? cached : bypass).push_back({bytes, runner.run(launch, false, expected, what, out)});
+            (path == LoadPath::Cached ? cached : bypass).push_back({bytes, runner.run(launch, false, end_of, what, out)});
         }
         if (bytes == cold_size) {
             auto launch = [&, lines](kernels::ChaseSample *o, cudaStream_t s) {
-                return kernels::launch_chase(LoadPath::Bypass, ring.as<unsigned long long>(), stride_words, lines, 0, hops, false, o, s);
+                return kernels::launch_chase(LoadPath::Bypass, ring.as<unsigned long long>(), stride_words, lines, 0, 0, hops, false, o, s);
             };
-            cold.push_back({bytes, runner.run(launch, true, expected, "latency cold chase over " + std::to_string(bytes) + " bytes", out)});
+            cold.push_back({bytes, runner.run(launch, true, walk(next, 0, hops), "latency cold chase over " + std::to_string(bytes) + " bytes", out)});
         }
     }
 
