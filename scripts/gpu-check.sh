@@ -48,6 +48,10 @@ if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
     "racecheck|transpose --set rows=300 --set cols=260 --no-flush-l2"
     "racecheck|transpose --set rows=256 --set cols=512 --set element_sizes=4 --no-flush-l2"
     "racecheck|shared_alloc --set elements=65536 --no-flush-l2"
+    "memcheck|local_memory --set threads=4096 --set rounds=2 --no-flush-l2"
+    "memcheck|register_pressure --set threads=4096 --set iterations=2 --no-flush-l2"
+    "memcheck|alignment --set records=10007 --set offsets=1,2,4,8,12 --no-flush-l2"
+    "memcheck|pitch_2d --set widths=1,33,1025,32769 --set height=9 --no-flush-l2"
   )
   for check in "${checks[@]}"; do
     tool=${check%%|*}; exp=${check#*|}; name="$tool-${exp%% *}"
@@ -64,6 +68,7 @@ fi
 bench/stream_vs_memcpy.sh "$GMLAB" | tee "$OUT/bench-stream.log" || status=1
 bench/shared_memory.sh "$GMLAB" | tee "$OUT/bench-shared.log" || status=1
 bench/memory_spaces.sh "$GMLAB" | tee "$OUT/bench-spaces.log" || status=1
+bench/local_and_alignment.sh "$GMLAB" | tee "$OUT/bench-local-alignment.log" || status=1
 if [ "${GM_SKIP_SUITE:-0}" != 1 ]; then
   html=(); [ -f .carry/chart.min.js ] && html=(--html default-suite.html)
   (cd "$OUT" && "$OLDPWD/$GMLAB" run --json default-suite.json --csv default-suite.csv "${html[@]}") >"$OUT/default-suite.txt" || status=1

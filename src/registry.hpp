@@ -34,6 +34,10 @@ void add_shared_alloc_experiments(std::vector<Experiment> &out);
 void add_async_copy_experiments(std::vector<Experiment> &out);
 void add_constant_experiments(std::vector<Experiment> &out);
 void add_texture_experiments(std::vector<Experiment> &out);
+void add_local_memory_experiments(std::vector<Experiment> &out);
+void add_register_pressure_experiments(std::vector<Experiment> &out);
+void add_alignment_experiments(std::vector<Experiment> &out);
+void add_pitch_experiments(std::vector<Experiment> &out);
 
 const std::vector<Experiment> &registry();
 // Throws Error(GM_ERROR_UNKNOWN_EXPERIMENT) listing the known names.

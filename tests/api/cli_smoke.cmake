@@ -32,3 +32,12 @@ elseif(NOT rc EQUAL 0)
   message(FATAL_ERROR "gmlab info: exit ${rc}\n${out}\n${err}")
 endif()
 expect_run(2 "must not exceed --max-repetitions" run stream --min-repetitions 5 --max-repetitions 2)
+# describe lists the kernels: with their resources on a device, by name without one.
+if(rc EQUAL 3)
+  expect_run(0 "kernels \\(registers, shared, local and constant bytes need a CUDA device[^\n]*\n  local_array_registers" describe local_memory)
+else()
+  expect_run(0 "kernels on .*local_array_divergent[^\n]* [0-9]+ B" describe local_memory)
+endif()
+expect_run(2 "caps must be one of 255, 128, 80, 64, 48, 40, 32, got 50" run register_pressure --set caps=50)
+expect_run(2 "widths must be in 1\\.\\.1073741824, got 0" run pitch_2d --set widths=0)
+
