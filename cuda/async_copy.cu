@@ -1,5 +1,7 @@
 #include "async_copy.cuh"
 
+#include "kernel_catalogue.cuh"
+
 #include <cuda_pipeline_primitives.h>
 
 #include "word_types.cuh"
@@ -54,6 +56,13 @@ const void *kernel_for(bool async, int word_size) {
     default: return nullptr;
     }
 }
+
+GM_KERNEL("async_copy", "copy_sync<4-byte elements>", (copy_sync<std::uint32_t>));
+GM_KERNEL("async_copy", "copy_sync<8-byte elements>", (copy_sync<uint2>));
+GM_KERNEL("async_copy", "copy_sync<16-byte elements>", (copy_sync<uint4>));
+GM_KERNEL("async_copy", "copy_async<4-byte elements>", (copy_async<std::uint32_t>));
+GM_KERNEL("async_copy", "copy_async<8-byte elements>", (copy_async<uint2>));
+GM_KERNEL("async_copy", "copy_async<16-byte elements>", (copy_async<uint4>));
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "bank_conflicts.cuh"
 
+#include "kernel_catalogue.cuh"
+
 namespace gmlab::kernels {
 
 namespace {
@@ -26,6 +28,11 @@ __global__ void bank_access_kernel(T *out, unsigned stride, unsigned iterations)
         out[warp_global * 32 + lane] = acc;
     }
 }
+
+GM_KERNEL("bank_conflicts", "bank_access_kernel<4-byte words, write>", (bank_access_kernel<std::uint32_t, true>));
+GM_KERNEL("bank_conflicts", "bank_access_kernel<4-byte words, read>", (bank_access_kernel<std::uint32_t, false>));
+GM_KERNEL("bank_conflicts", "bank_access_kernel<8-byte words, write>", (bank_access_kernel<std::uint64_t, true>));
+GM_KERNEL("bank_conflicts", "bank_access_kernel<8-byte words, read>", (bank_access_kernel<std::uint64_t, false>));
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "constant_memory.cuh"
 
+#include "kernel_catalogue.cuh"
+
 namespace gmlab::kernels {
 
 namespace {
@@ -58,6 +60,14 @@ __global__ void stencil(const float *__restrict__ in, float *__restrict__ out, s
         out[i] = sum;
     }
 }
+
+GM_KERNEL("constant_broadcast", "constant_read", constant_read);
+GM_KERNEL("stencil", "stencil<__constant__ coefficients, 1 output per thread>", (stencil<true, 1>));
+GM_KERNEL("stencil", "stencil<__constant__ coefficients, 4 outputs per thread>", (stencil<true, 4>));
+GM_KERNEL("stencil", "stencil<__constant__ coefficients, 8 outputs per thread>", (stencil<true, 8>));
+GM_KERNEL("stencil", "stencil<__ldg coefficients, 1 output per thread>", (stencil<false, 1>));
+GM_KERNEL("stencil", "stencil<__ldg coefficients, 4 outputs per thread>", (stencil<false, 4>));
+GM_KERNEL("stencil", "stencil<__ldg coefficients, 8 outputs per thread>", (stencil<false, 8>));
 
 }  // namespace
 

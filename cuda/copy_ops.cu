@@ -1,5 +1,7 @@
 #include "copy_ops.cuh"
 
+#include "kernel_catalogue.cuh"
+
 #include <algorithm>
 
 #include "word_types.cuh"
@@ -16,6 +18,12 @@ __global__ void strided_copy_kernel(T *__restrict__ dst, std::size_t dst_offset,
          i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
         dst[dst_offset + i * dst_stride] = src[src_offset + i * src_stride];
 }
+
+GM_KERNEL("support", "strided_copy_kernel<1-byte words>", (strided_copy_kernel<std::uint8_t>));
+GM_KERNEL("support", "strided_copy_kernel<2-byte words>", (strided_copy_kernel<std::uint16_t>));
+GM_KERNEL("support", "strided_copy_kernel<4-byte words>", (strided_copy_kernel<std::uint32_t>));
+GM_KERNEL("support", "strided_copy_kernel<8-byte words>", (strided_copy_kernel<uint2>));
+GM_KERNEL("support", "strided_copy_kernel<16-byte words>", (strided_copy_kernel<uint4>));
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 #include "global_copy.cuh"
 
 #include "pattern.hpp"
+#include "kernel_catalogue.cuh"
 #include "word_types.cuh"
 
 namespace gmlab::kernels {
@@ -62,6 +63,20 @@ __global__ void fill_pattern_kernel(std::uint32_t *p, std::size_t n, std::uint32
          i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
         p[i] = pattern_word(i, seed);
 }
+
+GM_KERNEL("offset_copy", "offset_copy_guide<4-byte words>", (offset_copy_guide<std::uint32_t>));
+GM_KERNEL("offset_copy", "offset_copy_guide<8-byte words>", (offset_copy_guide<uint2>));
+GM_KERNEL("offset_copy", "offset_copy_guide<16-byte words>", (offset_copy_guide<uint4>));
+GM_KERNEL("offset_copy", "offset_copy_ilp4<4-byte words>", (offset_copy_ilp4<std::uint32_t>));
+GM_KERNEL("offset_copy", "offset_copy_ilp4<8-byte words>", (offset_copy_ilp4<uint2>));
+GM_KERNEL("offset_copy", "offset_copy_ilp4<16-byte words>", (offset_copy_ilp4<uint4>));
+GM_KERNEL("stride_copy", "stride_copy_guide<4-byte words>", (stride_copy_guide<std::uint32_t>));
+GM_KERNEL("stride_copy", "stride_copy_guide<8-byte words>", (stride_copy_guide<uint2>));
+GM_KERNEL("stride_copy", "stride_copy_guide<16-byte words>", (stride_copy_guide<uint4>));
+GM_KERNEL("stride_copy", "stride_copy_ilp4<4-byte words>", (stride_copy_ilp4<std::uint32_t>));
+GM_KERNEL("stride_copy", "stride_copy_ilp4<8-byte words>", (stride_copy_ilp4<uint2>));
+GM_KERNEL("stride_copy", "stride_copy_ilp4<16-byte words>", (stride_copy_ilp4<uint4>));
+GM_KERNEL("support", "fill_pattern_kernel (pattern input)", fill_pattern_kernel);
 
 }  // namespace
 

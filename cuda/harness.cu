@@ -1,5 +1,7 @@
 #include "harness.cuh"
 
+#include "kernel_catalogue.cuh"
+
 #include <cstdint>
 
 namespace gmlab::kernels {
@@ -20,6 +22,9 @@ __global__ void spin_kernel(long long cycles) {
     while (clock64() - start < cycles) {
     }
 }
+
+GM_KERNEL("support", "l2_flush_kernel (L2 eviction between timed launches)", l2_flush_kernel);
+GM_KERNEL("support", "spin_kernel (holds the stream before a timed launch)", spin_kernel);
 
 }  // namespace
 

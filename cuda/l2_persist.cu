@@ -1,5 +1,7 @@
 #include "l2_persist.cuh"
 
+#include "kernel_catalogue.cuh"
+
 namespace gmlab::kernels {
 
 namespace {
@@ -14,6 +16,8 @@ __global__ void sliding_window_kernel(const std::uint32_t *__restrict__ persiste
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n_streaming) streaming[i] += persistent[i % n_persistent];
 }
+
+GM_KERNEL("l2_persist", "sliding_window_kernel", sliding_window_kernel);
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "latency.cuh"
 
+#include "kernel_catalogue.cuh"
+
 namespace gmlab::kernels {
 
 namespace {
@@ -167,6 +169,18 @@ const void *space_kernel(Space s) {
     }
     return nullptr;
 }
+
+GM_KERNEL("latency", "build_ring", build_ring);
+GM_KERNEL("latency", "chase<ld.global.ca>", (chase<LoadPath::Cached>));
+GM_KERNEL("latency", "chase<ld.global.cg>", (chase<LoadPath::Bypass>));
+GM_KERNEL("memory_spaces", "build_ring", build_ring);
+GM_KERNEL("memory_spaces", "chase<ld.global.ca>", (chase<LoadPath::Cached>));
+GM_KERNEL("memory_spaces", "chase<ld.global.cg>", (chase<LoadPath::Bypass>));
+GM_KERNEL("memory_spaces", "chase_registers", chase_registers);
+GM_KERNEL("memory_spaces", "chase_shared", chase_shared);
+GM_KERNEL("memory_spaces", "chase_constant", chase_constant);
+GM_KERNEL("memory_spaces", "chase_texture", chase_texture);
+GM_KERNEL("memory_spaces", "chase_local", chase_local);
 
 }  // namespace
 

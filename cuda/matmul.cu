@@ -1,5 +1,7 @@
 #include "matmul.cuh"
 
+#include "kernel_catalogue.cuh"
+
 namespace gmlab::kernels {
 
 namespace {
@@ -97,6 +99,13 @@ dim3 grid_for(int rows, int cols) {
 // The kernels index with int, as the guide's do: every matrix must hold fewer
 // than 2^31 elements.
 bool fits_int(long long rows, long long cols) { return rows * cols < (1LL << 31); }
+
+GM_KERNEL("matmul_ab", "matmul_ab_kernel<simple>", (matmul_ab_kernel<MatmulAB::Simple>));
+GM_KERNEL("matmul_ab", "matmul_ab_kernel<coalesced_a>", (matmul_ab_kernel<MatmulAB::CoalescedA>));
+GM_KERNEL("matmul_ab", "matmul_ab_kernel<shared_ab>", (matmul_ab_kernel<MatmulAB::SharedAB>));
+GM_KERNEL("matmul_aat", "matmul_aat_kernel<simple>", (matmul_aat_kernel<MatmulAAT::Simple>));
+GM_KERNEL("matmul_aat", "matmul_aat_kernel<coalesced>", (matmul_aat_kernel<MatmulAAT::Coalesced>));
+GM_KERNEL("matmul_aat", "matmul_aat_kernel<padded>", (matmul_aat_kernel<MatmulAAT::Padded>));
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "shared_alloc.cuh"
 
+#include "kernel_catalogue.cuh"
+
 namespace gmlab::kernels {
 
 namespace {
@@ -21,6 +23,9 @@ __global__ void dynamic_reverse(int *d) {
     __syncthreads();
     d[base + t] = s[n - 1 - t];
 }
+
+GM_KERNEL("shared_alloc", "static_reverse (__shared__ int s[256])", static_reverse);
+GM_KERNEL("shared_alloc", "dynamic_reverse (extern __shared__ int s[])", dynamic_reverse);
 
 }  // namespace
 

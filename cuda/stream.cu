@@ -1,6 +1,7 @@
 #include "stream.cuh"
 
 #include "pattern.hpp"
+#include "kernel_catalogue.cuh"
 #include "word_types.cuh"
 
 namespace gmlab::kernels {
@@ -124,6 +125,21 @@ template <bool Streaming> const void *kernel_of(StreamOp op, int unroll) {
     }
     return nullptr;
 }
+
+// Every instance the stream experiment can launch: 4 operations x 4 unrolls x 2 cache hints.
+int register_stream_kernels() {
+    const char *ops[] = {"copy", "scale", "add", "triad"};
+    const StreamOp codes[] = {StreamOp::Copy, StreamOp::Scale, StreamOp::Add, StreamOp::Triad};
+    for (int o = 0; o < 4; ++o)
+        for (bool streaming : {false, true})
+            for (int u : {1, 2, 4, 8})
+                register_kernel("stream", std::string("stream_kernel<") + ops[o] + ", unroll " + std::to_string(u) +
+                                              (streaming ? ", streaming hint>" : ">"),
+                                streaming ? kernel_of<true>(codes[o], u) : kernel_of<false>(codes[o], u));
+    return 0;
+}
+[[maybe_unused]] const int kStreamRegistered = register_stream_kernels();
+GM_KERNEL("support", "fill_doubles_kernel (stream input)", fill_doubles_kernel);
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "texture.cuh"
 
+#include "kernel_catalogue.cuh"
+
 namespace gmlab::kernels {
 
 namespace {
@@ -28,6 +30,11 @@ __global__ void sample(cudaTextureObject_t tex, const float *coords, float *out,
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = tex2D<float>(tex, coords[2 * i], coords[2 * i + 1]);
 }
+
+GM_KERNEL("texture", "rotate<global loads>", (rotate<RotateRead::Global>));
+GM_KERNEL("texture", "rotate<__ldg>", (rotate<RotateRead::Ldg>));
+GM_KERNEL("texture", "rotate<texture object>", (rotate<RotateRead::Texture>));
+GM_KERNEL("texture", "sample (capability checks)", sample);
 
 }  // namespace
 

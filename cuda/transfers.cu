@@ -1,5 +1,7 @@
 #include "transfers.cuh"
 
+#include "kernel_catalogue.cuh"
+
 namespace gmlab::kernels {
 
 namespace {
@@ -36,6 +38,10 @@ unsigned grid_for(std::size_t n, int block, int multiprocessors) {
     const std::size_t cap = static_cast<std::size_t>(multiprocessors > 0 ? multiprocessors : 64) * 8;
     return static_cast<unsigned>(need < cap ? (need ? need : 1) : cap);
 }
+
+GM_KERNEL("copy_overlap", "affine_loop_kernel", affine_loop_kernel);
+GM_KERNEL("zero_copy", "scale_permuted_kernel", scale_permuted_kernel);
+GM_KERNEL("peer", "copy_words_kernel (kernel_read)", copy_words_kernel);
 
 }  // namespace
 

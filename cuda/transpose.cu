@@ -1,5 +1,7 @@
 #include "transpose.cuh"
 
+#include "kernel_catalogue.cuh"
+
 #include "word_types.cuh"
 
 namespace gmlab::kernels {
@@ -79,6 +81,18 @@ __global__ void transpose_wide(const uint4 *__restrict__ in, uint4 *__restrict__
         }
     }
 }
+
+#define GM_TRANSPOSE_KERNELS(bytes, T)                                                                         \
+    GM_KERNEL("transpose", "transpose_naive<" #bytes "-byte elements>", (transpose_naive<T>));                  \
+    GM_KERNEL("transpose", "transpose_tiled<" #bytes "-byte elements> (shared)", (transpose_tiled<T, 0>));      \
+    GM_KERNEL("transpose", "transpose_tiled<" #bytes "-byte elements> (shared_padded)", (transpose_tiled<T, 1>));
+GM_TRANSPOSE_KERNELS(1, std::uint8_t)
+GM_TRANSPOSE_KERNELS(2, std::uint16_t)
+GM_TRANSPOSE_KERNELS(4, std::uint32_t)
+GM_TRANSPOSE_KERNELS(8, uint2)
+GM_TRANSPOSE_KERNELS(16, uint4)
+#undef GM_TRANSPOSE_KERNELS
+GM_KERNEL("transpose", "transpose_wide (4-byte elements, 4 x 4 per thread)", transpose_wide);
 
 }  // namespace
 

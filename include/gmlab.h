@@ -224,14 +224,26 @@ GM_API gm_status gm_l2_state_json(char **json_out, gm_context *ctx);
 GM_API size_t gm_experiment_count(void);
 /* NULL when index is out of range. */
 GM_API const char *gm_experiment_name(size_t index);
-/* Name, guide section, summary, whether it is in the default suite, and the
- * typed parameters with defaults and bounds, as JSON. */
+/* Name, guide section, summary, whether it is in the default suite, the
+ * typed parameters with defaults and bounds, and the names of its kernels
+ * ("kernels"), as JSON. */
 GM_API gm_status gm_experiment_describe_json(char **json_out, const char *experiment);
 /* Checks params_json (an object; NULL or "" mean {}) against the experiment's
  * parameters and returns every parameter with its value as JSON. Needs no device.
  * Lists may be given as arrays or as strings such as "1..32" or "4,8,16". */
 GM_API gm_status gm_experiment_resolve_params(char **json_out, const char *experiment,
                                               const char *params_json);
+
+/* The resources the compiler gave each kernel of an experiment, read from the
+ * loaded module with cudaFuncGetAttributes on the context's device, as JSON:
+ * {"experiment", "device", "compute_capability", "kernels": [{"name",
+ * "experiment", "registers", "shared_static_bytes", "local_bytes",
+ * "constant_bytes", "max_threads_per_block", "ptx_version", "binary_version"}]}.
+ * experiment is a registry name, "support" (the kernels every experiment
+ * shares: pattern fills, the L2 flush, the reference copy) or NULL for every
+ * kernel of the library. The kernels' names alone, without a device, are in
+ * gm_experiment_describe_json ("kernels"). */
+GM_API gm_status gm_kernel_resources_json(char **json_out, gm_context *ctx, const char *experiment);
 
 /* Runs one experiment through the measurement harness. */
 GM_API gm_status gm_run(gm_result **out, gm_context *ctx, const char *experiment,

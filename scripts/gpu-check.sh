@@ -57,6 +57,10 @@ if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
     "memcheck|latency --set min_bytes=4KiB --set max_bytes=1MiB --set points_per_octave=1 --set hops=64"
     "memcheck|memory_spaces --set hops=64"
     "racecheck|memory_spaces --set hops=64"
+    "memcheck|local_memory --set threads=4096 --set rounds=2 --no-flush-l2"
+    "memcheck|register_pressure --set threads=4096 --set iterations=2 --no-flush-l2"
+    "memcheck|alignment --set records=10007 --set offsets=1,2,4,8,12 --no-flush-l2"
+    "memcheck|pitch_2d --set widths=1,33,1025,32769 --set height=9 --no-flush-l2"
   )
   for check in "${checks[@]}"; do
     tool=${check%%|*}; exp=${check#*|}; name="$tool-${exp%% *}"
@@ -79,6 +83,7 @@ benches=(
   "memory_spaces|async_copy constant_broadcast stencil texture"
   "transfers|transfer transfer_batching copy_overlap"
   "latency|latency memory_spaces"
+  "local_and_alignment|local_memory register_pressure alignment pitch_2d"
 )
 for b in "${benches[@]}"; do
   script=${b%%|*}; covers=${b#*|}; run=1

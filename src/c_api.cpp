@@ -9,6 +9,7 @@
 #include "buffer.hpp"
 #include "error.hpp"
 #include "handles.hpp"
+#include "kernel_resources.hpp"
 #include "l2_window.hpp"
 #include "operations.hpp"
 #include "registry.hpp"
@@ -313,6 +314,15 @@ gm_status gm_experiment_describe_json(char **json_out, const char *experiment) {
     *json_out = nullptr;
     if (!experiment) return null_argument(nullptr, "experiment");
     return guarded(nullptr, [&] { *json_out = duplicate(gmlab::describe(gmlab::find_experiment(experiment)).dump(2)); });
+}
+
+gm_status gm_kernel_resources_json(char **json_out, gm_context *ctx, const char *experiment) {
+    if (!json_out) return null_argument(state_of(ctx), "json_out");
+    *json_out = nullptr;
+    if (!ctx) return null_argument(nullptr, "ctx");
+    return guarded(ctx->state.get(), [&] {
+        *json_out = duplicate(gmlab::kernel_resources(*ctx->state, experiment ? experiment : "").dump(2));
+    });
 }
 
 gm_status gm_experiment_resolve_params(char **json_out, const char *experiment, const char *params_json) {

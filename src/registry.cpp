@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "error.hpp"
+#include "kernel_resources.hpp"
 
 namespace gmlab {
 
@@ -27,6 +28,10 @@ const std::vector<Experiment> &registry() {
         add_peer_experiments(v);
         add_latency_experiments(v);
         add_memory_spaces_experiments(v);
+        add_local_memory_experiments(v);
+        add_register_pressure_experiments(v);
+        add_alignment_experiments(v);
+        add_pitch_experiments(v);
         return v;
     }();
     return all;
@@ -47,7 +52,8 @@ json describe(const Experiment &e) {
             {"guide_section", e.guide_section},
             {"summary", e.summary},
             {"default_suite", e.default_suite},
-            {"parameters", params}};
+            {"parameters", params},
+            {"kernels", kernel_names(e.name)}};
 }
 
 json parse_params_text(const char *text) {

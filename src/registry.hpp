@@ -40,6 +40,10 @@ void add_copy_overlap_experiments(std::vector<Experiment> &out);
 void add_peer_experiments(std::vector<Experiment> &out);
 void add_latency_experiments(std::vector<Experiment> &out);
 void add_memory_spaces_experiments(std::vector<Experiment> &out);
+void add_local_memory_experiments(std::vector<Experiment> &out);
+void add_register_pressure_experiments(std::vector<Experiment> &out);
+void add_alignment_experiments(std::vector<Experiment> &out);
+void add_pitch_experiments(std::vector<Experiment> &out);
 
 const std::vector<Experiment> &registry();
 // Throws Error(GM_ERROR_UNKNOWN_EXPERIMENT) listing the known names.

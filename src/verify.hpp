@@ -38,6 +38,25 @@ template <class F> std::uint64_t first_mismatch(std::uint64_t n, F ok) {
     return *std::min_element(found.begin(), found.end());
 }
 
+// Calls f(i) for every i in [0, n) on all host cores (chunks of at least
+// min_chunk): for host references that cost more than a comparison per element.
+template <class F> void parallel_for(std::uint64_t n, F f, std::uint64_t min_chunk = 4096) {
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(hw, (n + min_chunk - 1) / min_chunk));
+    if (workers <= 1) {
+        for (std::uint64_t i = 0; i < n; ++i) f(i);
+        return;
+    }
+    std::vector<std::thread> pool;
+    const std::uint64_t chunk = (n + workers - 1) / workers;
+    for (unsigned w = 0; w < workers; ++w)
+        pool.emplace_back([&, w] {
+            const std::uint64_t begin = w * chunk, end = std::min(n, begin + chunk);
+            for (std::uint64_t i = begin; i < end; ++i) f(i);
+        });
+    for (auto &t : pool) t.join();
+}
+
 // Throws Error(GM_ERROR_VERIFICATION_FAILED) with what, where and the values.
 [[noreturn]] void verification_failed(const std::string &what, std::uint64_t index,
                                       const std::string &expected, const std::string &got);

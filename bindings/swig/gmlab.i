@@ -252,6 +252,18 @@ struct gm_result {};
         if (gmb::failed_on(gm_device_info_json(&out, $self), $self)) return "";
         return gmb::take(out);
     }
+    /* The resources the compiler gave each kernel of an experiment on this
+       device (registers, static shared, local and constant bytes, largest
+       block), as JSON; "" for every kernel of the library, "support" for the
+       kernels the experiments share. The names alone, without a device, are in
+       describeExperiment ("kernels"). */
+    std::string kernelResourcesJson(const char *experiment = "") {
+        if (gmb::closed($self, "Context")) return "";
+        char *out = nullptr;
+        if (gmb::failed_on(gm_kernel_resources_json(&out, $self, experiment && *experiment ? experiment : nullptr), $self))
+            return "";
+        return gmb::take(out);
+    }
     /* Measurement settings by name: warmup, min_repetitions, max_repetitions,
        min_time_ms, flush_l2, memory_fraction. */
     void set(const char *setting, double value) {

@@ -39,3 +39,12 @@ expect_run(0 "points_per_octave" describe latency)
 if(rc EQUAL 3)
   expect_run(3 "no CUDA device" info --measure)
 endif()
+# describe lists the kernels: with their resources on a device, by name without one.
+if(rc EQUAL 3)
+  expect_run(0 "kernels \\(registers, shared, local and constant bytes need a CUDA device[^\n]*\n  local_array_registers" describe local_memory)
+else()
+  expect_run(0 "kernels on .*local_array_divergent[^\n]* [0-9]+ B" describe local_memory)
+endif()
+expect_run(2 "caps must be one of 255, 128, 80, 64, 48, 40, 32, got 50" run register_pressure --set caps=50)
+expect_run(2 "widths must be in 1\\.\\.1073741824, got 0" run pitch_2d --set widths=0)
+

@@ -240,12 +240,52 @@ int cmd_list() {
     return kOk;
 }
 
-int cmd_describe(const std::string &experiment, bool as_json) {
+namespace {
+
+// The resources of the experiment's kernels on `device`, or null with the reason
+// in *why when there is no device (describe works without one).
+json kernel_resources(const std::string &experiment, int device, std::string *why) {
+    gm_context *raw = nullptr;
+    if (gm_status s = gm_context_create(&raw, device); s != GM_OK) {
+        *why = gm_last_error();
+        return json();
+    }
+    ContextPtr ctx(raw);
+    char *out = nullptr;
+    if (gm_kernel_resources_json(&out, ctx.get(), experiment.c_str()) != GM_OK) {
+        *why = gm_context_last_error(ctx.get());
+        return json();
+    }
+    return json::parse(take(out));
+}
+
+void print_kernels(const json &d, const json &resources, const std::string &why) {
+    std::cout << "\nkernels";
+    if (resources.is_null()) {
+        std::cout << " (registers, shared, local and constant bytes need a CUDA device: " << why << ")\n";
+        for (const json &k : d["kernels"]) std::cout << "  " << k.get<std::string>() << "\n";
+        return;
+    }
+    std::cout << " on " << resources["device"].get<std::string>() << " (compute capability "
+              << resources["compute_capability"].get<std::string>() << "), from cudaFuncGetAttributes\n";
+    Table t({"kernel", "registers", "shared (static)", "local", "constant", "max threads/block"});
+    for (const json &k : resources["kernels"])
+        t.add({k["name"].get<std::string>(), k["registers"].dump(), k["shared_static_bytes"].dump() + " B",
+               k["local_bytes"].dump() + " B", k["constant_bytes"].dump() + " B", k["max_threads_per_block"].dump()});
+    t.print(std::cout, "  ");
+}
+
+}  // namespace
+
+int cmd_describe(const std::string &experiment, bool as_json, int device) {
     char *out = nullptr;
     if (gm_status s = gm_experiment_describe_json(&out, experiment.c_str()); s != GM_OK)
         return report_error(s, "describe", gm_last_error());
-    const json d = json::parse(take(out));
+    json d = json::parse(take(out));
+    std::string why;
+    const json resources = kernel_resources(experiment, device, &why);
     if (as_json) {
+        if (!resources.is_null()) d["kernel_resources"] = resources;
         std::cout << d.dump(2) << "\n";
         return kOk;
     }
@@ -269,6 +309,7 @@ int cmd_describe(const std::string &experiment, bool as_json) {
         t.add({p["name"].get<std::string>(), p["type"].get<std::string>(), def, allowed, p["description"].get<std::string>()});
     }
     t.print(std::cout, "  ");
+    print_kernels(d, resources, why);
     return kOk;
 }
 

@@ -16,7 +16,8 @@ enum Exit { kOk = 0, kFailed = 1, kUsage = 2, kNoDevice = 3 };
 
 int cmd_info(int device, bool as_json, bool measure = false);
 int cmd_list();
-int cmd_describe(const std::string &experiment, bool as_json);
+// Parameters, and the kernels' resources on `device` when there is one.
+int cmd_describe(const std::string &experiment, bool as_json, int device);
 
 struct RunOptions {
     std::vector<std::string> experiments;  // empty: the default suite

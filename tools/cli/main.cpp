@@ -26,9 +26,10 @@ int main(int argc, char **argv) {
     auto *list = app.add_subcommand("list", "the experiments this build knows");
 
     std::string experiment;
-    auto *describe = app.add_subcommand("describe", "an experiment's guide section, summary and parameters");
+    auto *describe = app.add_subcommand("describe", "an experiment's guide section, summary, parameters and kernels (with their resources where there is a device)");
     describe->add_option("experiment", experiment, "experiment name (see gmlab list)")->required();
     describe->add_flag("--json", as_json, "print the description as JSON");
+    describe->add_option("-d,--device", device, "CUDA device whose kernel resources are shown");
 
     gmcli::RunOptions run_opt;
     auto *run = app.add_subcommand("run", "run experiments (the default suite when none is named)");
@@ -69,7 +70,7 @@ int main(int argc, char **argv) {
     try {
         if (*info) return gmcli::cmd_info(device, as_json, measure);
         if (*list) return gmcli::cmd_list();
-        if (*describe) return gmcli::cmd_describe(experiment, as_json);
+        if (*describe) return gmcli::cmd_describe(experiment, as_json, device);
         if (*report) return gmcli::cmd_report(report_input, html_out, markdown);
         if (*compare) return gmcli::cmd_compare(compare_a, compare_b, html_out, markdown);
         if (*run) {

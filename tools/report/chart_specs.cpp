@@ -194,6 +194,41 @@ std::vector<ChartSpec> make_specs() {
                         "order departs from the guide's, the notes say so.";
         add(s);
     }
+    {
+        ChartSpec s = named("local_memory", "bar");
+        s.explanation = "A per-thread array indexed at run time cannot live in registers: the compiler puts it in local memory, "
+                        "which is device memory cached in L1 and L2 (local_bytes_per_thread > 0). The guide: local memory is as "
+                        "slow as global memory. Compare the two run-time-index bars with the register bar; the per-lane index "
+                        "also loses coalescing (32 sectors per warp access instead of 4).";
+        add(s);
+    }
+    {
+        ChartSpec s = named("register_pressure", "line");
+        s.x_title = "register cap (registers per thread)";
+        s.x_log = true;
+        s.explanation = "One kernel under tighter and tighter register caps: occupancy rises as the cap falls, until the kernel's "
+                        "live values no longer fit and spill to local memory. Look for the cap where the rate stops rising "
+                        "(more occupancy no longer pays) and where it falls (spilling costs more than the extra warps give).";
+        add(s);
+    }
+    {
+        ChartSpec s = named("alignment", "bar");
+        s.leave_out = {"misaligned"};
+        s.explanation = "Naturally aligned 1-, 2-, 4-, 8- and 16-byte accesses are one instruction; a struct of floats is only "
+                        "4-byte aligned, so it is copied member by member. __align__ (or float2/float4) makes it one wide access; "
+                        "the 12-byte record pays 4 bytes of padding for it. The misaligned series, listed below, copy records "
+                        "from a base that only allows narrower words.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("pitch_2d", "line");
+        s.x_title = "width (4-byte elements)";
+        s.x_log = true;
+        s.explanation = "Rows of a width that is not a multiple of 32 start off the 128-byte lines when packed, so each warp's "
+                        "row access touches an extra sector; cudaMallocPitch pads each row so that every row starts aligned. "
+                        "The guide recommends the pitched allocation for 2D arrays accessed by rows.";
+        add(s);
+    }
     return v;
 }
 

@@ -20,6 +20,18 @@ static class GpuTests {
   }
 
   [GpuTest]
+  static void KernelResourcesComeFromTheDevice() {
+    using (var context = new Context()) {
+      string local = Json.Compact(context.KernelResourcesJson("local_memory"));
+      Check.Contains("\"local_bytes\":0", local, "the register version has no local memory");
+      Check.Contains("\"local_bytes\":256", local, "the run-time indexed versions have 256 bytes");
+      Check.Contains("\"experiment\":null", Json.Compact(context.KernelResourcesJson("")), "every kernel");
+      Check.Throws(Status.UNKNOWN_EXPERIMENT, "unknown experiment 'nope'", () => context.KernelResourcesJson("nope"),
+                   "KernelResourcesJson(nope)");
+    }
+  }
+
+  [GpuTest]
   static void BuffersRoundTripEveryElementType() {
     using (var context = new Context())
     using (var buffer = new Buffer(context, 4096)) {

@@ -79,6 +79,8 @@ static class LibraryTests {
     Check.Contains("\"default_suite\":true", description, "stride_copy is in the default suite");
     Check.Contains("\"name\":\"strides\"", description, "the description lists the strides parameter");
     Check.Contains("\"guide_section\":\"", description, "the description names the guide's section");
+    Check.Contains("\"kernels\":[\"row_copy", Json.Compact(gmlab.DescribeExperiment("pitch_2d")),
+                   "the description names the kernels without a device");
   }
 
   [Test]

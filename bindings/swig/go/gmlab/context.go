@@ -60,6 +60,14 @@ func (c *Context) DeviceInfoJSON() (string, error) {
 	return call(c, c.ptr().DeviceInfoJson)
 }
 
+// KernelResourcesJSON lists the kernels of an experiment with the resources
+// the compiler gave each on this device (registers, static shared, local and
+// constant bytes, largest block), as JSON; "" lists every kernel of the
+// library, "support" the kernels the experiments share.
+func (c *Context) KernelResourcesJSON(experiment string) (string, error) {
+	return call(c, func() string { return c.ptr().KernelResourcesJson(experiment) })
+}
+
 // Set changes a measurement setting used by every run on this context:
 // "warmup", "min_repetitions", "max_repetitions", "min_time_ms", "flush_l2"
 // (0 or 1) or "memory_fraction".

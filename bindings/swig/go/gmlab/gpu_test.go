@@ -363,3 +363,27 @@ func TestGPUCloseTwiceThenUse(t *testing.T) {
 	_, err = NewBuffer(ctx, 64)
 	requireError(t, err, StatusInvalidArgument, "this Context is closed")
 }
+
+func TestGPUKernelResourcesComeFromTheDevice(t *testing.T) {
+	ctx := openDevice(t)
+	text, err := ctx.KernelResourcesJSON("local_memory")
+	requireNoError(t, err)
+	var doc struct {
+		Kernels []struct {
+			Name       string `json:"name"`
+			Registers  int    `json:"registers"`
+			LocalBytes int    `json:"local_bytes"`
+		} `json:"kernels"`
+	}
+	requireNoError(t, json.Unmarshal([]byte(text), &doc))
+	if len(doc.Kernels) != 3 || doc.Kernels[0].LocalBytes != 0 || doc.Kernels[1].LocalBytes < 256 {
+		t.Errorf("local_memory kernels: %+v", doc.Kernels)
+	}
+	_, err = ctx.KernelResourcesJSON("nope")
+	requireError(t, err, StatusUnknownExperiment, "unknown experiment 'nope'")
+	var closed *Context
+	_, err = closed.KernelResourcesJSON("stream")
+	if err == nil {
+		t.Error("a nil context must fail")
+	}
+}

@@ -89,6 +89,18 @@ func TestDescribeStrideCopyGivesTheStrideRange(t *testing.T) {
 	t.Fatalf("stride_copy has no strides parameter:\n%s", text)
 }
 
+func TestDescribeNamesTheKernelsWithoutADevice(t *testing.T) {
+	text, err := Describe("local_memory")
+	requireNoError(t, err)
+	var description struct {
+		Kernels []string `json:"kernels"`
+	}
+	requireNoError(t, json.Unmarshal([]byte(text), &description))
+	if len(description.Kernels) != 3 {
+		t.Fatalf("local_memory kernels: %v", description.Kernels)
+	}
+}
+
 func TestResolveParamsFillsDefaultsAndExpandsRanges(t *testing.T) {
 	text, err := ResolveParams("stride_copy", `{"strides": "1..4", "word_sizes": [4]}`)
 	requireNoError(t, err)

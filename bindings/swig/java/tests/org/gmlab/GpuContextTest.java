@@ -38,6 +38,15 @@ class GpuContextTest {
     }
 
     @Test
+    void kernelResourcesComeFromTheDevice() {
+        String local = Expect.compact(ctx.kernelResourcesJson("local_memory"));
+        assertTrue(local.contains("\"local_bytes\":0"), local);    // the register version
+        assertTrue(local.contains("\"local_bytes\":256"), local);  // the run-time indexed versions
+        assertTrue(Expect.compact(ctx.kernelResourcesJson("")).contains("\"experiment\":null"));
+        Expect.error(Status.UNKNOWN_EXPERIMENT, "unknown experiment 'nope'", () -> ctx.kernelResourcesJson("nope"));
+    }
+
+    @Test
     void settingsHaveTheDocumentedDefaultsAndAreChecked() {
         assertEquals(2, ctx.get("warmup"));
         assertEquals(10, ctx.get("min_repetitions"));

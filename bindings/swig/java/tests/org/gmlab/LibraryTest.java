@@ -50,6 +50,9 @@ class LibraryTest {
         assertTrue(strideCopy.contains("\"name\":\"strides\""), strideCopy);
         assertTrue(strideCopy.contains("\"name\":\"word_sizes\""), strideCopy);
         assertTrue(strideCopy.contains("\"default_suite\":true"), strideCopy);
+        // The kernels' names need no device; their resources do (Context.kernelResourcesJson).
+        String pitch = Expect.compact(Gmlab.describeExperiment("pitch_2d"));
+        assertTrue(pitch.contains("\"kernels\":[\"row_copy"), pitch);
     }
 
     @Test
