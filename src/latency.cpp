@@ -88,12 +88,19 @@ void run_latency(ContextState &ctx, const Params &params, Result &out) {
         // Thread 0 first walks up to kSerialWarm lines untimed, the whole ring
         // where it is small enough for L1 to matter.
         const unsigned prewalk = static_cast<unsigned>(std::min<std::size_t>(lines, kSerialWarm));
-        auto start_of = [lines](int index) { return static_cast<std::uint32_t>((std::uint64_t(index) * 0x9E3779B97F4A7C15ull >> 20) % lines); };
-        auto end_of = [&, prewalk](int index) { return std::uint64_t(walk(next, start_of(index), std::uint64_t(prewalk) + hops)); };
+        // The two paths take different starts too: the lines one path's chases
+        // just walked would still be in L2 for the other.
+        auto start_of = [lines](int index, LoadPath path) {
+            const std::uint64_t k = std::uint64_t(index) * 2 + (path == LoadPath::Bypass ? 1 : 0);
+            return static_cast<std::uint32_t>(((k + 1) * 0x9E3779B97F4A7C15ull >> 20) % lines);
+        };
         for (LoadPath path : {LoadPath::Cached, LoadPath::Bypass}) {
+            auto end_of = [&, prewalk, path](int index) {
+                return std::uint64_t(walk(next, start_of(index, path), std::uint64_t(prewalk) + hops));
+            };
             auto launch = [&, path, lines, prewalk](int index, kernels::ChaseSample *o, cudaStream_t s) {
-                return kernels::launch_chase(path, ring.as<unsigned long long>(), stride_words, lines, start_of(index), prewalk,
-                                             hops, true, o, s);
+                return kernels::launch_chase(path, ring.as<unsigned long long>(), stride_words, lines, start_of(index, path),
+                                             prewalk, hops, true, o, s);
             };
             const std::string what = std::string("latency ") + (path == LoadPath::Cached ? "ld.ca" : "ld.cg") + " chase over " +
                                      std::to_string(bytes) + " bytes";
