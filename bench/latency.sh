@@ -38,6 +38,13 @@ if "l2_bytes" in s:
           f"(ratio {s['l2_detected_over_reported']:.2f})")
 else:
     print("L2 capacity: not found")
+# Past the plateau: the L1-bypassing chase between the capacity found and
+# twice the reported size, where a far L2 partition would show before DRAM.
+cg = next(x for x in lat["series"] if x.get("variant") == "cg")
+lo = s.get("l2_bytes", 0)
+around = [(q["x"], q["values"]["latency_cycles"]) for q in cg["points"] if lo < q["x"] <= 2 * s["l2_reported_bytes"]]
+if around:
+    print("ld.cg latency past it: " + ", ".join(f"{x / mib:.0f} MiB {c:.0f}" for x, c in around) + " cycles")
 sp = res["memory_spaces"]["summary"]
 order = sorted((sp[v + "_cycles"], v) for v in ("registers", "shared", "constant", "l1", "l2", "dram", "local", "texture"))
 print("memory spaces, fastest first (cycles): " + " < ".join(f"{v} {c:.0f}" for c, v in order))

@@ -21,7 +21,7 @@ print("local_memory (64-word array per thread):")
 for s in lm["series"]:
     p = s["points"][0]
     print(f"  {s['variant']:>10}: {p['time_ms']['median']:8.3f} ms  {p['values']['registers']:4.0f} registers  "
-          f"{p['values']['local_bytes_per_thread']:4.0f} local bytes/thread  {p['bandwidth_gbs']:9.1f} GB/s of array accesses")
+          f"{p['values']['local_bytes_per_thread']:4.0f} local bytes/thread  {p['values']['array_access_gbs']:9.1f} GB/s of array accesses")
 s = lm["summary"]
 print(f"  local / register time: uniform index {s['uniform_time_over_registers']:.2f}, "
       f"per-lane index {s['divergent_time_over_registers']:.2f} (per-lane / uniform {s['divergent_time_over_uniform']:.2f})")

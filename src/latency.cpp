@@ -170,8 +170,9 @@ void run_latency(ContextState &ctx, const Params &params, Result &out) {
     out.notes.push_back(
         "One thread follows a random single-cycle ring (Sattolo, fixed seed) with one pointer per " + std::to_string(stride) +
         "-byte line, so every hop is a dependent load of a new line. Before each launch's timed " + std::to_string(hops) +
-        " hops the whole block reads every line through the same path, so what fits is cached (in this "
-        "multiprocessor's L1 for ld.ca). Each chase's final node is checked against the host's walk.");
+        " hops the whole block reads every line through the same path (so what fits is in L2), then the chasing "
+        "thread walks up to 8192 lines untimed (the whole ring where L1 can matter) and the timed hops continue from there. "
+        "Each launch and each path starts at a different line. Each chase's final node is checked against the host's walk.");
     out.notes.push_back("Cycles are clock64 inside the kernel; nanoseconds use the SM clock measured during the run (clock64 "
                         "cycles over %globaltimer nanoseconds of the same chases): " +
                         std::to_string(static_cast<long long>(std::llround(ghz * 1e3))) + " MHz, against " +

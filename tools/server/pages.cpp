@@ -263,7 +263,10 @@ std::string page_gpu(const GpuIdentity &gpu, const std::vector<std::pair<std::st
     for (const auto &[exp, agg] : experiments) {
         const gmreport::ChartSpec spec = gmreport::chart_spec(exp);
         h << "<section id=\"" << escape_html(exp) << "\">\n<h2>" << escape_html(exp) << "</h2>\n<p class=\"what\"><strong>What this shows.</strong> "
-          << escape_html(spec.explanation) << "</p>\n<p>" << uploads_of(agg) << " uploads.</p>\n";
+          << escape_html(spec.explanation) << "</p>\n";
+        // An experiment that was not applicable (peer with one GPU) has no points.
+        if (uploads_of(agg) > 0) h << "<p>" << uploads_of(agg) << " uploads.</p>\n";
+        else h << "<p>No measured points: the experiment was not applicable on these uploads.</p>\n";
         const std::string canvas = "chart-" + std::to_string(charts.size());
         json chart = aggregate_chart(exp, agg, canvas);
         if (!chart.is_null()) {
