@@ -113,6 +113,7 @@ static class ResultFileTests {
           Check.Equal(json, copy.ToJson(), what + " ToJson after FromJson");
           Check.Equal(original.Experiment(), copy.Experiment(), what + " experiment");
           Check.Equal(original.SeriesCount(), copy.SeriesCount(), what + " series");
+          if (copy.SeriesCount() == 0) continue;  // not applicable (peer on one GPU): nothing measured
           long last = copy.PointCount(0) - 1;
           Check.Equal(original.PointValue(0, last, "median_ms"), copy.PointValue(0, last, "median_ms"),
                       what + " last point's median_ms");
