@@ -22,13 +22,26 @@ double quantile(const std::vector<double> &v, double q) {
 
 void Aggregator::add(const PointRow &r) {
     if (!std::isfinite(r.value) || !std::isfinite(r.x)) return;
-    auto it = values_.find(r.series);
-    if (it == values_.end()) {
-        order_.push_back(r.series);
-        fields_[r.series] = r.field;
-        it = values_.emplace(r.series, std::map<double, std::vector<double>>{}).first;
+    // Rows come upload by upload, each series' points in order: most rows hit
+    // the series and the x of the row before, so those are tried first.
+    if (!last_series_ || r.series != last_series_->first) {
+        auto it = values_.find(r.series);
+        if (it == values_.end()) {
+            order_.push_back(r.series);
+            fields_[r.series] = r.field;
+            it = values_.emplace(r.series, std::map<double, std::vector<double>>{}).first;
+        }
+        last_series_ = &*it;
+        has_x_ = false;
     }
-    it->second[r.x].push_back(r.value);
+    auto &by_x = last_series_->second;
+    if (!has_x_ || last_x_->first != r.x) {
+        // The next x of the series is usually right after the previous one.
+        auto hint = has_x_ ? std::next(last_x_) : by_x.begin();
+        last_x_ = hint != by_x.end() && hint->first == r.x ? hint : by_x.try_emplace(r.x).first;
+        has_x_ = true;
+    }
+    last_x_->second.push_back(r.value);
     if (r.run_id != last_run_) {
         runs_.insert(r.run_id);
         last_run_ = r.run_id;

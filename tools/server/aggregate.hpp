@@ -27,6 +27,10 @@ private:
     std::map<std::string, std::map<double, std::vector<double>>> values_;
     std::unordered_set<std::string> runs_;
     std::string last_run_;  // rows mostly come grouped by upload: skip the set for repeats
+    // The series and the x of the previous row (map nodes and iterators stay valid).
+    std::pair<const std::string, std::map<double, std::vector<double>>> *last_series_ = nullptr;
+    std::map<double, std::vector<double>>::iterator last_x_;
+    bool has_x_ = false;
 };
 
 }  // namespace gmserver

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <malloc.h>
 #include <string>
 
 #include <httplib.h>
@@ -45,6 +46,11 @@ bool parse_number(const std::string &s, double *out) {
 }  // namespace
 
 int main(int argc, char **argv) {
+    // An upload's buffers (the body, its compressed copy) are hundreds of KiB:
+    // above glibc's default threshold each would be a fresh mmap, its pages
+    // faulted in and zeroed on every request and unmapped after. Kept in the
+    // heap they are reused; the aggregates give memory back with malloc_trim.
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
     std::string db = "results.sqlite", listen = "127.0.0.1:8080";
     gmserver::ServerConfig config;
     double threads = 8;
@@ -105,6 +111,11 @@ int main(int argc, char **argv) {
     server.new_task_queue = [nthreads] { return new httplib::ThreadPool(nthreads); };
     server.set_read_timeout(30, 0);
     server.set_write_timeout(30, 0);
+    // A response goes out as two writes (headers, then body): with Nagle's
+    // algorithm the second waits for the client's delayed ACK of the first,
+    // about 40 ms on Linux. Measured: every upload took 47 ms at p50 with the
+    // CPUs 40% idle; with TCP_NODELAY that wait is gone.
+    server.set_tcp_nodelay(true);
     gmserver::install_routes(server, *storage, config);
 
     const int bound = port == 0 ? server.bind_to_any_port(host) : (server.bind_to_port(host, port) ? port : -1);

@@ -38,6 +38,11 @@ struct Reader {
     }
 };
 
+// Measured on a 648 KiB run document: level 1 takes 1.4 ms for 4.1:1; the
+// faster negative levels (-3: 1 ms for 2.5:1) saved nothing per upload, as
+// SQLite and the kernel then write the larger output.
+constexpr int kDocumentLevel = 1;
+
 }  // namespace
 
 std::string encode_points(const std::vector<const PointRow *> &points) {
@@ -106,7 +111,7 @@ std::string compress_document(std::string_view text) {
     thread_local std::unique_ptr<ZSTD_CCtx, std::size_t (*)(ZSTD_CCtx *)> ctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
     if (!ctx) throw std::runtime_error("zstd: out of memory");
     std::string out(ZSTD_compressBound(text.size()), '\0');
-    const std::size_t n = ZSTD_compressCCtx(ctx.get(), out.data(), out.size(), text.data(), text.size(), 1);
+    const std::size_t n = ZSTD_compressCCtx(ctx.get(), out.data(), out.size(), text.data(), text.size(), kDocumentLevel);
     if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
     out.resize(n);
     return out;
