@@ -4,6 +4,7 @@
 // source's memory directly, the latency of small copies, and both directions
 // at once. With fewer than two devices the result says it is not applicable.
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -263,16 +264,22 @@ void run_peer(ContextState &ctx, const Params &params, Result &out) {
                 p.values["peer_access"] = can(b, a) || can(a, b) ? 1 : 0;
             };
             pairs_with_access += can(a, b) || can(b, a) ? 1 : 0;
+            // Runs l once untimed, checks what it wrote with `check`, then times it
+            // into a point of `series` with `moved` bytes (0: a latency, no bandwidth).
+            auto measure = [&](const Launch &l, const std::function<void()> &check, double moved, Series &series) -> Point & {
+                run_once(l);
+                check();
+                Point p;
+                values(p);
+                p.bytes = moved;
+                p.time_ms = time_launch(ctx, l);
+                series.points.push_back(std::move(p));
+                return series.points.back();
+            };
             {
                 Launch l = forked({&A}, [&] { return copy(A, B, bytes, A.stream->get()); });
                 poison(B, bytes);
-                run_once(l);
-                check_dst(B, A, bytes, "peer copy " + pair, out);
-                Point p;
-                values(p);
-                p.bytes = static_cast<double>(bytes);
-                p.time_ms = time_launch(ctx, l);
-                ce.points.push_back(std::move(p));
+                measure(l, [&] { check_dst(B, A, bytes, "peer copy " + pair, out); }, static_cast<double>(bytes), ce);
             }
             if (can(b, a)) {  // B's kernel reads A's memory
                 Launch l = forked({&B}, [&]() -> cudaError_t {
@@ -285,13 +292,7 @@ void run_peer(ContextState &ctx, const Params &params, Result &out) {
                     return e;
                 });
                 poison(B, bytes);
-                run_once(l);
-                check_dst(B, A, bytes, "peer kernel read " + pair, out);
-                Point p;
-                values(p);
-                p.bytes = static_cast<double>(bytes);
-                p.time_ms = time_launch(ctx, l);
-                kr.points.push_back(std::move(p));
+                measure(l, [&] { check_dst(B, A, bytes, "peer kernel read " + pair, out); }, static_cast<double>(bytes), kr);
             }
             {
                 Launch l = forked({&A}, [&]() -> cudaError_t {
@@ -300,13 +301,8 @@ void run_peer(ContextState &ctx, const Params &params, Result &out) {
                     return cudaSuccess;
                 });
                 poison(B, bytes);
-                run_once(l);
-                check_dst(B, A, lat_bytes, "peer latency copies " + pair, out);
-                Point p;
-                values(p);
-                p.time_ms = time_launch(ctx, l);
+                Point &p = measure(l, [&] { check_dst(B, A, lat_bytes, "peer latency copies " + pair, out); }, 0.0, lat);
                 p.values["latency_us"] = p.time_ms.median * 1e3 / lat_copies;
-                lat.points.push_back(std::move(p));
             }
             if (a < b) {
                 Launch l = forked({&A, &B}, [&]() -> cudaError_t {
@@ -315,14 +311,10 @@ void run_peer(ContextState &ctx, const Params &params, Result &out) {
                 });
                 poison(A, bytes);
                 poison(B, bytes);
-                run_once(l);
-                check_dst(B, A, bytes, "peer bidirectional " + pair, out);
-                check_dst(A, B, bytes, "peer bidirectional " + std::to_string(B.device) + "->" + std::to_string(A.device), out);
-                Point p;
-                values(p);
-                p.bytes = 2.0 * static_cast<double>(bytes);
-                p.time_ms = time_launch(ctx, l);
-                bi.points.push_back(std::move(p));
+                measure(l, [&] {
+                    check_dst(B, A, bytes, "peer bidirectional " + pair, out);
+                    check_dst(A, B, bytes, "peer bidirectional " + std::to_string(B.device) + "->" + std::to_string(A.device), out);
+                }, 2.0 * static_cast<double>(bytes), bi);
             }
         }
     }
