@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <string_view>
 #include <utility>
 
@@ -67,13 +68,6 @@ double number(object obj, const char *key, const std::string &where) {
     return d;
 }
 
-// A measured number that must be finite and > 0.
-double positive(object obj, const char *key, const std::string &where) {
-    const double d = number(obj, key, where);
-    if (d <= 0) reject("implausible", where + "." + key + ": must be > 0");
-    return d;
-}
-
 struct DeviceFacts {
     double theoretical_gbs = 0;
     double l2_bytes = 0;
@@ -91,24 +85,72 @@ double bandwidth_bound(const DeviceFacts &dev, double bytes) {
     return (dram ? 1.5 : 10.0) * dev.theoretical_gbs + 50.0;
 }
 
+// A member found in one pass over an object; the first occurrence of a key
+// counts, as with at_key.
+struct Found {
+    element value;
+    bool present = false;
+};
+
+// One pass over the object's fields instead of one lookup per key: a run
+// document has thousands of points, each read for a dozen keys.
+template <std::size_t N>
+void pick(object o, const std::string_view (&keys)[N], Found (&out)[N]) {
+    for (auto field : o)
+        for (std::size_t i = 0; i < N; ++i)
+            if (!out[i].present && field.key == keys[i]) {
+                out[i] = Found{field.value, true};
+                break;
+            }
+}
+
+double number(const Found &f, std::string_view key, const std::string &where) {
+    if (!f.present) reject("invalid_document", where + ": missing \"" + std::string(key) + "\"");
+    double d = 0;
+    if (f.value.get_double().get(d) != simdjson::SUCCESS)
+        reject("invalid_document", where + "." + std::string(key) + ": must be a number");
+    if (!std::isfinite(d)) reject("invalid_document", where + "." + std::string(key) + ": must be finite");
+    return d;
+}
+
+constexpr std::string_view kPointKeys[] = {"x", "time_ms", "bytes", "bandwidth_gbs", "fraction_of_theoretical",
+                                           "fraction_of_memcpy"};
+enum PointKey { kX, kTime, kBytes, kBandwidth, kFractionTheoretical, kFractionMemcpy };
+constexpr std::string_view kTimeKeys[] = {"median", "min", "max", "mean", "stddev", "n", "samples"};
+enum TimeKey { kMedian, kMin, kMax, kMean, kStddev, kN, kSamples };
+
+// A point's x and the members of its time_ms, as check_point read them.
+struct CheckedPoint {
+    double x = 0;
+    Found time[std::size(kTimeKeys)];
+};
+
 // The same checks as the library's gmlab.result/1 reader (x and the time_ms
 // statistics are numbers), plus the plausibility rules.
-void check_point(object p, const std::string &where, const DeviceFacts &dev) {
-    number(p, "x", where);
+CheckedPoint check_point(object p, const std::string &where, const DeviceFacts &dev) {
+    Found f[std::size(kPointKeys)];
+    pick(p, kPointKeys, f);
+    CheckedPoint out;
+    out.x = number(f[kX], "x", where);
     const std::string tw = where + ".time_ms";
-    const object t = as_object(member(p, "time_ms", where), tw);
-    const double median = positive(t, "median", tw), mn = positive(t, "min", tw), mx = positive(t, "max", tw);
-    positive(t, "mean", tw);
+    if (!f[kTime].present) reject("invalid_document", where + ": missing \"time_ms\"");
+    pick(as_object(f[kTime].value, tw), kTimeKeys, out.time);
+    const Found *t = out.time;
+    double stat[4];
+    for (int k : {kMedian, kMin, kMax, kMean}) {
+        stat[k] = number(t[k], kTimeKeys[k], tw);
+        if (stat[k] <= 0) reject("implausible", tw + "." + std::string(kTimeKeys[k]) + ": must be > 0");
+    }
+    const double median = stat[kMedian], mn = stat[kMin], mx = stat[kMax];
     if (!(mn <= median * (1 + 1e-9) && median <= mx * (1 + 1e-9)))
         reject("implausible", tw + ": min <= median <= max does not hold");
-    if (number(t, "stddev", tw) < 0) reject("implausible", tw + ".stddev: must be >= 0");
-    const element n = member(t, "n", tw);
+    if (number(t[kStddev], "stddev", tw) < 0) reject("implausible", tw + ".stddev: must be >= 0");
+    if (!t[kN].present) reject("invalid_document", tw + ": missing \"n\"");
     std::int64_t count = 0;
-    if (n.get_int64().get(count) != simdjson::SUCCESS) reject("invalid_document", tw + ".n: must be an integer");
+    if (t[kN].value.get_int64().get(count) != simdjson::SUCCESS) reject("invalid_document", tw + ".n: must be an integer");
     if (count < 1 || count > 100000000) reject("implausible", tw + ".n: must be 1..1e8");
-    element samples;
-    if (t.at_key("samples").get(samples) == simdjson::SUCCESS) {
-        const array s = as_array(samples, tw + ".samples");
+    if (t[kSamples].present) {
+        const array s = as_array(t[kSamples].value, tw + ".samples");
         // Uploads may carry a trimmed subset of the samples, never more than n.
         if (static_cast<std::int64_t>(s.size()) > count) reject("implausible", tw + ".samples: more samples than n");
         for (element v : s) {
@@ -118,12 +160,12 @@ void check_point(object p, const std::string &where, const DeviceFacts &dev) {
         }
     }
     double bytes = 0;
-    if (has(p, "bytes")) {
-        bytes = number(p, "bytes", where);
+    if (f[kBytes].present) {
+        bytes = number(f[kBytes], "bytes", where);
         if (bytes < 0) reject("implausible", where + ".bytes: must be >= 0");
     }
-    if (has(p, "bandwidth_gbs")) {
-        const double bw = number(p, "bandwidth_gbs", where);
+    if (f[kBandwidth].present) {
+        const double bw = number(f[kBandwidth], "bandwidth_gbs", where);
         if (bw < 0) reject("implausible", where + ".bandwidth_gbs: must be >= 0");
         const double bound = bandwidth_bound(dev, bytes);
         if (bw > bound)
@@ -136,22 +178,23 @@ void check_point(object p, const std::string &where, const DeviceFacts &dev) {
                 reject("implausible", where + ".bandwidth_gbs: does not equal bytes / median time");
         }
     }
-    for (const char *k : {"fraction_of_theoretical", "fraction_of_memcpy"}) {
-        if (!has(p, k)) continue;
-        const double f = number(p, k, where);
-        if (f < 0 || f > 20) reject("implausible", where + "." + k + ": must be within 0..20");
+    for (int k : {kFractionTheoretical, kFractionMemcpy}) {
+        if (!f[k].present) continue;
+        const double v = number(f[k], kPointKeys[k], where);
+        if (v < 0 || v > 20) reject("implausible", where + "." + std::string(kPointKeys[k]) + ": must be within 0..20");
     }
+    return out;
 }
 
 // The value a series plots, named by its y.field with the library's rules
 // (gm_result_point_value): a time statistic ("median_ms", ..., "repetitions"),
 // "predicted.<key>", a number member of the point, or a member of "values".
-bool field_value(object point, std::string_view field, double &out) {
-    static constexpr std::pair<std::string_view, std::string_view> kTimeFields[] = {
-        {"median_ms", "median"}, {"min_ms", "min"}, {"max_ms", "max"},
-        {"mean_ms", "mean"}, {"stddev_ms", "stddev"}, {"repetitions", "n"}};
+bool field_value(object point, const CheckedPoint &checked, std::string_view field, double &out) {
+    static constexpr std::pair<std::string_view, TimeKey> kTimeFields[] = {
+        {"median_ms", kMedian}, {"min_ms", kMin}, {"max_ms", kMax},
+        {"mean_ms", kMean}, {"stddev_ms", kStddev}, {"repetitions", kN}};
     for (const auto &[name, key] : kTimeFields)
-        if (field == name) return point.at_key("time_ms").at_key(key).get_double().get(out) == simdjson::SUCCESS;
+        if (field == name) return checked.time[key].value.get_double().get(out) == simdjson::SUCCESS;
     constexpr std::string_view kPredicted = "predicted.";
     if (field.substr(0, kPredicted.size()) == kPredicted)
         return point.at_key("predicted").at_key(field.substr(kPredicted.size())).get_double().get(out) == simdjson::SUCCESS;
@@ -184,12 +227,11 @@ void read_result(element r_el, const std::string &where, const DeviceFacts &dev,
         for (element pe : points) {
             const std::string pw = sw + ".points[" + std::to_string(p++) + "]";
             const object po = as_object(pe, pw);
-            check_point(po, pw, dev);
-            const double x = number(po, "x", pw);
+            const CheckedPoint checked = check_point(po, pw, dev);
             double v = 0;
-            if (!field_value(po, field, v)) reject("invalid_document", pw + ": has no number \"" + field + "\" (the series' y.field)");
+            if (!field_value(po, checked, field, v)) reject("invalid_document", pw + ": has no number \"" + field + "\" (the series' y.field)");
             if (!std::isfinite(v)) reject("implausible", pw + ": non-finite value");
-            rows.push_back(PointRow{"", name, sname, field, x, v});
+            rows.push_back(PointRow{"", name, sname, field, checked.x, v});
         }
     }
 }
