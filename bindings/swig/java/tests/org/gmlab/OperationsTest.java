@@ -82,7 +82,10 @@ class OperationsTest {
                 dc.downloadFloats(0, got);
                 assertArrayEquals(want, got, "variant " + variant);
             }
-            Expect.error(Status.INVALID_ARGUMENT, "C (34 x 20 floats) needs", () -> ctx.matmul(da, db, dc, m + 1, n, k));
+            // Only C too small (one float short): A and B fit, so C is the argument named.
+            try (Buffer small = new Buffer(ctx, (want.length - 1) * 4)) {
+                Expect.error(Status.INVALID_ARGUMENT, "C (33 x 20 floats) needs", () -> ctx.matmul(da, db, small, m, n, k));
+            }
             Expect.error(Status.INVALID_ARGUMENT, "variant must be 0..2", () -> ctx.matmul(da, db, dc, m, n, k, 7));
         }
     }
