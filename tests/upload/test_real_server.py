@@ -15,18 +15,12 @@ import tempfile
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server"))
+from harness import Checks  # noqa: E402  (the server tests' pass/fail counter)
+
 UPLOAD, SERVER, SOURCE = sys.argv[1], sys.argv[2], sys.argv[3]
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("PASS", name)
-    else:
-        failed += 1
-        print("FAIL", name, detail)
+checks = Checks()
+check = checks.check
 
 
 def free_port():
@@ -145,5 +139,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check("late_server_nothing_spooled", spooled(spool) == [], spooled(spool))
     stop_server(server)
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(checks.finish())

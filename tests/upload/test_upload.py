@@ -13,21 +13,14 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server"))
 from fake_server import FakeServer  # noqa: E402
+from harness import Checks  # noqa: E402  (the server tests' pass/fail counter)
 
 UPLOAD, SOURCE = sys.argv[1], sys.argv[2]
 GMLAB = sys.argv[3] if len(sys.argv) > 3 else None
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("PASS", name)
-    else:
-        failed += 1
-        print("FAIL", name, detail)
+checks = Checks()
+check = checks.check
 
 
 def small_run(tmp):
@@ -206,5 +199,4 @@ with tempfile.TemporaryDirectory() as tmp:
         check("gmlab_run_help_has_upload", "--upload" in p.stdout, p.stdout[-400:])
     srv.stop()
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(checks.finish())

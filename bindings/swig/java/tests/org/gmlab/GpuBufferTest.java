@@ -6,25 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.util.Arrays;
 import java.util.Random;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Buffers and copyStrided on a real device; skipped where there is none. */
-class GpuBufferTest {
-    private Context ctx;
-
-    @BeforeEach
-    void open() {
-        Expect.device();
-        ctx = new Context();
-    }
-
-    @AfterEach
-    void close() {
-        if (ctx != null) ctx.close();
-    }
-
+class GpuBufferTest extends DeviceTestBase {
     @Test
     void arraysOfEveryTypeRoundTripAtByteOffsets() {
         Random random = new Random(1);

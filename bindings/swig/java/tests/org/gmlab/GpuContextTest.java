@@ -6,26 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Contexts, settings and experiment runs on a real device; skipped where there is none. */
-class GpuContextTest {
+class GpuContextTest extends DeviceTestBase {
     private static final String SMALL_STRIDE_COPY = "{\"elements\": 100000, \"strides\": \"1..4\", \"word_sizes\": [4]}";
-
-    private Context ctx;
-
-    @BeforeEach
-    void open() {
-        Expect.device();
-        ctx = new Context();
-    }
-
-    @AfterEach
-    void close() {
-        if (ctx != null) ctx.close();
-    }
 
     @Test
     void contextDescribesItsDevice() {
