@@ -49,7 +49,9 @@ TEST(ResultFiles, CommittedRunsLoadThroughTheCApi) {
                     ASSERT_NE(field, nullptr);
                     ASSERT_EQ(gm_result_point_value(&headline, res, s, p, field), GM_OK) << field;
                     EXPECT_GE(headline, 0);  // bandwidths and times are positive; an error can be 0
-                    if (std::string(field) == "bandwidth_gbs") EXPECT_GT(headline, 0);
+                    if (std::string(field) == "bandwidth_gbs") {
+                        EXPECT_GT(headline, 0);
+                    }
                 }
             }
             // Nothing lost on the way through: the full form gives back every
@@ -67,10 +69,14 @@ TEST(ResultFiles, CommittedRunsLoadThroughTheCApi) {
                 for (size_t p = 0; p < r["series"][s]["points"].size(); ++p) {
                     const json &t = r["series"][s]["points"][p]["time_ms"];
                     const json &ft = full["series"][s]["points"][p]["time_ms"], &ct = compact["series"][s]["points"][p]["time_ms"];
-                    if (t.contains("samples")) EXPECT_EQ(ft["samples"], t["samples"]);
+                    if (t.contains("samples")) {
+                        EXPECT_EQ(ft["samples"], t["samples"]);
+                    }
                     EXPECT_FALSE(ct.contains("samples"));
                     for (const char *k : {"median", "min", "max", "mean", "stddev", "n"}) EXPECT_EQ(ct[k], t[k]) << k;
-                    if (t.contains("samples") || t.contains("quantiles")) EXPECT_EQ(ct["quantiles"].size(), 9u);
+                    if (t.contains("samples") || t.contains("quantiles")) {
+                        EXPECT_EQ(ct["quantiles"].size(), 9u);
+                    }
                 }
             gm_result_destroy(res);
             ++results_seen;

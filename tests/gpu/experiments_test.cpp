@@ -22,7 +22,9 @@ void expect_sane_points(const json &doc) {
             for (std::size_t k = 0; k < 9; ++k) {
                 EXPECT_GE(t["quantiles"][k].get<double>(), t["min"].get<double>() * (1 - 1e-5));
                 EXPECT_LE(t["quantiles"][k].get<double>(), t["max"].get<double>() * (1 + 1e-5));
-                if (k) EXPECT_LE(t["quantiles"][k - 1].get<double>(), t["quantiles"][k].get<double>());
+                if (k) {
+                    EXPECT_LE(t["quantiles"][k - 1].get<double>(), t["quantiles"][k].get<double>());
+                }
             }
             EXPECT_GT(t["min"].get<double>(), 0);
             EXPECT_LE(t["min"].get<double>(), t["median"].get<double>());
