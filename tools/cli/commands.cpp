@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gmlab.h"
+#include "devices.hpp"
 #include "run_document.hpp"
 #include "document.hpp"
 #include "html_report.hpp"
@@ -356,7 +358,7 @@ int upload_run(const json &run, const std::string &url) {
 
 }  // namespace
 
-int cmd_run(const RunOptions &opt) {
+int run_on_device(const RunOptions &opt, json *run_doc) {
     if (!check_upload_option(opt.upload_url)) return kUsage;
     std::vector<std::string> names = opt.experiments.empty() ? default_suite() : opt.experiments;
     for (const auto &n : names) {
@@ -388,7 +390,7 @@ int cmd_run(const RunOptions &opt) {
     char *info = nullptr;
     if (gm_status s = gm_device_info_json(&info, ctx.get()); s != GM_OK) return report_error(s, "info", gm_context_last_error(ctx.get()));
     const json device = json::parse(take(info));
-    std::cout << "gmlab " << gm_version() << " on " << device["name"].get<std::string>() << " (compute capability "
+    std::cout << "gmlab " << gm_version() << " on " << device["name"].get<std::string>() << " (device " << opt.device << ", compute capability "
               << device["compute_capability"].get<std::string>() << ", theoretical "
               << fixed(device["theoretical_bandwidth_gbs"].get<double>(), 1) << " GB/s, L2 " << mib(device["l2_cache_bytes"]) << ")\n";
 
@@ -419,6 +421,7 @@ int cmd_run(const RunOptions &opt) {
         print_result(doc);
         results.push_back(std::move(doc));
     }
+    if (run_doc && !results.empty()) *run_doc = make_run_document(device, settings, results, opt.command_line);
     // Whatever finished is written, even when a later experiment failed.
     if (!opt.json_file.empty() && !results.empty()) {
         if (!write_file(opt.json_file, make_run_document(device, settings, results, opt.command_line).dump(2) + "\n")) return kFailed;
@@ -442,6 +445,51 @@ int cmd_run(const RunOptions &opt) {
             return code;
     }
     return failures ? kFailed : kOk;
+}
+
+int choose_devices(const RunOptions &opt, std::vector<int> *ordinals) {
+    int visible = 0;
+    if (gm_device_count(&visible) != GM_OK || visible <= 0) {
+        // No device at all: the run itself says so (after checking its arguments).
+        *ordinals = {0};
+        return kOk;
+    }
+    const DeviceSelection sel = select_devices(opt.devices, visible, [](const char *name) { return std::getenv(name); });
+    if (!sel.error.empty()) {
+        std::cerr << "gmlab: " << sel.error << "\n";
+        return sel.no_such_device ? kNoSuchDevice : kUsage;
+    }
+    if (sel.ordinals.size() > 1) {
+        const std::pair<const char *, const std::string *> files[] = {
+            {"--json", &opt.json_file}, {"--csv", &opt.csv_file}, {"--html", &opt.html_file}};
+        for (const auto &[flag, name] : files) {
+            if (!name->empty() && !has_device_placeholder(*name)) {
+                std::cerr << "gmlab: " << flag << " " << *name << " names one file for " << sel.ordinals.size()
+                          << " devices: put {device} in it (" << flag << " run-{device}.json)\n";
+                return kUsage;
+            }
+        }
+    }
+    if (!sel.why.empty()) std::cerr << "gmlab: measuring " << sel.why << "\n";
+    *ordinals = sel.ordinals;
+    return kOk;
+}
+
+int cmd_run(const RunOptions &opt) {
+    std::vector<int> ordinals;
+    if (const int code = choose_devices(opt, &ordinals); code != kOk) return code;
+    // One device after the other (never at once: they would share the host's
+    // memory bandwidth and PCIe root); the first failure is the exit code.
+    int result = kOk;
+    for (int d : ordinals) {
+        RunOptions one = opt;
+        one.device = d;
+        for (std::string *file : {&one.json_file, &one.csv_file, &one.html_file}) *file = expand_device_placeholder(*file, d);
+        const int code = run_on_device(one, nullptr);
+        if (result == kOk) result = code;
+        if (code == kUsage || code == kNoDevice) break;  // the same for every device
+    }
+    return result;
 }
 
 }  // namespace gmcli

@@ -186,6 +186,13 @@ private:
         return base + "/result/" + id;
     }
 
+    // The page of the GPU model an upload was counted for.
+    std::string gpu_url(const httplib::Request &req, const std::string &key) const {
+        std::string base = result_url(req, "");
+        base.resize(base.size() - std::string("/result/").size());
+        return base + "/gpu/" + url_encode(key);
+    }
+
     void post_result(const httplib::Request &req, httplib::Response &res, const httplib::ContentReader &reader) {
         // cpp-httplib hands over the body already decompressed when it came
         // with Content-Encoding: gzip, so this limit bounds what a small
@@ -243,10 +250,15 @@ private:
             return send_json(res, 200,
                              {{"id", existing.id},
                               {"url", result_url(req, existing.id)},
+                              {"gpu_url", gpu_url(req, existing.gpu.key)},
                               {"duplicate", true},
                               {"message", "this submission_id is already stored; its delete token was given with the first upload"}});
         }
-        send_json(res, 201, {{"id", run.id}, {"url", result_url(req, run.id)}, {"delete_token", token}, {"duplicate", false}});
+        send_json(res, 201, {{"id", run.id},
+                             {"url", result_url(req, run.id)},
+                             {"gpu_url", gpu_url(req, run.gpu.key)},
+                             {"delete_token", token},
+                             {"duplicate", false}});
     }
 
     void get_result(const httplib::Request &req, httplib::Response &res) {

@@ -19,14 +19,6 @@
 
 namespace gmserver {
 
-using nlohmann::json;
-using gmreport::escape_html;
-
-namespace {
-
-const char *kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
-std::string color(std::size_t i) { return kPalette[i % (sizeof kPalette / sizeof *kPalette)]; }
-
 // RFC 3986: everything but the unreserved characters is percent-encoded, so
 // the result is safe in a path segment and in a query value alike.
 std::string url_encode(const std::string &s) {
@@ -43,6 +35,14 @@ std::string url_encode(const std::string &s) {
     }
     return out;
 }
+
+using nlohmann::json;
+using gmreport::escape_html;
+
+namespace {
+
+const char *kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+std::string color(std::size_t i) { return kPalette[i % (sizeof kPalette / sizeof *kPalette)]; }
 
 // An href attribute value: encoded, then escaped (a no-op today, but the
 // attribute stays safe whatever url_encode lets through).
