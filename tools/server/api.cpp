@@ -19,6 +19,7 @@
 #include "aggregate.hpp"
 #include "rate_limit.hpp"
 #include "sha256.hpp"
+#include "url.hpp"
 #ifdef GM_HAVE_PAGES
 #include "pages.hpp"
 #endif

@@ -12,9 +12,6 @@
 
 namespace gmserver {
 
-// RFC 3986 percent-encoding of everything but the unreserved characters.
-std::string url_encode(const std::string &s);
-
 // Home: the GPU models with their upload counts, each linking to its page.
 std::string page_home(const std::vector<GpuCount> &gpus);
 
