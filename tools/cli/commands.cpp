@@ -103,6 +103,24 @@ std::string value_text(const json &v) {
     return out;
 }
 
+// The device block's host_link as one line: "PCIe 5.0 x16, 63.0 GB/s per direction (nvml)".
+std::string host_link_text(const json &d) {
+    if (!d.contains("host_link") || !d["host_link"].is_object()) return "not reported";
+    const json &l = d["host_link"];
+    if (!l.contains("theoretical_gbs")) return "not known: " + l.value("reason", std::string("no reason given"));
+    const std::string gbs = fixed(l["theoretical_gbs"].get<double>(), 1) + " GB/s";
+    const std::string src = " (" + l.value("source", std::string("?")) + ")";
+    if (l.value("type", "") == "pcie") {
+        std::string t = "PCIe " + std::to_string(l.value("generation", 0)) + ".0 x" + std::to_string(l.value("width", 0)) +
+                        ", " + gbs + " per direction" + src;
+        if (l.contains("current_generation") && l.value("current_generation", 0) != l.value("generation", 0))
+            t += "; now trained at " + std::to_string(l.value("current_generation", 0)) + ".0 x" +
+                 std::to_string(l.value("current_width", 0)) + " (idle links train down)";
+        return t;
+    }
+    return "NVLink-C2C, " + std::to_string(l.value("links", 0)) + " links, " + gbs + src;
+}
+
 bool progress_enabled() { return isatty(STDERR_FILENO) != 0; }
 
 void print_result(const json &r) { gmreport::write_result_text(std::cout, r, false); }
@@ -224,6 +242,7 @@ int cmd_info(int device, bool as_json, bool measure) {
     t.add({"memory bus width", std::to_string(d["memory_bus_width_bits"].get<int>()) + " bits"});
     t.add({"memory clock", fixed(d["memory_clock_mhz"].get<double>(), 0) + " MHz"});
     t.add({"theoretical bandwidth", fixed(d["theoretical_bandwidth_gbs"].get<double>(), 1) + " GB/s"});
+    t.add({"host link", host_link_text(d)});
     t.add({"SM clock", fixed(d["sm_clock_mhz"].get<double>(), 0) + " MHz"});
     t.add({"ECC", d["ecc_enabled"].get<bool>() ? "enabled" : "disabled"});
     t.add({"integrated", d["integrated"].get<bool>() ? "yes" : "no"});
