@@ -66,6 +66,7 @@ struct ContributeOptions {
     std::string server;  // --server ("" : GMLAB_SERVER, then the config file)
     bool yes = false;    // send without asking
     bool insecure = false;
+    std::string run_file;  // --run: contribute this run document instead of measuring
 };
 // gmlab contribute: run the standard suite, show the exact document, ask,
 // upload, keep the delete token (contribute.cpp).

@@ -15,8 +15,8 @@
 #include "commands.hpp"
 #include "devices.hpp"
 #include "user_config.hpp"
-#ifdef GM_HAVE_UPLOAD
 #include "document.hpp"
+#ifdef GM_HAVE_UPLOAD
 #include "upload.hpp"
 #endif
 
@@ -66,18 +66,31 @@ bool consent(const gmupload::Prepared &p, const std::string &server, bool yes) {
     return answer == "y" || answer == "Y" || answer == "yes" || answer == "YES" || answer == "Yes";
 }
 
+// Measures the standard suite on `device` (or reads opt.run_file) and
+// offers the run; returns an exit code.
 int contribute_one(const ContributeOptions &opt, const std::string &server, int device) {
     RunOptions run = opt.run;
-    run.device = device;
-    run.experiments.clear();  // the standard suite
-    run.json_file = run.json_file.empty() ? default_run_file(device) : expand_device_placeholder(run.json_file, device);
     json doc;
-    const int ran = run_on_device(run, &doc);
-    if (doc.is_null()) return ran == kOk ? kFailed : ran;  // nothing finished: nothing to send
-    std::error_code ec;
-    const std::string kept = std::filesystem::exists(run.json_file, ec)
-                                 ? run.json_file
-                                 : "no file (" + run.json_file + " could not be written)";
+    int ran = kOk;
+    std::string kept;
+    if (!opt.run_file.empty()) {
+        try {
+            doc = gmreport::load_run(opt.run_file);
+        } catch (const std::exception &e) {
+            std::cerr << "gmlab: contribute: " << e.what() << " (nothing sent)\n";
+            return kUsage;
+        }
+        run.json_file = kept = opt.run_file;
+    } else {
+        run.device = device;
+        run.experiments.clear();  // the standard suite
+        run.json_file = run.json_file.empty() ? default_run_file(device) : expand_device_placeholder(run.json_file, device);
+        ran = run_on_device(run, &doc);
+        if (doc.is_null()) return ran == kOk ? kFailed : ran;  // nothing finished: nothing to send
+        std::error_code ec;
+        kept = std::filesystem::exists(run.json_file, ec) ? run.json_file
+                                                          : "no file (" + run.json_file + " could not be written)";
+    }
     if (ran != kOk)
         std::cerr << "gmlab: contribute: not every experiment finished on device " << device
                   << "; the ones that did are offered\n";
@@ -167,8 +180,9 @@ int cmd_contribute(const ContributeOptions &opt) {
                      "without asking (nothing was measured or sent)\n";
         return kRefused;
     }
-    std::vector<int> ordinals;
-    if (const int code = choose_devices(opt.run, &ordinals); code != kOk) return code;
+    std::vector<int> ordinals = {0};  // --run: one document, no device
+    if (opt.run_file.empty())
+        if (const int code = choose_devices(opt.run, &ordinals); code != kOk) return code;
     int result = kOk;
     for (int d : ordinals) {
         const int code = contribute_one(opt, server.url, d);

@@ -59,13 +59,17 @@ int main(int argc, char **argv) {
     auto *contribute = app.add_subcommand(
         "contribute", "run the standard suite, show what would be sent, and with your consent upload it to a results server");
     auto *con_device = contribute->add_option("-d,--device", con.run.device, "CUDA device ordinal");
-    contribute->add_option("--devices", con.run.devices, "all, or ordinals such as 0,2: one upload per device")->excludes(con_device);
+    auto *con_devices =
+        contribute->add_option("--devices", con.run.devices, "all, or ordinals such as 0,2: one upload per device")->excludes(con_device);
     contribute->add_option("--server", con.server,
                            "the results server's URL (else GMLAB_SERVER, else \"server\" in $XDG_CONFIG_HOME/gmlab/config.json)");
     contribute->add_flag("-y,--yes", con.yes, "send without asking (needed where there is no terminal: batch jobs, srun, mpirun)");
     contribute->add_option("--json", con.run.json_file,
                            "also keep the run here ({device} is replaced by the ordinal; default: "
                            "$XDG_STATE_HOME/gmlab/runs/, else ~/.local/state/gmlab/runs/)");
+    contribute->add_option("--run", con.run_file, "contribute a run measured earlier (gmlab run --json FILE) instead of measuring now")
+        ->excludes(con_device)
+        ->excludes(con_devices);
     contribute->add_flag("--insecure", con.insecure, "do not verify the server's TLS certificate and host name");
 
     std::string report_input, html_out, compare_a, compare_b;
