@@ -12,13 +12,13 @@
 namespace gmlab {
 
 struct HostLink {
-    std::string type;             // "pcie", "nvlink-c2c", "integrated" or "unknown"
+    std::string type = "unknown";  // "pcie", "nvlink-c2c", "integrated" or "unknown"
     int generation = 0, width = 0;  // PCIe: the link's maximum, as the device and the slot allow
     int current_generation = 0, current_width = 0;  // PCIe: as trained now (idle links train down)
     int links = 0;                // NVLink-C2C: active links
     double theoretical_gbs = 0;   // per direction; 0 when not known
     std::string source;           // "nvml" or "sysfs"
-    std::string reason;           // why the bandwidth is not known (theoretical_gbs == 0)
+    std::string reason = "not read";  // why the bandwidth is not known (theoretical_gbs == 0)
 };
 
 // Bandwidth of one PCIe lane in one direction, GB/s (10^9 B/s), after line
