@@ -34,8 +34,14 @@ run(${CMAKE_COMMAND} -E env --unset=PYTHONPATH PYTHONPATH=${WORK_DIR}/target ${P
 message("${run_out}")
 
 # A wheel through the backend (what python3 -m build --wheel calls), unpacked by pip.
-run(${PYTHON} -c "import sys; sys.path.insert(0, sys.argv[1]); import gmlab_build_backend as b; print(b.build_wheel(sys.argv[2]))"
-    ${PROJECT_DIR} ${WORK_DIR}/wheel)
+# (No semicolons in the code: run() passes its arguments on as a CMake list.)
+set(build_wheel [=[
+import sys
+sys.path.insert(0, sys.argv[1])
+import gmlab_build_backend
+print(gmlab_build_backend.build_wheel(sys.argv[2]))
+]=])
+run(${PYTHON} -c "${build_wheel}" ${PROJECT_DIR} ${WORK_DIR}/wheel)
 string(STRIP "${run_out}" wheel)
 if(NOT wheel MATCHES "^gmlab-[0-9.]+-cp[0-9]+-cp[0-9]+-linux_[a-z0-9_]+\\.whl$")
   message(FATAL_ERROR "unexpected wheel name ${wheel}")
