@@ -29,6 +29,15 @@ def _int(value, name):
     return v
 
 
+def _size(value, name):
+    """A size, offset or stride: an int >= 0 (refused with the library's wording,
+    under the Python argument's name)."""
+    v = _int(value, name)
+    if v < 0:
+        raise _errors.InvalidArgumentError("%s must be >= 0, got %d" % (name, v))
+    return v
+
+
 def _float(value, name):
     if isinstance(value, bool) or value is None or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
         raise TypeError("%s must be a number, got %s" % (name, type(value).__name__))
@@ -242,7 +251,7 @@ class Context:
             if rows is None or cols is None:
                 raise TypeError("rows and cols must be given when a is a gmlab.Buffer")
             rows, cols = _int(rows, "rows"), _int(cols, "cols")
-            size = 4 if element_size is None else _int(element_size, "element_size")
+            size = 4 if element_size is None else _size(element_size, "element_size")
             result = out if out is not None else Buffer(self, max(rows * cols * size, 1))
             h.transpose(a._live(), result._live(), rows, cols, size, variant)
             return result
@@ -360,15 +369,15 @@ class Context:
         for value, name in ((dst, "dst"), (src, "src")):
             if not isinstance(value, Buffer):
                 raise TypeError("%s must be a gmlab.Buffer, got %s" % (name, type(value).__name__))
-        h.copyStrided(dst._live(), _int(dst_offset, "dst_offset"), _int(dst_stride, "dst_stride"), src._live(),
-                      _int(src_offset, "src_offset"), _int(src_stride, "src_stride"), _int(count, "count"),
-                      _int(word_size, "word_size"))
+        h.copyStrided(dst._live(), _size(dst_offset, "dst_offset"), _size(dst_stride, "dst_stride"), src._live(),
+                      _size(src_offset, "src_offset"), _size(src_stride, "src_stride"), _size(count, "count"),
+                      _size(word_size, "word_size"))
 
     # ---- L2 persisting window ----------------------------------------------
     def set_l2_persisting_size(self, nbytes: int) -> int:
         """Sets aside up to nbytes of L2 for persisting lines; returns the size granted
         (compute capability 8.0 and later, else NotSupportedError)."""
-        return self._live().setL2PersistingSize(_int(nbytes, "nbytes"))
+        return self._live().setL2PersistingSize(_size(nbytes, "nbytes"))
 
     def set_l2_window(self, buffer: "Buffer", offset: int = 0, num_bytes: "int | None" = None, hit_ratio: float = 1.0,
                       hit_property: int = AccessProperty.PERSISTING,
@@ -379,8 +388,8 @@ class Context:
         h = self._live()
         if not isinstance(buffer, Buffer):
             raise TypeError("buffer must be a gmlab.Buffer, got %s" % type(buffer).__name__)
-        offset = _int(offset, "offset")
-        num_bytes = buffer.size - offset if num_bytes is None else _int(num_bytes, "num_bytes")
+        offset = _size(offset, "offset")
+        num_bytes = buffer.size - offset if num_bytes is None else _size(num_bytes, "num_bytes")
         h.setL2Window(buffer._live(), offset, num_bytes, _float(hit_ratio, "hit_ratio"),
                       _int(hit_property, "hit_property"), _int(miss_property, "miss_property"))
 
@@ -400,7 +409,7 @@ class Buffer:
         self._h = None
         if not isinstance(ctx, Context):
             raise TypeError("ctx must be a gmlab.Context, got %s" % type(ctx).__name__)
-        self._h = _s.Buffer(ctx._live(), _int(nbytes, "nbytes"))
+        self._h = _s.Buffer(ctx._live(), _size(nbytes, "nbytes"))
 
     @classmethod
     def from_array(cls, ctx: Context, data) -> "Buffer":

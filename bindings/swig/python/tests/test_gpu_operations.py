@@ -163,7 +163,7 @@ def test_copy_strided(ctx):
         assert np.array_equal(got, want)
         with pytest.raises(gmlab.InvalidArgumentError, match="word_size must be one of 1, 2, 4, 8, 16, got 3"):
             ctx.copy_strided(d, s, 1, 3)
-        with pytest.raises(gmlab.InvalidArgumentError, match="src: offset 0 \\+ \\(count 101 - 1\\)"):
+        with pytest.raises(gmlab.InvalidArgumentError, match="dst: offset 0 \\+ \\(count 101 - 1\\) x stride 1 must be below the buffer's 100 words"):
             ctx.copy_strided(d, s, 101, 4)
         with pytest.raises(gmlab.InvalidArgumentError, match="dst and src must be different buffers"):
             ctx.copy_strided(s, s, 1, 4)
@@ -223,4 +223,5 @@ def test_l2_window(ctx):
             ctx.set_l2_window(buf, 0, 1024, 1.0, miss_property=gmlab.AccessProperty.PERSISTING)
         with pytest.raises(TypeError, match="buffer must be a gmlab.Buffer, got NoneType"):
             ctx.set_l2_window(None)
-        ctx.set_l2_persisting_size(0)
+        with pytest.raises(gmlab.InvalidArgumentError, match="nbytes must be >= 0, got -1"):
+            ctx.set_l2_persisting_size(-1)
