@@ -31,9 +31,9 @@ prepare() {
   swig -c++ -python -threads -module swiggmlab -I"$SRC" -I"$ROOT/include" \
        -outdir "$out" -o "$out/gmlab_wrap.cxx" "$ROOT/bindings/swig/gmlab.i"
   if [ ! -d "$CARRY/include/nlohmann" ]; then
-    local nl
-    nl=$(echo '#include <nlohmann/json.hpp>' | g++ -x c++ -E -H - 2>&1 >/dev/null | grep -m1 'nlohmann/json.hpp' | awk '{print $2}')
-    [ -n "$nl" ] && cp -r "$(dirname "$nl")" "$CARRY/include/"
+    for d in /usr/include /usr/local/include; do
+      [ -f "$d/nlohmann/json.hpp" ] && { cp -r "$d/nlohmann" "$CARRY/include/"; break; }
+    done
   fi
   # Extensions for other interpreters, linked against libgmlab's SONAME only
   # (the GPU machine brings its own libgmlab, built for its GPU).
@@ -41,7 +41,7 @@ prepare() {
   local lib
   lib=$(ls "$build"/src/libgmlab.so.* 2>/dev/null | head -1)
   for py in ${GM_PREBUILD_PYTHONS:-python3.12}; do
-    command -v "$py" >/dev/null || { echo "prepare: $py not found, no prebuilt extension for it"; continue; }
+    "$py" -c pass 2>/dev/null || { echo "prepare: $py does not run here, no prebuilt extension for it"; continue; }
     local inc suffix
     inc=$("$py" -c "import sysconfig; print(sysconfig.get_paths()['include'])")
     suffix=$("$py" -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
