@@ -30,7 +30,7 @@ def main(argv):
             except ImportError:
                 pass
             if frame is not None:
-                print(frame[["x", "bandwidth_gbs", "predicted.efficiency"]].describe().loc[["min", "max"]])
+                print("as a pandas frame: %d rows, columns %s, ..." % (len(frame), ", ".join(frame.columns[:6])))
             if plot_file:
                 plot(series, plot_file)
     except gmlab.NoDeviceError as e:
