@@ -159,6 +159,7 @@ class Context:
 
     @property
     def closed(self) -> bool:
+        """True once close() has been called."""
         return self._h is None
 
     def __enter__(self) -> "Context":
@@ -431,6 +432,7 @@ class Buffer:
 
     @property
     def closed(self) -> bool:
+        """True once close() has been called."""
         return self._h is None
 
     def __enter__(self) -> "Buffer":

@@ -53,6 +53,7 @@ class Point:
             raise KeyError("%r: this point has %s" % (field, ", ".join(sorted(self.fields)))) from None
 
     def get(self, field, default=None):
+        """A field, or default where the point lacks it."""
         return self.fields.get(field, default)
 
     def __repr__(self):
@@ -82,6 +83,7 @@ class Series:
 
     @property
     def x(self):
+        """The swept value of every point."""
         return [p.x for p in self.points]
 
     @property
@@ -130,6 +132,7 @@ class Result:
 
     @property
     def closed(self) -> bool:
+        """True once close() has been called."""
         return self._h is None
 
     def __enter__(self) -> "Result":
@@ -194,6 +197,7 @@ class Result:
 
     @property
     def notes(self) -> list:
+        """What the numbers mean, in words: which kernel is which, what the guide predicts."""
         return list(self._document().get("notes") or [])
 
     @property
@@ -277,6 +281,7 @@ class Run:
 
     @property
     def experiments(self):
+        """The experiments' names, in the run's order."""
         return [r.experiment for r in self.results]
 
     def to_pandas(self):
@@ -287,6 +292,7 @@ class Run:
         return _frame(rows)
 
     def close(self):
+        """Closes every result of the run."""
         for r in self.results:
             r.close()
 

@@ -10,7 +10,11 @@ pytestmark = pytest.mark.gpu
 
 @pytest.mark.parametrize("experiment", sorted(SMALL))
 def test_run(ctx, experiment):
-    with ctx.run(experiment, SMALL[experiment]) as r:
+    try:
+        r = ctx.run(experiment, SMALL[experiment])
+    except gmlab.NotSupportedError as e:  # l2_persist below compute capability 8.0
+        pytest.skip("%s: %s" % (experiment, e))
+    with r:
         assert r.experiment == experiment
         doc = r.to_dict()
         assert doc["verification"]["passed"] is True
