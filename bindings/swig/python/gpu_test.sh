@@ -114,7 +114,7 @@ else
 fi
 
 echo "== pip install and wheel"
-cmake -DPYTHON="$(command -v "$PY")" -DPROJECT_DIR="$ROOT/$BUILD/bindings/python" -DWORK_DIR="$ROOT/$BUILD/install-test" \
+cmake -DPYTHON="$(command -v "$PY")" -DPROJECT_DIR="$ROOT/$BUILD/bindings/python" -DWORK_DIR="$ROOT/$BUILD/python-install-test" \
       -P "$SRC/check_install.cmake" >"$OUT/install.log" 2>&1 || status=1
 tail -3 "$OUT/install.log"
 
