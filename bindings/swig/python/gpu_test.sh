@@ -15,8 +15,8 @@
 #    builds libgmlab for the GPU present and the Python package for `python3`
 #    (or $PYTHON) into build-python-gpu/, then runs the whole pytest suite with
 #    the GPU tests required to run (not skipped), the example with its plot,
-#    and the pip/wheel install check. Logs and the plot go to $OUT
-#    (default ./gpu-out-python). Exit status 0 only when all of it passed.
+#    and the pip/wheel install check. Logs, pytest.xml and the plot go to $OUT
+#    (default build-python-gpu/gpu-out). Exit status 0 only when all of it passed.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$PWD
@@ -63,10 +63,10 @@ if [ "${1:-}" = --prepare ]; then
   exit $?
 fi
 
-OUT=${OUT:-$ROOT/gpu-out-python}
-mkdir -p "$OUT"
 PY=${PYTHON:-python3}
 BUILD=${GM_BUILD_DIR:-build-python-gpu}
+OUT=${OUT:-$ROOT/$BUILD/gpu-out}
+mkdir -p "$OUT"
 fail() { echo "gpu_test.sh: $*" >&2; exit 1; }
 
 command -v "$PY" >/dev/null || fail "no $PY"
