@@ -36,6 +36,7 @@ TEST(Settings, RangesAreEnforcedWithTheRangeInTheMessage) {
 TEST(Settings, MinimumNeverExceedsMaximum) {
     Settings s;
     EXPECT_NE(message_of(s, GM_SETTING_MIN_REPETITIONS, 5000), "");
+    s.set(GM_SETTING_MIN_REPETITIONS, 10);
     s.set(GM_SETTING_MAX_REPETITIONS, 20);
     EXPECT_NE(message_of(s, GM_SETTING_MAX_REPETITIONS, 5), "");  // below min 10
     s.set(GM_SETTING_MIN_REPETITIONS, 20);

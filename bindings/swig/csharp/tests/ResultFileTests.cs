@@ -108,7 +108,7 @@ static class ResultFileTests {
       using (Result original = Result.FromRunJson(run, i)) {
         string json = original.ToJson();
         string what = "result " + i + " (" + original.Experiment() + ")";
-        Check.Contains("\"schema\":\"gmlab.result/1\"", Json.Compact(json), what + " schema");
+        Check.Contains("\"schema\":\"gmlab.result/1.1\"", Json.Compact(json), what + " schema");
         using (Result copy = Result.FromJson(json)) {
           Check.Equal(json, copy.ToJson(), what + " ToJson after FromJson");
           Check.Equal(original.Experiment(), copy.Experiment(), what + " experiment");
@@ -121,7 +121,7 @@ static class ResultFileTests {
       }
     }
     Check.Throws(Status.INVALID_ARGUMENT, "not valid JSON", () => Result.FromJson("not json"), "FromJson(not json)");
-    Check.Throws(Status.INVALID_ARGUMENT, "not a gmlab.result/1 document",
+    Check.Throws(Status.INVALID_ARGUMENT, "not a gmlab.result/1",
                  () => Result.FromJson("{\"schema\": \"gmlab.result/1\"}"), "FromJson of a document without its fields");
   }
 }

@@ -237,7 +237,7 @@ func TestResultFromJSONRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(before, after) {
 			t.Errorf("result %d changed on its way through ResultFromJSON", index)
 		}
-		if schema := decodeResult(t, original).Schema; schema != "gmlab.result/1" {
+		if schema := decodeResult(t, original).Schema; schema != "gmlab.result/1.1" {
 			t.Errorf("result %d: schema %q", index, schema)
 		}
 	}

@@ -97,8 +97,8 @@ def test_run_indexing(run):
 def test_result_json_round_trip(run):
     first = run[1]
     doc = first.to_dict()
-    assert doc["schema"] == "gmlab.result/1"
-    with gmlab.Result.from_json(first.to_json()) as again:
+    assert doc["schema"] == "gmlab.result/1.1"
+    with gmlab.Result.from_json(first.to_json("all")) as again:
         assert again.to_dict() == doc
         assert [s.name for s in again.series] == [s.name for s in first.series]
     # a result document loads as a run of one
@@ -183,3 +183,14 @@ def test_point_value_errors(run):
         r.point_value("0", 0, "x")
     with pytest.raises(TypeError, match="field must be a str"):
         r.point_value(0, 0, None)
+
+
+def test_to_json_keeps_the_samples_only_when_asked(run):
+    stride = run["stride_copy"]
+    compact = json.loads(stride.to_json())["series"][0]["points"][0]["time_ms"]
+    full = json.loads(stride.to_json("all"))["series"][0]["points"][0]["time_ms"]
+    assert "samples" not in compact and len(compact["quantiles"]) == 9
+    assert len(full["samples"]) == full["n"] == compact["n"]
+    assert stride.to_dict()["series"][0]["points"][0]["time_ms"]["samples"] == full["samples"]
+    with pytest.raises(ValueError, match="samples must be 'summary' or 'all'"):
+        stride.to_json("some")

@@ -122,7 +122,7 @@ class ResultFileTest {
     @Test
     void jsonRoundTripKeepsEverything() {
         try (Result original = resultOf("offset_copy"); Result back = Result.fromJson(original.toJson())) {
-            assertTrue(Expect.compact(original.toJson()).contains("\"schema\":\"gmlab.result/1\""));
+            assertTrue(Expect.compact(original.toJson()).contains("\"schema\":\"gmlab.result/1.1\""));
             assertEquals(original.toJson(), back.toJson());
             assertEquals("offset_copy", back.experiment());
             assertEquals(original.seriesNames(), back.seriesNames());
