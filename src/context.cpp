@@ -95,6 +95,32 @@ double ContextState::memcpy_peak_gbs() {
     return memcpy_gbs_;
 }
 
+const CounterAvailability &ContextState::counter_availability() {
+    if (!counters_) {
+        // The CUcontext the runtime made current for this device, through the
+        // driver's entry point (libgmlab does not link the driver library).
+        void *cu_context = nullptr;
+        void *fn = nullptr;
+        cudaDriverEntryPointQueryResult found{};
+        if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found) == cudaSuccess &&
+            found == cudaDriverEntryPointSuccess && fn) {
+            using GetCurrent = int (*)(void **);
+            if (reinterpret_cast<GetCurrent>(fn)(&cu_context) != 0) cu_context = nullptr;
+        }
+        (void)cudaGetLastError();
+        counters_ = std::make_unique<CounterSession>(cu_context, info_.ordinal);
+    }
+    return counters_->availability([this]() -> int {
+        if (cudaError_t err = kernels::launch_spin(20000, stream_); err != cudaSuccess) return static_cast<int>(err);
+        return static_cast<int>(cudaStreamSynchronize(stream_));
+    });
+}
+
+CounterSession *ContextState::counter_session() {
+    if (settings.counters == CounterMode::Off) return nullptr;
+    return counter_availability().available ? counters_.get() : nullptr;
+}
+
 void *device_malloc(std::size_t bytes) {
     void *ptr = nullptr;
     cudaError_t err = cudaMalloc(&ptr, bytes);

@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "counters.hpp"
 #include "device_info.hpp"
 #include "settings.hpp"
 
@@ -53,7 +54,15 @@ public:
     // measured once per context through the harness.
     double memcpy_peak_gbs();
 
+    // Hardware counters (counters.hpp): whether they can be read on this
+    // context, checked once with a short counted launch; never throws.
+    const CounterAvailability &counter_availability();
+    // The session to count with, or nullptr when the setting is off or
+    // counters are not available.
+    CounterSession *counter_session();
+
 private:
+    std::unique_ptr<CounterSession> counters_;
     DeviceInfo info_;
     cudaStream_t stream_ = nullptr;
     void *flush_buffer_ = nullptr;

@@ -1,5 +1,6 @@
 #include "harness.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "error.hpp"
@@ -60,6 +61,43 @@ Stats time_launch(ContextState &ctx, const Launch &launch) {
         total_ms += ms;
     }
     return summarize(std::move(samples));
+}
+
+void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out) {
+    if (set.empty()) return;
+    CounterSession *session = ctx.counter_session();
+    if (!session) return;
+    cudaStream_t stream = ctx.stream();
+    const bool flush = ctx.settings.flush_l2;
+    std::map<std::string, double> values;
+    try {
+        values = session->count(
+            set.metrics,
+            [&]() -> int {
+                if (cudaError_t err = launch(stream); err != cudaSuccess) return static_cast<int>(err);
+                return static_cast<int>(cudaStreamSynchronize(stream));
+            },
+            [&]() -> int {
+                if (flush) {
+                    try {
+                        ctx.flush_l2();
+                    } catch (const Error &) {
+                        return static_cast<int>(cudaErrorLaunchFailure);
+                    }
+                }
+                return static_cast<int>(cudaStreamSynchronize(stream));
+            });
+    } catch (const Error &e) {
+        if (e.status() != GM_ERROR_NOT_SUPPORTED) {
+            (void)cudaGetLastError();
+            throw;
+        }
+        out.counter_errors.push_back(e.what());
+        return;
+    }
+    p.counters = std::move(values);
+    p.counter_checks = evaluate_counter_set(set, p.counters, p.predicted);
+    out.counter_passes = std::max(out.counter_passes, static_cast<int>(session->last_passes()));
 }
 
 }  // namespace gmlab

@@ -103,6 +103,12 @@ void run_local_memory(ContextState &ctx, const Params &params, Result &out) {
         p.values["local_bytes_per_thread"] = static_cast<double>(attr.localSizeBytes);
         p.values["input_bytes"] = static_cast<double>(in_bytes);
         p.predicted["local_sectors_per_request"] = vi->sectors_per_request;
+        // Local sectors moved: none where the array lives in registers.
+        measure_counters(ctx, launch,
+                         (counter_sets::local_sectors() + counter_sets::dram())
+                             .agree("local_sectors_per_request_ld", "local_sectors_per_request")
+                             .agree("local_sectors_per_request_st", "local_sectors_per_request"),
+                         p, out);
         ms[name] = p.time_ms.median;
         s.points.push_back(std::move(p));
         out.series.push_back(std::move(s));

@@ -1,5 +1,5 @@
 // One experiment's measurements, built by the experiment and serialised to the
-// gmlab.result/1 schema (docs/result-schema.md).
+// gmlab.result/1.2 schema (docs/result-schema.md).
 #pragma once
 
 #include <cstdint>
@@ -9,11 +9,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "counters.hpp"
 #include "statistics.hpp"
 
 namespace gmlab {
 
-inline constexpr const char *kResultSchema = "gmlab.result/1";
+// Written: 1.2 (1 plus the counters). Read: every gmlab.result/1.x.
+inline constexpr const char *kResultSchema = "gmlab.result/1.2";
+// True for "gmlab.result/1" and its minor versions ("gmlab.result/1.1", ...).
+bool is_result_schema(const nlohmann::json &schema);
 inline constexpr const char *kRunSchema = "gmlab.run/1";
 
 struct Point {
@@ -22,6 +26,8 @@ struct Point {
     Stats time_ms;
     std::map<std::string, double> values;     // further measured figures
     std::map<std::string, double> predicted;  // what the guide's model predicts
+    std::map<std::string, double> counters;   // hardware counters of one more launch, and figures from them
+    std::vector<AgreementCheck> counter_checks;  // each declared figure against its prediction
 };
 
 struct Series {
@@ -59,6 +65,14 @@ struct Result {
     // False when the experiment cannot apply to this machine (peer with one
     // GPU): no series, nothing verified, a note saying why; not an error.
     bool applicable = true;
+    // Hardware counters: the mode asked for, whether they were read and, if
+    // not, why; failures of single counts; the most passes one count needed.
+    std::string counters_mode = "off";
+    bool counters_available = false;
+    std::string counters_reason, counters_chip;
+    std::vector<std::string> counter_errors;
+    int counter_passes = 0;
+    double counter_seconds = 0;
 
     // Records that n more elements matched their host reference.
     void verified(std::uint64_t n, const std::string &method, double max_abs_error = 0);

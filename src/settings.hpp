@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "counters.hpp"
 #include "gmlab.h"
 
 namespace gmlab {
@@ -14,6 +15,7 @@ struct Settings {
     double min_time_ms = 50.0;
     bool flush_l2 = true;
     double memory_fraction = 0.5;
+    CounterMode counters = CounterMode::Auto;  // hardware counters per point
 
     // Validates and stores one setting (throws Error naming the allowed range).
     void set(gm_setting which, double value);

@@ -10,7 +10,8 @@
 int main(int argc, char **argv) {
     CLI::App app{"gmlab " + std::string(gm_version()) +
                  ": measure what the CUDA Best Practices Guide says about memory, on your GPU.\n"
-                 "Exit codes: 0 success, 1 an experiment (or --upload) failed, 2 bad usage, 3 no CUDA device."};
+                 "Exit codes: 0 success, 1 an experiment (or --upload) failed, 2 bad usage (or --counters on where\n"
+                 "counters are not available), 3 no CUDA device."};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("gmlab ") + gm_version());
 
@@ -45,6 +46,10 @@ int main(int argc, char **argv) {
     run->add_option("--min-time-ms", run_opt.min_time_ms, "timed milliseconds at least per point (default 50)");
     run->add_option("--memory-fraction", run_opt.memory_fraction, "share of free device memory an experiment may use (default 0.5)");
     run->add_flag("--no-flush-l2", run_opt.no_flush_l2, "do not evict L2 between timed launches");
+    run->add_option("--counters", run_opt.counters,
+                    "hardware counters per point, from one extra untimed launch: auto (where permitted; default), "
+                    "on (exit 2 when they are not available), off")
+        ->check(CLI::IsMember({"auto", "on", "off"}));
     run->add_option("--upload", run_opt.upload_url,
                     "after the run, send it to this gmlab-server (as gmlab-upload does; see gmlab-upload --help)");
 

@@ -24,7 +24,8 @@ json as_run(const json &doc, const std::string &where) {
         bad(where, "not a gmlab result (no \"schema\" field)");
     const std::string schema = doc["schema"];
     if (schema.rfind("gmlab.", 0) != 0) bad(where, "not a gmlab result (schema \"" + schema + "\")");
-    if (schema == kResult) {
+    // gmlab.result/1 and its minor versions (1.2 adds the counters).
+    if (schema == kResult || schema.rfind(std::string(kResult) + ".", 0) == 0) {
         // One result: wrap it as a run whose device block is the result's own.
         json r = doc;
         gm_result *res = nullptr;

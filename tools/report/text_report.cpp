@@ -1,6 +1,7 @@
 #include "text_report.hpp"
 
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "chart_specs.hpp"
@@ -38,6 +39,41 @@ std::string x_text(const json &s, const json &p) {
     return fixed(x, x == std::floor(x) ? 0 : 3);
 }
 
+// Counter columns: the derived figures and the counters a reader compares
+// with the model, under short names; raw sector and request counts are left
+// to the JSON (their ratio is shown).
+const std::map<std::string, std::string> &counter_labels() {
+    static const std::map<std::string, std::string> labels = {
+        {"sectors_per_request_ld", "ctr sectors/req ld"},
+        {"sectors_per_request_st", "ctr sectors/req st"},
+        {"dram__bytes_read.sum", "ctr DRAM read"},
+        {"dram__bytes_write.sum", "ctr DRAM write"},
+        {"lts__t_sector_hit_rate.pct", "ctr L2 hit %"},
+        {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "ctr shared ld conflicts"},
+        {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "ctr shared st conflicts"},
+        {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "ctr shared ld wavefronts"},
+        {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "ctr shared st wavefronts"},
+        {"wavefronts_per_request_ld", "ctr wavefronts/req ld"},
+        {"wavefronts_per_request_st", "ctr wavefronts/req st"},
+        {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "ctr local ld sectors"},
+        {"local_sectors_per_request_ld", "ctr local sectors/req ld"},
+        {"local_sectors_per_request_st", "ctr local sectors/req st"},
+        {"l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", "ctr local st sectors"},
+        {"smsp__inst_executed_op_global_ld.sum", "ctr global ld instr"},
+        {"global_loads_per_record", "ctr loads/record"},
+        {"sm__warps_active.avg.pct_of_peak_sustained_active", "ctr occupancy %"}};
+    return labels;
+}
+
+std::string counter_label(const std::string &key) {
+    auto it = counter_labels().find(key);
+    return it != counter_labels().end() ? it->second : "ctr " + key;
+}
+
+bool counter_column(const std::string &key) {
+    return counter_labels().count(key) || key.find("__") == std::string::npos;
+}
+
 }  // namespace
 
 void write_result_text(std::ostream &os, const json &r, bool markdown) {
@@ -47,8 +83,11 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
     if (!r.value("applicable", true)) os << (markdown ? "\n**" : "  ") << "not applicable on this machine (see the notes)" << (markdown ? "**\n" : "\n");
     for (const json &s : r["series"]) {
         heading(os, s["name"].get<std::string>(), 3, markdown);
-        std::set<std::string> predicted, values;
+        std::set<std::string> predicted, values, counters;
         for (const json &p : s["points"]) {
+            if (p.contains("counters") && p["counters"].is_object())
+                for (auto it = p["counters"].begin(); it != p["counters"].end(); ++it)
+                    if (counter_column(it.key())) counters.insert(it.key());
             if (p.contains("predicted"))
                 for (auto it = p["predicted"].begin(); it != p["predicted"].end(); ++it) predicted.insert(it.key());
             if (p.contains("values"))
@@ -59,6 +98,7 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
         if (bandwidth) headers.insert(headers.end(), {"GB/s", "GB/s min..max", "of peak %", "of memcpy %"});
         for (const auto &k : values) headers.push_back(k);
         for (const auto &k : predicted) headers.push_back("pred. " + k);
+        for (const auto &k : counters) headers.push_back(counter_label(k));
         Table t(headers);
         for (const json &p : s["points"]) {
             const json &tm = p["time_ms"];
@@ -74,9 +114,18 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
             }
             for (const auto &k : values) row.push_back(readable(p.contains("values") ? p["values"].value(k, NAN) : NAN));
             for (const auto &k : predicted) row.push_back(readable(p["predicted"].value(k, NAN)));
+            for (const auto &k : counters) row.push_back(readable(p.contains("counters") ? p["counters"].value(k, NAN) : NAN));
             t.add(row);
         }
         emit(os, t, markdown);
+        if (s.contains("agreement") && s["agreement"].is_object() && !s["agreement"].empty()) {
+            std::string line;
+            for (auto it = s["agreement"].begin(); it != s["agreement"].end(); ++it)
+                line += (line.empty() ? "" : ", ") + it.key() + " = pred. " + it.value().value("prediction", "?") + " at " +
+                        std::to_string(it.value().value("agreeing", 0)) + "/" + std::to_string(it.value().value("points", 0)) +
+                        " points";
+            os << (markdown ? "\n" : "    ") << "counters vs model: " << line << "\n";
+        }
         if (s.contains("attributes") && s["attributes"].contains("checks")) {
             Table checks({"check", "capability"});
             for (auto it = s["attributes"]["checks"].begin(); it != s["attributes"]["checks"].end(); ++it)
@@ -100,6 +149,11 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
                    row["published_ratio"].is_number() ? fixed(row["published_ratio"].get<double>(), 2) : "-"});
         emit(os, t, markdown);
     }
+    if (r.contains("counters") && r["counters"].is_object() && !r["counters"].value("available", false) &&
+        r["counters"].value("mode", "") != "off")
+        os << (markdown ? "\n" : "  ") << "hardware counters: not available: " << r["counters"].value("reason", "") << "\n";
+    if (r.contains("counters") && r["counters"].contains("errors"))
+        for (const json &e : r["counters"]["errors"]) os << (markdown ? "\n" : "  ") << "counting failed: " << e.get<std::string>() << "\n";
     if (r.contains("verification")) {
         const json &v = r["verification"];
         os << (markdown ? "\n" : "\n  ") << "verified: " << (v.value("passed", false) ? "yes" : "no") << ", "

@@ -208,8 +208,9 @@ void read_result(element r_el, const std::string &where, const DeviceFacts &dev,
     const object r = as_object(r_el, where);
     require(!has(r, "device"), where, "must not carry its own device block");
     std::string_view schema;
-    require(member(r, "schema", where).get(schema) == simdjson::SUCCESS && schema == "gmlab.result/1", where + ".schema",
-            "must be \"gmlab.result/1\"");
+    require(member(r, "schema", where).get(schema) == simdjson::SUCCESS &&
+                (schema == "gmlab.result/1" || schema == "gmlab.result/1.1" || schema == "gmlab.result/1.2"),
+            where + ".schema", "must be \"gmlab.result/1\", \"gmlab.result/1.1\" or \"gmlab.result/1.2\"");
     const object exp = as_object(member(r, "experiment", where), where + ".experiment");
     const std::string name = text(exp, "name", where + ".experiment", 64);
     element summary;
