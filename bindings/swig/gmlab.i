@@ -265,7 +265,7 @@ struct gm_result {};
         return gmb::take(out);
     }
     /* Measurement settings by name: warmup, min_repetitions, max_repetitions,
-       min_time_ms, flush_l2, memory_fraction. */
+       min_time_ms, flush_l2, memory_fraction, counters (0 off, 1 on, 2 auto). */
     void set(const char *setting, double value) {
         if (gmb::closed($self, "Context") || gmb::bad_text(setting, "setting")) return;
         gm_setting which;

@@ -53,7 +53,7 @@ Result sample() {
 
 TEST(ResultDocument, CarriesBandwidthAndFractions) {
     json doc = to_json(sample());
-    EXPECT_EQ(doc["schema"], "gmlab.result/1");
+    EXPECT_EQ(doc["schema"], "gmlab.result/1.2");
     EXPECT_EQ(doc["library"]["name"], "gmlab");
     const json &p = doc["series"][0]["points"][0];
     EXPECT_DOUBLE_EQ(p["bandwidth_gbs"].get<double>(), 8e6 / 0.011e-3 / 1e9);
