@@ -31,6 +31,7 @@ ContextState::~ContextState() {
     // Destructors must not throw: errors here are ignored on purpose (the
     // process may be tearing down the CUDA runtime already).
     cudaSetDevice(info_.ordinal);
+    counters_.reset();  // disables the range profiler while the context is whole
     if (flush_buffer_) cudaFree(flush_buffer_);
     if (stream_) cudaStreamDestroy(stream_);
 }
@@ -70,6 +71,11 @@ void ContextState::flush_l2() {
         GM_CUDA(cudaMemsetAsync(flush_buffer_, 0, flush_bytes_, stream_));
     }
     GM_CUDA(kernels::launch_l2_flush(flush_buffer_, flush_bytes_, info_.multiprocessors, stream_));
+}
+
+void ContextState::flush_and_clean_l2() {
+    flush_l2();
+    GM_CUDA(kernels::launch_l2_clean(flush_buffer_, flush_bytes_, info_.multiprocessors, stream_));
 }
 
 void ContextState::hold_stream() {

@@ -46,6 +46,9 @@ public:
 
     // Evicts L2: writes and reads a buffer twice the L2 size (allocated once).
     void flush_l2();
+    // flush_l2, then a read of the same buffer that writes its dirty lines
+    // back: before a counted launch, so that its DRAM writes are its own.
+    void flush_and_clean_l2();
     // A short busy kernel ahead of a timed launch, so that the launch is queued
     // behind it and the host's enqueue time stays out of the event interval.
     void hold_stream();

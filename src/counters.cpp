@@ -116,8 +116,14 @@ std::string counters_off_reason() { return "counters are switched off (setting c
 std::vector<AgreementCheck> evaluate_counter_set(const CounterSet &set, std::map<std::string, double> &values,
                                                  const std::map<std::string, double> &predicted) {
     for (const auto &d : set.derived) {
-        auto n = values.find(d.numerator), q = values.find(d.denominator);
-        if (n != values.end() && q != values.end() && q->second > 0) values[d.name] = n->second / q->second;
+        auto n = values.find(d.numerator);
+        if (n == values.end()) continue;
+        if (d.denominator.empty()) {
+            if (d.divisor > 0) values[d.name] = n->second / d.divisor;
+            continue;
+        }
+        auto q = values.find(d.denominator);
+        if (q != values.end() && q->second > 0) values[d.name] = n->second / q->second;
     }
     std::vector<AgreementCheck> checks;
     for (const auto &a : set.agreements) {
@@ -343,6 +349,7 @@ struct CounterSession::Impl {
     std::map<std::string, Config> configs;  // by the metric names joined with ','
 
     ~Impl() {
+        if (api) disable();
         for (auto &[key, c] : configs) {
             if (!c.host) continue;
             auto p = params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
@@ -435,29 +442,43 @@ struct CounterSession::Impl {
         return stored;
     }
 
-    // Enables the range profiler on the context for one count; disables it on every path.
-    struct Enabled {
-        const Impl &impl;
-        CUpti_RangeProfiler_Object *object = nullptr;
-        bool started = false;
-        explicit Enabled(const Impl &i) : impl(i) {
+    // The range profiler stays enabled on the context from the first count to
+    // the end of the session: enabling it costs more than a count. It only
+    // collects between Start and Stop, so the timed launches in between run
+    // as without it (checked by measuring: docs/result-schema.md).
+    CUpti_RangeProfiler_Object *object = nullptr;
+
+    CUpti_RangeProfiler_Object *enabled() {
+        if (!object) {
             auto p = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
-            p.ctx = impl.ctx;
-            impl.check(impl.api->cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
+            p.ctx = ctx;
+            check(api->cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
             object = p.pRangeProfilerObject;
         }
-        ~Enabled() {
-            if (started) {
-                auto s = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-                s.pRangeProfilerObject = object;
-                impl.api->cuptiRangeProfilerStop(&s);
-            }
-            auto p = params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
-            p.pRangeProfilerObject = object;
-            impl.api->cuptiRangeProfilerDisable(&p);
+        return object;
+    }
+
+    void disable() {
+        if (!object) return;
+        auto p = params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+        p.pRangeProfilerObject = object;
+        api->cuptiRangeProfilerDisable(&p);
+        object = nullptr;
+    }
+
+    // Stops a started pass on every path out of a count.
+    struct Running {
+        const Impl &impl;
+        bool started = false;
+        explicit Running(const Impl &i) : impl(i) {}
+        ~Running() {
+            if (!started) return;
+            auto s = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+            s.pRangeProfilerObject = impl.object;
+            impl.api->cuptiRangeProfilerStop(&s);
         }
-        Enabled(const Enabled &) = delete;
-        Enabled &operator=(const Enabled &) = delete;
+        Running(const Running &) = delete;
+        Running &operator=(const Running &) = delete;
     };
 
     std::map<std::string, double> count(const std::vector<std::string> &metrics, const std::function<int()> &run,
@@ -467,7 +488,10 @@ struct CounterSession::Impl {
         for (const auto &m : metrics) names.push_back(m.c_str());
         Config &cfg = config(metrics, names);
 
-        Enabled on(*this);
+        struct {
+            CUpti_RangeProfiler_Object *object;
+        } on{enabled()};
+        Running running(*this);
         auto ds = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
         ds.pRangeProfilerObject = on.object;
         ds.pMetricNames = names.data();
@@ -507,7 +531,7 @@ struct CounterSession::Impl {
             auto st = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
             st.pRangeProfilerObject = on.object;
             check(api->cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
-            on.started = true;
+            running.started = true;
             auto push = params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
             push.pRangeProfilerObject = on.object;
             push.pRangeName = "gmlab";
@@ -520,7 +544,7 @@ struct CounterSession::Impl {
             check(api->cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
             auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
             stop.pRangeProfilerObject = on.object;
-            on.started = false;
+            running.started = false;
             check(api->cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
             all_submitted = stop.isAllPassSubmitted != 0;
         }

@@ -27,9 +27,11 @@ namespace gmlab {
 // ---------------------------------------------------------------------------
 // What experiments declare.
 
-// name = numerator / denominator of two counters (for example sectors per request).
+// name = numerator / denominator of two counters (for example sectors per
+// request), or numerator / divisor when denominator is empty (per record).
 struct DerivedCounter {
     std::string name, numerator, denominator;
+    double divisor = 0;
 };
 
 // The figure `counter` (a counter or a derived figure) should equal the point's

@@ -24,8 +24,9 @@ Stats time_launch(ContextState &ctx, const Launch &launch);
 
 // Counts one more launch, outside the timed ones, with the counters the
 // experiment declared (counters.hpp), when the context counts. Before it L2 is
-// flushed as before a timed launch, so that DRAM counters see what a timed
-// launch moves. Stores the values, the figures derived from them and the
+// flushed as before a timed launch and then cleaned of the flush's dirty
+// lines, so that the DRAM counters see what the kernel itself moves (as
+// Nsight Compute's cache control does). Stores the values, the figures derived from them and the
 // agreement with p.predicted (so set the predictions first) in the point. A
 // counting failure is recorded in the result (Result::counter_errors), never
 // fails the experiment; a failing launch does.
