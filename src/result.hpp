@@ -14,11 +14,13 @@
 
 namespace gmlab {
 
-// Written: 1.2 (1 plus the counters). Read: every gmlab.result/1.x.
+// The versions written (1.2: the compact 1.1 plus hardware counters); the
+// readers also take every earlier /1 minor version (a minor version only adds
+// optional fields).
 inline constexpr const char *kResultSchema = "gmlab.result/1.2";
-// True for "gmlab.result/1" and its minor versions ("gmlab.result/1.1", ...).
-bool is_result_schema(const nlohmann::json &schema);
-inline constexpr const char *kRunSchema = "gmlab.run/1";
+inline constexpr const char *kRunSchema = "gmlab.run/1.2";
+bool is_result_schema(const std::string &schema);  // "gmlab.result/1", "/1.1" or "/1.2"
+bool is_run_schema(const std::string &schema);     // "gmlab.run/1", "/1.1" or "/1.2"
 
 struct Point {
     double x = 0;
@@ -81,7 +83,13 @@ struct Result {
 };
 
 nlohmann::json library_json();
-nlohmann::json to_json(const Result &r);
+// The document of a result. A point's time_ms keeps the statistics and the
+// deciles; SampleForm::All adds every raw sample.
+nlohmann::json to_json(const Result &r, SampleForm form = SampleForm::Summary);
+
+// Rewrites every point of a result document (or of each result of a run
+// document) to the given sample form; see set_sample_form.
+void set_sample_form_of_document(nlohmann::json &doc, SampleForm form);
 
 // Checks that a document has the structure the accessors rely on (throws
 // Error(GM_ERROR_INVALID_ARGUMENT) saying what is missing).

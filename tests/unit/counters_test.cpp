@@ -188,7 +188,8 @@ TEST(Counters, OldAndNewSchemaVersionsAreRead) {
     EXPECT_FALSE(is_result_schema("gmlab.result/2"));
     EXPECT_FALSE(is_result_schema("gmlab.result/1."));
     EXPECT_FALSE(is_result_schema("gmlab.result/1.x"));
-    EXPECT_FALSE(is_result_schema(3));
+    EXPECT_FALSE(is_result_schema("gmlab.result/1.3"));
+    EXPECT_TRUE(is_run_schema("gmlab.run/1.2"));
 }
 
 }  // namespace
