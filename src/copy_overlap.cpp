@@ -42,6 +42,7 @@ double pipeline_ms(double a, double b, double c, int chunks) {
 }
 
 void run_copy_overlap(ContextState &ctx, const Params &params, Result &out) {
+    use_host_link_reference(ctx.info(), 2, out);
     std::vector<long long> counts = params.integers("streams");
     if (std::find(counts.begin(), counts.end(), 1) == counts.end()) counts.insert(counts.begin(), 1);  // the baseline
     std::sort(counts.begin(), counts.end());

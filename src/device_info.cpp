@@ -86,6 +86,7 @@ DeviceInfo query_device(int ordinal) {
     GM_CUDA(cudaDriverGetVersion(&d.driver_cuda_version));
     GM_CUDA(cudaRuntimeGetVersion(&d.runtime_version));
     d.driver_release = read_driver_release();
+    d.host_link = query_host_link(d.pci_bus_id, d.integrated);
     return d;
 }
 
@@ -121,6 +122,7 @@ nlohmann::json to_json(const DeviceInfo &d) {
         {"driver_version", d.driver_release},
         {"driver_cuda_version", cuda_version_string(d.driver_cuda_version)},
         {"runtime_version", cuda_version_string(d.runtime_version)},
+        {"host_link", to_json(d.host_link)},
     };
 }
 

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "host_link.hpp"
+
 namespace gmlab {
 
 struct DeviceInfo {
@@ -37,6 +39,7 @@ struct DeviceInfo {
     int driver_cuda_version = 0;  // the CUDA version the driver supports (cudaDriverGetVersion)
     int runtime_version = 0;
     std::string driver_release;   // the driver's own release ("580.159.04"), "" where unknown
+    HostLink host_link;           // what host<->device transfers are measured against
 
     // Double data rate: two transfers per memory clock over the whole bus.
     double theoretical_bandwidth_gbs() const {

@@ -79,6 +79,7 @@ void run_transfer(ContextState &ctx, const Params &params, Result &out) {
     require_host_memory(2 * hi, ctx.settings.memory_fraction, "transfer (a host source and destination of max_size)");
     DeviceArray dev(ctx, hi);
     cudaStream_t st = ctx.stream();
+    const double link_gbs = use_host_link_reference(ctx.info(), 1, out);
     std::map<std::string, double> largest_gbs;
     for (const std::string &kind : kinds) {
         const bool pinned = kind == "pinned";
@@ -122,6 +123,7 @@ void run_transfer(ContextState &ctx, const Params &params, Result &out) {
             double peak = 0;
             for (const Point &p : s.points) peak = std::max(peak, bandwidth_gbs(p.bytes, p.time_ms.median));
             out.summary_values[s.variant + "_peak_gbs"] = peak;
+            if (link_gbs > 0) out.summary_values[s.variant + "_peak_of_link"] = peak / link_gbs;
             largest_gbs[s.variant] = bandwidth_gbs(s.points.back().bytes, s.points.back().time_ms.median);
             out.summary_values[s.variant + "_gbs_at_max_size"] = largest_gbs[s.variant];
             out.series.push_back(std::move(s));
@@ -157,6 +159,7 @@ void run_transfer_batching(ContextState &ctx, const Params &params, Result &out)
     PinnedHostBuffer src(total, cudaHostAllocDefault, "transfer_batching source");
     PinnedHostBuffer dst(total, cudaHostAllocDefault, "transfer_batching destination");
     fill_pattern_host(src.get(), total, kSeed);
+    use_host_link_reference(ctx.info(), 1, out);
     unsigned char *d = dev.as<unsigned char>(), *hs = src.as<unsigned char>(), *hd = dst.as<unsigned char>();
     cudaStream_t st = ctx.stream();
 

@@ -86,4 +86,23 @@ bool fit_two(const std::vector<double> &u, const std::vector<double> &v, const s
     return true;
 }
 
+double use_host_link_reference(const DeviceInfo &dev, int directions, Result &out) {
+    const HostLink &l = dev.host_link;
+    const double link = l.theoretical_gbs * directions;
+    out.theoretical_gbs = link;
+    if (link > 0) {
+        out.summary_values["host_link_theoretical_gbs"] = link;
+        char both[96] = "";
+        if (directions == 2)
+            std::snprintf(both, sizeof both, "; both directions, %.1f GB/s, since these points count the bytes moved each way", link);
+        out.notes.push_back("\"Of peak\" (fraction_of_theoretical) is against the host link, not the device's DRAM: " + describe(l) +
+                            both + ".");
+    } else {
+        out.notes.push_back("The host link's theoretical bandwidth is not known (" + l.reason +
+                            "), so these points carry no fraction of a peak: the device's DRAM bandwidth would say nothing "
+                            "about a host transfer.");
+    }
+    return link;
+}
+
 }  // namespace gmlab

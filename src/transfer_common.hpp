@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "device_info.hpp"
 #include "result.hpp"
 
 namespace gmlab {
@@ -27,5 +28,14 @@ std::string size_text(std::size_t bytes);
 // not determine both (fewer than two independent ones).
 bool fit_two(const std::vector<double> &u, const std::vector<double> &v, const std::vector<double> &y, double *a,
              double *b);
+
+// Host<->device figures are read against the host link, not DRAM: sets
+// out.theoretical_gbs (what each point's fraction_of_theoretical and the
+// report's "of peak %" divide by) to the link's theoretical bandwidth times
+// `directions` (2 where the points count bytes moved both ways at once), adds
+// "host_link_theoretical_gbs" to the summary and a note naming the link. Where
+// the link cannot be read, the points carry no fraction and the note says why.
+// Returns the bandwidth used (0 when unknown).
+double use_host_link_reference(const DeviceInfo &dev, int directions, Result &out);
 
 }  // namespace gmlab

@@ -23,6 +23,7 @@ constexpr std::uint32_t kSeed = 0x2e40;
 
 void run_zero_copy(ContextState &ctx, const Params &params, Result &out) {
     const DeviceInfo &dev = ctx.info();
+    use_host_link_reference(dev, 2, out);
     int can_map = 0;
     GM_CUDA(cudaDeviceGetAttribute(&can_map, cudaDevAttrCanMapHostMemory, ctx.device()));
     if (!can_map) fail(GM_ERROR_NOT_SUPPORTED, "zero_copy: device " + std::to_string(ctx.device()) + " cannot map host memory");

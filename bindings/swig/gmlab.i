@@ -1,5 +1,5 @@
 /*
- * gmlab.i - the one SWIG interface behind the Java, C# and Go bindings.
+ * gmlab.i - the one SWIG interface behind the Java, C#, Go and Python bindings.
  *
  * The C API's handles become classes (Context, Buffer, Result) whose methods
  * are written here once, on top of gmlab.h. Every method reports failure the
@@ -9,7 +9,7 @@
  * signed 64-bit here, so that a negative value from Java or C# is refused with
  * a clear message before it reaches C, where it would wrap around.
  *
- * Per-language pieces live in java/, csharp/ and go/: gmlab_lang.i (GMB_RAISE,
+ * Per-language pieces live in java/, csharp/, go/ and python/: gmlab_lang.i (GMB_RAISE,
  * array typemaps, ownership interfaces) and the idiomatic layer and tests.
  */
 %module gmlab
@@ -109,7 +109,9 @@ inline void stencil(gm_context *ctx, const gm_buffer *in, gm_buffer *out, long l
     $action
     if (gmb::pending().status != GM_OK) {
         GMB_RAISE(gmb::pending().status, gmb::pending().message.c_str());
-#if !defined(SWIGGO)
+#if defined(SWIGPYTHON)
+        SWIG_fail; /* the exception is set; the wrapper returns NULL */
+#elif !defined(SWIGGO)
         return $null; /* the exception is pending in the caller's language */
 #endif
     }

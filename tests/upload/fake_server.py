@@ -73,7 +73,7 @@ class FakeServer:
                         rid, token = secrets.token_hex(16), secrets.token_hex(16)
                         fake.stored[sid] = rid
                         status = 201
-                body = {"id": rid, "url": "/results/" + rid}
+                body = {"id": rid, "url": "/results/" + rid, "gpu_url": "/gpu/fake%20model"}
                 if token:
                     body["delete_token"] = token
                 self._answer(status, body)

@@ -13,6 +13,12 @@ if(GM_UPLOAD_PYTHON3)
     COMMAND ${GM_UPLOAD_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_upload.py
             $<TARGET_FILE:gmlab-upload> ${PROJECT_SOURCE_DIR} ${_gm_upload_cli})
   set_tests_properties(upload_fake_server PROPERTIES LABELS upload TIMEOUT 300)
+  if(TARGET gmlab-cli)
+    # gmlab contribute with a run from results/: no GPU needed.
+    add_test(NAME upload_contribute
+      COMMAND ${GM_UPLOAD_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_contribute.py $<TARGET_FILE:gmlab-cli> ${PROJECT_SOURCE_DIR})
+    set_tests_properties(upload_contribute PROPERTIES LABELS upload TIMEOUT 300)
+  endif()
 endif()
 
 # Against the real gmlab-server, when it is built too. tools/server is added

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gmlab.h"
+#include "devices.hpp"
 #include "run_document.hpp"
 #include "document.hpp"
 #include "html_report.hpp"
@@ -99,6 +101,24 @@ std::string value_text(const json &v) {
         i = j > i + 1 ? j + 1 : i + 1;
     }
     return out;
+}
+
+// The device block's host_link as one line: "PCIe 5.0 x16, 63.0 GB/s per direction (nvml)".
+std::string host_link_text(const json &d) {
+    if (!d.contains("host_link") || !d["host_link"].is_object()) return "not reported";
+    const json &l = d["host_link"];
+    if (!l.contains("theoretical_gbs")) return "not known: " + l.value("reason", std::string("no reason given"));
+    const std::string gbs = fixed(l["theoretical_gbs"].get<double>(), 1) + " GB/s";
+    const std::string src = " (" + l.value("source", std::string("?")) + ")";
+    if (l.value("type", "") == "pcie") {
+        std::string t = "PCIe " + std::to_string(l.value("generation", 0)) + ".0 x" + std::to_string(l.value("width", 0)) +
+                        ", " + gbs + " per direction" + src;
+        if (l.contains("current_generation") && l.value("current_generation", 0) != l.value("generation", 0))
+            t += "; now trained at " + std::to_string(l.value("current_generation", 0)) + ".0 x" +
+                 std::to_string(l.value("current_width", 0)) + " (idle links train down)";
+        return t;
+    }
+    return "NVLink-C2C, " + std::to_string(l.value("links", 0)) + " links, " + gbs + src;
 }
 
 bool progress_enabled() { return isatty(STDERR_FILENO) != 0; }
@@ -241,6 +261,7 @@ int cmd_info(int device, bool as_json, bool measure) {
     t.add({"memory bus width", std::to_string(d["memory_bus_width_bits"].get<int>()) + " bits"});
     t.add({"memory clock", fixed(d["memory_clock_mhz"].get<double>(), 0) + " MHz"});
     t.add({"theoretical bandwidth", fixed(d["theoretical_bandwidth_gbs"].get<double>(), 1) + " GB/s"});
+    t.add({"host link", host_link_text(d)});
     t.add({"SM clock", fixed(d["sm_clock_mhz"].get<double>(), 0) + " MHz"});
     t.add({"ECC", d["ecc_enabled"].get<bool>() ? "enabled" : "disabled"});
     t.add({"integrated", d["integrated"].get<bool>() ? "yes" : "no"});
@@ -389,7 +410,7 @@ RunOptions quick_options(RunOptions opt) {
     return opt;
 }
 
-int cmd_run(const RunOptions &given) {
+int run_on_device(const RunOptions &given, json *run_doc) {
     const RunOptions opt = quick_options(given);
     if (opt.quick && !opt.upload_url.empty()) {
         std::cerr << "gmlab: --quick and --upload do not go together: a quick run is a smoke check whose figures are "
@@ -441,7 +462,7 @@ int cmd_run(const RunOptions &given) {
     char *info = nullptr;
     if (gm_status s = gm_device_info_json(&info, ctx.get()); s != GM_OK) return report_error(s, "info", gm_context_last_error(ctx.get()));
     const json device = json::parse(take(info));
-    std::cout << "gmlab " << gm_version() << " on " << device["name"].get<std::string>() << " (compute capability "
+    std::cout << "gmlab " << gm_version() << " on " << device["name"].get<std::string>() << " (device " << opt.device << ", compute capability "
               << device["compute_capability"].get<std::string>() << ", theoretical "
               << fixed(device["theoretical_bandwidth_gbs"].get<double>(), 1) << " GB/s, L2 " << mib(device["l2_cache_bytes"]) << ")\n";
 
@@ -474,6 +495,7 @@ int cmd_run(const RunOptions &given) {
         std::cout.flush();  // each experiment's table as soon as it is measured
         results.push_back(std::move(doc));
     }
+    if (run_doc && !results.empty()) *run_doc = make_run_document(device, settings, results, opt.command_line);
     // Whatever finished is written, even when a later experiment failed.
     if (!opt.json_file.empty() && !results.empty()) {
         if (!write_file(opt.json_file, make_run_document(device, settings, results, opt.command_line).dump(2) + "\n")) return kFailed;
@@ -497,6 +519,51 @@ int cmd_run(const RunOptions &given) {
             return code;
     }
     return failures ? kFailed : kOk;
+}
+
+int choose_devices(const RunOptions &opt, std::vector<int> *ordinals) {
+    int visible = 0;
+    if (gm_device_count(&visible) != GM_OK || visible <= 0) {
+        // No device at all: the run itself says so (after checking its arguments).
+        *ordinals = {0};
+        return kOk;
+    }
+    const DeviceSelection sel = select_devices(opt.devices, visible, [](const char *name) { return std::getenv(name); });
+    if (!sel.error.empty()) {
+        std::cerr << "gmlab: " << sel.error << "\n";
+        return sel.no_such_device ? kNoSuchDevice : kUsage;
+    }
+    if (sel.ordinals.size() > 1) {
+        const std::pair<const char *, const std::string *> files[] = {
+            {"--json", &opt.json_file}, {"--csv", &opt.csv_file}, {"--html", &opt.html_file}};
+        for (const auto &[flag, name] : files) {
+            if (!name->empty() && !has_device_placeholder(*name)) {
+                std::cerr << "gmlab: " << flag << " " << *name << " names one file for " << sel.ordinals.size()
+                          << " devices: put {device} in it (" << flag << " run-{device}.json)\n";
+                return kUsage;
+            }
+        }
+    }
+    if (!sel.why.empty()) std::cerr << "gmlab: measuring " << sel.why << "\n";
+    *ordinals = sel.ordinals;
+    return kOk;
+}
+
+int cmd_run(const RunOptions &opt) {
+    std::vector<int> ordinals;
+    if (const int code = choose_devices(opt, &ordinals); code != kOk) return code;
+    // One device after the other (never at once: they would share the host's
+    // memory bandwidth and PCIe root); the first failure is the exit code.
+    int result = kOk;
+    for (int d : ordinals) {
+        RunOptions one = opt;
+        one.device = d;
+        for (std::string *file : {&one.json_file, &one.csv_file, &one.html_file}) *file = expand_device_placeholder(*file, d);
+        const int code = run_on_device(one, nullptr);
+        if (result == kOk) result = code;
+        if (code == kUsage || code == kNoDevice) break;  // the same for every device
+    }
+    return result;
 }
 
 }  // namespace gmcli

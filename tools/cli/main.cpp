@@ -11,7 +11,9 @@ int main(int argc, char **argv) {
     CLI::App app{"gmlab " + std::string(gm_version()) +
                  ": measure what the CUDA Best Practices Guide says about memory, on your GPU.\n"
                  "Exit codes: 0 success, 1 an experiment (or --upload) failed, 2 bad usage (or --counters on where\n"
-                 "counters are not available), 3 no CUDA device."};
+                 "counters are not available), 3 no CUDA device, 4 no such device; contribute: 5 no or malformed\n"
+                 "server URL, 6 config file unreadable or malformed, 7 consent refused, 8 server unreachable (kept in\n"
+                 "the spool), 9 rejected by the server, 10 spool not writable (the run stays in its JSON file)."};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("gmlab ") + gm_version());
 
@@ -39,7 +41,11 @@ int main(int argc, char **argv) {
     run->add_option("--json", run_opt.json_file, "write the run (schema gmlab.run/1.2) to this file");
     run->add_option("--csv", run_opt.csv_file, "write one row per measured point to this file");
     run->add_option("--html", run_opt.html_file, "write the self-contained HTML report of the run to this file");
-    run->add_option("-d,--device", run_opt.device, "CUDA device ordinal");
+    auto *run_device = run->add_option("-d,--device", run_opt.device, "CUDA device ordinal");
+    run->add_option("--devices", run_opt.devices,
+                    "measure several devices in turn: all, or ordinals such as 0,2; one run each "
+                    "(--json/--csv/--html need {device} in the name)")
+        ->excludes(run_device);
     run->add_option("--warmup", run_opt.warmup, "untimed launches before timing (default 2)");
     run->add_option("--min-repetitions", run_opt.min_repetitions, "timed launches at least (default 5)");
     run->add_option("--max-repetitions", run_opt.max_repetitions, "timed launches at most (default 100)");
@@ -58,6 +64,23 @@ int main(int argc, char **argv) {
                   "the figures are marked quick and are not for comparing or uploading");
     run->add_option("--upload", run_opt.upload_url,
                     "after the run, send it to this gmlab-server (as gmlab-upload does; see gmlab-upload --help)");
+
+    gmcli::ContributeOptions con;
+    auto *contribute = app.add_subcommand(
+        "contribute", "run the standard suite, show what would be sent, and with your consent upload it to a results server");
+    auto *con_device = contribute->add_option("-d,--device", con.run.device, "CUDA device ordinal");
+    auto *con_devices =
+        contribute->add_option("--devices", con.run.devices, "all, or ordinals such as 0,2: one upload per device")->excludes(con_device);
+    contribute->add_option("--server", con.server,
+                           "the results server's URL (else GMLAB_SERVER, else \"server\" in $XDG_CONFIG_HOME/gmlab/config.json)");
+    contribute->add_flag("-y,--yes", con.yes, "send without asking (needed where there is no terminal: batch jobs, srun, mpirun)");
+    contribute->add_option("--json", con.run.json_file,
+                           "also keep the run here ({device} is replaced by the ordinal; default: "
+                           "$XDG_STATE_HOME/gmlab/runs/, else ~/.local/state/gmlab/runs/)");
+    contribute->add_option("--run", con.run_file, "contribute a run measured earlier (gmlab run --json FILE) instead of measuring now")
+        ->excludes(con_device)
+        ->excludes(con_devices);
+    contribute->add_flag("--insecure", con.insecure, "do not verify the server's TLS certificate and host name");
 
     std::string report_input, html_out, compare_a, compare_b;
     bool markdown = false;
@@ -84,9 +107,17 @@ int main(int argc, char **argv) {
         if (*describe) return gmcli::cmd_describe(experiment, as_json, device);
         if (*report) return gmcli::cmd_report(report_input, html_out, markdown);
         if (*compare) return gmcli::cmd_compare(compare_a, compare_b, html_out, markdown);
+        std::string command_line;
+        for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(i ? argv[i] : "gmlab");
         if (*run) {
-            for (int i = 0; i < argc; ++i) run_opt.command_line += (i ? " " : "") + std::string(i ? argv[i] : "gmlab");
+            if (run_device->count()) run_opt.devices = std::to_string(run_opt.device);
+            run_opt.command_line = command_line;
             return gmcli::cmd_run(run_opt);
+        }
+        if (*contribute) {
+            if (con_device->count()) con.run.devices = std::to_string(con.run.device);
+            con.run.command_line = command_line;
+            return gmcli::cmd_contribute(con);
         }
     } catch (const std::exception &e) {
         std::cerr << "gmlab: " << e.what() << "\n";

@@ -20,6 +20,7 @@
 #include "router.hpp"
 #include "rate_limit.hpp"
 #include "sha256.hpp"
+#include "url.hpp"
 #ifdef GM_HAVE_PAGES
 #include "pages.hpp"
 #endif
@@ -160,6 +161,13 @@ private:
         return base + "/result/" + id;
     }
 
+    // The page of the GPU model an upload was counted for.
+    std::string gpu_url(const HttpRequest &req, const std::string &key) const {
+        std::string base = result_url(req, "");
+        base.resize(base.size() - std::string("/result/").size());
+        return base + "/gpu/" + url_encode(key);
+    }
+
     void post_result(HttpRequest &req, HttpResponse &res) {
         // The transport has read the whole body and undone its
         // Content-Encoding, within the same limit (a gzip bomb is a 413 there).
@@ -196,10 +204,15 @@ private:
             return send_json(res, 200,
                              {{"id", existing.id},
                               {"url", result_url(req, existing.id)},
+                              {"gpu_url", gpu_url(req, existing.gpu.key)},
                               {"duplicate", true},
                               {"message", "this submission_id is already stored; its delete token was given with the first upload"}});
         }
-        send_json(res, 201, {{"id", run.id}, {"url", result_url(req, run.id)}, {"delete_token", token}, {"duplicate", false}});
+        send_json(res, 201, {{"id", run.id},
+                             {"url", result_url(req, run.id)},
+                             {"gpu_url", gpu_url(req, run.gpu.key)},
+                             {"delete_token", token},
+                             {"duplicate", false}});
     }
 
     void get_result(const HttpRequest &req, HttpResponse &res) {

@@ -16,6 +16,7 @@
 #include "document.hpp"
 #include "html_report.hpp"
 #include "table.hpp"
+#include "url.hpp"
 
 namespace gmserver {
 
@@ -26,23 +27,6 @@ namespace {
 
 const char *kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
 std::string color(std::size_t i) { return kPalette[i % (sizeof kPalette / sizeof *kPalette)]; }
-
-// RFC 3986: everything but the unreserved characters is percent-encoded, so
-// the result is safe in a path segment and in a query value alike.
-std::string url_encode(const std::string &s) {
-    static const char hex[] = "0123456789ABCDEF";
-    std::string out;
-    for (unsigned char c : s) {
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == '~') {
-            out += static_cast<char>(c);
-        } else {
-            out += '%';
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        }
-    }
-    return out;
-}
 
 // An href attribute value: encoded, then escaped (a no-op today, but the
 // attribute stays safe whatever url_encode lets through).

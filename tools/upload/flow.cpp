@@ -15,6 +15,7 @@ namespace {
 
 void print_accepted(const SendResult &r, std::ostream &out) {
     out << "uploaded: " << (r.url.empty() ? r.id : r.url) << "\n";
+    if (!r.gpu_url.empty()) out << "GPU model: " << r.gpu_url << "\n";
     out << "id: " << r.id << "\n";
     if (!r.delete_token.empty())
         out << "delete token: " << r.delete_token << "  (keep it: it is the only way to delete this upload)\n";
@@ -28,27 +29,38 @@ bool rejected_as_invalid(long status) { return status == 400 || status == 413 ||
 
 }  // namespace
 
-int upload(const Prepared &p, const SendOptions &opt, const std::string &spool_dir, std::ostream &out,
-           std::ostream &err) {
-    const SendResult r = send(p.doc.dump(), opt);
+Delivery deliver(const Prepared &p, const SendOptions &opt, const std::string &spool_dir, std::ostream &out,
+                 std::ostream &err) {
+    Delivery d;
+    d.sent = send(p.doc.dump(), opt);
+    const SendResult &r = d.sent;
     if (r.kind == SendResult::Accepted) {
         print_accepted(r, out);
-        return kOk;
+        d.code = kOk;
+        return d;
     }
     if (r.kind == SendResult::Rejected) {
         err << "gmlab-upload: rejected by the server: " << r.message << "\n";
-        return kRejected;
+        d.code = kRejected;
+        return d;
     }
     err << "gmlab-upload: the server is unavailable after " << r.attempts << " attempt" << (r.attempts == 1 ? "" : "s")
         << ": " << r.message << "\n";
+    d.code = kUnavailable;
     try {
-        const std::string path = spool_write(spool_dir, p.doc);
-        err << "gmlab-upload: kept in the spool as " << path << "; send it later with gmlab-upload --flush --server "
+        d.spooled = spool_write(spool_dir, p.doc);
+        err << "gmlab-upload: kept in the spool as " << d.spooled << "; send it later with gmlab-upload --flush --server "
             << opt.server << "\n";
     } catch (const std::exception &e) {
+        d.spool_error = e.what();
         err << "gmlab-upload: and it could not be spooled: " << e.what() << "\n";
     }
-    return kUnavailable;
+    return d;
+}
+
+int upload(const Prepared &p, const SendOptions &opt, const std::string &spool_dir, std::ostream &out,
+           std::ostream &err) {
+    return deliver(p, opt, spool_dir, out, err).code;
 }
 
 int flush(const SendOptions &opt, const std::string &spool_dir, std::ostream &out, std::ostream &err) {

@@ -211,6 +211,7 @@ SendResult send(const std::string &json_text, const SendOptions &opt) {
             r.id = j["id"];
             r.url = absolute_url(opt.server, j.value("url", ""));
             r.delete_token = j.value("delete_token", "");
+            r.gpu_url = j.contains("gpu_url") && j["gpu_url"].is_string() ? absolute_url(opt.server, j["gpu_url"]) : "";
             r.message.clear();
             return r;
         } else if (a.status == 429 || a.status >= 500) {

@@ -51,6 +51,7 @@ struct SendResult {
     long http_status = 0;           // 0: no HTTP answer at all
     int attempts = 0;
     std::string id, url, delete_token;  // from a 2xx answer
+    std::string gpu_url;            // the GPU model's page, when the server names it
     std::string message;            // why it was rejected or unavailable
 };
 
@@ -87,6 +88,17 @@ std::vector<std::string> spool_list(const std::string &dir);
 // and says so on `err`. Returns an Exit code.
 int upload(const Prepared &p, const SendOptions &opt, const std::string &spool_dir, std::ostream &out,
            std::ostream &err);
+
+// upload() with everything a caller may keep: the server's answer, and where
+// the document was spooled or why it could not be.
+struct Delivery {
+    int code = kUnavailable;
+    SendResult sent;
+    std::string spooled;      // the spool file, when the server was unavailable
+    std::string spool_error;  // set when it could not be spooled either
+};
+Delivery deliver(const Prepared &p, const SendOptions &opt, const std::string &spool_dir, std::ostream &out,
+                 std::ostream &err);
 
 // Sends every spooled document (each keeps its submission_id); removes those
 // the server accepted or rejected as invalid. Stops at the first one that
