@@ -5,6 +5,7 @@
 #include <set>
 
 #include "chart_specs.hpp"
+#include "counter_columns.hpp"
 #include "document.hpp"
 #include "table.hpp"
 
@@ -40,41 +41,6 @@ std::string x_text(const json &s, const json &p) {
     return fixed(x, x == std::floor(x) ? 0 : 3);
 }
 
-// Counter columns: the derived figures and the counters a reader compares
-// with the model, under short names; raw sector and request counts are left
-// to the JSON (their ratio is shown).
-const std::map<std::string, std::string> &counter_labels() {
-    static const std::map<std::string, std::string> labels = {
-        {"sectors_per_request_ld", "ctr sectors/req ld"},
-        {"sectors_per_request_st", "ctr sectors/req st"},
-        {"dram__bytes_read.sum", "ctr DRAM read"},
-        {"dram__bytes_write.sum", "ctr DRAM write"},
-        {"lts__t_sector_hit_rate.pct", "ctr L2 hit %"},
-        {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "ctr shared ld conflicts"},
-        {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "ctr shared st conflicts"},
-        {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "ctr shared ld wavefronts"},
-        {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "ctr shared st wavefronts"},
-        {"wavefronts_per_request_ld", "ctr wavefronts/req ld"},
-        {"wavefronts_per_request_st", "ctr wavefronts/req st"},
-        {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "ctr local ld sectors"},
-        {"local_sectors_per_request_ld", "ctr local sectors/req ld"},
-        {"local_sectors_per_request_st", "ctr local sectors/req st"},
-        {"l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", "ctr local st sectors"},
-        {"smsp__inst_executed_op_global_ld.sum", "ctr global ld instr"},
-        {"global_loads_per_record", "ctr loads/record"},
-        {"sm__warps_active.avg.pct_of_peak_sustained_active", "ctr occupancy %"}};
-    return labels;
-}
-
-std::string counter_label(const std::string &key) {
-    auto it = counter_labels().find(key);
-    return it != counter_labels().end() ? it->second : "ctr " + key;
-}
-
-bool counter_column(const std::string &key) {
-    return counter_labels().count(key) || key.find("__") == std::string::npos;
-}
-
 }  // namespace
 
 void write_result_text(std::ostream &os, const json &r, bool markdown) {
@@ -89,7 +55,7 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
         for (const json &p : s["points"]) {
             if (p.contains("counters") && p["counters"].is_object())
                 for (auto it = p["counters"].begin(); it != p["counters"].end(); ++it)
-                    if (counter_column(it.key())) counters.insert(it.key());
+                    if (shown_counter(it.key())) counters.insert(it.key());
             if (p.contains("predicted"))
                 for (auto it = p["predicted"].begin(); it != p["predicted"].end(); ++it) predicted.insert(it.key());
             if (p.contains("values"))

@@ -135,6 +135,22 @@ class ResultFileTest {
     }
 
     @Test
+    void countersOfANewerDocumentAreRead() {
+        // The committed stride_copy result as schema 1.2 writes it: one counter in its first point.
+        String json;
+        try (Result stride = resultOf("stride_copy")) {
+            json = stride.toJson();
+        }
+        json = json.replaceFirst("\"predicted\":\\s*\\{", "\"counters\": {\"sectors_per_request_ld\": 4.0}, \"predicted\": {")
+                   .replace("\"gmlab.result/1\"", "\"gmlab.result/1.2\"");
+        try (Result newer = Result.fromJson(json)) {
+            assertEquals(4.0, newer.pointValue(0, 0, "counters.sectors_per_request_ld"));
+            Expect.error(Status.INVALID_ARGUMENT, "counters.sectors_per_request_ld",
+                         () -> newer.pointValue(0, 0, "counters.no_such_counter"));
+        }
+    }
+
+    @Test
     void malformedDocumentsAreRefused() {
         Expect.error(Status.INVALID_ARGUMENT, "json must not be null", () -> Result.fromJson(null));
         Expect.error(Status.INVALID_ARGUMENT, "json must not be empty", () -> Result.fromJson(""));
