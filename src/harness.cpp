@@ -64,11 +64,14 @@ Stats time_launch(ContextState &ctx, const Launch &launch) {
 }
 
 void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out) {
+    measure_counters(ctx, launch, set, p, out, ctx.settings.flush_l2);
+}
+
+void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out, bool flush) {
     if (set.empty()) return;
     CounterSession *session = ctx.counter_session();
     if (!session) return;
     cudaStream_t stream = ctx.stream();
-    const bool flush = ctx.settings.flush_l2;
     std::map<std::string, double> values;
     try {
         values = session->count(

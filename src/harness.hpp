@@ -31,6 +31,9 @@ Stats time_launch(ContextState &ctx, const Launch &launch);
 // counting failure is recorded in the result (Result::counter_errors), never
 // fails the experiment; a failing launch does.
 void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out);
+// The same with the flush chosen by the experiment: false counts the launch in
+// the cache state the previous launches left (a warm pointer chase).
+void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out, bool flush);
 
 // Effective bandwidth as the guide defines it: bytes / time, in GB/s (1e9 B/s).
 inline double bandwidth_gbs(double bytes, double milliseconds) {

@@ -79,6 +79,7 @@ BREAKERS = {
     "quick is text": lambda d: d.__setitem__("quick", "yes"),
     "counters unavailable without a reason": lambda d: d.__setitem__("counters", {"mode": "auto", "available": False}),
     "counter is text": lambda d: d["series"][0]["points"][0].__setitem__("counters", {"dram__bytes_read.sum": "many"}),
+    "negative counter": lambda d: d["series"][0]["points"][0].__setitem__("counters", {"sectors_per_request_ld": -4}),
     "counters mode unknown": lambda d: d["settings"].__setitem__("counters", "sometimes"),
 }
 
