@@ -447,13 +447,20 @@ struct CounterSession::Impl {
     // collects between Start and Stop, so the timed launches in between run
     // as without it (checked by measuring: docs/result-schema.md).
     CUpti_RangeProfiler_Object *object = nullptr;
+    // The configuration (key of `configs`) the enabled object collects: measured
+    // on an H100 with CUDA 13, a later SetConfig with other metrics succeeds but
+    // the object keeps collecting the counters of its first configuration (the
+    // others evaluate to NaN). So a new set of metrics re-enables the object.
+    std::string configured;
 
-    CUpti_RangeProfiler_Object *enabled() {
+    CUpti_RangeProfiler_Object *enabled(const std::string &key) {
+        if (object && configured != key) disable();
         if (!object) {
             auto p = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
             p.ctx = ctx;
             check(api->cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
             object = p.pRangeProfilerObject;
+            configured.clear();
         }
         return object;
     }
@@ -464,6 +471,7 @@ struct CounterSession::Impl {
         p.pRangeProfilerObject = object;
         api->cuptiRangeProfilerDisable(&p);
         object = nullptr;
+        configured.clear();
     }
 
     // Stops a started pass on every path out of a count.
@@ -487,10 +495,12 @@ struct CounterSession::Impl {
         std::vector<const char *> names;
         for (const auto &m : metrics) names.push_back(m.c_str());
         Config &cfg = config(metrics, names);
+        std::string key;
+        for (const auto &m : metrics) key += m + ",";
 
         struct {
             CUpti_RangeProfiler_Object *object;
-        } on{enabled()};
+        } on{enabled(key)};
         Running running(*this);
         auto ds = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
         ds.pRangeProfilerObject = on.object;
@@ -520,6 +530,7 @@ struct CounterSession::Impl {
         sc.passIndex = 0;
         sc.targetNestingLevel = 1;
         check(api->cuptiRangeProfilerSetConfig(&sc), "cuptiRangeProfilerSetConfig");
+        configured = key;
 
         std::size_t passes = 0;
         for (bool all_submitted = false; !all_submitted;) {

@@ -1,6 +1,7 @@
 #include "harness.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "error.hpp"
@@ -97,6 +98,18 @@ void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet 
         }
         out.counter_errors.push_back(e.what());
         return;
+    }
+    // A metric the profiler could not evaluate comes back as NaN: left out of
+    // the point (a document holds numbers only) and named once in the result.
+    for (auto it = values.begin(); it != values.end();) {
+        if (std::isfinite(it->second)) {
+            ++it;
+            continue;
+        }
+        const std::string why = "no value for " + it->first + " (the range profiler did not collect it)";
+        if (std::find(out.counter_errors.begin(), out.counter_errors.end(), why) == out.counter_errors.end())
+            out.counter_errors.push_back(why);
+        it = values.erase(it);
     }
     p.counters = std::move(values);
     p.counter_checks = evaluate_counter_set(set, p.counters, p.predicted);

@@ -11,7 +11,7 @@ function(expect_run expected_rc match)
 endfunction()
 
 expect_run(0 "stride_copy +yes" list)
-expect_run(0 "strides +int_list +1\\.\\.32" describe stride_copy)
+expect_run(0 "strides +int_list +[0-9.,]+ +1\\.\\.32" describe stride_copy)
 expect_run(0 "\"name\": \"offset_copy\"" describe offset_copy --json)
 expect_run(2 "unknown experiment 'nope'" describe nope)
 expect_run(2 "unknown experiment 'nope'" run nope)

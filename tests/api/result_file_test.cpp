@@ -112,7 +112,7 @@ TEST(ResultFiles, MalformedDocumentsAreRejectedWithAReason) {
     gm_result *r = nullptr;
     EXPECT_EQ(gm_result_from_json(&r, "{"), GM_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(gm_result_from_json(&r, R"({"schema": "other"})"), GM_ERROR_INVALID_ARGUMENT);
-    EXPECT_NE(std::string(gm_last_error()).find("\"schema\" must be \"gmlab.result/1\" or a minor version of it"), std::string::npos);
+    EXPECT_NE(std::string(gm_last_error()).find("\"schema\" must be \"gmlab.result/1\", \"gmlab.result/1.1\" or \"gmlab.result/1.2\""), std::string::npos);
     EXPECT_EQ(gm_result_from_json(&r, R"({"schema": "gmlab.result/1", "experiment": {"name": "x"}, "series": [{"name": "s", "points": [{"x": 1}]}]})"),
               GM_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(gm_last_error()).find("series[0].points[0].time_ms"), std::string::npos) << gm_last_error();

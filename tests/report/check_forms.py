@@ -73,10 +73,16 @@ def main():
         check("report --markdown reads the compact document", rc_m == 0 and "stride_copy" in out_m, out_m[-400:])
 
         rc, out = gmlab(a.gmlab, "compare", v1, compact)
-        ratios = re.findall(r"\s(\d+\.\d{3})\s*(\*?)\s*$", out, re.M)
+        # The headline tables only: the counters' own tables (counters.*) follow them.
+        headline = "".join(t for t in re.split(r"(?m)^(?===)", out) if "(counters." not in t.split("\n", 1)[0])
+        ratios = re.findall(r"\s(\d+\.\d{3})\s*(\*?)\s*$", headline, re.M)
         check("compare reads one form against the other", rc == 0 and len(ratios) == 2, out[-600:])
         check("compare finds the two forms equal, nothing flagged",
               all(r == "1.000" and not flag for r, flag in ratios), str(ratios))
+        counted = "".join(t for t in re.split(r"(?m)^(?===)", out) if "(counters." in t.split("\n", 1)[0])
+        counter_ratios = re.findall(r"\s(\d+\.\d{3})\s*(\*?)\s*$", counted, re.M)
+        check("compare compares the counters too, equal in both forms",
+              len(counter_ratios) >= 2 and all(r == "1.000" and not flag for r, flag in counter_ratios), counted[-600:])
 
         rc_q, out_q = gmlab(a.gmlab, "report", quick)
         check("a quick run reports, labelled as quick", rc_q == 0 and "QUICK RUN (gmlab run --quick)" in out_q, out_q[-400:])

@@ -26,6 +26,8 @@ json counted_result(double spr_at_stride2 = 8) {
                                        {"stddev", 0.0}, {"n", 5}}},
                           {"bytes", 8e6},
                           {"bandwidth_gbs", 8e6 / (0.1 * stride * 1e6)},
+                          {"bandwidth_gbs_min", 8e6 / (0.11 * stride * 1e6)},
+                          {"bandwidth_gbs_max", 8e6 / (0.09 * stride * 1e6)},
                           {"values", json::object()},
                           {"predicted", {{"sectors_per_request", 4.0 * stride}, {"efficiency", 1.0 / stride}}},
                           {"counters", {{"sectors_per_request_ld", spr},
