@@ -82,11 +82,16 @@ void run_series(ContextState &ctx, bool write, const std::vector<long long> &str
         p.predicted["wavefronts"] = shared_wavefronts(w, stride);
         p.predicted["n_way"] = shared_conflict_ways(w, stride);
         // Counters: the read kernel's strided loads are its only shared loads,
-        // so their wavefronts per request must equal the model exactly. The
-        // write kernel's stores include the region's contiguous fill, so its
-        // store wavefronts are shown without an exactness claim.
-        const CounterSet counters = write ? counter_sets::shared_banks()
-                                          : counter_sets::shared_banks().agree("wavefronts_per_request_ld", "wavefronts");
+        // so their wavefronts per request equal the model. Measured on an H200
+        // with the standard parameters (4 blocks per SM, 4096 iterations), the
+        // 8-byte series at strides 17..32 counted up to 5e-5 more wavefronts
+        // than requests x model (exact with fewer blocks and iterations, as the
+        // GPU test checks), hence a tolerance of 0.1 %. The write kernel's
+        // stores include the region's contiguous fill, so its store wavefronts
+        // are shown without a claim.
+        const CounterSet counters =
+            write ? counter_sets::shared_banks()
+                  : counter_sets::shared_banks().agree("wavefronts_per_request_ld", "wavefronts", 1e-3);
         measure_counters(ctx, launch, counters, p, out);
         s.points.push_back(std::move(p));
     }
