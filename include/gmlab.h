@@ -101,9 +101,20 @@ typedef enum gm_setting {
     GM_SETTING_MAX_REPETITIONS = 2, /* timed launches at most, 1..100000 (default 100) */
     GM_SETTING_MIN_TIME_MS = 3,     /* timed milliseconds at least, 0..600000 (default 10) */
     GM_SETTING_FLUSH_L2 = 4,        /* 1: evict L2 before every timed launch (default 1) */
-    GM_SETTING_MEMORY_FRACTION = 5  /* share of free device memory an experiment may take,
+    GM_SETTING_MEMORY_FRACTION = 5, /* share of free device memory an experiment may take,
                                        0.01..0.95 (default 0.5) */
+    GM_SETTING_COUNTERS = 6         /* hardware counters per point, a gm_counters_mode
+                                       (default GM_COUNTERS_AUTO) */
 } gm_setting;
+
+/* Hardware counters (CUPTI range profiler, loaded at run time): one extra,
+ * untimed launch per point counts what explains it (docs/result-schema.md). */
+typedef enum gm_counters_mode {
+    GM_COUNTERS_OFF = 0,  /* never count */
+    GM_COUNTERS_ON = 1,   /* count; gm_run fails with GM_ERROR_NOT_SUPPORTED and the reason when
+                             counters are not available */
+    GM_COUNTERS_AUTO = 2  /* count where available; otherwise the result says why not */
+} gm_counters_mode;
 
 GM_API gm_status gm_context_set(gm_context *ctx, gm_setting setting, double value);
 GM_API gm_status gm_context_get(double *out, const gm_context *ctx, gm_setting setting);
@@ -111,6 +122,15 @@ GM_API gm_status gm_context_get(double *out, const gm_context *ctx, gm_setting s
 GM_API const char *gm_setting_name(gm_setting setting);
 /* Looks a setting up by its name. */
 GM_API gm_status gm_setting_from_name(gm_setting *out, const char *name);
+
+/*
+ * Whether hardware counters can be read on this context's device: *available
+ * is 1 or 0, and *reason_out (free with gm_free_string; may be NULL) says why
+ * not and how to enable them ("" when available). Checked once per context
+ * with a short counted launch. ctx may be NULL: then only the libraries
+ * (libcupti, libnvperf_host) are checked.
+ */
+GM_API gm_status gm_counters_available(int *available, char **reason_out, gm_context *ctx);
 
 /* ------------------------------------------------------------------------ */
 /* Layer 2: buffers and operations                                            */
@@ -328,8 +348,10 @@ GM_API size_t gm_result_point_count(const gm_result *r, size_t series);
  *   "x", "bytes", "median_ms", "min_ms", "max_ms", "mean_ms", "stddev_ms",
  *   "repetitions", "bandwidth_gbs", "fraction_of_theoretical", "fraction_of_memcpy",
  *   "p10_ms", "p20_ms", ... "p90_ms" (the deciles of the launch times),
- * or "predicted.<name>" for a prediction the experiment makes (for example
- * "predicted.sectors_per_request"). GM_ERROR_INVALID_ARGUMENT names the fields
+ * "predicted.<name>" for a prediction the experiment makes (for example
+ * "predicted.sectors_per_request"), or "counters.<name>" for a hardware counter
+ * or a figure derived from counters (for example
+ * "counters.sectors_per_request_ld", "counters.dram__bytes_read.sum"). GM_ERROR_INVALID_ARGUMENT names the fields
  * the point has when field is not one of them.
  */
 GM_API gm_status gm_result_point_value(double *out, const gm_result *r, size_t series,

@@ -71,6 +71,12 @@ Point measure(ContextState &ctx, const Case &c, const DeviceArray &in, const Dev
     p.values["stride_bytes"] = k.stride;
     p.values["offset_bytes"] = c.offset;
     p.predicted["instructions_per_record"] = k.loads_per_record + k.stores_per_record;
+    p.predicted["loads_per_record"] = k.loads_per_record;
+    // Counters: global load instructions per record (one record per thread,
+    // so warp instructions x 32 / records) and the sectors they touch.
+    CounterSet counters = counter_sets::global_sectors() + counter_sets::global_load_instructions();
+    counters.derived.push_back({"global_loads_per_record", "smsp__inst_executed_op_global_ld.sum", "", static_cast<double>(n) / 32.0});
+    measure_counters(ctx, launch, counters.agree("global_loads_per_record", "loads_per_record", 0.01), p, out);
     return p;
 }
 

@@ -184,8 +184,28 @@ gm_status gm_setting_from_name(gm_setting *out, const char *name) {
     if (!gmlab::setting_from_name(name, out))
         return record(nullptr, GM_ERROR_INVALID_ARGUMENT,
                       std::string("unknown setting '") + name +
-                          "'; known: warmup, min_repetitions, max_repetitions, min_time_ms, flush_l2, memory_fraction");
+                          "'; known: warmup, min_repetitions, max_repetitions, min_time_ms, flush_l2, memory_fraction, counters");
     return GM_OK;
+}
+
+gm_status gm_counters_available(int *available, char **reason_out, gm_context *ctx) {
+    if (reason_out) *reason_out = nullptr;
+    if (!available) return null_argument(state_of(ctx), "available");
+    *available = 0;
+    return guarded(state_of(ctx), [&] {
+        std::string reason;
+        if (!ctx) {
+            const gmlab::CuptiLoad &load = gmlab::load_cupti();
+            *available = load.api ? 1 : 0;
+            reason = load.api ? "" : load.reason;
+        } else {
+            ctx->state->activate();
+            const gmlab::CounterAvailability &a = ctx->state->counter_availability();
+            *available = a.available ? 1 : 0;
+            reason = a.reason;
+        }
+        if (reason_out) *reason_out = duplicate(reason);
+    });
 }
 
 gm_status gm_buffer_create(gm_buffer **out, gm_context *ctx, size_t bytes) {
@@ -426,7 +446,7 @@ json parse_run_document(const char *run_json) {
     if (doc.is_discarded()) gmlab::invalid("run_json is not valid JSON");
     if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string() ||
         !gmlab::is_run_schema(doc["schema"].get<std::string>()))
-        gmlab::invalid(std::string("not a ") + gmlab::kRunSchema + " document: \"schema\" must be \"gmlab.run/1\" or \"" +
+        gmlab::invalid(std::string("not a ") + gmlab::kRunSchema + " document: \"schema\" must be \"gmlab.run/1\", \"gmlab.run/1.1\" or \"" +
                        gmlab::kRunSchema + "\"");
     if (!doc.contains("results") || !doc["results"].is_array())
         gmlab::invalid(std::string("not a ") + gmlab::kRunSchema + " document: \"results\" must be an array");

@@ -171,6 +171,8 @@ void run_stencil(ContextState &ctx, const Params &params, Result &out) {
         p.x = static_cast<double>(n);
         p.bytes = 2.0 * static_cast<double>(bytes);  // each element read once, written once
         p.time_ms = time_launch(ctx, launch);
+        // Counters: the halo tile in shared memory (wavefronts, conflicts) and DRAM bytes.
+        measure_counters(ctx, launch, counter_sets::shared_banks() + counter_sets::dram(), p, out);
         bw[name] = bandwidth_gbs(p.bytes, p.time_ms.median);
         ms[name] = p.time_ms.median;
         s.points.push_back(std::move(p));

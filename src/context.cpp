@@ -31,6 +31,7 @@ ContextState::~ContextState() {
     // Destructors must not throw: errors here are ignored on purpose (the
     // process may be tearing down the CUDA runtime already).
     cudaSetDevice(info_.ordinal);
+    counters_.reset();  // disables the range profiler while the context is whole
     if (flush_buffer_) cudaFree(flush_buffer_);
     if (stream_) cudaStreamDestroy(stream_);
 }
@@ -72,6 +73,11 @@ void ContextState::flush_l2() {
     GM_CUDA(kernels::launch_l2_flush(flush_buffer_, flush_bytes_, info_.multiprocessors, stream_));
 }
 
+void ContextState::flush_and_clean_l2() {
+    flush_l2();
+    GM_CUDA(kernels::launch_l2_clean(flush_buffer_, flush_bytes_, info_.multiprocessors, stream_));
+}
+
 void ContextState::hold_stream() {
     // About 20 microseconds: longer than the host needs to enqueue an event,
     // a launch and another event.
@@ -93,6 +99,32 @@ double ContextState::memcpy_peak_gbs() {
     });
     memcpy_gbs_ = bandwidth_gbs(2.0 * static_cast<double>(bytes), t.median);
     return memcpy_gbs_;
+}
+
+const CounterAvailability &ContextState::counter_availability() {
+    if (!counters_) {
+        // The CUcontext the runtime made current for this device, through the
+        // driver's entry point (libgmlab does not link the driver library).
+        void *cu_context = nullptr;
+        void *fn = nullptr;
+        cudaDriverEntryPointQueryResult found{};
+        if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found) == cudaSuccess &&
+            found == cudaDriverEntryPointSuccess && fn) {
+            using GetCurrent = int (*)(void **);
+            if (reinterpret_cast<GetCurrent>(fn)(&cu_context) != 0) cu_context = nullptr;
+        }
+        (void)cudaGetLastError();
+        counters_ = std::make_unique<CounterSession>(cu_context, info_.ordinal);
+    }
+    return counters_->availability([this]() -> int {
+        if (cudaError_t err = kernels::launch_spin(20000, stream_); err != cudaSuccess) return static_cast<int>(err);
+        return static_cast<int>(cudaStreamSynchronize(stream_));
+    });
+}
+
+CounterSession *ContextState::counter_session() {
+    if (settings.counters == CounterMode::Off) return nullptr;
+    return counter_availability().available ? counters_.get() : nullptr;
 }
 
 void *device_malloc(std::size_t bytes) {

@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "counters.hpp"
 #include "device_info.hpp"
 #include "settings.hpp"
 
@@ -45,6 +46,9 @@ public:
 
     // Evicts L2: writes and reads a buffer twice the L2 size (allocated once).
     void flush_l2();
+    // flush_l2, then a read of the same buffer that writes its dirty lines
+    // back: before a counted launch, so that its DRAM writes are its own.
+    void flush_and_clean_l2();
     // A short busy kernel ahead of a timed launch, so that the launch is queued
     // behind it and the host's enqueue time stays out of the event interval.
     void hold_stream();
@@ -53,7 +57,15 @@ public:
     // measured once per context through the harness.
     double memcpy_peak_gbs();
 
+    // Hardware counters (counters.hpp): whether they can be read on this
+    // context, checked once with a short counted launch; never throws.
+    const CounterAvailability &counter_availability();
+    // The session to count with, or nullptr when the setting is off or
+    // counters are not available.
+    CounterSession *counter_session();
+
 private:
+    std::unique_ptr<CounterSession> counters_;
     DeviceInfo info_;
     cudaStream_t stream_ = nullptr;
     void *flush_buffer_ = nullptr;

@@ -21,6 +21,15 @@ namespace {
 using kernels::CopyVariant;
 constexpr std::uint32_t kSeed = 0x5eed;
 
+// The counters that explain a copy point, declared beside its predictions:
+// every warp request of the loads and of the stores should touch exactly the
+// sectors the model predicts; DRAM bytes show what the sector model leaves out.
+CounterSet copy_counters() {
+    return (counter_sets::global_sectors() + counter_sets::dram())
+        .agree("sectors_per_request_ld", "sectors_per_request")
+        .agree("sectors_per_request_st", "sectors_per_request");
+}
+
 CopyVariant variant_of(const std::string &name) { return name == "ilp4" ? CopyVariant::Ilp4 : CopyVariant::Guide; }
 
 std::string hex(std::uint32_t v) {
@@ -102,6 +111,7 @@ void run_offset_copy(ContextState &ctx, const Params &params, Result &out) {
                 p.time_ms = time_launch(ctx, launch);
                 p.predicted["sectors_per_request"] = sectors_per_request(w, 1, static_cast<std::size_t>(off));
                 p.predicted["efficiency"] = sector_efficiency(w, 1, static_cast<std::size_t>(off));
+                measure_counters(ctx, launch, copy_counters(), p, out);
                 s.points.push_back(std::move(p));
             }
             add_ratio(out, s, 1, 0, "offset1_over_offset0");
@@ -167,6 +177,7 @@ void run_stride_copy(ContextState &ctx, const Params &params, Result &out) {
                 p.time_ms = time_launch(ctx, launch);
                 p.predicted["sectors_per_request"] = sectors_per_request(w, stride, 0);
                 p.predicted["efficiency"] = sector_efficiency(w, stride, 0);
+                measure_counters(ctx, launch, copy_counters(), p, out);
                 s.points.push_back(std::move(p));
             }
             add_ratio(out, s, 2, 1, "stride2_over_stride1");

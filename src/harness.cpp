@@ -1,5 +1,7 @@
 #include "harness.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "error.hpp"
@@ -60,6 +62,58 @@ Stats time_launch(ContextState &ctx, const Launch &launch) {
         total_ms += ms;
     }
     return summarize(std::move(samples));
+}
+
+void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out) {
+    measure_counters(ctx, launch, set, p, out, ctx.settings.flush_l2);
+}
+
+void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out, bool flush) {
+    if (set.empty()) return;
+    CounterSession *session = ctx.counter_session();
+    if (!session) return;
+    cudaStream_t stream = ctx.stream();
+    std::map<std::string, double> values;
+    try {
+        values = session->count(
+            set.metrics,
+            [&]() -> int {
+                if (cudaError_t err = launch(stream); err != cudaSuccess) return static_cast<int>(err);
+                return static_cast<int>(cudaStreamSynchronize(stream));
+            },
+            [&]() -> int {
+                if (flush) {
+                    try {
+                        ctx.flush_and_clean_l2();
+                    } catch (const Error &) {
+                        return static_cast<int>(cudaErrorLaunchFailure);
+                    }
+                }
+                return static_cast<int>(cudaStreamSynchronize(stream));
+            });
+    } catch (const Error &e) {
+        if (e.status() != GM_ERROR_NOT_SUPPORTED) {
+            (void)cudaGetLastError();
+            throw;
+        }
+        out.counter_errors.push_back(e.what());
+        return;
+    }
+    // A metric the profiler could not evaluate comes back as NaN: left out of
+    // the point (a document holds numbers only) and named once in the result.
+    for (auto it = values.begin(); it != values.end();) {
+        if (std::isfinite(it->second)) {
+            ++it;
+            continue;
+        }
+        const std::string why = "no value for " + it->first + " (the range profiler did not collect it)";
+        if (std::find(out.counter_errors.begin(), out.counter_errors.end(), why) == out.counter_errors.end())
+            out.counter_errors.push_back(why);
+        it = values.erase(it);
+    }
+    p.counters = std::move(values);
+    p.counter_checks = evaluate_counter_set(set, p.counters, p.predicted);
+    out.counter_passes = std::max(out.counter_passes, static_cast<int>(session->last_passes()));
 }
 
 }  // namespace gmlab

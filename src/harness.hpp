@@ -6,6 +6,8 @@
 #include <cuda_runtime_api.h>
 
 #include "context.hpp"
+#include "counters.hpp"
+#include "result.hpp"
 #include "statistics.hpp"
 
 namespace gmlab {
@@ -19,6 +21,19 @@ using Launch = std::function<cudaError_t(cudaStream_t)>;
 // flushed (settings.flush_l2) or the stream is held by a short busy kernel, so
 // that the host's enqueue never falls inside the interval. Milliseconds.
 Stats time_launch(ContextState &ctx, const Launch &launch);
+
+// Counts one more launch, outside the timed ones, with the counters the
+// experiment declared (counters.hpp), when the context counts. Before it L2 is
+// flushed as before a timed launch and then cleaned of the flush's dirty
+// lines, so that the DRAM counters see what the kernel itself moves (as
+// Nsight Compute's cache control does). Stores the values, the figures derived from them and the
+// agreement with p.predicted (so set the predictions first) in the point. A
+// counting failure is recorded in the result (Result::counter_errors), never
+// fails the experiment; a failing launch does.
+void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out);
+// The same with the flush chosen by the experiment: false counts the launch in
+// the cache state the previous launches left (a warm pointer chase).
+void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out, bool flush);
 
 // Effective bandwidth as the guide defines it: bytes / time, in GB/s (1e9 B/s).
 inline double bandwidth_gbs(double bytes, double milliseconds) {

@@ -134,6 +134,8 @@ void run_l2_persist(ContextState &ctx, const Params &params, Result &out) {
             p.values["window_bytes"] = hit_ratio > 0 ? static_cast<double>(window) : 0.0;
             p.values["hit_ratio"] = hit_ratio;
             p.values["region_over_set_aside"] = static_cast<double>(region) / static_cast<double>(granted);
+            // Counters: a persisting window that works shows as a higher L2 hit rate and fewer DRAM bytes.
+            measure_counters(ctx, launch, counter_sets::dram(), p, out);
             series.points.push_back(std::move(p));
         }
         out.series.push_back(std::move(series));

@@ -4,11 +4,13 @@
 // where the latency steps up are the cache capacities found by measurement.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "chase.hpp"
 #include "error.hpp"
+#include "harness.hpp"
 #include "latency.cuh"
 #include "latency_model.hpp"
 #include "registry.hpp"
@@ -75,6 +77,16 @@ void run_latency(ContextState &ctx, const Params &params, Result &out) {
     struct Raw {
         std::size_t bytes;
         std::vector<kernels::ChaseSample> samples;
+        Point counted;  // the counters of one more chase, in the same cache state
+    };
+    // Counters: where the chase's loads were served (L2 hit rate) and the DRAM
+    // bytes, from one more launch of the same chase into a slot of its own.
+    DeviceArray counted_slot(ctx, sizeof(kernels::ChaseSample));
+    auto count_chase = [&](const std::function<cudaError_t(kernels::ChaseSample *, cudaStream_t)> &chase, bool cold) {
+        Point p;
+        measure_counters(ctx, [&](cudaStream_t s) { return chase(counted_slot.as<kernels::ChaseSample>(), s); },
+                         counter_sets::dram(), p, out, cold);
+        return p;
     };
     std::vector<Raw> cached, bypass, cold;
     for (std::size_t bytes : sizes) {
@@ -104,13 +116,18 @@ void run_latency(ContextState &ctx, const Params &params, Result &out) {
             };
             const std::string what = std::string("latency ") + (path == LoadPath::Cached ? "ld.ca" : "ld.cg") + " chase over " +
                                      std::to_string(bytes) + " bytes";
-            (path == LoadPath::Cached ? cached : bypass).push_back({bytes, runner.run(launch, false, end_of, what, out)});
+            Raw raw{bytes, runner.run(launch, false, end_of, what, out), {}};
+            const int fresh = ctx.settings.warmup + ctx.settings.max_repetitions;  // a start the timed chases did not use
+            raw.counted = count_chase([&](kernels::ChaseSample *o, cudaStream_t s) { return launch(fresh, o, s); }, false);
+            (path == LoadPath::Cached ? cached : bypass).push_back(std::move(raw));
         }
         if (bytes == cold_size) {
             auto launch = [&, lines](kernels::ChaseSample *o, cudaStream_t s) {
                 return kernels::launch_chase(LoadPath::Bypass, ring.as<unsigned long long>(), stride_words, lines, 0, 0, hops, false, o, s);
             };
-            cold.push_back({bytes, runner.run(launch, true, walk(next, 0, hops), "latency cold chase over " + std::to_string(bytes) + " bytes", out)});
+            Raw raw{bytes, runner.run(launch, true, walk(next, 0, hops), "latency cold chase over " + std::to_string(bytes) + " bytes", out), {}};
+            raw.counted = count_chase(launch, true);
+            cold.push_back(std::move(raw));
         }
     }
 
@@ -120,9 +137,16 @@ void run_latency(ContextState &ctx, const Params &params, Result &out) {
     Series sc = chase_series("default path (ld.global.ca: L1 and L2)", "ca");
     Series sb = chase_series("L1 bypassed (ld.global.cg: L2 only)", "cg");
     Series sd = chase_series("cold: L2 flushed, no warm-up (ld.global.cg: DRAM)", "dram");
-    for (const Raw &r : cached) sc.points.push_back(chase_point(static_cast<double>(r.bytes), hops, r.samples, ghz));
-    for (const Raw &r : bypass) sb.points.push_back(chase_point(static_cast<double>(r.bytes), hops, r.samples, ghz));
-    for (const Raw &r : cold) sd.points.push_back(chase_point(static_cast<double>(r.bytes), hops, r.samples, ghz));
+    auto add = [&](Series &s, const std::vector<Raw> &raws) {
+        for (const Raw &r : raws) {
+            Point p = chase_point(static_cast<double>(r.bytes), hops, r.samples, ghz);
+            p.counters = r.counted.counters;
+            s.points.push_back(std::move(p));
+        }
+    };
+    add(sc, cached);
+    add(sb, bypass);
+    add(sd, cold);
 
     auto curve = [](const Series &s, std::vector<double> &x, std::vector<double> &y) {
         for (const Point &p : s.points) {

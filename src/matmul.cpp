@@ -54,6 +54,9 @@ Point measure_product(ContextState &ctx, Launch launch, Reference reference, Dev
     p.bytes = bytes;
     p.time_ms = time_launch(ctx, launch);
     p.values["gflops"] = flops / (p.time_ms.median * 1e-3) / 1e9;
+    // Counters: coalescing of A and B (sectors per request) and the shared
+    // tiles' bank conflicts (C = AA^T's unpadded tile conflicts 32-way).
+    measure_counters(ctx, launch, counter_sets::global_sectors() + counter_sets::shared_banks(), p, out);
     return p;
 }
 

@@ -89,6 +89,8 @@ Point measure(ContextState &ctx, std::uint32_t *in, std::uint32_t *out, std::siz
     const std::size_t sample = std::min<std::size_t>(height, 4096);
     for (std::size_t r = 0; r < sample; ++r) misaligned += (r * pitch * kElem) % 128 != 0;
     p.predicted["misaligned_row_fraction"] = static_cast<double>(misaligned) / static_cast<double>(sample);
+    // Counters: misaligned rows show as more sectors per request.
+    measure_counters(ctx, launch, counter_sets::global_sectors() + counter_sets::dram(), p, res);
     return p;
 }
 

@@ -91,6 +91,8 @@ void run_register_pressure(ContextState &ctx, const Params &params, Result &out)
                                     : 0.0;
         p.predicted["occupancy_from_cap"] =
             dev.max_threads_per_sm > 0 ? std::min(1.0, static_cast<double>(min_blocks) * kernels::kPressureBlock / dev.max_threads_per_sm) : 0.0;
+        // Counters: spilled registers as local traffic, and the occupancy reached.
+        measure_counters(ctx, launch, counter_sets::local_sectors() + counter_sets::occupancy(), p, out);
         if (p.values["giga_updates_per_s"] > best) {
             best = p.values["giga_updates_per_s"];
             best_cap = cap;

@@ -141,8 +141,22 @@ Result run_experiment(ContextState &ctx, const std::string &name, const json &gi
     r.theoretical_gbs = ctx.info().theoretical_bandwidth_gbs();
     r.memcpy_gbs = ctx.memcpy_peak_gbs();
     r.memory_budget_bytes = ctx.memory_budget();
+    r.counters_mode = counter_mode_name(ctx.settings.counters);
+    if (ctx.settings.counters == CounterMode::Off) {
+        r.counters_reason = counters_off_reason();
+    } else {
+        const CounterAvailability &a = ctx.counter_availability();
+        if (!a.available && ctx.settings.counters == CounterMode::On)
+            fail(GM_ERROR_NOT_SUPPORTED, "hardware counters were asked for (counters = on) but are not available: " + a.reason);
+        r.counters_available = a.available;
+        r.counters_reason = a.reason;
+        r.counters_chip = a.chip;
+    }
+    CounterSession *session = ctx.counter_session();
+    const double counted_before = session ? session->seconds() : 0.0;
     ctx.reset_peak();
     e.run(ctx, params, r);
+    if (session) r.counter_seconds = session->seconds() - counted_before;
     r.device_bytes_allocated = ctx.peak_bytes();
     if (r.applicable && !r.verification.passed)
         fail(GM_ERROR_INTERNAL, e.name + " finished without verifying its output");

@@ -25,8 +25,12 @@ void Result::not_applicable(const std::string &why) {
     notes.push_back(why);
 }
 
-bool is_result_schema(const std::string &schema) { return schema == "gmlab.result/1" || schema == kResultSchema; }
-bool is_run_schema(const std::string &schema) { return schema == "gmlab.run/1" || schema == kRunSchema; }
+bool is_result_schema(const std::string &schema) {
+    return schema == "gmlab.result/1" || schema == "gmlab.result/1.1" || schema == kResultSchema;
+}
+bool is_run_schema(const std::string &schema) {
+    return schema == "gmlab.run/1" || schema == "gmlab.run/1.1" || schema == kRunSchema;
+}
 
 json library_json() {
     return {{"name", "gmlab"}, {"version", GM_VERSION_STRING}, {"abi", GM_ABI_VERSION}};
@@ -48,23 +52,60 @@ json point_json(const Point &p, double theoretical, double memcpy_gbs, SampleFor
     }
     j["values"] = p.values;
     j["predicted"] = p.predicted;
+    if (!p.counters.empty()) j["counters"] = p.counters;
     return j;
+}
+
+// Per declared figure: how many points were compared and how many agreed.
+json series_agreement(const Series &s, std::size_t *compared, std::size_t *agreed) {
+    json a = json::object();
+    for (const auto &p : s.points) {
+        for (const auto &c : p.counter_checks) {
+            json &e = a[c.counter];
+            if (e.is_null()) e = {{"prediction", c.predicted}, {"tolerance", c.tolerance}, {"points", 0}, {"agreeing", 0}};
+            e["points"] = e["points"].get<int>() + 1;
+            if (c.agrees) e["agreeing"] = e["agreeing"].get<int>() + 1;
+            ++*compared;
+            if (c.agrees) ++*agreed;
+        }
+    }
+    for (auto &[name, e] : a.items()) e["share"] = e["agreeing"].get<double>() / e["points"].get<double>();
+    return a;
+}
+
+json counters_json(const Result &r) {
+    json c = {{"mode", r.counters_mode}, {"available", r.counters_available}};
+    if (!r.counters_available) c["reason"] = r.counters_reason;
+    if (!r.counters_chip.empty()) c["chip"] = r.counters_chip;
+    if (r.counters_available) {
+        c["passes"] = r.counter_passes;
+        c["seconds"] = r.counter_seconds;
+    }
+    if (!r.counter_errors.empty()) c["errors"] = r.counter_errors;
+    return c;
 }
 
 }  // namespace
 
 json to_json(const Result &r, SampleForm form) {
     json series = json::array();
+    std::size_t compared = 0, agreed = 0;
     for (const auto &s : r.series) {
         json points = json::array();
         for (const auto &p : s.points) points.push_back(point_json(p, r.theoretical_gbs, r.memcpy_gbs, form));
-        series.push_back({{"name", s.name},
-                          {"variant", s.variant},
-                          {"x", {{"name", s.x_name}, {"unit", s.x_unit}}},
-                          {"y", {{"field", s.y_field}, {"name", s.y_name}, {"unit", s.y_unit}}},
-                          {"attributes", s.attributes},
-                          {"points", points}});
+        json one = {{"name", s.name},
+                    {"variant", s.variant},
+                    {"x", {{"name", s.x_name}, {"unit", s.x_unit}}},
+                    {"y", {{"field", s.y_field}, {"name", s.y_name}, {"unit", s.y_unit}}},
+                    {"attributes", s.attributes},
+                    {"points", points}};
+        json agreement = series_agreement(s, &compared, &agreed);
+        if (!agreement.empty()) one["agreement"] = agreement;
+        series.push_back(std::move(one));
     }
+    std::map<std::string, double> summary = r.summary_values;
+    // The share of (point, figure) pairs where the counter equals the model.
+    if (compared > 0) summary["model_agreement"] = static_cast<double>(agreed) / static_cast<double>(compared);
     json doc = {
         {"schema", kResultSchema},
         {"library", library_json()},
@@ -74,7 +115,8 @@ json to_json(const Result &r, SampleForm form) {
         {"parameters", r.parameters},
         {"reference", {{"theoretical_bandwidth_gbs", r.theoretical_gbs}, {"memcpy_d2d_gbs", r.memcpy_gbs}}},
         {"series", series},
-        {"summary", r.summary_values},
+        {"summary", summary},
+        {"counters", counters_json(r)},
         {"verification",
          {{"passed", r.verification.passed},
           {"method", r.verification.method},
@@ -109,11 +151,11 @@ void set_sample_form_of_document(json &doc, SampleForm form) {
 
 void check_result_document(const json &doc) {
     auto need = [](bool ok, const std::string &what) {
-        if (!ok) invalid("not a " + std::string(kResultSchema) + " document: " + what);
+        if (!ok) invalid("not a gmlab.result/1 document: " + what);
     };
     need(doc.is_object(), "the top level must be an object");
     need(doc.contains("schema") && doc["schema"].is_string() && is_result_schema(doc["schema"].get<std::string>()),
-         "\"schema\" must be \"gmlab.result/1\" or \"" + std::string(kResultSchema) + "\"");
+         "\"schema\" must be \"gmlab.result/1\", \"gmlab.result/1.1\" or \"" + std::string(kResultSchema) + "\"");
     need(doc.contains("experiment") && doc["experiment"].is_object() &&
              doc["experiment"].contains("name") && doc["experiment"]["name"].is_string(),
          "\"experiment.name\" must be a string");
@@ -147,6 +189,9 @@ void check_result_document(const json &doc) {
         }
     }
     if (doc.contains("summary")) need(doc["summary"].is_object(), "\"summary\" must be an object");
+    if (doc.contains("counters"))
+        need(doc["counters"].is_object() && doc["counters"].contains("available") && doc["counters"]["available"].is_boolean(),
+             "\"counters\" must be an object with a boolean \"available\"");
 }
 
 double point_value(const json &doc, std::size_t series, std::size_t point, const std::string &field) {
@@ -172,10 +217,15 @@ double point_value(const json &doc, std::size_t series, std::size_t point, const
         if (st.has_quantiles) return st.quantiles[k];
         invalid("field '" + field + "': this point has neither time_ms.quantiles nor time_ms.samples");
     }
-    const std::string prefix = "predicted.";
+    const std::string prefix = "predicted.", counters = "counters.";
     if (field.compare(0, prefix.size(), prefix) == 0) {
         const std::string key = field.substr(prefix.size());
         if (p.contains("predicted") && p["predicted"].contains(key)) return p["predicted"][key].get<double>();
+    } else if (field.compare(0, counters.size(), counters) == 0) {
+        const std::string key = field.substr(counters.size());
+        if (p.contains("counters") && p["counters"].is_object() && p["counters"].contains(key) &&
+            p["counters"][key].is_number())
+            return p["counters"][key].get<double>();
     } else if (p.contains(field) && p[field].is_number()) {
         return p[field].get<double>();
     } else if (p.contains("values") && p["values"].contains(field)) {
@@ -189,6 +239,8 @@ double point_value(const json &doc, std::size_t series, std::size_t point, const
         for (auto it = p["values"].begin(); it != p["values"].end(); ++it) known += ", " + it.key();
     if (p.contains("predicted"))
         for (auto it = p["predicted"].begin(); it != p["predicted"].end(); ++it) known += ", predicted." + it.key();
+    if (p.contains("counters") && p["counters"].is_object())
+        for (auto it = p["counters"].begin(); it != p["counters"].end(); ++it) known += ", counters." + it.key();
     invalid("field '" + field + "' is not in this point; it has: " + known);
 }
 

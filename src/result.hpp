@@ -1,5 +1,5 @@
 // One experiment's measurements, built by the experiment and serialised to the
-// gmlab.result/1.1 schema (docs/result-schema.md).
+// gmlab.result/1.2 schema (docs/result-schema.md).
 #pragma once
 
 #include <cstdint>
@@ -9,16 +9,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "counters.hpp"
 #include "statistics.hpp"
 
 namespace gmlab {
 
-// The versions written; the readers also take every earlier /1 minor version
-// (a minor version only adds optional fields).
-inline constexpr const char *kResultSchema = "gmlab.result/1.1";
-inline constexpr const char *kRunSchema = "gmlab.run/1.1";
-bool is_result_schema(const std::string &schema);  // "gmlab.result/1" or "gmlab.result/1.1"
-bool is_run_schema(const std::string &schema);     // "gmlab.run/1" or "gmlab.run/1.1"
+// The versions written (1.2: the compact 1.1 plus hardware counters); the
+// readers also take every earlier /1 minor version (a minor version only adds
+// optional fields).
+inline constexpr const char *kResultSchema = "gmlab.result/1.2";
+inline constexpr const char *kRunSchema = "gmlab.run/1.2";
+bool is_result_schema(const std::string &schema);  // "gmlab.result/1", "/1.1" or "/1.2"
+bool is_run_schema(const std::string &schema);     // "gmlab.run/1", "/1.1" or "/1.2"
 
 struct Point {
     double x = 0;
@@ -26,6 +28,8 @@ struct Point {
     Stats time_ms;
     std::map<std::string, double> values;     // further measured figures
     std::map<std::string, double> predicted;  // what the guide's model predicts
+    std::map<std::string, double> counters;   // hardware counters of one more launch, and figures from them
+    std::vector<AgreementCheck> counter_checks;  // each declared figure against its prediction
 };
 
 struct Series {
@@ -63,6 +67,14 @@ struct Result {
     // False when the experiment cannot apply to this machine (peer with one
     // GPU): no series, nothing verified, a note saying why; not an error.
     bool applicable = true;
+    // Hardware counters: the mode asked for, whether they were read and, if
+    // not, why; failures of single counts; the most passes one count needed.
+    std::string counters_mode = "off";
+    bool counters_available = false;
+    std::string counters_reason, counters_chip;
+    std::vector<std::string> counter_errors;
+    int counter_passes = 0;
+    double counter_seconds = 0;
 
     // Records that n more elements matched their host reference.
     void verified(std::uint64_t n, const std::string &method, double max_abs_error = 0);

@@ -24,6 +24,7 @@ constexpr SettingSpec kSpecs[] = {
     {GM_SETTING_MIN_TIME_MS, "min_time_ms", 0, 600000, false},
     {GM_SETTING_FLUSH_L2, "flush_l2", 0, 1, true},
     {GM_SETTING_MEMORY_FRACTION, "memory_fraction", 0.01, 0.95, false},
+    {GM_SETTING_COUNTERS, "counters", 0, 2, true},
 };
 
 const SettingSpec *find(gm_setting which) {
@@ -58,7 +59,7 @@ bool setting_from_name(const char *name, gm_setting *out) {
 
 void Settings::set(gm_setting which, double value) {
     const SettingSpec *s = find(which);
-    if (!s) invalid("setting must be one of 0..5 (gm_setting), got " + std::to_string(which));
+    if (!s) invalid("setting must be one of 0..6 (gm_setting), got " + std::to_string(which));
     if (!std::isfinite(value) || value < s->min || value > s->max ||
         (s->integral && value != std::floor(value))) {
         invalid(std::string(s->name) + " must be " + (s->integral ? "an integer " : "") + "in " +
@@ -81,6 +82,7 @@ void Settings::set(gm_setting which, double value) {
     case GM_SETTING_MIN_TIME_MS: min_time_ms = value; break;
     case GM_SETTING_FLUSH_L2: flush_l2 = value != 0; break;
     case GM_SETTING_MEMORY_FRACTION: memory_fraction = value; break;
+    case GM_SETTING_COUNTERS: counters = static_cast<CounterMode>(static_cast<int>(value)); break;
     }
 }
 
@@ -92,8 +94,9 @@ double Settings::get(gm_setting which) const {
     case GM_SETTING_MIN_TIME_MS: return min_time_ms;
     case GM_SETTING_FLUSH_L2: return flush_l2 ? 1 : 0;
     case GM_SETTING_MEMORY_FRACTION: return memory_fraction;
+    case GM_SETTING_COUNTERS: return static_cast<int>(counters);
     }
-    invalid("setting must be one of 0..5 (gm_setting), got " + std::to_string(which));
+    invalid("setting must be one of 0..6 (gm_setting), got " + std::to_string(which));
 }
 
 nlohmann::json Settings::to_json() const {
@@ -102,7 +105,8 @@ nlohmann::json Settings::to_json() const {
             {"max_repetitions", max_repetitions},
             {"min_time_ms", min_time_ms},
             {"flush_l2", flush_l2},
-            {"memory_fraction", memory_fraction}};
+            {"memory_fraction", memory_fraction},
+            {"counters", counter_mode_name(counters)}};
 }
 
 }  // namespace gmlab

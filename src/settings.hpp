@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "counters.hpp"
 #include "gmlab.h"
 
 namespace gmlab {
@@ -18,6 +19,7 @@ struct Settings {
     double min_time_ms = 10.0;
     bool flush_l2 = true;
     double memory_fraction = 0.5;
+    CounterMode counters = CounterMode::Auto;  // hardware counters per point
 
     // Validates and stores one setting (throws Error naming the allowed range).
     void set(gm_setting which, double value);

@@ -59,6 +59,8 @@ void run_shared_alloc(ContextState &ctx, const Params &params, Result &out) {
         p.values["dynamic_shared_bytes"] = dynamic ? block * sizeof(int) : 0.0;
         p.values["local_bytes"] = static_cast<double>(attr.localSizeBytes);
         p.values["max_threads_per_block"] = attr.maxThreadsPerBlock;
+        // Counters: static and dynamic shared memory are accessed alike (same wavefronts).
+        measure_counters(ctx, launch, counter_sets::shared_banks(), p, out);
         time[name] = p.time_ms.median;
         s.points.push_back(std::move(p));
         out.series.push_back(std::move(s));

@@ -126,6 +126,8 @@ void run_stream(ContextState &ctx, const Params &params, Result &out) {
         p.x = static_cast<double>(array_bytes);
         p.bytes = static_cast<double>(op.arrays_moved) * static_cast<double>(array_bytes);
         p.time_ms = time_launch(ctx, launch);
+        // Counters: the DRAM bytes the launch really moved, against the bytes counted.
+        measure_counters(ctx, launch, counter_sets::dram(), p, out);
         s.points.push_back(std::move(p));
         out.series.push_back(std::move(s));
     }
@@ -154,6 +156,8 @@ void run_stream(ContextState &ctx, const Params &params, Result &out) {
         p.x = static_cast<double>(array_bytes);
         p.bytes = 2.0 * static_cast<double>(array_bytes);
         p.time_ms = time_launch(ctx, launch);
+        // Counters: the DRAM bytes the launch really moved, against the bytes counted.
+        measure_counters(ctx, launch, counter_sets::dram(), p, out);
         s.points.push_back(std::move(p));
         out.series.push_back(std::move(s));
     }

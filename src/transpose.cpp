@@ -82,6 +82,8 @@ void run_transpose(ContextState &ctx, const Params &params, Result &out) {
             p.x = static_cast<double>(bytes);
             p.bytes = 2.0 * static_cast<double>(bytes);
             p.time_ms = time_launch(ctx, launch);
+            // Counters: coalescing of the reads and writes, and the tile's bank conflicts.
+            measure_counters(ctx, launch, counter_sets::global_sectors() + counter_sets::shared_banks(), p, out);
             bw[v.name] = bandwidth_gbs(p.bytes, p.time_ms.median);
             s.points.push_back(std::move(p));
             out.series.push_back(std::move(s));

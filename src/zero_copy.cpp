@@ -77,6 +77,8 @@ void run_zero_copy(ContextState &ctx, const Params &params, Result &out) {
             p.x = static_cast<double>(bytes);
             p.bytes = 2.0 * static_cast<double>(bytes);  // each word read from and written to host memory once
             p.time_ms = time_launch(ctx, launch);
+            // Counters: sectors per request of the mapped (or device) accesses.
+            measure_counters(ctx, launch, counter_sets::global_sectors(), p, out);
             ms[variant] = p.time_ms.median;
             sr.points.push_back(std::move(p));
             out.series.push_back(std::move(sr));

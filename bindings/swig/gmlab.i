@@ -254,6 +254,17 @@ struct gm_result {};
         if (gmb::failed_on(gm_device_info_json(&out, $self), $self)) return "";
         return gmb::take(out);
     }
+    /* Why hardware counters (CUPTI range profiler) cannot be read on this
+       device, and how to enable them; "" when they can. Checked once per
+       context with a short counted launch. */
+    std::string countersUnavailableReason() {
+        if (gmb::closed($self, "Context")) return "";
+        int available = 0;
+        char *reason = nullptr;
+        if (gmb::failed_on(gm_counters_available(&available, &reason, $self), $self)) return "";
+        std::string why = reason ? gmb::take(reason) : std::string();
+        return available ? std::string() : (why.empty() ? std::string("not available") : why);
+    }
     /* The resources the compiler gave each kernel of an experiment on this
        device (registers, static shared, local and constant bytes, largest
        block), as JSON; "" for every kernel of the library, "support" for the
@@ -267,7 +278,7 @@ struct gm_result {};
         return gmb::take(out);
     }
     /* Measurement settings by name: warmup, min_repetitions, max_repetitions,
-       min_time_ms, flush_l2, memory_fraction. */
+       min_time_ms, flush_l2, memory_fraction, counters (0 off, 1 on, 2 auto). */
     void set(const char *setting, double value) {
         if (gmb::closed($self, "Context") || gmb::bad_text(setting, "setting")) return;
         gm_setting which;

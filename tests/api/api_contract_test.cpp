@@ -176,3 +176,28 @@ TEST(Settings, NamesAndLookups) {
     EXPECT_EQ(gm_setting_from_name(&s, "flush"), GM_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(gm_last_error()).find("unknown setting 'flush'"), std::string::npos);
 }
+
+TEST(Settings, CountersIsASetting) {
+    EXPECT_STREQ(gm_setting_name(GM_SETTING_COUNTERS), "counters");
+    gm_setting s;
+    ASSERT_EQ(gm_setting_from_name(&s, "counters"), GM_OK);
+    EXPECT_EQ(s, GM_SETTING_COUNTERS);
+}
+
+// Without a context only the libraries are checked; either way the answer is
+// an availability and, when there is none, a reason that says what to do.
+TEST(Counters, AvailabilityWithoutAContext) {
+    int available = -1;
+    char *reason = nullptr;
+    ASSERT_EQ(gm_counters_available(&available, &reason, nullptr), GM_OK) << gm_last_error();
+    ASSERT_NE(reason, nullptr);
+    EXPECT_TRUE(available == 0 || available == 1);
+    if (available) EXPECT_STREQ(reason, "");
+    else EXPECT_GT(std::string(reason).size(), 20u) << reason;
+    gm_free_string(reason);
+    // The reason is optional; the availability is not.
+    EXPECT_EQ(gm_counters_available(&available, nullptr, nullptr), GM_OK);
+    EXPECT_EQ(gm_counters_available(nullptr, &reason, nullptr), GM_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(reason, nullptr);
+    EXPECT_NE(std::string(gm_last_error()).find("available"), std::string::npos) << gm_last_error();
+}

@@ -20,8 +20,10 @@ import jsonschema
 SCHEMAS = {
     "gmlab.result/1": "gmlab.result-1.schema.json",
     "gmlab.result/1.1": "gmlab.result-1.schema.json",
+    "gmlab.result/1.2": "gmlab.result-1.schema.json",
     "gmlab.run/1": "gmlab.run-1.schema.json",
     "gmlab.run/1.1": "gmlab.run-1.schema.json",
+    "gmlab.run/1.2": "gmlab.run-1.schema.json",
 }
 
 
@@ -75,6 +77,10 @@ BREAKERS = {
     "negative decile": lambda d: d["series"][0]["points"][0]["time_ms"].__setitem__("quantiles", [-1.0] * 9),
     "negative sample": lambda d: d["series"][0]["points"][0]["time_ms"].__setitem__("samples", [-1.0]),
     "quick is text": lambda d: d.__setitem__("quick", "yes"),
+    "counters unavailable without a reason": lambda d: d.__setitem__("counters", {"mode": "auto", "available": False}),
+    "counter is text": lambda d: d["series"][0]["points"][0].__setitem__("counters", {"dram__bytes_read.sum": "many"}),
+    "negative counter": lambda d: d["series"][0]["points"][0].__setitem__("counters", {"sectors_per_request_ld": -4}),
+    "counters mode unknown": lambda d: d["settings"].__setitem__("counters", "sometimes"),
 }
 
 
@@ -84,20 +90,20 @@ def self_test(validators, sample_path):
     assert not errors_of(validators, good), errors_of(validators, good)
     breakers = BREAKERS
     failed = 0
-    # Both forms of both versions are valid: compact (deciles, no samples),
-    # full (deciles and samples), and /1 (samples, no deciles).
+    # Every form of every version is valid: compact (deciles, no samples),
+    # full (deciles and samples), /1 (samples, no deciles), 1.1 (no counters).
     forms = {}
     compact = copy.deepcopy(good)
     for s in compact["series"]:
         for p in s["points"]:
             p["time_ms"].pop("samples", None)
             p["time_ms"]["quantiles"] = [p["time_ms"]["median"]] * 9
-    forms["compact 1.1"] = compact
+    forms["compact 1.2"] = compact
     full = copy.deepcopy(compact)
     for s in full["series"]:
         for p in s["points"]:
             p["time_ms"]["samples"] = [p["time_ms"]["median"]] * p["time_ms"]["n"]
-    forms["full 1.1"] = full
+    forms["full 1.2"] = full
     v1 = copy.deepcopy(full)
     v1["schema"] = "gmlab.result/1"
     for s in v1["series"]:
@@ -107,6 +113,16 @@ def self_test(validators, sample_path):
     quick = copy.deepcopy(compact)
     quick["quick"] = True
     forms["quick run"] = quick
+    # 1.1: the compact form without the counters that 1.2 adds.
+    v11 = copy.deepcopy(compact)
+    v11["schema"] = "gmlab.result/1.1"
+    v11.pop("counters", None)
+    v11["settings"].pop("counters", None)
+    for s in v11["series"]:
+        s.pop("agreement", None)
+        for p in s["points"]:
+            p.pop("counters", None)
+    forms["compact 1.1 without counters"] = v11
     for name, doc in forms.items():
         errs = errors_of(validators, doc)
         if errs:
@@ -143,7 +159,7 @@ def main():
     validators = load_validators(args.schema_dir)
     if args.self_test:
         failed = self_test(validators, args.self_test)
-        checks = len(BREAKERS) + 5  # the breakers, four valid forms and the not-applicable result
+        checks = len(BREAKERS) + 6  # the breakers, five valid forms and the not-applicable result
         print(f"{checks - failed} passed, {failed} failed")
         return 1 if failed else 0
     files = list(args.files)

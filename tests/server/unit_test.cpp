@@ -75,7 +75,8 @@ const char *kDeciles = R"(, "quantiles": [0.11, 0.12, 0.15, 0.18, 0.2, 0.21, 0.2
 
 TEST(Validate, AcceptsBothFormsInBothVersions) {
     for (const auto &[run, result] : {std::pair<std::string, std::string>{"gmlab.run/1", "gmlab.result/1"},
-                                      {"gmlab.run/1.1", "gmlab.result/1.1"}, {"gmlab.run/1.1", "gmlab.result/1"}}) {
+                                      {"gmlab.run/1.1", "gmlab.result/1.1"}, {"gmlab.run/1.1", "gmlab.result/1"},
+                                      {"gmlab.run/1.2", "gmlab.result/1.2"}, {"gmlab.run/1.2", "gmlab.result/1.1"}}) {
         const ValidatedUpload full = validate_upload(upload(run, result, R"(, "samples": [0.1, 0.2, 0.3])"));
         EXPECT_TRUE(full.ok) << run << " " << result << ": " << full.error_message;
         const ValidatedUpload compact = validate_upload(upload(run, result, kDeciles));
@@ -117,4 +118,24 @@ TEST(Validate, RejectsBrokenDecilesAndUnknownVersions) {
     }
     // quick: false is no quick run.
     EXPECT_TRUE(validate_upload(upload("gmlab.run/1.1", "gmlab.result/1.1", kDeciles, R"("quick": false,)")).ok);
+}
+
+// Schema 1.2: a point's hardware counters are numbers, finite and >= 0.
+TEST(Validate, CountersOfAPoint) {
+    // Closes time_ms early so that "counters" is a member of the point.
+    auto with_counters = [](const std::string &members) {
+        return upload("gmlab.run/1.2", "gmlab.result/1.2", std::string(kDeciles) + R"(}, "counters": {)" + members);
+    };
+    const ValidatedUpload good = validate_upload(with_counters(R"("sectors_per_request_ld": 4, "dram__bytes_read.sum": 1.6e7)"));
+    EXPECT_TRUE(good.ok) << good.error_message;
+    const ValidatedUpload text = validate_upload(with_counters(R"("dram__bytes_read.sum": "many")"));
+    EXPECT_EQ(text.error_code, "invalid_document");
+    EXPECT_NE(text.error_message.find("counters.dram__bytes_read.sum: must be a number"), std::string::npos) << text.error_message;
+    const ValidatedUpload negative = validate_upload(with_counters(R"("sectors_per_request_ld": -4)"));
+    EXPECT_EQ(negative.error_code, "implausible");
+    EXPECT_NE(negative.error_message.find("counters.sectors_per_request_ld: must be finite and >= 0"), std::string::npos)
+        << negative.error_message;
+    const ValidatedUpload not_object = validate_upload(upload("gmlab.run/1.2", "gmlab.result/1.2", std::string(kDeciles) + R"(}, "counters": 5, "z": {)"));
+    EXPECT_EQ(not_object.error_code, "invalid_document");
+    EXPECT_NE(not_object.error_message.find(".counters"), std::string::npos) << not_object.error_message;
 }

@@ -36,6 +36,11 @@ Result sample() {
         p.bytes = 8e6;
         p.time_ms = summarize({0.01 * stride, 0.011 * stride, 0.012 * stride});
         p.predicted["sectors_per_request"] = 4 * stride;
+        // Counters as the harness records them (schema 1.2): the raw counts and the derived figure.
+        p.counters["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] = 4.0 * stride * 1000;
+        p.counters["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] = 1000;
+        p.counters["sectors_per_request_ld"] = 4.0 * stride;
+        p.counter_checks.push_back({"sectors_per_request_ld", "sectors_per_request", 0, 4.0 * stride, 4.0 * stride, true});
         s.points.push_back(p);
     }
     r.series.push_back(s);
@@ -44,6 +49,11 @@ Result sample() {
     r.notes.push_back("a note");
     r.device_bytes_allocated = 1 << 20;
     r.memory_budget_bytes = 1 << 30;
+    r.counters_mode = "auto";
+    r.counters_available = true;
+    r.counters_chip = "GH100";
+    r.counter_passes = 1;
+    r.counter_seconds = 0.01;
     r.started_at = utc_now();
     r.finished_at = utc_now();
     return r;
@@ -53,7 +63,7 @@ Result sample() {
 
 TEST(ResultDocument, CarriesBandwidthAndFractions) {
     json doc = to_json(sample());
-    EXPECT_EQ(doc["schema"], "gmlab.result/1.1");
+    EXPECT_EQ(doc["schema"], "gmlab.result/1.2");
     EXPECT_EQ(doc["library"]["name"], "gmlab");
     const json &p = doc["series"][0]["points"][0];
     EXPECT_DOUBLE_EQ(p["bandwidth_gbs"].get<double>(), 8e6 / 0.011e-3 / 1e9);
@@ -144,9 +154,11 @@ TEST(ResultDocument, SampleFormOfADocument) {
     }
     EXPECT_TRUE(is_result_schema("gmlab.result/1"));
     EXPECT_TRUE(is_result_schema("gmlab.result/1.1"));
+    EXPECT_TRUE(is_result_schema("gmlab.result/1.2"));
     EXPECT_FALSE(is_result_schema("gmlab.result/2"));
     EXPECT_TRUE(is_run_schema("gmlab.run/1"));
     EXPECT_TRUE(is_run_schema("gmlab.run/1.1"));
+    EXPECT_TRUE(is_run_schema("gmlab.run/1.2"));
     EXPECT_FALSE(is_run_schema("gmlab.result/1.1"));
 }
 

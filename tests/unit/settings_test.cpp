@@ -44,7 +44,7 @@ TEST(Settings, MinimumNeverExceedsMaximum) {
 }
 
 TEST(Settings, NamesRoundTrip) {
-    for (int i = 0; i <= 5; ++i) {
+    for (int i = 0; i <= 6; ++i) {
         const char *name = gmlab::setting_name(static_cast<gm_setting>(i));
         ASSERT_NE(name, nullptr);
         gm_setting back;
@@ -53,5 +53,5 @@ TEST(Settings, NamesRoundTrip) {
     }
     gm_setting unused;
     EXPECT_FALSE(gmlab::setting_from_name("nope", &unused));
-    EXPECT_EQ(gmlab::setting_name(static_cast<gm_setting>(6)), nullptr);
+    EXPECT_EQ(gmlab::setting_name(static_cast<gm_setting>(7)), nullptr);
 }

@@ -187,7 +187,10 @@ bool apply_settings(gm_context *ctx, const RunOptions &opt) {
         {GM_SETTING_WARMUP, opt.warmup},
         {GM_SETTING_MIN_TIME_MS, opt.min_time_ms},
         {GM_SETTING_MEMORY_FRACTION, opt.memory_fraction},
-        {GM_SETTING_FLUSH_L2, opt.no_flush_l2 ? std::optional<double>(0) : std::nullopt}};
+        {GM_SETTING_FLUSH_L2, opt.no_flush_l2 ? std::optional<double>(0) : std::nullopt},
+        {GM_SETTING_COUNTERS, opt.counters == "off"  ? std::optional<double>(GM_COUNTERS_OFF)
+                              : opt.counters == "on" ? std::optional<double>(GM_COUNTERS_ON)
+                                                     : std::optional<double>(GM_COUNTERS_AUTO)}};
     for (const auto &[which, value] : values) {
         if (!value) continue;
         if (gm_context_set(ctx, which, *value) != GM_OK) {
@@ -211,6 +214,21 @@ bool write_file(const std::string &path, const std::string &text) {
 
 }  // namespace
 
+namespace {
+
+// Whether the context can read hardware counters, and why not.
+json counters_status(gm_context *ctx) {
+    int available = 0;
+    char *reason = nullptr;
+    const gm_status s = gm_counters_available(&available, &reason, ctx);
+    json out = {{"available", s == GM_OK && available != 0}};
+    const std::string why = s == GM_OK ? take(reason) : std::string(gm_context_last_error(ctx));
+    if (!out["available"].get<bool>()) out["reason"] = why;
+    return out;
+}
+
+}  // namespace
+
 int cmd_info(int device, bool as_json, bool measure) {
     int code = kOk;
     ContextPtr ctx = open_context(device, &code);
@@ -218,6 +236,7 @@ int cmd_info(int device, bool as_json, bool measure) {
     char *out = nullptr;
     if (gm_status s = gm_device_info_json(&out, ctx.get()); s != GM_OK) return report_error(s, "info", gm_context_last_error(ctx.get()));
     json d = json::parse(take(out));
+    d["counters"] = counters_status(ctx.get());
     if (as_json) {
         if (measure)
             if (int rc = print_measured(ctx.get(), &d, true); rc != kOk) return rc;
@@ -246,7 +265,10 @@ int cmd_info(int device, bool as_json, bool measure) {
     t.add({"SM clock", fixed(d["sm_clock_mhz"].get<double>(), 0) + " MHz"});
     t.add({"ECC", d["ecc_enabled"].get<bool>() ? "enabled" : "disabled"});
     t.add({"integrated", d["integrated"].get<bool>() ? "yes" : "no"});
+    t.add({"hardware counters", d["counters"]["available"].get<bool>() ? "available (CUPTI range profiler)" : "not available"});
     t.print(std::cout);
+    if (!d["counters"]["available"].get<bool>())
+        std::cout << "\nhardware counters are not available: " << d["counters"]["reason"].get<std::string>() << "\n";
     if (measure) return print_measured(ctx.get(), &d, false);
     return kOk;
 }
@@ -428,6 +450,14 @@ int run_on_device(const RunOptions &given, json *run_doc) {
     ContextPtr ctx = open_context(opt.device, &code);
     if (!ctx) return code;
     if (!apply_settings(ctx.get(), opt)) return kUsage;
+    if (opt.counters == "on") {
+        // Asked for: say at once when they cannot be had, before anything runs.
+        const json c = counters_status(ctx.get());
+        if (!c["available"].get<bool>()) {
+            std::cerr << "gmlab: --counters on: hardware counters are not available: " << c["reason"].get<std::string>() << "\n";
+            return kUsage;
+        }
+    }
 
     char *info = nullptr;
     if (gm_status s = gm_device_info_json(&info, ctx.get()); s != GM_OK) return report_error(s, "info", gm_context_last_error(ctx.get()));

@@ -41,6 +41,7 @@ struct RunOptions {
     int device = 0;
     std::optional<double> warmup, min_repetitions, max_repetitions, min_time_ms, memory_fraction;
     bool no_flush_l2 = false;
+    std::string counters = "auto";  // --counters auto|on|off
     std::string command_line;
     std::string upload_url;  // --upload: send the run to this gmlab-server afterwards
     std::string samples = "summary";  // --samples: "summary" (statistics and deciles) or "all" (every raw sample too)

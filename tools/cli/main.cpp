@@ -10,10 +10,10 @@
 int main(int argc, char **argv) {
     CLI::App app{"gmlab " + std::string(gm_version()) +
                  ": measure what the CUDA Best Practices Guide says about memory, on your GPU.\n"
-                 "Exit codes: 0 success, 1 an experiment (or --upload) failed, 2 bad usage, 3 no CUDA device,\n"
-                 "4 no such device; contribute: 5 no or malformed server URL, 6 config file unreadable or malformed,\n"
-                 "7 consent refused, 8 server unreachable (kept in the spool), 9 rejected by the server,\n"
-                 "10 spool not writable (the run stays in its JSON file)."};
+                 "Exit codes: 0 success, 1 an experiment (or --upload) failed, 2 bad usage (or --counters on where\n"
+                 "counters are not available), 3 no CUDA device, 4 no such device; contribute: 5 no or malformed\n"
+                 "server URL, 6 config file unreadable or malformed, 7 consent refused, 8 server unreachable (kept in\n"
+                 "the spool), 9 rejected by the server, 10 spool not writable (the run stays in its JSON file)."};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("gmlab ") + gm_version());
 
@@ -38,7 +38,7 @@ int main(int argc, char **argv) {
     auto *run = app.add_subcommand("run", "run experiments (the default suite when none is named)");
     run->add_option("experiments", run_opt.experiments, "experiment names (see gmlab list)");
     run->add_option("-s,--set", run_opt.sets, "parameter: name=value or experiment.name=value (repeatable)");
-    run->add_option("--json", run_opt.json_file, "write the run (schema gmlab.run/1.1) to this file");
+    run->add_option("--json", run_opt.json_file, "write the run (schema gmlab.run/1.2) to this file");
     run->add_option("--csv", run_opt.csv_file, "write one row per measured point to this file");
     run->add_option("--html", run_opt.html_file, "write the self-contained HTML report of the run to this file");
     auto *run_device = run->add_option("-d,--device", run_opt.device, "CUDA device ordinal");
@@ -52,6 +52,10 @@ int main(int argc, char **argv) {
     run->add_option("--min-time-ms", run_opt.min_time_ms, "timed milliseconds at least per point (default 10)");
     run->add_option("--memory-fraction", run_opt.memory_fraction, "share of free device memory an experiment may use (default 0.5)");
     run->add_flag("--no-flush-l2", run_opt.no_flush_l2, "do not evict L2 between timed launches");
+    run->add_option("--counters", run_opt.counters,
+                    "hardware counters per point, from one extra untimed launch: auto (where permitted; default), "
+                    "on (exit 2 when they are not available), off")
+        ->check(CLI::IsMember({"auto", "on", "off"}));
     run->add_option("--samples", run_opt.samples,
                     "what --json keeps of each point's launches: summary (default: statistics and deciles) or all (every raw sample too)")
         ->check(CLI::IsMember({"summary", "all"}));

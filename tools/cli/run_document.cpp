@@ -24,7 +24,7 @@ json make_run_document(const json &device, const json &settings, const std::vect
     gmtime_r(&t, &tm);
     char created[32];
     std::strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    json run = {{"schema", "gmlab.run/1.1"},
+    json run = {{"schema", "gmlab.run/1.2"},
                 {"library", {{"name", "gmlab"}, {"version", gm_version()}, {"abi", gm_abi_version()}}},
                 {"command", command},
                 {"created_at", created},

@@ -33,6 +33,9 @@ std::vector<ChartSpec> make_specs() {
         s.x_title = "offset (words)";
         s.prediction = "predicted.efficiency";
         s.prediction_label = "sector model";
+        s.counter = "counters.sectors_per_request_ld";
+        s.counter_model = "predicted.sectors_per_request";
+        s.counter_inverse = true;  // more sectors per request, lower efficiency
         s.explanation = "A warp whose 4-byte words start off a 32-byte boundary touches 5 sectors instead of 4. The guide measured "
                         "about 9/10 of the aligned bandwidth on a V100 rather than 4/5, because neighbouring warps reuse the cached lines. "
                         "The guide's one-word-per-thread kernel often cannot fill DRAM on its own; ilp4 keeps more bytes in flight.";
@@ -44,6 +47,9 @@ std::vector<ChartSpec> make_specs() {
         s.y_log = true;
         s.prediction = "predicted.efficiency";
         s.prediction_label = "sector model";
+        s.counter = "counters.sectors_per_request_ld";
+        s.counter_model = "predicted.sectors_per_request";
+        s.counter_inverse = true;  // more sectors per request, lower efficiency
         s.explanation = "Copying every stride-th word wastes the rest of each 32-byte sector: the useful bandwidth falls as 1/stride "
                         "until every thread needs a sector of its own. DRAM is read in units larger than a sector, so large strides fall "
                         "below the sector model.";
@@ -63,6 +69,8 @@ std::vector<ChartSpec> make_specs() {
         s.y_log = true;
         s.prediction = "predicted.n_way";
         s.prediction_label = "n-way model";
+        s.counter = "counters.wavefronts_per_request_ld";
+        s.counter_model = "predicted.wavefronts";
         s.explanation = "32 banks of 4 bytes serve one word each per pass: odd strides are free, stride 2^k costs 2^k passes, "
                         "a broadcast costs one.";
         add(s);
@@ -290,6 +298,12 @@ double point_field(const json &p, const std::string &field) {
         const std::string k = field.substr(10);
         return p.contains("predicted") && p["predicted"].contains(k) ? p["predicted"][k].get<double>() : NAN;
     }
+    if (field.rfind("counters.", 0) == 0) {
+        const std::string k = field.substr(9);
+        return p.contains("counters") && p["counters"].is_object() && p["counters"].contains(k) && p["counters"][k].is_number()
+                   ? p["counters"][k].get<double>()
+                   : NAN;
+    }
     if (p.contains(field) && p[field].is_number()) return p[field].get<double>();
     if (p.contains("values") && p["values"].contains(field)) return p["values"][field].get<double>();
     return NAN;
@@ -331,8 +345,12 @@ json chart_data(const json &result, const std::string &canvas_id) {
         chart["x_title"] = spec.x_title.empty() ? first["x"].value("name", "x") : spec.x_title;
         std::size_t i = 0;
         for (const json *s : series) {
-            json data = json::array(), lo = json::array(), hi = json::array(), pred = json::array();
+            json data = json::array(), lo = json::array(), hi = json::array(), pred = json::array(), counted = json::array();
             const json &pts = (*s)["points"];
+            // Counters are drawn only for a series that claims they equal its model (its
+            // "agreement" names the counted figure); elsewhere they explain, not confirm.
+            const bool draw_counters = !spec.counter.empty() && (*s).contains("agreement") && (*s)["agreement"].is_object() &&
+                                       (*s)["agreement"].contains(spec.counter.substr(9));
             const double ref_pred = pts.empty() ? NAN : point_field(pts[0], spec.prediction);
             const double ref_y = pts.empty() ? NAN : point_field(pts[0], y_field);
             for (const json &p : pts) {
@@ -349,6 +367,9 @@ json chart_data(const json &result, const std::string &canvas_id) {
                     if (spec.prediction_relative && std::isfinite(v) && ref_pred > 0)
                         v = ref_y * v / ref_pred;
                     if (std::isfinite(v)) pred.push_back({{"x", x}, {"y", v}});
+                    const double c = point_field(p, spec.counter), m = point_field(p, spec.counter_model);
+                    if (draw_counters && std::isfinite(v) && c > 0 && m > 0)
+                        counted.push_back({{"x", x}, {"y", spec.counter_inverse ? v * m / c : v * c / m}});
                 }
             }
             const std::string c = color(i++);
@@ -358,6 +379,9 @@ json chart_data(const json &result, const std::string &canvas_id) {
             if (!pred.empty())
                 datasets.push_back({{"label", (*s)["name"].get<std::string>() + ": " + spec.prediction_label}, {"data", pred},
                                     {"color", c}, {"dashed", true}});
+            if (!counted.empty())
+                datasets.push_back({{"label", (*s)["name"].get<std::string>() + ": hardware counters"}, {"data", counted},
+                                    {"color", c}, {"markers", true}});
         }
         if (!spec.markers.empty() && result.contains("summary")) add_markers(datasets, spec, result["summary"], bytes_x);
         if (bytes_x) chart["x_title"] = chart["x_title"].get<std::string>() + (spec.x_title.empty() ? " (MiB)" : "");

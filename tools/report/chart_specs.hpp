@@ -18,6 +18,14 @@ struct ChartSpec {
     std::string prediction;         // point field drawn dashed beside each series ("" for none)
     bool prediction_relative = true; // scale the prediction to meet the measurement at the first point
     std::string prediction_label;
+    // Hardware counters drawn as markers on the prediction's dashed line: the
+    // counted figure `counter` (e.g. "counters.sectors_per_request_ld") against
+    // the model's figure `counter_model` (e.g. "predicted.sectors_per_request")
+    // moves the dashed line's value by counter / model, or by model / counter
+    // where the prediction falls as the counted figure rises (counter_inverse).
+    // Where the counter equals the model, the marker sits on the line.
+    std::string counter, counter_model;
+    bool counter_inverse = false;
     std::string published_base;     // variant the published and our ratios are taken against
     std::vector<std::string> leave_out;  // series variants not charted (listed in tables instead)
     // Summary values (in the x axis's unit: bytes where x is bytes) marked on a
@@ -40,7 +48,7 @@ nlohmann::json chart_data(const nlohmann::json &result, const std::string &canva
 nlohmann::json published_rows(const nlohmann::json &result);
 
 // The headline value of a point: its series' y field, looked up as
-// gm_result_point_value does (top level, time_ms, values, predicted.*).
+// gm_result_point_value does (top level, time_ms, values, predicted.*, counters.*).
 double point_field(const nlohmann::json &point, const std::string &field);
 
 }  // namespace gmreport

@@ -2,8 +2,11 @@
 
 #include <cmath>
 #include <map>
+#include <set>
+#include <vector>
 
 #include "chart_specs.hpp"
+#include "counter_columns.hpp"
 #include "document.hpp"
 #include "table.hpp"
 
@@ -19,6 +22,11 @@ double relative_spread(const json &p) {
     const double med = t["median"].get<double>();
     return med > 0 ? (t["max"].get<double>() - t["min"].get<double>()) / (2 * med) : 0.0;
 }
+
+// Counters are counts of the same launch on both machines, not timings: they
+// are flagged where they differ by more than this share (DRAM bytes vary a
+// little from run to run; sector and wavefront counts do not).
+constexpr double kCounterTolerance = 0.02;
 
 }  // namespace
 
@@ -44,6 +52,7 @@ json compare_runs(const json &a, const json &b) {
                 continue;
             }
             const std::string field = sa["y"].value("field", "bandwidth_gbs");
+            std::vector<std::pair<const json *, const json *>> pairs;
             for (const json &pa : sa["points"]) {
                 const json *pb = nullptr;
                 for (const json &p : (*sb)["points"])
@@ -52,11 +61,31 @@ json compare_runs(const json &a, const json &b) {
                     ++unmatched;
                     continue;
                 }
+                pairs.emplace_back(&pa, pb);
                 const double va = point_field(pa, field), vb = point_field(*pb, field);
                 const double ratio = va != 0 ? vb / va : NAN;
                 const bool flagged = std::isfinite(ratio) && std::fabs(ratio - 1.0) > relative_spread(pa) + relative_spread(*pb);
                 rows.push_back({{"experiment", exp}, {"series", sa["name"]}, {"x", pa["x"]}, {"x_name", sa["x"].value("name", "x")},
                                 {"field", field}, {"a", va}, {"b", vb}, {"ratio", ratio}, {"flagged", flagged}});
+            }
+            // Then the counters both points have, one field after the other.
+            std::set<std::string> counters;
+            for (const auto &[pa, pb] : pairs)
+                if (pa->contains("counters") && (*pa)["counters"].is_object())
+                    for (auto it = (*pa)["counters"].begin(); it != (*pa)["counters"].end(); ++it)
+                        if (shown_counter(it.key()) && pb->contains("counters") && (*pb)["counters"].contains(it.key()))
+                            counters.insert(it.key());
+            for (const std::string &name : counters) {
+                const std::string cfield = "counters." + name;
+                for (const auto &[pa, pb] : pairs) {
+                    const double va = point_field(*pa, cfield), vb = point_field(*pb, cfield);
+                    if (!std::isfinite(va) || !std::isfinite(vb)) continue;
+                    const double ratio = va != 0 ? vb / va : (vb == 0 ? 1.0 : NAN);
+                    const bool flagged = !std::isfinite(ratio) || std::fabs(ratio - 1.0) > kCounterTolerance;
+                    rows.push_back({{"experiment", exp}, {"series", sa["name"]}, {"x", (*pa)["x"]},
+                                    {"x_name", sa["x"].value("name", "x")}, {"field", cfield}, {"a", va}, {"b", vb},
+                                    {"ratio", ratio}, {"flagged", flagged}, {"counter", true}});
+                }
             }
         }
     }
@@ -70,7 +99,8 @@ void write_compare_text(std::ostream &os, const json &a, const json &b, const js
     os << (markdown ? "# " : "") << "gmlab compare\n" << (markdown ? "\n" : "") << "A: " << who(a) << "\n" << (markdown ? "\n" : "") << "B: " << who(b)
        << "\n";
     os << (markdown ? "\n" : "") << "ratio = B / A of each series' headline value; * where the difference is larger than the spread of "
-          "the repetitions (half the min-max range of A plus that of B).\n";
+          "the repetitions (half the min-max range of A plus that of B). Hardware counters (counters.*), where both runs have them: "
+          "* where they differ by more than 2%.\n";
     if (is_quick(a) || is_quick(b))
         os << (markdown ? "\n**" : "") << (is_quick(a) ? "A" : "B") << (is_quick(a) && is_quick(b) ? " and B are" : " is")
            << " a quick run. " << kQuickNote << (markdown ? "**\n" : "\n");

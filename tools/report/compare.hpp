@@ -8,7 +8,10 @@
 
 namespace gmreport {
 
-// Rows {experiment, series, x, field, a, b, ratio, flagged}; experiments,
+// Rows {experiment, series, x, field, a, b, ratio, flagged}: each series'
+// headline field, then each hardware counter both points have (field
+// "counters.<name>", counter: true; the counters the text tables show);
+// experiments,
 // series and points that only one run has are left out (and counted in
 // "unmatched").
 nlohmann::json compare_runs(const nlohmann::json &a, const nlohmann::json &b);

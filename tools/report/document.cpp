@@ -13,9 +13,14 @@ using nlohmann::json;
 namespace {
 
 // Every /1 minor version is read: a minor version only adds optional fields.
-bool is_run(const std::string &schema) { return schema == "gmlab.run/1" || schema == "gmlab.run/1.1"; }
-bool is_result(const std::string &schema) { return schema == "gmlab.result/1" || schema == "gmlab.result/1.1"; }
-const char *kRun = "gmlab.run/1.1";
+// 1.2 adds the hardware counters.
+bool is_run(const std::string &schema) {
+    return schema == "gmlab.run/1" || schema == "gmlab.run/1.1" || schema == "gmlab.run/1.2";
+}
+bool is_result(const std::string &schema) {
+    return schema == "gmlab.result/1" || schema == "gmlab.result/1.1" || schema == "gmlab.result/1.2";
+}
+const char *kRun = "gmlab.run/1.2";
 
 [[noreturn]] void bad(const std::string &where, const std::string &what) { throw ReportError(where + ": " + what); }
 
@@ -42,7 +47,7 @@ json as_run(const json &doc, const std::string &where) {
         return run;
     }
     if (!is_run(schema))
-        bad(where, "unknown schema version \"" + schema + "\" (this gmlab reads gmlab.run/1, gmlab.run/1.1, gmlab.result/1 and gmlab.result/1.1)");
+        bad(where, "unknown schema version \"" + schema + "\" (this gmlab reads gmlab.run/1, /1.1 and /1.2 and gmlab.result/1, /1.1 and /1.2)");
     if (!doc.contains("device") || !doc["device"].is_object() || !doc["device"].contains("name"))
         bad(where, "the run has no \"device\" block with a name");
     const std::string text = doc.dump();

@@ -78,6 +78,40 @@ void published_table(std::ostringstream &h, const json &r) {
     h << "</table>\n";
 }
 
+// Model against counters: per series, each counted figure the experiment says
+// equals its prediction, and at how many points it did; or why there are no
+// counters.
+void counters_section(std::ostringstream &h, const json &r) {
+    if (!r.contains("counters") || !r["counters"].is_object()) return;  // a document older than 1.2
+    const json &c = r["counters"];
+    if (!c.value("available", false)) {
+        if (c.value("mode", "") != "off")
+            h << "<p class=\"counters\">Hardware counters: not available: " << escape_html(c.value("reason", "")) << "</p>\n";
+        return;
+    }
+    bool any = false;
+    for (const json &s : r["series"]) any |= s.contains("agreement") && s["agreement"].is_object() && !s["agreement"].empty();
+    if (any) {
+        h << "<h3>Model and hardware counters</h3>\n<p>Each counted figure from one more, untimed launch per point, "
+             "against the prediction it should equal. Where the chart has a dashed model line, crosses mark the counters on it.</p>\n"
+             "<table class=\"counters\">\n<tr><th>series</th><th>counted</th><th>predicted</th><th>tolerance</th><th>agreeing points</th></tr>\n";
+        for (const json &s : r["series"]) {
+            if (!s.contains("agreement") || !s["agreement"].is_object()) continue;
+            for (auto it = s["agreement"].begin(); it != s["agreement"].end(); ++it) {
+                const json &a = it.value();
+                const int agreeing = a.value("agreeing", 0), points = a.value("points", 0);
+                h << "<tr" << (agreeing < points ? " class=\"flagged\"" : "") << "><td>" << escape_html(s.value("name", ""))
+                  << "</td><td>" << escape_html(it.key()) << "</td><td>" << escape_html(a.value("prediction", "")) << "</td><td>"
+                  << (a.value("tolerance", 0.0) > 0 ? gmcli::fixed(100 * a.value("tolerance", 0.0), 1) + " %" : "exact") << "</td><td>"
+                  << agreeing << " of " << points << "</td></tr>\n";
+            }
+        }
+        h << "</table>\n";
+    }
+    if (c.contains("errors") && c["errors"].is_array())
+        for (const json &e : c["errors"]) h << "<p class=\"counters\">Counting failed: " << escape_html(e.get<std::string>()) << "</p>\n";
+}
+
 }  // namespace
 
 bool html_available() { return assets::have_chartjs; }
@@ -153,6 +187,7 @@ std::string html_report(const json &run) {
                 h << "<tr><td>" << escape_html(it.key()) << "</td><td>" << cell(it.value().get<double>()) << "</td></tr>\n";
             h << "</table>\n";
         }
+        counters_section(h, r);
         published_table(h, r);
         if (r.contains("notes") && !r["notes"].empty()) {
             h << "<ul class=\"notes\">\n";
@@ -174,7 +209,8 @@ std::string html_compare(const json &a, const json &b, const json &cmp) {
     page_head(h, "gmlab compare: " + who(a) + " vs " + who(b));
     h << "<h1>gmlab compare</h1>\n<p><strong>A</strong>: " << escape_html(who(a)) << "<br><strong>B</strong>: " << escape_html(who(b))
       << "</p>\n<p>B / A for the headline value of every point both runs measured; highlighted where the difference is larger "
-         "than the spread of the repetitions (half the min-max range of A plus that of B).</p>\n";
+         "than the spread of the repetitions (half the min-max range of A plus that of B); hardware counters (counters.*), where "
+         "both runs have them, highlighted where they differ by more than 2%.</p>\n";
     if (is_quick(a) || is_quick(b))
         h << "<p class=\"quick\"><strong>" << (is_quick(a) ? "A" : "B") << (is_quick(a) && is_quick(b) ? " and B are" : " is")
           << " a quick run: " << escape_html(kQuickNote) << "</strong></p>\n";
@@ -182,7 +218,9 @@ std::string html_compare(const json &a, const json &b, const json &cmp) {
     std::map<std::string, std::vector<const json *>> groups;
     std::vector<std::string> order;
     for (const json &row : cmp["rows"]) {
-        const std::string key = row["experiment"].get<std::string>() + " / " + row["series"].get<std::string>();
+        // Each hardware counter of a series gets a chart and table of its own.
+        const std::string key = row["experiment"].get<std::string>() + " / " + row["series"].get<std::string>() +
+                                (row.value("counter", false) ? " (" + row["field"].get<std::string>() + ")" : "");
         if (!groups.count(key)) order.push_back(key);
         groups[key].push_back(&row);
     }

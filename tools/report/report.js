@@ -49,6 +49,11 @@
         pointRadius: 2, borderWidth: 2, showLine: true, fill: false, tension: 0
       };
       if (d.dashed) { ds.borderDash = [6, 4]; ds.pointRadius = 0; ds.borderWidth = 1.5; }
+      // Hardware counters: markers only, on the model's dashed line where they agree with it.
+      if (d.markers) {
+        ds.showLine = false; ds.pointStyle = 'crossRot'; ds.pointRadius = 6; ds.pointBorderWidth = 2;
+        ds.backgroundColor = 'rgba(0,0,0,0)';
+      }
       if (d.band) {
         ds.pointRadius = 0; ds.borderWidth = 0; ds.gmHidden = true;
         if (d.band === 'high') { ds.fill = '-1'; ds.backgroundColor = rgba(d.color, 0.18); }

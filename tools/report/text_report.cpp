@@ -1,9 +1,11 @@
 #include "text_report.hpp"
 
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "chart_specs.hpp"
+#include "counter_columns.hpp"
 #include "document.hpp"
 #include "table.hpp"
 
@@ -49,8 +51,11 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
     if (!r.value("applicable", true)) os << (markdown ? "\n**" : "  ") << "not applicable on this machine (see the notes)" << (markdown ? "**\n" : "\n");
     for (const json &s : r["series"]) {
         heading(os, s["name"].get<std::string>(), 3, markdown);
-        std::set<std::string> predicted, values;
+        std::set<std::string> predicted, values, counters;
         for (const json &p : s["points"]) {
+            if (p.contains("counters") && p["counters"].is_object())
+                for (auto it = p["counters"].begin(); it != p["counters"].end(); ++it)
+                    if (shown_counter(it.key())) counters.insert(it.key());
             if (p.contains("predicted"))
                 for (auto it = p["predicted"].begin(); it != p["predicted"].end(); ++it) predicted.insert(it.key());
             if (p.contains("values"))
@@ -61,6 +66,7 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
         if (bandwidth) headers.insert(headers.end(), {"GB/s", "GB/s min..max", "of peak %", "of memcpy %"});
         for (const auto &k : values) headers.push_back(k);
         for (const auto &k : predicted) headers.push_back("pred. " + k);
+        for (const auto &k : counters) headers.push_back(counter_label(k));
         Table t(headers);
         for (const json &p : s["points"]) {
             const json &tm = p["time_ms"];
@@ -76,9 +82,21 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
             }
             for (const auto &k : values) row.push_back(readable(p.contains("values") ? p["values"].value(k, NAN) : NAN));
             for (const auto &k : predicted) row.push_back(readable(p["predicted"].value(k, NAN)));
+            for (const auto &k : counters) {
+                const bool has = p.contains("counters") && p["counters"].contains(k) && p["counters"][k].is_number();
+                row.push_back(readable(has ? p["counters"][k].get<double>() : NAN));
+            }
             t.add(row);
         }
         emit(os, t, markdown);
+        if (s.contains("agreement") && s["agreement"].is_object() && !s["agreement"].empty()) {
+            std::string line;
+            for (auto it = s["agreement"].begin(); it != s["agreement"].end(); ++it)
+                line += (line.empty() ? "" : ", ") + it.key() + " = pred. " + it.value().value("prediction", "?") + " at " +
+                        std::to_string(it.value().value("agreeing", 0)) + "/" + std::to_string(it.value().value("points", 0)) +
+                        " points";
+            os << (markdown ? "\n" : "    ") << "counters vs model: " << line << "\n";
+        }
         if (s.contains("attributes") && s["attributes"].contains("checks")) {
             Table checks({"check", "capability"});
             for (auto it = s["attributes"]["checks"].begin(); it != s["attributes"]["checks"].end(); ++it)
@@ -102,6 +120,11 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
                    row["published_ratio"].is_number() ? fixed(row["published_ratio"].get<double>(), 2) : "-"});
         emit(os, t, markdown);
     }
+    if (r.contains("counters") && r["counters"].is_object() && !r["counters"].value("available", false) &&
+        r["counters"].value("mode", "") != "off")
+        os << (markdown ? "\n" : "  ") << "hardware counters: not available: " << r["counters"].value("reason", "") << "\n";
+    if (r.contains("counters") && r["counters"].contains("errors"))
+        for (const json &e : r["counters"]["errors"]) os << (markdown ? "\n" : "  ") << "counting failed: " << e.get<std::string>() << "\n";
     if (r.contains("verification")) {
         const json &v = r["verification"];
         os << (markdown ? "\n" : "\n  ") << "verified: " << (v.value("passed", false) ? "yes" : "no") << ", "

@@ -114,8 +114,8 @@ double number(const Found &f, std::string_view key, const std::string &where) {
 }
 
 constexpr std::string_view kPointKeys[] = {"x", "time_ms", "bytes", "bandwidth_gbs", "fraction_of_theoretical",
-                                           "fraction_of_memcpy"};
-enum PointKey { kX, kTime, kBytes, kBandwidth, kFractionTheoretical, kFractionMemcpy };
+                                           "fraction_of_memcpy", "counters"};
+enum PointKey { kX, kTime, kBytes, kBandwidth, kFractionTheoretical, kFractionMemcpy, kCounters };
 constexpr std::string_view kTimeKeys[] = {"median", "min", "max", "mean", "stddev", "n", "samples", "quantiles"};
 enum TimeKey { kMedian, kMin, kMax, kMean, kStddev, kN, kSamples, kQuantiles };
 
@@ -125,8 +125,8 @@ struct CheckedPoint {
     Found time[std::size(kTimeKeys)];
 };
 
-// The same checks as the library's gmlab.result/1 and /1.1 reader (x and the
-// time_ms statistics are numbers), plus the plausibility rules.
+// The same checks as the library's gmlab.result/1, /1.1 and /1.2 reader (x and
+// the time_ms statistics are numbers), plus the plausibility rules.
 CheckedPoint check_point(object p, const std::string &where, const DeviceFacts &dev) {
     Found f[std::size(kPointKeys)];
     pick(p, kPointKeys, f);
@@ -198,6 +198,16 @@ CheckedPoint check_point(object p, const std::string &where, const DeviceFacts &
         const double v = number(f[k], kPointKeys[k], where);
         if (v < 0 || v > 20) reject("implausible", where + "." + std::string(kPointKeys[k]) + ": must be within 0..20");
     }
+    // 1.2: hardware counters (counts, rates and ratios of counts): finite and >= 0.
+    if (f[kCounters].present) {
+        const std::string cw = where + ".counters";
+        for (auto field : as_object(f[kCounters].value, cw)) {
+            double d = 0;
+            const std::string name(field.key);
+            if (field.value.get_double().get(d) != simdjson::SUCCESS) reject("invalid_document", cw + "." + name + ": must be a number");
+            if (!std::isfinite(d) || d < 0) reject("implausible", cw + "." + name + ": must be finite and >= 0");
+        }
+    }
     return out;
 }
 
@@ -224,8 +234,8 @@ void read_result(element r_el, const std::string &where, const DeviceFacts &dev,
     require(!has(r, "device"), where, "must not carry its own device block");
     std::string_view schema;
     require(member(r, "schema", where).get(schema) == simdjson::SUCCESS &&
-                (schema == "gmlab.result/1" || schema == "gmlab.result/1.1"),
-            where + ".schema", "must be \"gmlab.result/1\" or \"gmlab.result/1.1\"");
+                (schema == "gmlab.result/1" || schema == "gmlab.result/1.1" || schema == "gmlab.result/1.2"),
+            where + ".schema", "must be \"gmlab.result/1\", \"gmlab.result/1.1\" or \"gmlab.result/1.2\"");
     bool quick = false;
     if (r.at_key("quick").get(quick) == simdjson::SUCCESS && quick)
         reject("invalid_document", where + ".quick: a quick run (gmlab run --quick) is a smoke check, not measurements; "
@@ -338,8 +348,8 @@ ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits
         const object doc = as_object(root, "document");
         std::string_view schema;
         require(member(doc, "schema", "document").get(schema) == simdjson::SUCCESS &&
-                    (schema == "gmlab.run/1" || schema == "gmlab.run/1.1"),
-                "document.schema", "must be \"gmlab.run/1\" or \"gmlab.run/1.1\"");
+                    (schema == "gmlab.run/1" || schema == "gmlab.run/1.1" || schema == "gmlab.run/1.2"),
+                "document.schema", "must be \"gmlab.run/1\", \"gmlab.run/1.1\" or \"gmlab.run/1.2\"");
         bool quick = false;
         if (doc.at_key("quick").get(quick) == simdjson::SUCCESS && quick)
             reject("invalid_document", "document.quick: a quick run (gmlab run --quick) is a smoke check, not measurements; "

@@ -54,7 +54,8 @@ public sealed class ResultPoint {
   public long Series { get; }
   public long Index { get; }
 
-  /// <summary>Any field the point has: "x", "median_ms", "bandwidth_gbs", "predicted.&lt;name&gt;", ...</summary>
+  /// <summary>Any field the point has: "x", "median_ms", "bandwidth_gbs", "predicted.&lt;name&gt;",
+  /// "counters.&lt;name&gt;", ...</summary>
   public double Value(string field) {
     return result.PointValue(Series, Index, field);
   }
@@ -62,6 +63,12 @@ public sealed class ResultPoint {
   /// <summary>A prediction the experiment makes, such as "sectors_per_request".</summary>
   public double Predicted(string name) {
     return Value(name == null ? null : "predicted." + name);
+  }
+
+  /// <summary>A hardware counter of one more, untimed launch, or a figure derived from
+  /// counters, such as "sectors_per_request_ld" or "dram__bytes_read.sum" (schema 1.2).</summary>
+  public double Counter(string name) {
+    return Value(name == null ? null : "counters." + name);
   }
 
   public double X { get { return Value("x"); } }

@@ -46,6 +46,21 @@ static class ResultFileTests {
   }
 
   [Test]
+  static void CountersOfANewerDocumentAreRead() {
+    // The committed stride_copy result as schema 1.2 writes it: one counter in its first point.
+    string json;
+    using (Result stride = Sources.H200Result("stride_copy")) json = stride.ToJson();
+    json = new Regex("\"predicted\":\\s*\\{").Replace(json, "\"counters\": {\"sectors_per_request_ld\": 4.0}, \"predicted\": {", 1);
+    using (Result newer = Result.FromJson(json)) {
+      ResultPoint first = newer.Series[0].Points[0];
+      Check.Equal(4.0, first.Counter("sectors_per_request_ld"), "counters.sectors_per_request_ld");
+      Check.Equal(4.0, first.Value("counters.sectors_per_request_ld"), "the same through Value");
+      Check.Throws(Status.INVALID_ARGUMENT, "counters.sectors_per_request_ld", () => first.Counter("no_such_counter"),
+                   "an unknown counter names the ones the point has");
+    }
+  }
+
+  [Test]
   static void StrideCopyPredictionsFollowTheSectorModel() {
     using (Result stride = Sources.H200Result("stride_copy")) {
       Check.Equal(6L, stride.SeriesCount(), "stride_copy series (2 kernels x 3 word sizes)");
@@ -108,7 +123,7 @@ static class ResultFileTests {
       using (Result original = Result.FromRunJson(run, i)) {
         string json = original.ToJson();
         string what = "result " + i + " (" + original.Experiment() + ")";
-        Check.Contains("\"schema\":\"gmlab.result/1.1\"", Json.Compact(json), what + " schema");
+        Check.Contains("\"schema\":\"gmlab.result/1.2\"", Json.Compact(json), what + " schema (as written now)");
         using (Result copy = Result.FromJson(json)) {
           Check.Equal(json, copy.ToJson(), what + " ToJson after FromJson");
           Check.Equal(original.Experiment(), copy.Experiment(), what + " experiment");

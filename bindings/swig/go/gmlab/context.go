@@ -60,6 +60,12 @@ func (c *Context) DeviceInfoJSON() (string, error) {
 	return call(c, c.ptr().DeviceInfoJson)
 }
 
+// CountersUnavailableReason says why hardware counters cannot be read on this
+// device and how to enable them; "" when they can (gmlab info says the same).
+func (c *Context) CountersUnavailableReason() (string, error) {
+	return call(c, c.ptr().CountersUnavailableReason)
+}
+
 // KernelResourcesJSON lists the kernels of an experiment with the resources
 // the compiler gave each on this device (registers, static shared, local and
 // constant bytes, largest block), as JSON; "" lists every kernel of the
@@ -70,7 +76,7 @@ func (c *Context) KernelResourcesJSON(experiment string) (string, error) {
 
 // Set changes a measurement setting used by every run on this context:
 // "warmup", "min_repetitions", "max_repetitions", "min_time_ms", "flush_l2"
-// (0 or 1) or "memory_fraction".
+// (0 or 1), "memory_fraction" or "counters" (0 off, 1 on, 2 auto).
 func (c *Context) Set(setting string, value float64) error {
 	return do(c, func() { c.ptr().Set(setting, value) })
 }

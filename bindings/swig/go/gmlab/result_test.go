@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"testing"
 )
 
@@ -237,7 +238,7 @@ func TestResultFromJSONRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(before, after) {
 			t.Errorf("result %d changed on its way through ResultFromJSON", index)
 		}
-		if schema := decodeResult(t, original).Schema; schema != "gmlab.result/1.1" {
+		if schema := decodeResult(t, original).Schema; schema != "gmlab.result/1.2" { // as written now
 			t.Errorf("result %d: schema %q", index, schema)
 		}
 	}
@@ -288,4 +289,26 @@ func TestResultCloseTwiceThenUse(t *testing.T) {
 	requireError(t, err, StatusInvalidArgument, "this Result is closed")
 	_, err = r.ToJSON()
 	requireError(t, err, StatusInvalidArgument, "this Result is closed")
+}
+
+// A result as schema 1.2 writes it (the committed stride_copy result with one
+// counter in its first point) reads "counters.<name>" as any other field.
+func TestResultCountersOfANewerDocument(t *testing.T) {
+	text, err := openCommitted(t, committedIndex(t, "stride_copy")).ToJSON()
+	requireNoError(t, err)
+	first := regexp.MustCompile(`"predicted":\s*\{`).FindStringIndex(text)
+	if first == nil {
+		t.Fatal("the result has no predictions")
+	}
+	text = text[:first[0]] + `"counters": {"sectors_per_request_ld": 4.0}, ` + text[first[0]:]
+	newer, err := ResultFromJSON(text)
+	requireNoError(t, err)
+	defer newer.Close()
+	v, err := newer.PointValue(0, 0, "counters.sectors_per_request_ld")
+	requireNoError(t, err)
+	if v != 4.0 {
+		t.Errorf("counters.sectors_per_request_ld = %v, want 4", v)
+	}
+	_, err = newer.PointValue(0, 0, "counters.no_such_counter")
+	requireError(t, err, StatusInvalidArgument, "counters.sectors_per_request_ld")
 }

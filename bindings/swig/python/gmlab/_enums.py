@@ -46,4 +46,4 @@ class AccessProperty(enum.IntEnum):
 
 
 #: The measurement settings of a context by name (gm_setting), in the header's order.
-SETTINGS = ("warmup", "min_repetitions", "max_repetitions", "min_time_ms", "flush_l2", "memory_fraction")
+SETTINGS = ("warmup", "min_repetitions", "max_repetitions", "min_time_ms", "flush_l2", "memory_fraction", "counters")

@@ -187,6 +187,11 @@ class Context:
         """The device's memory spaces (sizes, caches, persisting-L2 limits, bus, clocks, bandwidth) as a dict."""
         return json.loads(self._live().deviceInfoJson())
 
+    def counters_unavailable_reason(self) -> str:
+        """Why hardware counters (CUPTI range profiler) cannot be read on this device and how to
+        enable them; "" when they can."""
+        return self._live().countersUnavailableReason()
+
     def kernel_resources(self, experiment: "str | None" = None) -> dict:
         """The resources the compiler gave each kernel of an experiment on this device (registers,
         static shared, local and constant bytes, largest block); None for every kernel of the

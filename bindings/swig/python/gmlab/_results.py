@@ -14,10 +14,15 @@ _TIME_FIELDS = (("median", "median_ms"), ("min", "min_ms"), ("max", "max_ms"), (
                 ("stddev", "stddev_ms"), ("n", "repetitions"))
 
 
+# The run document versions read (a minor version only adds optional fields).
+_RUN_SCHEMAS = ("gmlab.run/1", "gmlab.run/1.1", "gmlab.run/1.2")
+
+
 class Point:
     """One measured point: ``x``, ``fields`` (every number by the name
     gm_result_point_value uses: "bandwidth_gbs", "median_ms", "repetitions",
-    a name from the point's values, "predicted.<name>", ...) and ``samples``
+    "p10_ms" .. "p90_ms", a name from the point's values, "predicted.<name>",
+    "counters.<name>", ...) and ``samples``
     (milliseconds per launch; empty where the document left them out)."""
 
     __slots__ = ("x", "fields", "samples")
@@ -43,6 +48,15 @@ class Point:
         for name, value in (p.get("predicted") or {}).items():
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 fields["predicted." + name] = float(value)
+        # Schema 1.1: the deciles of the launch times, as "p10_ms" .. "p90_ms".
+        quantiles = time.get("quantiles")
+        if isinstance(quantiles, list) and len(quantiles) == 9:
+            for k, value in enumerate(quantiles):
+                fields["p%d0_ms" % (k + 1)] = float(value)
+        # Schema 1.2: hardware counters of one more, untimed launch, as "counters.<name>".
+        for name, value in (p.get("counters") or {}).items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                fields["counters." + name] = float(value)
         samples = [float(v) for v in time.get("samples") or []]
         return cls(fields.get("x"), fields, samples)
 
@@ -335,7 +349,7 @@ def loads_run(text: str) -> Run:
     if str(document.get("schema", "")).startswith("gmlab.result/"):
         return Run([Result.from_json(text)], document)
     results_doc = document.get("results")
-    if document.get("schema") != "gmlab.run/1" or not isinstance(results_doc, list):
+    if document.get("schema") not in _RUN_SCHEMAS or not isinstance(results_doc, list):
         _s.Result.runResultCount(text)  # raises the library's error for this document
         raise _errors.InvalidArgumentError("not a gmlab.run/1 document")
     # Each result goes to the library in a run document of its own (with the

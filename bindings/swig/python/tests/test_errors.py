@@ -50,6 +50,7 @@ CLOSED_CONTEXT_CALLS = {
     "device": lambda c: c.device,
     "device_info": lambda c: c.device_info(),
     "kernel_resources": lambda c: c.kernel_resources(),
+    "counters_unavailable_reason": lambda c: c.counters_unavailable_reason(),
     "set": lambda c: c.set("warmup", 1),
     "get": lambda c: c.get("warmup"),
     "settings": lambda c: c.settings,

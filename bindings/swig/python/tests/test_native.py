@@ -16,6 +16,7 @@ ext = native._swiggmlab
 # (wrapped function, arguments after the handle) as the package calls them.
 CONTEXT_CALLS = [
     ("Context_device", ()), ("Context_deviceInfoJson", ()), ("Context_kernelResourcesJson", ("",)),
+    ("Context_countersUnavailableReason", ()),
     ("Context_set", ("warmup", 1.0)), ("Context_get", ("warmup",)), ("Context_synchronize", ()),
     ("Context_run", ("stream", "{}")), ("Context_transpose", (None, None, 37, 50, 4, 4)),
     ("Context_matmul", (None, None, None, 1, 2, 3, 2)),

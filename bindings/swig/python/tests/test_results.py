@@ -66,7 +66,9 @@ def test_series_and_points(run):
     assert s.y == s.values("bandwidth_gbs")
     assert len(s) == len(s.points) > 1
     assert s.points[0]["predicted.sectors_per_request"] == 4
+    # the committed run keeps every sample, and the deciles come with them (the fifth is the median)
     assert len(s.points[0].samples) == s.points[0]["repetitions"]
+    assert s.points[0]["p50_ms"] == pytest.approx(s.points[0]["median_ms"], rel=1e-5)
     assert s.attributes["word_size"] == 4
     with pytest.raises(KeyError, match="bandwidth_gbs"):
         s.points[0]["no_such_field"]
@@ -97,7 +99,7 @@ def test_run_indexing(run):
 def test_result_json_round_trip(run):
     first = run[1]
     doc = first.to_dict()
-    assert doc["schema"] == "gmlab.result/1.1"
+    assert doc["schema"] == "gmlab.result/1.2"  # as written now
     with gmlab.Result.from_json(first.to_json("all")) as again:
         assert again.to_dict() == doc
         assert [s.name for s in again.series] == [s.name for s in first.series]
@@ -194,3 +196,23 @@ def test_to_json_keeps_the_samples_only_when_asked(run):
     assert stride.to_dict()["series"][0]["points"][0]["time_ms"]["samples"] == full["samples"]
     with pytest.raises(ValueError, match="samples must be 'summary' or 'all'"):
         stride.to_json("some")
+
+
+def test_counters_and_deciles_of_a_newer_document(run_file):
+    # A 1.2 run (compact deciles, hardware counters) made from the committed one:
+    # the point reads "counters.<name>" and "p50_ms" as the library does.
+    doc = json.loads(run_file.read_text())
+    doc["schema"] = "gmlab.run/1.2"
+    result = next(r for r in doc["results"] if r["experiment"]["name"] == "stride_copy")
+    result["schema"] = "gmlab.result/1.2"
+    p = result["series"][0]["points"][1]
+    p["time_ms"]["quantiles"] = [p["time_ms"]["median"]] * 9
+    p["counters"] = {"sectors_per_request_ld": 8.0, "dram__bytes_read.sum": 123456.0}
+    with gmlab.loads_run(json.dumps(doc)) as newer:
+        r = newer["stride_copy"]
+        point = r.series[0].points[1]
+        assert point["counters.sectors_per_request_ld"] == 8.0
+        assert point["counters.dram__bytes_read.sum"] == r.point_value(0, 1, "counters.dram__bytes_read.sum") == 123456.0
+        assert point["p50_ms"] == r.point_value(0, 1, "p50_ms") == p["time_ms"]["median"]
+        with pytest.raises(gmlab.InvalidArgumentError, match="counters.sectors_per_request_ld"):
+            r.point_value(0, 1, "counters.no_such_counter")

@@ -122,7 +122,7 @@ class ResultFileTest {
     @Test
     void jsonRoundTripKeepsEverything() {
         try (Result original = resultOf("offset_copy"); Result back = Result.fromJson(original.toJson())) {
-            assertTrue(Expect.compact(original.toJson()).contains("\"schema\":\"gmlab.result/1.1\""));
+            assertTrue(Expect.compact(original.toJson()).contains("\"schema\":\"gmlab.result/1.2\""));  // as written now
             assertEquals(original.toJson(), back.toJson());
             assertEquals("offset_copy", back.experiment());
             assertEquals(original.seriesNames(), back.seriesNames());
@@ -131,6 +131,21 @@ class ResultFileTest {
                 assertArrayEquals(original.values(s, "predicted.sectors_per_request"),
                                   back.values(s, "predicted.sectors_per_request"));
             }
+        }
+    }
+
+    @Test
+    void countersOfANewerDocumentAreRead() {
+        // The committed stride_copy result as schema 1.2 writes it: one counter in its first point.
+        String json;
+        try (Result stride = resultOf("stride_copy")) {
+            json = stride.toJson();
+        }
+        json = json.replaceFirst("\"predicted\":\\s*\\{", "\"counters\": {\"sectors_per_request_ld\": 4.0}, \"predicted\": {");
+        try (Result newer = Result.fromJson(json)) {
+            assertEquals(4.0, newer.pointValue(0, 0, "counters.sectors_per_request_ld"));
+            Expect.error(Status.INVALID_ARGUMENT, "counters.sectors_per_request_ld",
+                         () -> newer.pointValue(0, 0, "counters.no_such_counter"));
         }
     }
 
