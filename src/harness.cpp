@@ -1,6 +1,7 @@
 #include "harness.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <vector>
 
@@ -72,6 +73,19 @@ void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet 
     if (set.empty()) return;
     CounterSession *session = ctx.counter_session();
     if (!session) return;
+    // auto: counting takes at most kAutoCountingShare of the time the
+    // experiment spends otherwise (a count replays the kernel once per pass and
+    // costs 8..80 ms, more than timing most points). The points counted spread
+    // over the sweep; the first is always counted. on: every point.
+    if (ctx.settings.counters == CounterMode::Auto) {
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - out.measuring_since).count();
+        const double counting = session->seconds() - out.counter_seconds_before;
+        if (counting > kAutoCountingShare * (elapsed - counting)) {
+            ++out.counter_points_skipped;
+            return;
+        }
+    }
     cudaStream_t stream = ctx.stream();
     std::map<std::string, double> values;
     try {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -75,6 +76,12 @@ struct Result {
     std::vector<std::string> counter_errors;
     int counter_passes = 0;
     double counter_seconds = 0;
+    // counters = auto counts within a time budget (harness.hpp): when the
+    // experiment began, the session's counting time then, the points left
+    // uncounted for the budget.
+    std::chrono::steady_clock::time_point measuring_since{};
+    double counter_seconds_before = 0;
+    int counter_points_skipped = 0;
 
     // Records that n more elements matched their host reference.
     void verified(std::uint64_t n, const std::string &method, double max_abs_error = 0);

@@ -71,6 +71,30 @@ TEST_F(CountersTest, CountsThroughTheCApiAndLeaveTimingAlone) {
     gm_result_destroy(r);
 }
 
+// auto counts within a fifth of the experiment's other time: the first point
+// always, then only while the budget allows; what was counted still agrees.
+TEST_F(CountersTest, AutoCountsWithinItsShareOfTheTime) {
+    ASSERT_EQ(gm_context_set(ctx, GM_SETTING_COUNTERS, GM_COUNTERS_AUTO), GM_OK);
+    ASSERT_EQ(gm_context_set(ctx, GM_SETTING_MIN_TIME_MS, 2), GM_OK);
+    const auto doc = run("offset_copy", R"({"offsets": "0..32", "word_sizes": [4], "elements": 1048576})");
+    ASSERT_TRUE(doc["counters"]["available"].get<bool>()) << doc["counters"].dump();
+    EXPECT_EQ(doc["counters"]["mode"], "auto");
+    EXPECT_TRUE(doc["series"][0]["points"][0].contains("counters")) << "the first point is always counted";
+    int points = 0, counted = 0;
+    for (const auto &s : doc["series"]) {
+        for (const auto &p : s["points"]) {
+            ++points;
+            if (!p.contains("counters")) continue;
+            ++counted;
+            EXPECT_EQ(p["counters"]["sectors_per_request_ld"].get<double>(), p["predicted"]["sectors_per_request"].get<double>());
+        }
+    }
+    ASSERT_GE(points, 33);
+    // A count (three replay passes) costs far more than timing a 2 ms point.
+    EXPECT_LT(counted, points);
+    EXPECT_EQ(doc["counters"]["points_skipped"].get<int>(), points - counted);
+}
+
 TEST_F(CountersTest, OffMeansNoCountersAndAReason) {
     ASSERT_EQ(gm_context_set(ctx, GM_SETTING_COUNTERS, GM_COUNTERS_OFF), GM_OK);
     const auto doc = run("offset_copy", R"({"offsets": [0, 1], "word_sizes": [4], "elements": 65536})");

@@ -53,8 +53,9 @@ int main(int argc, char **argv) {
     run->add_option("--memory-fraction", run_opt.memory_fraction, "share of free device memory an experiment may use (default 0.5)");
     run->add_flag("--no-flush-l2", run_opt.no_flush_l2, "do not evict L2 between timed launches");
     run->add_option("--counters", run_opt.counters,
-                    "hardware counters per point, from one extra untimed launch: auto (where permitted; default), "
-                    "on (exit 2 when they are not available), off")
+                    "hardware counters from one extra untimed launch per point: auto (where permitted, default; "
+                    "points are counted while counting adds at most a fifth to each experiment), on (every point; exit 2 "
+                    "when counters are not available), off")
         ->check(CLI::IsMember({"auto", "on", "off"}));
     run->add_option("--samples", run_opt.samples,
                     "what --json keeps of each point's launches: summary (default: statistics and deciles) or all (every raw sample too)")

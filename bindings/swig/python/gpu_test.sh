@@ -65,7 +65,8 @@ fi
 
 PY=${PYTHON:-python3}
 BUILD=${GM_BUILD_DIR:-build-python-gpu}
-OUT=${OUT:-$ROOT/$BUILD/gpu-out}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac  # absolute from here on
+OUT=${OUT:-$BUILD/gpu-out}
 mkdir -p "$OUT"
 fail() { echo "gpu_test.sh: $*" >&2; exit 1; }
 
@@ -98,7 +99,7 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITEC
       "${opts[@]}" >"$OUT/configure.log" 2>&1 || { tail -20 "$OUT/configure.log"; fail "configure failed ($OUT/configure.log)"; }
 cmake --build "$BUILD" >"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; fail "build failed ($OUT/build.log)"; }
 
-export PYTHONPATH=$ROOT/$BUILD/bindings/python GMLAB_SOURCE_DIR=$ROOT PYTHONDONTWRITEBYTECODE=1 MPLBACKEND=Agg
+export PYTHONPATH=$BUILD/bindings/python GMLAB_SOURCE_DIR=$ROOT PYTHONDONTWRITEBYTECODE=1 MPLBACKEND=Agg
 status=0
 
 echo "== pytest (every test; the GPU tests must run)"
@@ -114,7 +115,7 @@ else
 fi
 
 echo "== pip install and wheel"
-cmake -DPYTHON="$(command -v "$PY")" -DPROJECT_DIR="$ROOT/$BUILD/bindings/python" -DWORK_DIR="$ROOT/$BUILD/python-install-test" \
+cmake -DPYTHON="$(command -v "$PY")" -DPROJECT_DIR="$BUILD/bindings/python" -DWORK_DIR="$BUILD/python-install-test" \
       -P "$SRC/check_install.cmake" >"$OUT/install.log" 2>&1 || status=1
 tail -3 "$OUT/install.log"
 

@@ -175,8 +175,10 @@ def test_copy_strided(ctx):
 
 def test_settings(ctx):
     assert set(ctx.settings) == set(gmlab.SETTINGS)
-    ctx.set("min_repetitions", 7)
-    assert ctx.get("min_repetitions") == 7
+    ctx.set("min_repetitions", 2)
+    assert ctx.get("min_repetitions") == 2
+    with pytest.raises(gmlab.InvalidArgumentError, match="must not exceed max_repetitions"):
+        ctx.set("min_repetitions", ctx.get("max_repetitions") + 1)
     with pytest.raises(gmlab.InvalidArgumentError):
         ctx.set("no_such_setting", 1)
     with pytest.raises(gmlab.InvalidArgumentError):
