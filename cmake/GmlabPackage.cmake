@@ -23,9 +23,12 @@ set(CPACK_GENERATOR "TGZ;DEB")
 set(CPACK_SOURCE_GENERATOR "")
 set(CPACK_PACKAGE_FILE_NAME "gmlab-${PROJECT_VERSION}-Linux-${CMAKE_SYSTEM_PROCESSOR}")
 set(CPACK_COMPONENTS_ALL runtime development)
-# One package each holding both components (not one per component).
-set(CPACK_ARCHIVE_COMPONENT_INSTALL OFF)
-set(CPACK_DEB_COMPONENT_INSTALL OFF)
+# One package each holding both components, and only those: a build tree with
+# the server or the bindings installs them too, under other components.
+set(CPACK_ARCHIVE_COMPONENT_INSTALL ON)
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_GROUPING ALL_COMPONENTS_IN_ONE)
+set(CPACK_PROJECT_CONFIG_FILE ${CMAKE_CURRENT_LIST_DIR}/GmlabCPackOptions.cmake)
 set(CPACK_STRIP_FILES ON)
 
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)

@@ -430,6 +430,14 @@ struct gm_result {};
         if (gmb::failed_last(gm_result_to_json(&out, $self))) return "";
         return gmb::take(out);
     }
+    /* The same document with every raw sample kept (GM_SAMPLES_ALL), as
+       `gmlab run --samples all` writes it. */
+    std::string toJsonWithSamples() {
+        if (gmb::closed($self, "Result")) return "";
+        char *out = nullptr;
+        if (gmb::failed_last(gm_result_to_json_samples(&out, $self, GM_SAMPLES_ALL))) return "";
+        return gmb::take(out);
+    }
     std::string resultExperiment() {
         if (gmb::closed($self, "Result")) return "";
         return gm_result_experiment($self);

@@ -136,7 +136,7 @@ static class ResultFileTests {
       }
     }
     Check.Throws(Status.INVALID_ARGUMENT, "not valid JSON", () => Result.FromJson("not json"), "FromJson(not json)");
-    Check.Throws(Status.INVALID_ARGUMENT, "not a gmlab.result/1 document",
+    Check.Throws(Status.INVALID_ARGUMENT, "not a gmlab.result/1",
                  () => Result.FromJson("{\"schema\": \"gmlab.result/1\"}"), "FromJson of a document without its fields");
   }
 }

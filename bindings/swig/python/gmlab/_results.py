@@ -172,13 +172,19 @@ class Result:
         """The experiment's registry name."""
         return self._live().experiment()
 
-    def to_json(self) -> str:
-        """The gmlab.result/1 document (docs/result-schema.md)."""
-        return self._live().toJson()
+    def to_json(self, samples: str = "summary") -> str:
+        """The gmlab.result/1.1 document (docs/result-schema.md): with samples="summary" each
+        point's statistics and deciles, with samples="all" every raw sample the result holds too."""
+        if samples == "summary":
+            return self._live().toJson()
+        if samples == "all":
+            return self._live().toJsonWithSamples()
+        raise ValueError("samples must be 'summary' or 'all', got %r" % (samples,))
 
-    def to_dict(self) -> dict:
-        """The gmlab.result/1 document as a dict (a fresh copy each call)."""
-        return json.loads(self.to_json())
+    def to_dict(self, samples: str = "all") -> dict:
+        """The document as a dict (a fresh copy each call); by default with every raw sample the
+        result holds, so that nothing read from a saved run is lost (see to_json)."""
+        return json.loads(self.to_json(samples))
 
     def _document(self):
         self._live()

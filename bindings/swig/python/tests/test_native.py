@@ -31,7 +31,7 @@ BUFFER_CALLS = [
     ("Buffer_downloadBytes", (0, bytearray(4))), ("Buffer_downloadBytes", (0, np.zeros(3, np.float64))),
 ]
 RESULT_CALLS = [
-    ("Result_toJson", ()), ("Result_experiment", ()), ("Result_seriesCount", ()), ("Result_seriesName", (0,)),
+    ("Result_toJson", ()), ("Result_toJsonWithSamples", ()), ("Result_experiment", ()), ("Result_seriesCount", ()), ("Result_seriesName", (0,)),
     ("Result_pointCount", (0,)), ("Result_pointValue", (0, 0, "x")), ("Result_summaryValue", ("x",)),
 ]
 

@@ -66,8 +66,8 @@ def test_series_and_points(run):
     assert s.y == s.values("bandwidth_gbs")
     assert len(s) == len(s.points) > 1
     assert s.points[0]["predicted.sectors_per_request"] == 4
-    # compact documents: the deciles stand for the samples (the fifth is the median)
-    assert s.points[0].samples == []
+    # the committed run keeps every sample, and the deciles come with them (the fifth is the median)
+    assert len(s.points[0].samples) == s.points[0]["repetitions"]
     assert s.points[0]["p50_ms"] == pytest.approx(s.points[0]["median_ms"], rel=1e-5)
     assert s.attributes["word_size"] == 4
     with pytest.raises(KeyError, match="bandwidth_gbs"):
@@ -100,7 +100,7 @@ def test_result_json_round_trip(run):
     first = run[1]
     doc = first.to_dict()
     assert doc["schema"] == "gmlab.result/1.2"  # as written now
-    with gmlab.Result.from_json(first.to_json()) as again:
+    with gmlab.Result.from_json(first.to_json("all")) as again:
         assert again.to_dict() == doc
         assert [s.name for s in again.series] == [s.name for s in first.series]
     # a result document loads as a run of one
@@ -185,6 +185,17 @@ def test_point_value_errors(run):
         r.point_value("0", 0, "x")
     with pytest.raises(TypeError, match="field must be a str"):
         r.point_value(0, 0, None)
+
+
+def test_to_json_keeps_the_samples_only_when_asked(run):
+    stride = run["stride_copy"]
+    compact = json.loads(stride.to_json())["series"][0]["points"][0]["time_ms"]
+    full = json.loads(stride.to_json("all"))["series"][0]["points"][0]["time_ms"]
+    assert "samples" not in compact and len(compact["quantiles"]) == 9
+    assert len(full["samples"]) == full["n"] == compact["n"]
+    assert stride.to_dict()["series"][0]["points"][0]["time_ms"]["samples"] == full["samples"]
+    with pytest.raises(ValueError, match="samples must be 'summary' or 'all'"):
+        stride.to_json("some")
 
 
 def test_counters_and_deciles_of_a_newer_document(run_file):
