@@ -80,6 +80,7 @@ json counters_json(const Result &r) {
     if (r.counters_available) {
         c["passes"] = r.counter_passes;
         c["seconds"] = r.counter_seconds;
+        c["launch_seconds"] = r.counter_launch_seconds;
     }
     if (!r.counter_errors.empty()) c["errors"] = r.counter_errors;
     return c;

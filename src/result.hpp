@@ -74,7 +74,7 @@ struct Result {
     std::string counters_reason, counters_chip;
     std::vector<std::string> counter_errors;
     int counter_passes = 0;
-    double counter_seconds = 0;
+    double counter_seconds = 0, counter_launch_seconds = 0;
 
     // Records that n more elements matched their host reference.
     void verified(std::uint64_t n, const std::string &method, double max_abs_error = 0);

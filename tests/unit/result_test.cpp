@@ -54,6 +54,7 @@ Result sample() {
     r.counters_chip = "GH100";
     r.counter_passes = 1;
     r.counter_seconds = 0.01;
+    r.counter_launch_seconds = 0.002;
     r.started_at = utc_now();
     r.finished_at = utc_now();
     return r;
