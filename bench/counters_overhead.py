@@ -17,8 +17,8 @@ import sys
 def main():
     off, on = (json.load(open(p)) for p in sys.argv[1:3])
     by_name = {r["experiment"]["name"]: r for r in off["results"]}
-    print("| experiment | points | counted points | counting s | model_agreement | timed median with / without counters |")
-    print("|---|---|---|---|---|---|")
+    print("| experiment | points | counted points | counting s | of which launches s | model_agreement | timed median with / without counters |")
+    print("|---|---|---|---|---|---|---|")
     total_s = 0.0
     all_ratios = []
     for b in on["results"]:
@@ -37,11 +37,13 @@ def main():
         c = b.get("counters", {})
         total_s += c.get("seconds", 0.0)
         agreement = b.get("summary", {}).get("model_agreement")
+        launches = c.get("launch_seconds")
         print(f"| {name} | {points} | {counted} | {c.get('seconds', 0.0):.2f} | "
+              f"{'-' if launches is None else f'{launches:.2f}'} | "
               f"{'-' if agreement is None else f'{agreement:.3f}'} | {ratios[len(ratios) // 2]:.3f} |" if ratios else
-              f"| {name} | {points} | {counted} | {c.get('seconds', 0.0):.2f} | - | - |")
+              f"| {name} | {points} | {counted} | {c.get('seconds', 0.0):.2f} | - | - | - |")
         for e in c.get("errors", [])[:2]:
-            print(f"|   counting failed: {e[:200]} | | | | | |")
+            print(f"|   counting failed: {e[:200]} | | | | | | |")
     first = on["results"][0].get("counters", {}) if on["results"] else {}
     print(f"\ncounters available: {first.get('available')}; reason: {first.get('reason', '-')}")
     print(f"seconds spent counting, all experiments: {total_s:.1f}")

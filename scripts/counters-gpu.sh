@@ -9,7 +9,8 @@
 #      overhead of counting; both documents come back for the report),
 #   4. --counters on under another profiler (must exit 2 with the reason) and
 #      --counters auto there (must complete, saying why counters are missing),
-#   5. compute-sanitizer memcheck on a counted experiment,
+#   5. compute-sanitizer memcheck on a run with --counters auto (the sanitizer
+#      is itself a CUPTI client, so there the run says why counters are missing),
 #   6. the remaining GPU tests (ctest -L gpu), with the time that is left.
 # At most eight files come back from $OUT: log lines go to stdout, the rest
 # to $OUT (and the small logs into $OUT/logs.tar.gz).
@@ -89,7 +90,7 @@ if command -v ncu >/dev/null && [ "$(left)" -gt 60 ]; then
   python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results'][0]['counters']; print('counters:', json.dumps(r)[:400])" "$L/under-ncu-auto.json"
 fi
 
-stage "5. compute-sanitizer memcheck, counted"
+stage "5. compute-sanitizer memcheck, --counters auto"
 if [ "$(left)" -gt 50 ]; then
   timeout 45 compute-sanitizer --tool memcheck --error-exitcode 9 "$G" run offset_copy --set elements=262144 --set offsets=0,1,31 \
     --set word_sizes=4 "${quick[@]}" --counters auto --json "$L/memcheck.json" > "$L/memcheck.txt" 2>&1

@@ -635,8 +635,18 @@ std::map<std::string, double> CounterSession::count(const std::vector<std::strin
                                                     const std::function<int()> &prepare) {
     if (!impl_->api) fail(GM_ERROR_NOT_SUPPORTED, "counters are not available");
     const auto t0 = std::chrono::steady_clock::now();
+    // The time in the experiment's own work, apart from the profiler's.
+    auto timed = [this](const std::function<int()> &f) -> std::function<int()> {
+        if (!f) return f;
+        return [this, &f]() {
+            const auto s = std::chrono::steady_clock::now();
+            const int rc = f();
+            launch_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count();
+            return rc;
+        };
+    };
     try {
-        auto out = impl_->count(metrics, run, prepare, &last_passes_);
+        auto out = impl_->count(metrics, timed(run), timed(prepare), &last_passes_);
         seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return out;
     } catch (...) {

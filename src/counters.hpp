@@ -127,16 +127,18 @@ public:
     std::map<std::string, double> count(const std::vector<std::string> &metrics, const std::function<int()> &run,
                                         const std::function<int()> &prepare = {});
 
-    // Passes the last count needed, and the seconds spent counting so far.
+    // Passes the last count needed, the seconds spent counting so far, and of
+    // those the seconds in `run` and `prepare` (the rest is the profiler's own).
     std::size_t last_passes() const { return last_passes_; }
     double seconds() const { return seconds_; }
+    double launch_seconds() const { return launch_seconds_; }
 
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
     CounterAvailability availability_;
     std::size_t last_passes_ = 0;
-    double seconds_ = 0;
+    double seconds_ = 0, launch_seconds_ = 0;
 };
 
 // The counters of one point: the metrics, the derived figures, and whether

@@ -154,10 +154,14 @@ Result run_experiment(ContextState &ctx, const std::string &name, const json &gi
     }
     CounterSession *session = ctx.counter_session();
     r.counter_seconds_before = session ? session->seconds() : 0.0;
+    const double launched_before = session ? session->launch_seconds() : 0.0;
     r.measuring_since = std::chrono::steady_clock::now();
     ctx.reset_peak();
     e.run(ctx, params, r);
-    if (session) r.counter_seconds = session->seconds() - r.counter_seconds_before;
+    if (session) {
+        r.counter_seconds = session->seconds() - r.counter_seconds_before;
+        r.counter_launch_seconds = session->launch_seconds() - launched_before;
+    }
     r.device_bytes_allocated = ctx.peak_bytes();
     if (r.applicable && !r.verification.passed)
         fail(GM_ERROR_INTERNAL, e.name + " finished without verifying its output");

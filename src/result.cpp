@@ -80,6 +80,7 @@ json counters_json(const Result &r) {
     if (r.counters_available) {
         c["passes"] = r.counter_passes;
         c["seconds"] = r.counter_seconds;
+        c["launch_seconds"] = r.counter_launch_seconds;
         // auto: the points left uncounted to keep counting within its share of the time.
         c["points_skipped"] = r.counter_points_skipped;
     }

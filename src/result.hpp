@@ -75,7 +75,7 @@ struct Result {
     std::string counters_reason, counters_chip;
     std::vector<std::string> counter_errors;
     int counter_passes = 0;
-    double counter_seconds = 0;
+    double counter_seconds = 0, counter_launch_seconds = 0;
     // counters = auto counts within a time budget (harness.hpp): when the
     // experiment began, the session's counting time then, the points left
     // uncounted for the budget.

@@ -2,8 +2,10 @@
 // user meets (no CUPTI, no permission, an unsupported device, another profiler)
 // produce a result that says why, and the arithmetic of derived figures and
 // agreement.
+#include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -94,12 +96,20 @@ TEST(Counters, CountsThroughTheTableAndRunsEachPassAfterItsPreparation) {
     ASSERT_TRUE(s.availability(ok_probe).available);
     EXPECT_EQ(s.availability(ok_probe).chip, "FAKE100");
     int runs = 0, prepared = 0;
-    auto v = s.count({"a.sum", "b.sum"}, [&] { ++runs; return 0; }, [&] { ++prepared; return 0; });
+    const double launched_before = s.launch_seconds();
+    auto v = s.count({"a.sum", "b.sum"}, [&] {
+        ++runs;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a launch that takes time
+        return 0;
+    }, [&] { ++prepared; return 0; });
     EXPECT_EQ(runs, 1);
     EXPECT_EQ(prepared, 1);
     EXPECT_EQ(s.last_passes(), 1u);
     EXPECT_EQ(v.at("a.sum"), 42);
     EXPECT_EQ(v.at("b.sum"), 42);
+    // The launch's time is counted as the experiment's, apart from the profiler's.
+    EXPECT_GE(s.launch_seconds() - launched_before, 0.019);
+    EXPECT_LE(s.launch_seconds(), s.seconds());
 }
 
 TEST(Counters, AnUnknownMetricFailsTheCountNamingTheMetrics) {

@@ -54,6 +54,7 @@ Result sample() {
     r.counters_chip = "GH100";
     r.counter_passes = 1;
     r.counter_seconds = 0.01;
+    r.counter_launch_seconds = 0.002;
     r.started_at = utc_now();
     r.finished_at = utc_now();
     return r;
@@ -168,4 +169,15 @@ TEST(ResultDocument, PointValueReadsTheDeciles) {
     EXPECT_DOUBLE_EQ(point_value(doc, 0, 0, "p10_ms"), 0.0102);
     EXPECT_DOUBLE_EQ(point_value(doc, 0, 1, "p90_ms"), 0.0236);
     EXPECT_THROW(point_value(doc, 0, 0, "p95_ms"), Error);
+}
+
+// The CSV has a column per counter (schema 1.2), after the predictions.
+TEST(ResultDocument, CsvCarriesTheCounters) {
+    const std::string csv = gmcli::results_csv({to_json(sample())});
+    const std::string header = csv.substr(0, csv.find('\n'));
+    EXPECT_NE(header.find(",predicted_sectors_per_request,"), std::string::npos) << header;
+    EXPECT_NE(header.find(",counters_sectors_per_request_ld"), std::string::npos) << header;
+    EXPECT_NE(header.find(",counters_l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), std::string::npos) << header;
+    // Stride 2: 8 sectors per request counted.
+    EXPECT_NE(csv.find(",8\n"), std::string::npos) << csv;
 }

@@ -55,15 +55,20 @@ std::string num(const json &v) {
 
 std::string results_csv(const std::vector<json> &results) {
     // Prediction columns: the union of every point's predictions, in name order.
-    std::set<std::string> predicted;
+    // Then the hardware counters (schema 1.2) the same way, as "counters_<name>".
+    std::set<std::string> predicted, counters;
     for (const json &r : results)
         for (const json &s : r["series"])
-            for (const json &p : s["points"])
+            for (const json &p : s["points"]) {
                 if (p.contains("predicted"))
                     for (auto it = p["predicted"].begin(); it != p["predicted"].end(); ++it) predicted.insert(it.key());
+                if (p.contains("counters") && p["counters"].is_object())
+                    for (auto it = p["counters"].begin(); it != p["counters"].end(); ++it) counters.insert(it.key());
+            }
     std::string out = "experiment,series,variant,x_name,x,bytes,median_ms,min_ms,max_ms,mean_ms,stddev_ms,n,"
                       "bandwidth_gbs,fraction_of_theoretical,fraction_of_memcpy";
     for (const auto &k : predicted) out += ",predicted_" + k;
+    for (const auto &k : counters) out += "," + csv_cell("counters_" + k);
     out += "\n";
     for (const json &r : results) {
         for (const json &s : r["series"]) {
@@ -77,6 +82,8 @@ std::string results_csv(const std::vector<json> &results) {
                        num(p.value("fraction_of_theoretical", json())) + "," + num(p.value("fraction_of_memcpy", json()));
                 for (const auto &k : predicted)
                     out += "," + (p.contains("predicted") ? num(p["predicted"].value(k, json())) : std::string());
+                for (const auto &k : counters)
+                    out += "," + (p.contains("counters") && p["counters"].is_object() ? num(p["counters"].value(k, json())) : std::string());
                 out += "\n";
             }
         }

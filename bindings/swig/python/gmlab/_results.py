@@ -173,7 +173,7 @@ class Result:
         return self._live().experiment()
 
     def to_json(self, samples: str = "summary") -> str:
-        """The gmlab.result/1.1 document (docs/result-schema.md): with samples="summary" each
+        """The gmlab.result/1.2 document (docs/result-schema.md): with samples="summary" each
         point's statistics and deciles, with samples="all" every raw sample the result holds too."""
         if samples == "summary":
             return self._live().toJson()
