@@ -114,7 +114,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # A terminal, answered "n": the exact document was shown, nothing sent, exit 7.
     rc, out, tty = contribute_on_tty(["--run", run_path], base, "n")
     check("refused_exit_7", rc == 7, (rc, tty[-500:]))
-    check("refused_showed_document", '"submission_id"' in out and '"schema": "gmlab.run/1"' in out, out[:300])
+    check("refused_showed_document", '"submission_id"' in out and '"schema": "gmlab.run/1' in out, out[:300])
     check("refused_showed_no_uuid", '"uuid"' not in out and '"pci_bus_id"' not in out)
     check("refused_nothing_sent", len(srv.requests) == 0, len(srv.requests))
     check("refused_says_where_kept", run_path in tty, tty[-300:])

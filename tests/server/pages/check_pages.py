@@ -194,8 +194,9 @@ def scaled(run, f):
                 t = p["time_ms"]
                 for k in ("median", "min", "max", "mean", "stddev"):
                     t[k] /= f
-                if "samples" in t:
-                    t["samples"] = [v / f for v in t["samples"]]
+                for k in ("samples", "quantiles"):
+                    if k in t:
+                        t[k] = [v / f for v in t[k]]
     return run
 
 

@@ -340,7 +340,9 @@ int main(int argc, char **argv) {
         {
             std::vector<std::string> seen;
             for (const json &row : cmp["rows"]) {
-                const std::string k = row["experiment"].get<std::string>() + "/" + row["series"].get<std::string>();
+                // Each hardware counter of a series is a chart of its own.
+                const std::string k = row["experiment"].get<std::string>() + "/" + row["series"].get<std::string>() +
+                                      (row.value("counter", false) ? "/" + row["field"].get<std::string>() : "");
                 if (std::find(seen.begin(), seen.end(), k) == seen.end()) seen.push_back(k);
             }
             groups = seen.size();

@@ -68,10 +68,13 @@ static class ResultFileTests {
         Match words = Regex.Match(series.Name, @"^(guide|ilp4), (\d+)-byte words$");
         Check.True(words.Success, "series name <" + series.Name + "> says kernel and word size");
         int wordBytes = int.Parse(words.Groups[2].Value);
-        Check.Equal(32, series.Points.Count, series.Name + " points");
+        // The standard sweep: 1..8, then every 2nd to 16 and every 4th to 32.
+        Check.Equal(16, series.Points.Count, series.Name + " points");
+        Check.Equal(1.0, series.Points[0].X, series.Name + ": the first stride");
+        Check.Equal(32.0, series.Points[series.Points.Count - 1].X, series.Name + ": the last stride");
         foreach (ResultPoint point in series.Points) {
           string at = series.Name + ", stride " + point.X;
-          Check.Equal((double)(point.Index + 1), point.X, at + ": strides run 1..32");
+          if (point.Index > 0) Check.True(point.X > series.Points[(int)point.Index - 1].X, at + ": strides rise");
           Check.True(point.BandwidthGbs > 0, at + ": bandwidth_gbs > 0");
           // A warp's 32 words span wordBytes x stride 32-byte sectors, at most one per thread.
           double sectors = Math.Min(32, wordBytes * point.X);
@@ -81,8 +84,9 @@ static class ResultFileTests {
       }
       // Measured bandwidth falls with the stride, as the guide says.
       var guide4 = stride.Series[0].Points;
-      Check.True(guide4[31].BandwidthGbs < guide4[0].BandwidthGbs / 4,
-                 "stride 32 is far slower than stride 1 (" + guide4[31].BandwidthGbs + " vs " + guide4[0].BandwidthGbs + " GB/s)");
+      var last = guide4[guide4.Count - 1];
+      Check.True(last.BandwidthGbs < guide4[0].BandwidthGbs / 4,
+                 "stride 32 is far slower than stride 1 (" + last.BandwidthGbs + " vs " + guide4[0].BandwidthGbs + " GB/s)");
     }
   }
 
