@@ -116,8 +116,7 @@ std::vector<std::string> experiments_of(const std::string &document) {
 
 class Api {
 public:
-    Api(Storage &s, const ServerConfig &c)
-        : storage_(s), config_(c), writes_(c.write_rate, c.write_burst), reads_(c.read_rate, c.read_burst) {}
+    Api(Storage &s, const ServerConfig &c) : storage_(s), config_(c) {}
 
     void install(httplib::Server &server) {
         server.set_payload_max_length(config_.max_body_bytes);
@@ -164,14 +163,21 @@ public:
 
 private:
     // Token buckets per client: POST and DELETE draw on the write bucket,
-    // everything else on the read bucket.
+    // everything else on the read bucket. The storage keeps them, so that
+    // replicas on one database share them.
     bool limit(const httplib::Request &req, httplib::Response &res) {
         const std::string client = client_address(
             req.remote_addr, req.has_header("X-Forwarded-For") ? req.get_header_value("X-Forwarded-For") : "",
             config_.trusted_proxies);
         const bool write = req.method == "POST" || req.method == "DELETE";
+        const double rate = write ? config_.write_rate : config_.read_rate;
+        const double burst = write ? config_.write_burst : config_.read_burst;
         int retry = 1;
-        if ((write ? writes_ : reads_).allow(client, &retry)) return true;
+        try {
+            if (rate <= 0 || storage_.take_token(client, write, rate, burst, &retry)) return true;
+        } catch (const std::exception &) {
+            return true;  // the database is unreachable: the handler reports that itself
+        }
         res.set_header("Retry-After", std::to_string(retry));
         send_error(res, 429, "rate_limited",
                    std::string("too many ") + (write ? "writes" : "reads") + " from " + client + "; retry after " +
@@ -311,39 +317,17 @@ private:
     }
 
     // A GPU model's distribution for one experiment, with "uploads" added;
-    // null when there are no points. Aggregating reads every point of every
-    // upload of the model, so the result is kept until this process stores or
-    // deletes an upload of that model (one server process per database).
+    // null when there are no points. The storage keeps it up to date as
+    // uploads are stored and deleted (by any process on the database): this
+    // reads it, and never aggregates the model's uploads.
     json cached_aggregate(const std::string &key, const std::string &name) {
-        std::uint64_t generation;
-        {
-            std::lock_guard<std::mutex> lock(cache_mu_);
-            generation = generation_[key];
-            auto it = cache_.find({key, name});
-            if (it != cache_.end() && it->second.first == generation) return it->second.second;
-        }
-        json out;
-        {
-            Aggregator a;
-            bool any = false;
-            storage_.for_each_point(key, name, [&](const PointRow &r) {
-                a.add(r);
-                any = true;
-            });
-            if (any) out = a.result();
-        }
-        // The values of a popular model take megabytes: give them back.
-        malloc_trim(0);
-        std::lock_guard<std::mutex> lock(cache_mu_);
-        if (cache_.size() >= 4096) cache_.clear();
-        cache_[{key, name}] = {generation, out};
-        return out;
+        const std::optional<std::string> text = storage_.aggregate(key, name);
+        return text ? json::parse(*text) : json();
     }
 
-    void changed(const std::string &gpu_key) {
-        std::lock_guard<std::mutex> lock(cache_mu_);
-        ++generation_[gpu_key];
-    }
+    // The storage queues a stored upload for its aggregates itself, and a
+    // delete subtracts it: there is nothing in this process to invalidate.
+    void changed(const std::string &) {}
 
     void get_experiment(const httplib::Request &req, httplib::Response &res) {
         const std::string key = req.matches[1], name = req.matches[2];
@@ -421,10 +405,6 @@ private:
 
     Storage &storage_;
     const ServerConfig config_;
-    RateLimiter writes_, reads_;
-    std::mutex cache_mu_;
-    std::map<std::string, std::uint64_t> generation_;
-    std::map<std::pair<std::string, std::string>, std::pair<std::uint64_t, json>> cache_;
 };
 
 std::string trim(const std::string &s) {
