@@ -97,9 +97,9 @@ GM_API gm_status gm_device_info_json(char **json_out, gm_context *ctx);
 /* Measurement settings of a context, used by every experiment run on it. */
 typedef enum gm_setting {
     GM_SETTING_WARMUP = 0,          /* warm-up launches before timing, 0..1000 (default 2) */
-    GM_SETTING_MIN_REPETITIONS = 1, /* timed launches at least, 1..100000 (default 10) */
-    GM_SETTING_MAX_REPETITIONS = 2, /* timed launches at most, 1..100000 (default 1000) */
-    GM_SETTING_MIN_TIME_MS = 3,     /* timed milliseconds at least, 0..600000 (default 50) */
+    GM_SETTING_MIN_REPETITIONS = 1, /* timed launches at least, 1..100000 (default 5) */
+    GM_SETTING_MAX_REPETITIONS = 2, /* timed launches at most, 1..100000 (default 100) */
+    GM_SETTING_MIN_TIME_MS = 3,     /* timed milliseconds at least, 0..600000 (default 10) */
     GM_SETTING_FLUSH_L2 = 4,        /* 1: evict L2 before every timed launch (default 1) */
     GM_SETTING_MEMORY_FRACTION = 5  /* share of free device memory an experiment may take,
                                        0.01..0.95 (default 0.5) */
@@ -290,14 +290,29 @@ GM_API gm_status gm_run_stride_copy(gm_result **out, gm_context *ctx,
                                     const gm_stride_copy_params *p);
 
 GM_API void gm_result_destroy(gm_result *r);
-/* Reads a gmlab.result/1 document (for example a committed result file). */
+/* Reads a gmlab.result/1 or /1.1 document (for example a committed result
+ * file), compact or with every sample. */
 GM_API gm_status gm_result_from_json(gm_result **out, const char *json);
-/* Number of results in a gmlab.run/1 document (what `gmlab run --json` writes). */
+/* Number of results in a gmlab.run/1 or /1.1 document (what `gmlab run --json` writes). */
 GM_API gm_status gm_run_document_result_count(size_t *out, const char *run_json);
-/* Result `index` of a gmlab.run/1 document, with the run's device block put back. */
+/* Result `index` of a gmlab.run/1 or /1.1 document, with the run's device block put back. */
 GM_API gm_status gm_result_from_run_json(gm_result **out, const char *run_json, size_t index);
-/* Serialises to the gmlab.result/1 schema (docs/result-schema.md). */
+
+/* What a written document keeps of each point's timed launches: the summary
+ * (median, min, max, mean, stddev, n and the deciles; the default) or, in
+ * addition, every raw sample. */
+typedef enum gm_samples {
+    GM_SAMPLES_SUMMARY = 0,
+    GM_SAMPLES_ALL = 1
+} gm_samples;
+
+/* Serialises to the gmlab.result/1.1 schema (docs/result-schema.md) in the
+ * compact form: the same as gm_result_to_json_samples(.., GM_SAMPLES_SUMMARY). */
 GM_API gm_status gm_result_to_json(char **json_out, const gm_result *r);
+/* Serialises with the sample form asked for. GM_SAMPLES_ALL keeps the raw
+ * samples where the result has them (a result read from a compact document has
+ * none). */
+GM_API gm_status gm_result_to_json_samples(char **json_out, const gm_result *r, gm_samples samples);
 /* The experiment's name; NULL for NULL. */
 GM_API const char *gm_result_experiment(const gm_result *r);
 GM_API size_t gm_result_series_count(const gm_result *r);
@@ -312,6 +327,7 @@ GM_API size_t gm_result_point_count(const gm_result *r, size_t series);
  * One number of one point. field is one of
  *   "x", "bytes", "median_ms", "min_ms", "max_ms", "mean_ms", "stddev_ms",
  *   "repetitions", "bandwidth_gbs", "fraction_of_theoretical", "fraction_of_memcpy",
+ *   "p10_ms", "p20_ms", ... "p90_ms" (the deciles of the launch times),
  * or "predicted.<name>" for a prediction the experiment makes (for example
  * "predicted.sectors_per_request"). GM_ERROR_INVALID_ARGUMENT names the fields
  * the point has when field is not one of them.

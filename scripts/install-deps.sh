@@ -8,12 +8,13 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libcli11-dev libgtest-dev python3 python3-jsonschema
           libjs-chart.js chromium)
 # Bindings, uploader and server (skip with GM_CORE_ONLY=1): SWIG, Java + JUnit 5,
-# Mono's C# compiler and runtime, Go; libcurl and zlib; cpp-httplib, SQLite,
+# Mono's C# compiler and runtime, Go; libcurl and zlib; Boost.Asio/Beast, SQLite,
 # simdjson (upload validation), zstd (stored documents), libpq, and PostgreSQL
-# and clang (libFuzzer) for the server's tests.
+# clang (libFuzzer), nginx and openssl (the TLS proxy test) for the server's tests.
 if [ "${GM_CORE_ONLY:-0}" != 1 ]; then
   packages+=(swig openjdk-17-jdk-headless junit5 mono-mcs mono-runtime golang-go
-             libcurl4-openssl-dev zlib1g-dev libcpp-httplib-dev libsimdjson-dev libzstd-dev libsqlite3-dev libpq-dev postgresql clang)
+             libcurl4-openssl-dev zlib1g-dev libboost1.81-dev libsimdjson-dev libzstd-dev libsqlite3-dev libpq-dev postgresql clang
+             nginx-light openssl)
 fi
 missing=()
 for p in "${packages[@]}"; do

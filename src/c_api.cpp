@@ -66,7 +66,7 @@ gm_status run_to_result(gm_result **out, gm_context *ctx, const std::string &nam
     return guarded(ctx->state.get(), [&] {
         gmlab::Result r = gmlab::run_experiment(*ctx->state, name, params);
         auto res = std::make_unique<gm_result>();
-        res->doc = gmlab::to_json(r);
+        res->doc = gmlab::to_json(r, gmlab::SampleForm::All);  // written compact unless asked
         *out = res.release();
     });
 }
@@ -424,8 +424,10 @@ namespace {
 json parse_run_document(const char *run_json) {
     json doc = json::parse(run_json, nullptr, false);
     if (doc.is_discarded()) gmlab::invalid("run_json is not valid JSON");
-    if (!doc.is_object() || doc.value("schema", "") != gmlab::kRunSchema)
-        gmlab::invalid(std::string("not a ") + gmlab::kRunSchema + " document: \"schema\" must be \"" + gmlab::kRunSchema + "\"");
+    if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string() ||
+        !gmlab::is_run_schema(doc["schema"].get<std::string>()))
+        gmlab::invalid(std::string("not a ") + gmlab::kRunSchema + " document: \"schema\" must be \"gmlab.run/1\" or \"" +
+                       gmlab::kRunSchema + "\"");
     if (!doc.contains("results") || !doc["results"].is_array())
         gmlab::invalid(std::string("not a ") + gmlab::kRunSchema + " document: \"results\" must be an array");
     return doc;
@@ -460,10 +462,24 @@ gm_status gm_result_from_run_json(gm_result **out, const char *run_json, size_t 
 }
 
 gm_status gm_result_to_json(char **json_out, const gm_result *r) {
+    return gm_result_to_json_samples(json_out, r, GM_SAMPLES_SUMMARY);
+}
+
+gm_status gm_result_to_json_samples(char **json_out, const gm_result *r, gm_samples samples) {
     if (!json_out) return null_argument(nullptr, "json_out");
     *json_out = nullptr;
     if (!r) return null_argument(nullptr, "r");
-    return guarded(nullptr, [&] { *json_out = duplicate(r->doc.dump(2)); });
+    if (samples != GM_SAMPLES_SUMMARY && samples != GM_SAMPLES_ALL)
+        return guarded(nullptr, [&] {
+            gmlab::invalid("samples must be GM_SAMPLES_SUMMARY (0) or GM_SAMPLES_ALL (1), got " +
+                           std::to_string(static_cast<int>(samples)));
+        });
+    return guarded(nullptr, [&] {
+        json doc = r->doc;
+        gmlab::set_sample_form_of_document(doc, samples == GM_SAMPLES_ALL ? gmlab::SampleForm::All : gmlab::SampleForm::Summary);
+        doc["schema"] = gmlab::kResultSchema;  // a /1 document read in gains the deciles of /1.1
+        *json_out = duplicate(doc.dump(2));
+    });
 }
 
 const char *gm_result_experiment(const gm_result *r) {

@@ -98,4 +98,25 @@ PageableHostBuffer::PageableHostBuffer(std::size_t bytes, const std::string &wha
 
 PageableHostBuffer::~PageableHostBuffer() { std::free(ptr_); }
 
+StagingBuffer::StagingBuffer(std::size_t bytes, const std::string &what) : bytes_(bytes) {
+    if (bytes == 0) fail(GM_ERROR_INTERNAL, "StagingBuffer of 0 bytes for " + what);
+    // Pinned only while it leaves the host plenty: a quarter of what is available.
+    if (bytes <= host_available_bytes() / 4 && cudaHostAlloc(&ptr_, bytes, cudaHostAllocDefault) == cudaSuccess) {
+        pinned_ = true;
+        return;
+    }
+    (void)cudaGetLastError();  // a refused pinned allocation is not an error here
+    ptr_ = std::malloc(bytes);
+    if (!ptr_)
+        fail(GM_ERROR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes (" + mib(bytes) +
+                                         ") of host memory for " + what);
+}
+
+StagingBuffer::~StagingBuffer() {
+    if (pinned_)
+        cudaFreeHost(ptr_);
+    else
+        std::free(ptr_);
+}
+
 }  // namespace gmlab

@@ -63,4 +63,25 @@ private:
     std::size_t bytes_ = 0;
 };
 
+// Host memory that verification downloads kernel output into: page-locked
+// where the host gives it (the download runs at the link's speed, several
+// times faster than into pageable memory), else ordinary memory. Nothing is
+// measured through it, so the fall-back changes only how long a check takes.
+class StagingBuffer {
+public:
+    StagingBuffer(std::size_t bytes, const std::string &what);
+    ~StagingBuffer();
+    StagingBuffer(const StagingBuffer &) = delete;
+    StagingBuffer &operator=(const StagingBuffer &) = delete;
+
+    template <class T> T *as() const { return static_cast<T *>(ptr_); }
+    std::size_t bytes() const { return bytes_; }
+    bool pinned() const { return pinned_; }
+
+private:
+    void *ptr_ = nullptr;
+    std::size_t bytes_ = 0;
+    bool pinned_ = false;
+};
+
 }  // namespace gmlab

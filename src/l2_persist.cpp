@@ -9,6 +9,7 @@
 #include "error.hpp"
 #include "global_copy.cuh"
 #include "harness.hpp"
+#include "host_memory.hpp"
 #include "l2_persist.cuh"
 #include "l2_window.hpp"
 #include "pattern.hpp"
@@ -75,7 +76,8 @@ void run_l2_persist(ContextState &ctx, const Params &params, Result &out) {
     DeviceArray persistent(ctx, max_region), streaming(ctx, streaming_bytes);
     cudaStream_t st = ctx.stream();
     GM_CUDA(kernels::launch_fill_pattern(persistent.as<std::uint32_t>(), max_region / 4, kSeedPersistent, st));
-    std::vector<std::uint32_t> host(n_streaming);
+    StagingBuffer staging(streaming_bytes, "l2_persist's verification");
+    const std::uint32_t *host = staging.as<std::uint32_t>();
     const int block = static_cast<int>(params.integer("block_size"));
     const std::vector<std::string> wanted = params.texts("series");
     const int miss = params.text("miss_property") == "normal" ? GM_ACCESS_NORMAL : GM_ACCESS_STREAMING;
@@ -112,7 +114,7 @@ void run_l2_persist(ContextState &ctx, const Params &params, Result &out) {
             };
             GM_CUDA(kernels::launch_fill_pattern(streaming.as<std::uint32_t>(), n_streaming, kSeedStreaming, st));
             GM_CUDA(launch(st));
-            GM_CUDA(cudaMemcpyAsync(host.data(), streaming.get(), streaming_bytes, cudaMemcpyDeviceToHost, st));
+            GM_CUDA(cudaMemcpyAsync(staging.as<std::uint32_t>(), streaming.get(), streaming_bytes, cudaMemcpyDeviceToHost, st));
             GM_CUDA(cudaStreamSynchronize(st));
             const std::uint64_t bad = first_mismatch(n_streaming, [&](std::uint64_t i) {
                 return host[i] == pattern_word(i, kSeedStreaming) + pattern_word(i % n_persistent, kSeedPersistent);

@@ -1,6 +1,7 @@
 #include "registry.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "error.hpp"
 #include "kernel_resources.hpp"
@@ -8,6 +9,46 @@
 namespace gmlab {
 
 using nlohmann::json;
+
+namespace {
+
+constexpr long long kMiB = 1024 * 1024;
+
+// The parameters of `gmlab run --quick`, in one table: small sweeps (the ends
+// and one point between) and small working sets, every kernel and variant
+// still run and checked.
+json quick_parameters(const std::string &name) {
+    static const std::map<std::string, json> table = {
+        {"stream", {{"array_bytes", 64 * kMiB}}},
+        {"offset_copy", {{"offsets", {0, 1, 32}}, {"elements", 4 * kMiB}}},
+        {"stride_copy", {{"strides", {1, 2, 32}}, {"elements", kMiB}}},
+        {"l2_persist", {{"sweep_points", 2}, {"streaming_bytes", 128 * kMiB}}},
+        {"bank_conflicts", {{"strides", {0, 1, 2, 32}}, {"iterations", 256}}},
+        {"matmul_ab", {{"m", 1024}, {"n", 1024}}},
+        {"matmul_aat", {{"m", 1024}}},
+        {"transpose", {{"rows", 1024}, {"cols", 1024}}},
+        {"shared_alloc", {{"elements", 4 * kMiB}}},
+        {"async_copy", {{"copy_counts", {1, 4, 7}}}},
+        {"constant_broadcast", {{"k", {1, 2, 32}}, {"iterations", 256}}},
+        {"stencil", {{"elements", 4 * kMiB}}},
+        {"texture", {{"width", 1024}, {"height", 1024}}},
+        {"transfer", {{"min_size", 64 * 1024}, {"max_size", 4 * kMiB}, {"points_per_octave", 1}}},
+        {"transfer_batching", {{"counts", {1, 16}}, {"chunk_sizes", {4096}}}},
+        {"zero_copy", {{"bytes", 4 * kMiB}}},
+        {"copy_overlap", {{"bytes", 16 * kMiB}, {"streams", {1, 2}}}},
+        {"peer", {{"bytes", kMiB}, {"latency_copies", 10}}},
+        {"latency", {{"points_per_octave", 1}, {"hops", 512}}},
+        {"memory_spaces", {{"hops", 256}}},
+        {"local_memory", {{"rounds", 4}}},
+        {"register_pressure", {{"caps", {255, 32}}, {"iterations", 4}}},
+        {"alignment", {{"records", kMiB}}},
+        {"pitch_2d", {{"widths", {1000, 1025}}, {"height", 1024}}},
+    };
+    const auto it = table.find(name);
+    return it == table.end() ? json::object() : it->second;
+}
+
+}  // namespace
 
 const std::vector<Experiment> &registry() {
     static const std::vector<Experiment> all = [] {
@@ -32,6 +73,7 @@ const std::vector<Experiment> &registry() {
         add_register_pressure_experiments(v);
         add_alignment_experiments(v);
         add_pitch_experiments(v);
+        for (Experiment &e : v) e.quick = quick_parameters(e.name);
         return v;
     }();
     return all;
@@ -53,6 +95,7 @@ json describe(const Experiment &e) {
             {"summary", e.summary},
             {"default_suite", e.default_suite},
             {"parameters", params},
+            {"quick_parameters", e.quick},
             {"kernels", kernel_names(e.name)}};
 }
 

@@ -19,6 +19,9 @@ struct Experiment {
     std::string summary;
     bool default_suite = false;
     std::vector<ParamSpec> params;
+    // Parameters of `gmlab run --quick`: a smoke check that every kernel runs
+    // and verifies, in seconds; its figures are not measurements to compare.
+    nlohmann::json quick = nlohmann::json::object();
     // Fills series, verification, notes and summary of `out`; throws Error.
     void (*run)(ContextState &ctx, const Params &params, Result &out) = nullptr;
 };

@@ -25,14 +25,17 @@ void Result::not_applicable(const std::string &why) {
     notes.push_back(why);
 }
 
+bool is_result_schema(const std::string &schema) { return schema == "gmlab.result/1" || schema == kResultSchema; }
+bool is_run_schema(const std::string &schema) { return schema == "gmlab.run/1" || schema == kRunSchema; }
+
 json library_json() {
     return {{"name", "gmlab"}, {"version", GM_VERSION_STRING}, {"abi", GM_ABI_VERSION}};
 }
 
 namespace {
 
-json point_json(const Point &p, double theoretical, double memcpy_gbs) {
-    json j = {{"x", p.x}, {"time_ms", to_json(p.time_ms)}};
+json point_json(const Point &p, double theoretical, double memcpy_gbs, SampleForm form) {
+    json j = {{"x", p.x}, {"time_ms", to_json(p.time_ms, form)}};
     if (p.bytes > 0) {
         const double bw = bandwidth_gbs(p.bytes, p.time_ms.median);
         j["bytes"] = p.bytes;
@@ -50,11 +53,11 @@ json point_json(const Point &p, double theoretical, double memcpy_gbs) {
 
 }  // namespace
 
-json to_json(const Result &r) {
+json to_json(const Result &r, SampleForm form) {
     json series = json::array();
     for (const auto &s : r.series) {
         json points = json::array();
-        for (const auto &p : s.points) points.push_back(point_json(p, r.theoretical_gbs, r.memcpy_gbs));
+        for (const auto &p : s.points) points.push_back(point_json(p, r.theoretical_gbs, r.memcpy_gbs, form));
         series.push_back({{"name", s.name},
                           {"variant", s.variant},
                           {"x", {{"name", s.x_name}, {"unit", s.x_unit}}},
@@ -87,13 +90,30 @@ json to_json(const Result &r) {
     return doc;
 }
 
+void set_sample_form_of_document(json &doc, SampleForm form) {
+    if (!doc.is_object()) return;
+    auto one = [form](json &result) {
+        if (!result.is_object() || !result.contains("series") || !result["series"].is_array()) return;
+        for (json &s : result["series"]) {
+            if (!s.is_object() || !s.contains("points") || !s["points"].is_array()) continue;
+            for (json &p : s["points"])
+                if (p.is_object() && p.contains("time_ms")) set_sample_form(p["time_ms"], form);
+        }
+    };
+    if (doc.contains("results") && doc["results"].is_array()) {
+        for (json &r : doc["results"]) one(r);
+    } else {
+        one(doc);
+    }
+}
+
 void check_result_document(const json &doc) {
     auto need = [](bool ok, const std::string &what) {
         if (!ok) invalid("not a " + std::string(kResultSchema) + " document: " + what);
     };
     need(doc.is_object(), "the top level must be an object");
-    need(doc.contains("schema") && doc["schema"] == kResultSchema,
-         "\"schema\" must be \"" + std::string(kResultSchema) + "\"");
+    need(doc.contains("schema") && doc["schema"].is_string() && is_result_schema(doc["schema"].get<std::string>()),
+         "\"schema\" must be \"gmlab.result/1\" or \"" + std::string(kResultSchema) + "\"");
     need(doc.contains("experiment") && doc["experiment"].is_object() &&
              doc["experiment"].contains("name") && doc["experiment"]["name"].is_string(),
          "\"experiment.name\" must be a string");
@@ -108,9 +128,22 @@ void check_result_document(const json &doc) {
             const std::string pat = at + ".points[" + std::to_string(p) + "]";
             need(pt.is_object() && pt.contains("x") && pt["x"].is_number(), pat + ".x must be a number");
             need(pt.contains("time_ms") && pt["time_ms"].is_object(), pat + ".time_ms must be an object");
+            const json &tm = pt["time_ms"];
             for (const char *k : {"median", "min", "max", "mean", "stddev", "n"})
-                need(pt["time_ms"].contains(k) && pt["time_ms"][k].is_number(),
-                     pat + ".time_ms." + k + " must be a number");
+                need(tm.contains(k) && tm[k].is_number(), pat + ".time_ms." + k + " must be a number");
+            // Compact documents carry the deciles, full ones the samples too.
+            if (tm.contains("quantiles")) {
+                bool ok = tm["quantiles"].is_array() && tm["quantiles"].size() == kQuantiles;
+                if (ok)
+                    for (const json &v : tm["quantiles"]) ok = ok && v.is_number();
+                need(ok, pat + ".time_ms.quantiles must be an array of " + std::to_string(kQuantiles) + " numbers");
+            }
+            if (tm.contains("samples")) {
+                bool ok = tm["samples"].is_array();
+                if (ok)
+                    for (const json &v : tm["samples"]) ok = ok && v.is_number();
+                need(ok, pat + ".time_ms.samples must be an array of numbers");
+            }
         }
     }
     if (doc.contains("summary")) need(doc["summary"].is_object(), "\"summary\" must be an object");
@@ -130,6 +163,15 @@ double point_value(const json &doc, std::size_t series, std::size_t point, const
         {"median_ms", "median"}, {"min_ms", "min"},       {"max_ms", "max"},
         {"mean_ms", "mean"},     {"stddev_ms", "stddev"}, {"repetitions", "n"}};
     if (auto it = time_fields.find(field); it != time_fields.end()) return p.at("time_ms").at(it->second).get<double>();
+    // "p10_ms" .. "p90_ms": the deciles, from a compact document's quantiles
+    // or from the samples of a full /1 one.
+    if (field.size() == 6 && field[0] == 'p' && field[1] >= '1' && field[1] <= '9' && field[2] == '0' &&
+        field.compare(3, 3, "_ms") == 0) {
+        const std::size_t k = static_cast<std::size_t>(field[1] - '1');
+        const Stats st = stats_from_json(p.at("time_ms"));
+        if (st.has_quantiles) return st.quantiles[k];
+        invalid("field '" + field + "': this point has neither time_ms.quantiles nor time_ms.samples");
+    }
     const std::string prefix = "predicted.";
     if (field.compare(0, prefix.size(), prefix) == 0) {
         const std::string key = field.substr(prefix.size());
@@ -140,7 +182,7 @@ double point_value(const json &doc, std::size_t series, std::size_t point, const
         return p["values"][field].get<double>();
     }
     // Name what this point does have, so that the caller can correct the call.
-    std::string known = "median_ms, min_ms, max_ms, mean_ms, stddev_ms, repetitions";
+    std::string known = "median_ms, min_ms, max_ms, mean_ms, stddev_ms, repetitions, p10_ms..p90_ms";
     for (auto it = p.begin(); it != p.end(); ++it)
         if (it.value().is_number()) known += ", " + it.key();
     if (p.contains("values"))

@@ -1,5 +1,5 @@
 // One experiment's measurements, built by the experiment and serialised to the
-// gmlab.result/1 schema (docs/result-schema.md).
+// gmlab.result/1.1 schema (docs/result-schema.md).
 #pragma once
 
 #include <cstdint>
@@ -13,8 +13,12 @@
 
 namespace gmlab {
 
-inline constexpr const char *kResultSchema = "gmlab.result/1";
-inline constexpr const char *kRunSchema = "gmlab.run/1";
+// The versions written; the readers also take every earlier /1 minor version
+// (a minor version only adds optional fields).
+inline constexpr const char *kResultSchema = "gmlab.result/1.1";
+inline constexpr const char *kRunSchema = "gmlab.run/1.1";
+bool is_result_schema(const std::string &schema);  // "gmlab.result/1" or "gmlab.result/1.1"
+bool is_run_schema(const std::string &schema);     // "gmlab.run/1" or "gmlab.run/1.1"
 
 struct Point {
     double x = 0;
@@ -67,7 +71,13 @@ struct Result {
 };
 
 nlohmann::json library_json();
-nlohmann::json to_json(const Result &r);
+// The document of a result. A point's time_ms keeps the statistics and the
+// deciles; SampleForm::All adds every raw sample.
+nlohmann::json to_json(const Result &r, SampleForm form = SampleForm::Summary);
+
+// Rewrites every point of a result document (or of each result of a run
+// document) to the given sample form; see set_sample_form.
+void set_sample_form_of_document(nlohmann::json &doc, SampleForm form);
 
 // Checks that a document has the structure the accessors rely on (throws
 // Error(GM_ERROR_INVALID_ARGUMENT) saying what is missing).

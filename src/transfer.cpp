@@ -254,11 +254,11 @@ void add_transfer_experiments(std::vector<Experiment> &out) {
     t.name = "transfer";
     t.guide_section = "Best Practices Guide: Data Transfer Between Host and Device; Pinned Memory";
     t.summary = "Host-to-device and device-to-host bandwidth of cudaMemcpyAsync for pageable and pinned host memory, "
-                "4 KiB to 1 GiB.";
+                "4 KiB to 256 MiB.";
     t.default_suite = true;
     t.params = {
         size_param("min_size", 4096, 1, 1LL << 40, "smallest transfer"),
-        size_param("max_size", 1LL << 30, 1, 1LL << 40, "largest transfer (one device buffer and, per memory kind, "
+        size_param("max_size", 256LL << 20, 1, 1LL << 40, "largest transfer (one device buffer and, per memory kind, "
                                                           "two host buffers of this size)"),
         int_param("points_per_octave", 1, 1, 8, "sizes per doubling: 1 gives powers of two from min_size"),
         enum_list_param("directions", {"h2d", "d2h"}, {"h2d", "d2h"}, "h2d: host to device; d2h: device to host"),

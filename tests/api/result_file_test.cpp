@@ -30,7 +30,8 @@ TEST(ResultFiles, CommittedRunsLoadThroughTheCApi) {
     for (const auto &entry : fs::directory_iterator(dir)) {
         if (entry.path().extension() != ".json") continue;
         const json run = json::parse(read_file(entry.path()));
-        ASSERT_EQ(run["schema"], "gmlab.run/1") << entry.path();
+        const std::string schema = run["schema"];
+        ASSERT_TRUE(schema == "gmlab.run/1" || schema == "gmlab.run/1.1") << entry.path();
         for (json r : run["results"]) {
             r["device"] = run["device"];
             gm_result *res = nullptr;
@@ -48,13 +49,35 @@ TEST(ResultFiles, CommittedRunsLoadThroughTheCApi) {
                     ASSERT_NE(field, nullptr);
                     ASSERT_EQ(gm_result_point_value(&headline, res, s, p, field), GM_OK) << field;
                     EXPECT_GE(headline, 0);  // bandwidths and times are positive; an error can be 0
-                    if (std::string(field) == "bandwidth_gbs") EXPECT_GT(headline, 0);
+                    if (std::string(field) == "bandwidth_gbs") {
+                        EXPECT_GT(headline, 0);
+                    }
                 }
             }
+            // Nothing lost on the way through: the full form gives back every
+            // sample the file has, the compact one the statistics and deciles.
             char *text = nullptr;
-            ASSERT_EQ(gm_result_to_json(&text, res), GM_OK);
-            EXPECT_EQ(json::parse(text), r);  // nothing lost on the way through
+            ASSERT_EQ(gm_result_to_json_samples(&text, res, GM_SAMPLES_ALL), GM_OK);
+            const json full = json::parse(text);
             gm_free_string(text);
+            ASSERT_EQ(gm_result_to_json(&text, res), GM_OK);
+            const json compact = json::parse(text);
+            gm_free_string(text);
+            EXPECT_EQ(compact["schema"], "gmlab.result/1.1");
+            EXPECT_EQ(compact["summary"], r["summary"]);
+            for (size_t s = 0; s < r["series"].size(); ++s)
+                for (size_t p = 0; p < r["series"][s]["points"].size(); ++p) {
+                    const json &t = r["series"][s]["points"][p]["time_ms"];
+                    const json &ft = full["series"][s]["points"][p]["time_ms"], &ct = compact["series"][s]["points"][p]["time_ms"];
+                    if (t.contains("samples")) {
+                        EXPECT_EQ(ft["samples"], t["samples"]);
+                    }
+                    EXPECT_FALSE(ct.contains("samples"));
+                    for (const char *k : {"median", "min", "max", "mean", "stddev", "n"}) EXPECT_EQ(ct[k], t[k]) << k;
+                    if (t.contains("samples") || t.contains("quantiles")) {
+                        EXPECT_EQ(ct["quantiles"].size(), 9u);
+                    }
+                }
             gm_result_destroy(res);
             ++results_seen;
         }
@@ -124,4 +147,86 @@ TEST(ResultFiles, AccessorsOnAMinimalDocument) {
     EXPECT_EQ(gm_result_summary_value(&v, r, "nope"), GM_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(gm_last_error()).find("it has: k"), std::string::npos);
     gm_result_destroy(r);
+}
+
+// The two forms of a point: /1 with every sample (deciles computed from them)
+// and /1.1 compact (deciles kept, samples gone).
+TEST(ResultFiles, BothSampleFormsAreRead) {
+    const char *full = R"({"schema": "gmlab.result/1", "experiment": {"name": "demo"},
+        "series": [{"name": "s0", "points": [{"x": 1,
+        "time_ms": {"median": 5.5, "min": 1, "max": 10, "mean": 5.5, "stddev": 3.03, "n": 10,
+                    "samples": [10, 9, 8, 7, 6, 5, 4, 3, 2, 1]}}]}]})";
+    gm_result *r = nullptr;
+    ASSERT_EQ(gm_result_from_json(&r, full), GM_OK) << gm_last_error();
+    double v = 0;
+    ASSERT_EQ(gm_result_point_value(&v, r, 0, 0, "p10_ms"), GM_OK) << gm_last_error();
+    EXPECT_DOUBLE_EQ(v, 1.9);  // between the first and second of ten, 0.9 of the way
+    ASSERT_EQ(gm_result_point_value(&v, r, 0, 0, "p50_ms"), GM_OK);
+    EXPECT_DOUBLE_EQ(v, 5.5);  // the median
+    ASSERT_EQ(gm_result_point_value(&v, r, 0, 0, "p90_ms"), GM_OK);
+    EXPECT_DOUBLE_EQ(v, 9.1);
+    char *text = nullptr;
+    ASSERT_EQ(gm_result_to_json(&text, r), GM_OK);
+    const json compact = json::parse(text);
+    gm_free_string(text);
+    EXPECT_EQ(compact["schema"], "gmlab.result/1.1");
+    const json &t = compact["series"][0]["points"][0]["time_ms"];
+    EXPECT_FALSE(t.contains("samples"));
+    EXPECT_EQ(t["quantiles"], json::parse("[1.9, 2.8, 3.7, 4.6, 5.5, 6.4, 7.3, 8.2, 9.1]"));
+    EXPECT_EQ(t["n"], 10);
+    gm_result_destroy(r);
+
+    // The compact document reads back with the same figures.
+    ASSERT_EQ(gm_result_from_json(&r, compact.dump().c_str()), GM_OK) << gm_last_error();
+    ASSERT_EQ(gm_result_point_value(&v, r, 0, 0, "p20_ms"), GM_OK);
+    EXPECT_DOUBLE_EQ(v, 2.8);
+    ASSERT_EQ(gm_result_point_value(&v, r, 0, 0, "median_ms"), GM_OK);
+    EXPECT_EQ(v, 5.5);
+    ASSERT_EQ(gm_result_to_json_samples(&text, r, GM_SAMPLES_ALL), GM_OK);
+    EXPECT_FALSE(json::parse(text)["series"][0]["points"][0]["time_ms"].contains("samples"));  // none to give back
+    gm_free_string(text);
+    EXPECT_EQ(gm_result_to_json_samples(&text, r, static_cast<gm_samples>(7)), GM_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(text, nullptr);
+    EXPECT_NE(std::string(gm_last_error()).find("samples must be GM_SAMPLES_SUMMARY (0) or GM_SAMPLES_ALL (1), got 7"),
+              std::string::npos) << gm_last_error();
+    gm_result_destroy(r);
+
+    // A /1 document trimmed of its samples has no deciles to give.
+    const char *bare = R"({"schema": "gmlab.result/1", "experiment": {"name": "demo"},
+        "series": [{"name": "s0", "points": [{"x": 1,
+        "time_ms": {"median": 5.5, "min": 1, "max": 10, "mean": 5.5, "stddev": 3.03, "n": 10}}]}]})";
+    ASSERT_EQ(gm_result_from_json(&r, bare), GM_OK) << gm_last_error();
+    EXPECT_EQ(gm_result_point_value(&v, r, 0, 0, "p50_ms"), GM_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(gm_last_error()).find("neither time_ms.quantiles nor time_ms.samples"), std::string::npos);
+    gm_result_destroy(r);
+
+    // Malformed deciles are refused with the place named.
+    json broken = compact;
+    broken["series"][0]["points"][0]["time_ms"]["quantiles"] = json::array({1, 2, 3});
+    EXPECT_EQ(gm_result_from_json(&r, broken.dump().c_str()), GM_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(gm_last_error()).find("series[0].points[0].time_ms.quantiles must be an array of 9 numbers"),
+              std::string::npos) << gm_last_error();
+    broken["schema"] = "gmlab.result/1.2x";
+    EXPECT_EQ(gm_result_from_json(&r, broken.dump().c_str()), GM_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(r, nullptr);
+}
+
+TEST(ResultFiles, RunDocumentsOfBothVersionsAreRead) {
+    const std::string result = R"({"schema": "gmlab.result/1.1", "experiment": {"name": "demo"},
+        "series": [{"name": "s0", "points": [{"x": 1,
+        "time_ms": {"median": 2, "min": 1, "max": 3, "mean": 2, "stddev": 1, "n": 3, "quantiles": [1,1,1,2,2,2,3,3,3]}}]}]})";
+    for (const char *schema : {"gmlab.run/1", "gmlab.run/1.1"}) {
+        const std::string run = std::string(R"({"schema": ")") + schema + R"(", "device": {"name": "X"}, "results": [)" + result + "]}";
+        size_t n = 0;
+        ASSERT_EQ(gm_run_document_result_count(&n, run.c_str()), GM_OK) << gm_last_error();
+        EXPECT_EQ(n, 1u);
+        gm_result *r = nullptr;
+        ASSERT_EQ(gm_result_from_run_json(&r, run.c_str(), 0), GM_OK) << gm_last_error();
+        double v = 0;
+        ASSERT_EQ(gm_result_point_value(&v, r, 0, 0, "p40_ms"), GM_OK);
+        EXPECT_EQ(v, 2);
+        gm_result_destroy(r);
+    }
+    size_t n = 0;
+    EXPECT_EQ(gm_run_document_result_count(&n, R"({"schema": "gmlab.run/2", "results": []})"), GM_ERROR_INVALID_ARGUMENT);
 }

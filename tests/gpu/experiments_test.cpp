@@ -17,12 +17,29 @@ void expect_sane_points(const json &doc) {
             const json &t = p["time_ms"];
             EXPECT_GE(t["n"].get<int>(), 3);
             EXPECT_EQ(t["samples"].size(), t["n"].get<size_t>());
+            // The deciles: nine, in order, between min and max.
+            ASSERT_EQ(t["quantiles"].size(), 9u);
+            for (std::size_t k = 0; k < 9; ++k) {
+                EXPECT_GE(t["quantiles"][k].get<double>(), t["min"].get<double>() * (1 - 1e-5));
+                EXPECT_LE(t["quantiles"][k].get<double>(), t["max"].get<double>() * (1 + 1e-5));
+                if (k) {
+                    EXPECT_LE(t["quantiles"][k - 1].get<double>(), t["quantiles"][k].get<double>());
+                }
+            }
             EXPECT_GT(t["min"].get<double>(), 0);
             EXPECT_LE(t["min"].get<double>(), t["median"].get<double>());
             EXPECT_LE(t["median"].get<double>(), t["max"].get<double>());
             EXPECT_GT(p["bandwidth_gbs"].get<double>(), 0);
         }
     }
+}
+
+json to_doc_form(const gm_result *r, gm_samples form) {
+    char *text = nullptr;
+    EXPECT_EQ(gm_result_to_json_samples(&text, r, form), GM_OK);
+    json doc = json::parse(text);
+    gm_free_string(text);
+    return doc;
 }
 
 const json *series_named(const json &doc, const std::string &name) {
@@ -143,6 +160,16 @@ TEST_F(GpuTest, ResultSurvivesAJsonRoundTrip) {
     ASSERT_EQ(gm_result_point_value(&a, r, 1, 2, "median_ms"), GM_OK);
     ASSERT_EQ(gm_result_point_value(&b, back, 1, 2, "median_ms"), GM_OK);
     EXPECT_EQ(a, b);
+    // Written compact by default: no samples, the deciles kept; the full form has both.
+    const json compact = to_doc_form(back, GM_SAMPLES_SUMMARY), full = to_doc_form(r, GM_SAMPLES_ALL);
+    EXPECT_EQ(compact["schema"], "gmlab.result/1.1");
+    const json &ct = compact["series"][1]["points"][2]["time_ms"], &ft = full["series"][1]["points"][2]["time_ms"];
+    EXPECT_FALSE(ct.contains("samples"));
+    EXPECT_EQ(ft["samples"].size(), ft["n"].get<size_t>());
+    EXPECT_EQ(ct["quantiles"], ft["quantiles"]);
+    double p50 = 0;
+    ASSERT_EQ(gm_result_point_value(&p50, back, 1, 2, "p50_ms"), GM_OK);
+    EXPECT_NEAR(p50, b, 1e-5 * b);
     gm_result_destroy(r);
     gm_result_destroy(back);
 }

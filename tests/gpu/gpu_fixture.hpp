@@ -30,9 +30,10 @@ protected:
         return doc;
     }
 
+    // The full form, with every sample, so that tests can check them.
     static nlohmann::json to_doc(const gm_result *r) {
         char *text = nullptr;
-        EXPECT_EQ(gm_result_to_json(&text, r), GM_OK);
+        EXPECT_EQ(gm_result_to_json_samples(&text, r, GM_SAMPLES_ALL), GM_OK);
         nlohmann::json doc = nlohmann::json::parse(text);
         gm_free_string(text);
         return doc;

@@ -16,7 +16,13 @@ import sys
 
 import jsonschema
 
-SCHEMAS = {"gmlab.result/1": "gmlab.result-1.schema.json", "gmlab.run/1": "gmlab.run-1.schema.json"}
+# One schema file per major version; its minor versions only add optional fields.
+SCHEMAS = {
+    "gmlab.result/1": "gmlab.result-1.schema.json",
+    "gmlab.result/1.1": "gmlab.result-1.schema.json",
+    "gmlab.run/1": "gmlab.run-1.schema.json",
+    "gmlab.run/1.1": "gmlab.run-1.schema.json",
+}
 
 
 def load_validators(schema_dir):
@@ -48,27 +54,66 @@ def not_applicable(d):
     d["notes"] = ["needs two or more GPUs; this machine has 1"]
 
 
+BREAKERS = {
+    "schema renamed": lambda d: d.__setitem__("schema", "gmlab.result/2"),
+    "device missing": lambda d: d.pop("device"),
+    "negative median": lambda d: d["series"][0]["points"][0]["time_ms"].__setitem__("median", -1.0),
+    "zero repetitions": lambda d: d["series"][0]["points"][0]["time_ms"].__setitem__("n", 0),
+    "bandwidth is text": lambda d: d["series"][0]["points"][0].__setitem__("bandwidth_gbs", "fast"),
+    "verification failed": lambda d: d["verification"].__setitem__("passed", False),
+    "no series": lambda d: d.__setitem__("series", []),
+    "bad timestamp": lambda d: d.__setitem__("started_at", "yesterday"),
+    "memory fraction too big": lambda d: d["settings"].__setitem__("memory_fraction", 2),
+    "prediction is text": lambda d: d["series"][0]["points"][0]["predicted"].__setitem__("x", "y"),
+    "nothing checked": lambda d: d["verification"].__setitem__("elements_checked", 0),
+    "not applicable with series": lambda d: d.__setitem__("applicable", False),
+    "not applicable without a note": lambda d: (not_applicable(d), d.__setitem__("notes", [])),
+    "applicable is text": lambda d: d.__setitem__("applicable", "no"),
+    "unknown minor version": lambda d: d.__setitem__("schema", "gmlab.result/1.7"),
+    "eight deciles": lambda d: d["series"][0]["points"][0]["time_ms"].__setitem__("quantiles", [1.0] * 8),
+    "decile is text": lambda d: d["series"][0]["points"][0]["time_ms"].__setitem__("quantiles", ["1"] * 9),
+    "negative decile": lambda d: d["series"][0]["points"][0]["time_ms"].__setitem__("quantiles", [-1.0] * 9),
+    "negative sample": lambda d: d["series"][0]["points"][0]["time_ms"].__setitem__("samples", [-1.0]),
+    "quick is text": lambda d: d.__setitem__("quick", "yes"),
+}
+
+
 def self_test(validators, sample_path):
     with open(sample_path) as f:
         good = json.load(f)
     assert not errors_of(validators, good), errors_of(validators, good)
-    breakers = {
-        "schema renamed": lambda d: d.__setitem__("schema", "gmlab.result/2"),
-        "device missing": lambda d: d.pop("device"),
-        "negative median": lambda d: d["series"][0]["points"][0]["time_ms"].__setitem__("median", -1.0),
-        "zero repetitions": lambda d: d["series"][0]["points"][0]["time_ms"].__setitem__("n", 0),
-        "bandwidth is text": lambda d: d["series"][0]["points"][0].__setitem__("bandwidth_gbs", "fast"),
-        "verification failed": lambda d: d["verification"].__setitem__("passed", False),
-        "no series": lambda d: d.__setitem__("series", []),
-        "bad timestamp": lambda d: d.__setitem__("started_at", "yesterday"),
-        "memory fraction too big": lambda d: d["settings"].__setitem__("memory_fraction", 2),
-        "prediction is text": lambda d: d["series"][0]["points"][0]["predicted"].__setitem__("x", "y"),
-        "nothing checked": lambda d: d["verification"].__setitem__("elements_checked", 0),
-        "not applicable with series": lambda d: d.__setitem__("applicable", False),
-        "not applicable without a note": lambda d: (not_applicable(d), d.__setitem__("notes", [])),
-        "applicable is text": lambda d: d.__setitem__("applicable", "no"),
-    }
+    breakers = BREAKERS
     failed = 0
+    # Both forms of both versions are valid: compact (deciles, no samples),
+    # full (deciles and samples), and /1 (samples, no deciles).
+    forms = {}
+    compact = copy.deepcopy(good)
+    for s in compact["series"]:
+        for p in s["points"]:
+            p["time_ms"].pop("samples", None)
+            p["time_ms"]["quantiles"] = [p["time_ms"]["median"]] * 9
+    forms["compact 1.1"] = compact
+    full = copy.deepcopy(compact)
+    for s in full["series"]:
+        for p in s["points"]:
+            p["time_ms"]["samples"] = [p["time_ms"]["median"]] * p["time_ms"]["n"]
+    forms["full 1.1"] = full
+    v1 = copy.deepcopy(full)
+    v1["schema"] = "gmlab.result/1"
+    for s in v1["series"]:
+        for p in s["points"]:
+            p["time_ms"].pop("quantiles")
+    forms["version 1 with samples"] = v1
+    quick = copy.deepcopy(compact)
+    quick["quick"] = True
+    forms["quick run"] = quick
+    for name, doc in forms.items():
+        errs = errors_of(validators, doc)
+        if errs:
+            print(f"REJECTED but should not: {name}: {errs}")
+            failed += 1
+        else:
+            print(f"accepted as it should: {name}")
     # A result that does not apply (peer with one GPU) is valid: no series, nothing checked, a note.
     na = copy.deepcopy(good)
     not_applicable(na)
@@ -98,7 +143,8 @@ def main():
     validators = load_validators(args.schema_dir)
     if args.self_test:
         failed = self_test(validators, args.self_test)
-        print(f"{15 - failed} passed, {failed} failed")
+        checks = len(BREAKERS) + 5  # the breakers, four valid forms and the not-applicable result
+        print(f"{checks - failed} passed, {failed} failed")
         return 1 if failed else 0
     files = list(args.files)
     for pattern in args.glob:

@@ -53,3 +53,68 @@ TEST(ClientAddress, ForwardedForOnlyFromTrustedPeers) {
     EXPECT_EQ(client_address("10.0.0.2", "", trusted), "10.0.0.2");
     EXPECT_EQ(client_address("10.0.0.2", "10.0.0.3", trusted), "10.0.0.3");
 }
+
+// Upload validation reads both forms of a point (every sample, or the deciles
+// of a compact document) in both schema versions.
+namespace {
+
+std::string upload(const std::string &run_schema, const std::string &result_schema, const std::string &time_extra,
+                   const std::string &run_extra = "", const std::string &result_extra = "") {
+    return R"({"schema": ")" + run_schema + R"(", "library": {"name": "gmlab", "version": "0.1.0", "abi": 1},
+        "command": "gmlab run", "created_at": "2026-11-23T00:00:00Z", "settings": {},)" + run_extra + R"(
+        "device": {"name": "NVIDIA H200", "compute_capability": "9.0", "global_memory_bytes": 150109880320,
+                   "memory_bus_width_bits": 6016, "theoretical_bandwidth_gbs": 4800, "l2_cache_bytes": 62914560},
+        "results": [{"schema": ")" + result_schema + R"(", "experiment": {"name": "stride_copy"},)" + result_extra + R"(
+            "series": [{"name": "guide", "y": {"field": "median_ms"}, "points": [{"x": 1,
+            "time_ms": {"median": 0.2, "min": 0.1, "max": 0.3, "mean": 0.2, "stddev": 0.05, "n": 10)" + time_extra + R"(}}]}]}]})";
+}
+
+const char *kDeciles = R"(, "quantiles": [0.11, 0.12, 0.15, 0.18, 0.2, 0.21, 0.24, 0.27, 0.29])";
+
+}  // namespace
+
+TEST(Validate, AcceptsBothFormsInBothVersions) {
+    for (const auto &[run, result] : {std::pair<std::string, std::string>{"gmlab.run/1", "gmlab.result/1"},
+                                      {"gmlab.run/1.1", "gmlab.result/1.1"}, {"gmlab.run/1.1", "gmlab.result/1"}}) {
+        const ValidatedUpload full = validate_upload(upload(run, result, R"(, "samples": [0.1, 0.2, 0.3])"));
+        EXPECT_TRUE(full.ok) << run << " " << result << ": " << full.error_message;
+        const ValidatedUpload compact = validate_upload(upload(run, result, kDeciles));
+        EXPECT_TRUE(compact.ok) << run << " " << result << ": " << compact.error_message;
+        ASSERT_EQ(compact.points.size(), 1u);
+        EXPECT_EQ(compact.points[0].value, 0.2);  // the series' y.field, median_ms
+        const ValidatedUpload both = validate_upload(upload(run, result, std::string(kDeciles) + R"(, "samples": [0.2])"));
+        EXPECT_TRUE(both.ok) << both.error_message;
+        const ValidatedUpload bare = validate_upload(upload(run, result, ""));
+        EXPECT_TRUE(bare.ok) << bare.error_message;  // statistics alone, as trimmed uploads have
+    }
+}
+
+TEST(Validate, RejectsBrokenDecilesAndUnknownVersions) {
+    struct Case {
+        std::string body, code, where;
+    };
+    const Case cases[] = {
+        {upload("gmlab.run/1.1", "gmlab.result/1.1", R"(, "quantiles": [0.2, 0.2])"), "invalid_document", "time_ms.quantiles: must hold 9"},
+        {upload("gmlab.run/1.1", "gmlab.result/1.1", R"(, "quantiles": "many")"), "invalid_document", "time_ms.quantiles: must be an array"},
+        {upload("gmlab.run/1.1", "gmlab.result/1.1", R"(, "quantiles": [0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, "x"])"), "invalid_document",
+         "must hold numbers"},
+        {upload("gmlab.run/1.1", "gmlab.result/1.1", R"(, "quantiles": [0.29, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2])"), "implausible",
+         "must not decrease"},
+        {upload("gmlab.run/1.1", "gmlab.result/1.1", R"(, "quantiles": [0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.9])"), "implausible",
+         "outside min..max"},
+        {upload("gmlab.run/1.1", "gmlab.result/1.1", R"(, "quantiles": [0, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2])"), "implausible",
+         "finite and > 0"},
+        {upload("gmlab.run/2", "gmlab.result/1.1", kDeciles), "invalid_document", "document.schema"},
+        {upload("gmlab.run/1.1", "gmlab.result/1.3", kDeciles), "invalid_document", "results[0].schema"},
+        {upload("gmlab.run/1.1", "gmlab.result/1.1", kDeciles, R"("quick": true,)"), "invalid_document", "document.quick"},
+        {upload("gmlab.run/1.1", "gmlab.result/1.1", kDeciles, "", R"("quick": true,)"), "invalid_document", "results[0].quick"},
+    };
+    for (const Case &c : cases) {
+        const ValidatedUpload v = validate_upload(c.body);
+        EXPECT_FALSE(v.ok) << c.where;
+        EXPECT_EQ(v.error_code, c.code) << c.where << ": " << v.error_message;
+        EXPECT_NE(v.error_message.find(c.where), std::string::npos) << v.error_message;
+    }
+    // quick: false is no quick run.
+    EXPECT_TRUE(validate_upload(upload("gmlab.run/1.1", "gmlab.result/1.1", kDeciles, R"("quick": false,)")).ok);
+}

@@ -2,6 +2,7 @@
 
 #include "error.hpp"
 #include "params.hpp"
+#include "registry.hpp"
 
 using namespace gmlab;
 using nlohmann::json;
@@ -112,4 +113,19 @@ TEST(Params, DescribeCarriesBoundsAndChoices) {
     EXPECT_EQ(b["min"], 32);
     EXPECT_EQ(b["multiple_of"], 32);
     EXPECT_EQ(describe(all[6])["choices"], json({"guide", "ilp4"}));
+}
+
+// gmlab run --quick: every experiment of the default suite has quick
+// parameters, and they are valid parameters of that experiment.
+TEST(QuickParameters, EveryDefaultExperimentHasValidOnes) {
+    int seen = 0;
+    for (const gmlab::Experiment &e : gmlab::registry()) {
+        if (!e.default_suite) continue;
+        ++seen;
+        ASSERT_TRUE(e.quick.is_object()) << e.name;
+        EXPECT_FALSE(e.quick.empty()) << e.name << " has no quick parameters";
+        EXPECT_NO_THROW(gmlab::resolve_params(e.params, e.quick, e.name)) << e.name;
+        EXPECT_EQ(gmlab::describe(e)["quick_parameters"], e.quick) << e.name;
+    }
+    EXPECT_GE(seen, 20);
 }

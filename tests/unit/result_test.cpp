@@ -53,14 +53,16 @@ Result sample() {
 
 TEST(ResultDocument, CarriesBandwidthAndFractions) {
     json doc = to_json(sample());
-    EXPECT_EQ(doc["schema"], "gmlab.result/1");
+    EXPECT_EQ(doc["schema"], "gmlab.result/1.1");
     EXPECT_EQ(doc["library"]["name"], "gmlab");
     const json &p = doc["series"][0]["points"][0];
     EXPECT_DOUBLE_EQ(p["bandwidth_gbs"].get<double>(), 8e6 / 0.011e-3 / 1e9);
     EXPECT_DOUBLE_EQ(p["fraction_of_theoretical"].get<double>(), p["bandwidth_gbs"].get<double>() / 1000);
     EXPECT_DOUBLE_EQ(p["fraction_of_memcpy"].get<double>(), p["bandwidth_gbs"].get<double>() / 800);
     EXPECT_LT(p["bandwidth_gbs_min"].get<double>(), p["bandwidth_gbs_max"].get<double>());
-    EXPECT_EQ(p["time_ms"]["samples"].size(), 3u);
+    EXPECT_FALSE(p["time_ms"].contains("samples"));  // compact by default
+    EXPECT_EQ(p["time_ms"]["quantiles"].size(), 9u);
+    EXPECT_EQ(to_json(sample(), SampleForm::All)["series"][0]["points"][0]["time_ms"]["samples"].size(), 3u);
     EXPECT_TRUE(doc["verification"]["passed"].get<bool>());
     EXPECT_NO_THROW(check_result_document(doc));
 }
@@ -87,6 +89,15 @@ TEST(ResultDocument, StructureCheckSaysWhatIsWrong) {
     json bad = doc;
     bad["schema"] = "gmlab.result/2";
     EXPECT_THROW(check_result_document(bad), Error);
+    json old = to_json(sample(), SampleForm::All);
+    old["schema"] = "gmlab.result/1";  // the first version is still read
+    EXPECT_NO_THROW(check_result_document(old));
+    bad = doc;
+    bad["series"][0]["points"][0]["time_ms"]["quantiles"] = "many";
+    EXPECT_THROW(check_result_document(bad), Error);
+    bad = old;
+    bad["series"][0]["points"][0]["time_ms"]["samples"] = {1, "x"};
+    EXPECT_THROW(check_result_document(bad), Error);
     bad = doc;
     bad["series"][0]["points"][0]["time_ms"].erase("median");
     try {
@@ -106,5 +117,43 @@ TEST(ResultDocument, WritesSamples) {
     json run = gmcli::make_run_document(result["device"], result["settings"], {result}, "gmlab run stride_copy");
     EXPECT_FALSE(run["results"][0].contains("device"));
     EXPECT_EQ(run["schema"], kRunSchema);
+    EXPECT_FALSE(run.contains("quick"));
     std::ofstream("sample_run.json") << run.dump(2);
+    // The full form (--samples all), and a quick run (--quick), for the schema test too.
+    json full = to_json(sample(), SampleForm::All);
+    std::ofstream("sample_result_full.json") << full.dump(2);
+    json quick = result;
+    quick["quick"] = true;
+    json quick_run = gmcli::make_run_document(result["device"], result["settings"], {quick}, "gmlab run --quick");
+    EXPECT_TRUE(quick_run["quick"].get<bool>());
+    std::ofstream("sample_run_quick.json") << quick_run.dump(2);
+    // Both forms, the old version included, are read back.
+    json old = gmcli::make_run_document(full["device"], full["settings"], {full}, "gmlab run stride_copy");
+    old["schema"] = "gmlab.run/1";
+    old["results"][0]["schema"] = "gmlab.result/1";
+    for (json &p : old["results"][0]["series"][0]["points"]) p["time_ms"].erase("quantiles");
+    std::ofstream("sample_run_v1.json") << old.dump(2);
+}
+
+TEST(ResultDocument, SampleFormOfADocument) {
+    json run = gmcli::make_run_document(json::object(), json::object(), {to_json(sample(), SampleForm::All)}, "x");
+    set_sample_form_of_document(run, SampleForm::Summary);
+    for (const json &p : run["results"][0]["series"][0]["points"]) {
+        EXPECT_FALSE(p["time_ms"].contains("samples"));
+        EXPECT_EQ(p["time_ms"]["quantiles"].size(), 9u);
+    }
+    EXPECT_TRUE(is_result_schema("gmlab.result/1"));
+    EXPECT_TRUE(is_result_schema("gmlab.result/1.1"));
+    EXPECT_FALSE(is_result_schema("gmlab.result/2"));
+    EXPECT_TRUE(is_run_schema("gmlab.run/1"));
+    EXPECT_TRUE(is_run_schema("gmlab.run/1.1"));
+    EXPECT_FALSE(is_run_schema("gmlab.result/1.1"));
+}
+
+TEST(ResultDocument, PointValueReadsTheDeciles) {
+    json doc = to_json(sample());
+    EXPECT_DOUBLE_EQ(point_value(doc, 0, 0, "p50_ms"), 0.011);
+    EXPECT_DOUBLE_EQ(point_value(doc, 0, 0, "p10_ms"), 0.0102);
+    EXPECT_DOUBLE_EQ(point_value(doc, 0, 1, "p90_ms"), 0.0236);
+    EXPECT_THROW(point_value(doc, 0, 0, "p95_ms"), Error);
 }

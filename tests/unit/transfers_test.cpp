@@ -34,7 +34,7 @@ bool contains(const std::string &s, const std::string &part) { return s.find(par
 TEST(TransferParams, DefaultsAreTheIssuesSweep) {
     json r = resolve_params(find_experiment("transfer").params, json::object(), "transfer");
     EXPECT_EQ(r["min_size"], 4096);
-    EXPECT_EQ(r["max_size"], 1LL << 30);
+    EXPECT_EQ(r["max_size"], 256LL << 20);
     EXPECT_EQ(r["memory"], json({"pinned", "pageable"}));
     json o = resolve_params(find_experiment("copy_overlap").params, json::object(), "copy_overlap");
     EXPECT_EQ(o["streams"], json({1, 2, 4, 8}));

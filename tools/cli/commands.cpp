@@ -163,7 +163,7 @@ bool apply_settings(gm_context *ctx, const RunOptions &opt) {
         {GM_SETTING_MAX_REPETITIONS, opt.min_repetitions ? std::optional<double>(100000) : std::nullopt},
         {GM_SETTING_MIN_REPETITIONS, opt.min_repetitions},
         {GM_SETTING_MAX_REPETITIONS, opt.max_repetitions ? opt.max_repetitions
-                                                         : (opt.min_repetitions ? std::optional<double>(std::max(1000.0, *opt.min_repetitions)) : std::nullopt)},
+                                                         : (opt.min_repetitions ? std::optional<double>(std::max(100.0, *opt.min_repetitions)) : std::nullopt)},
         {GM_SETTING_WARMUP, opt.warmup},
         {GM_SETTING_MIN_TIME_MS, opt.min_time_ms},
         {GM_SETTING_MEMORY_FRACTION, opt.memory_fraction},
@@ -356,7 +356,24 @@ int upload_run(const json &run, const std::string &url) {
 
 }  // namespace
 
-int cmd_run(const RunOptions &opt) {
+// --quick: a smoke check. Settings the user did not give become one warm-up
+// and three timed launches with no minimum time.
+RunOptions quick_options(RunOptions opt) {
+    if (!opt.quick) return opt;
+    if (!opt.warmup) opt.warmup = 1;
+    if (!opt.min_repetitions) opt.min_repetitions = 3;
+    if (!opt.max_repetitions) opt.max_repetitions = std::max(3.0, *opt.min_repetitions);
+    if (!opt.min_time_ms) opt.min_time_ms = 0;
+    return opt;
+}
+
+int cmd_run(const RunOptions &given) {
+    const RunOptions opt = quick_options(given);
+    if (opt.quick && !opt.upload_url.empty()) {
+        std::cerr << "gmlab: --quick and --upload do not go together: a quick run is a smoke check whose figures are "
+                     "not comparable; upload a standard run\n";
+        return kUsage;
+    }
     if (!check_upload_option(opt.upload_url)) return kUsage;
     std::vector<std::string> names = opt.experiments.empty() ? default_suite() : opt.experiments;
     for (const auto &n : names) {
@@ -373,6 +390,12 @@ int cmd_run(const RunOptions &opt) {
     }
     std::map<std::string, json> params;
     if (!build_params(names, opt.sets, &params)) return kUsage;
+    if (opt.quick)  // the experiment's quick parameters, under what --set gives
+        for (auto &[name, p] : params) {
+            json merged = describe(name).value("quick_parameters", json::object());
+            merged.update(p);
+            p = std::move(merged);
+        }
     // Check every experiment's parameters before the first one runs.
     for (const auto &n : names) {
         char *resolved = nullptr;
@@ -412,11 +435,13 @@ int cmd_run(const RunOptions &opt) {
             continue;
         }
         char *text = nullptr;
-        gm_result_to_json(&text, r);
+        gm_result_to_json_samples(&text, r, opt.samples == "all" ? GM_SAMPLES_ALL : GM_SAMPLES_SUMMARY);
         gm_result_destroy(r);
         json doc = json::parse(take(text));
+        if (opt.quick) doc["quick"] = true;
         settings = doc["settings"];
         print_result(doc);
+        std::cout.flush();  // each experiment's table as soon as it is measured
         results.push_back(std::move(doc));
     }
     // Whatever finished is written, even when a later experiment failed.

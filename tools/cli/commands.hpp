@@ -28,6 +28,8 @@ struct RunOptions {
     bool no_flush_l2 = false;
     std::string command_line;
     std::string upload_url;  // --upload: send the run to this gmlab-server afterwards
+    std::string samples = "summary";  // --samples: "summary" (statistics and deciles) or "all" (every raw sample too)
+    bool quick = false;               // --quick: each experiment's quick parameters and 3 repetitions, marked "quick"
 };
 int cmd_run(const RunOptions &opt);
 

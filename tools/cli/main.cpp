@@ -35,16 +35,22 @@ int main(int argc, char **argv) {
     auto *run = app.add_subcommand("run", "run experiments (the default suite when none is named)");
     run->add_option("experiments", run_opt.experiments, "experiment names (see gmlab list)");
     run->add_option("-s,--set", run_opt.sets, "parameter: name=value or experiment.name=value (repeatable)");
-    run->add_option("--json", run_opt.json_file, "write the run (schema gmlab.run/1) to this file");
+    run->add_option("--json", run_opt.json_file, "write the run (schema gmlab.run/1.1) to this file");
     run->add_option("--csv", run_opt.csv_file, "write one row per measured point to this file");
     run->add_option("--html", run_opt.html_file, "write the self-contained HTML report of the run to this file");
     run->add_option("-d,--device", run_opt.device, "CUDA device ordinal");
     run->add_option("--warmup", run_opt.warmup, "untimed launches before timing (default 2)");
-    run->add_option("--min-repetitions", run_opt.min_repetitions, "timed launches at least (default 10)");
-    run->add_option("--max-repetitions", run_opt.max_repetitions, "timed launches at most (default 1000)");
-    run->add_option("--min-time-ms", run_opt.min_time_ms, "timed milliseconds at least per point (default 50)");
+    run->add_option("--min-repetitions", run_opt.min_repetitions, "timed launches at least (default 5)");
+    run->add_option("--max-repetitions", run_opt.max_repetitions, "timed launches at most (default 100)");
+    run->add_option("--min-time-ms", run_opt.min_time_ms, "timed milliseconds at least per point (default 10)");
     run->add_option("--memory-fraction", run_opt.memory_fraction, "share of free device memory an experiment may use (default 0.5)");
     run->add_flag("--no-flush-l2", run_opt.no_flush_l2, "do not evict L2 between timed launches");
+    run->add_option("--samples", run_opt.samples,
+                    "what --json keeps of each point's launches: summary (default: statistics and deciles) or all (every raw sample too)")
+        ->check(CLI::IsMember({"summary", "all"}));
+    run->add_flag("--quick", run_opt.quick,
+                  "a smoke check in seconds: small sweeps, 3 timed launches per point, every kernel still verified; "
+                  "the figures are marked quick and are not for comparing or uploading");
     run->add_option("--upload", run_opt.upload_url,
                     "after the run, send it to this gmlab-server (as gmlab-upload does; see gmlab-upload --help)");
 

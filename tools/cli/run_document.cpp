@@ -13,8 +13,10 @@ using nlohmann::json;
 json make_run_document(const json &device, const json &settings, const std::vector<json> &results,
                        const std::string &command) {
     json list = json::array();
+    bool quick = false;
     for (json r : results) {
         r.erase("device");  // the run's one device block stands for all of them
+        quick = quick || r.value("quick", false);
         list.push_back(std::move(r));
     }
     std::time_t t = std::time(nullptr);
@@ -22,13 +24,15 @@ json make_run_document(const json &device, const json &settings, const std::vect
     gmtime_r(&t, &tm);
     char created[32];
     std::strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return {{"schema", "gmlab.run/1"},
-            {"library", {{"name", "gmlab"}, {"version", gm_version()}, {"abi", gm_abi_version()}}},
-            {"command", command},
-            {"created_at", created},
-            {"device", device},
-            {"settings", settings},
-            {"results", list}};
+    json run = {{"schema", "gmlab.run/1.1"},
+                {"library", {{"name", "gmlab"}, {"version", gm_version()}, {"abi", gm_abi_version()}}},
+                {"command", command},
+                {"created_at", created},
+                {"device", device},
+                {"settings", settings},
+                {"results", list}};
+    if (quick) run["quick"] = true;  // a smoke check (gmlab run --quick): not figures to compare
+    return run;
 }
 
 namespace {

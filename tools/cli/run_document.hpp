@@ -1,4 +1,4 @@
-// The gmlab.run/1 document: several results sharing one device block, as
+// The gmlab.run/1.1 document: several results sharing one device block, as
 // written by `gmlab run --json` and sent by gmlab-upload.
 #pragma once
 

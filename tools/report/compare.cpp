@@ -4,6 +4,7 @@
 #include <map>
 
 #include "chart_specs.hpp"
+#include "document.hpp"
 #include "table.hpp"
 
 namespace gmreport {
@@ -70,6 +71,9 @@ void write_compare_text(std::ostream &os, const json &a, const json &b, const js
        << "\n";
     os << (markdown ? "\n" : "") << "ratio = B / A of each series' headline value; * where the difference is larger than the spread of "
           "the repetitions (half the min-max range of A plus that of B).\n";
+    if (is_quick(a) || is_quick(b))
+        os << (markdown ? "\n**" : "") << (is_quick(a) ? "A" : "B") << (is_quick(a) && is_quick(b) ? " and B are" : " is")
+           << " a quick run. " << kQuickNote << (markdown ? "**\n" : "\n");
     std::string current;
     gmcli::Table *table = nullptr;
     std::vector<gmcli::Table> tables;

@@ -12,8 +12,10 @@ using nlohmann::json;
 
 namespace {
 
-const char *kRun = "gmlab.run/1";
-const char *kResult = "gmlab.result/1";
+// Every /1 minor version is read: a minor version only adds optional fields.
+bool is_run(const std::string &schema) { return schema == "gmlab.run/1" || schema == "gmlab.run/1.1"; }
+bool is_result(const std::string &schema) { return schema == "gmlab.result/1" || schema == "gmlab.result/1.1"; }
+const char *kRun = "gmlab.run/1.1";
 
 [[noreturn]] void bad(const std::string &where, const std::string &what) { throw ReportError(where + ": " + what); }
 
@@ -24,7 +26,7 @@ json as_run(const json &doc, const std::string &where) {
         bad(where, "not a gmlab result (no \"schema\" field)");
     const std::string schema = doc["schema"];
     if (schema.rfind("gmlab.", 0) != 0) bad(where, "not a gmlab result (schema \"" + schema + "\")");
-    if (schema == kResult) {
+    if (is_result(schema)) {
         // One result: wrap it as a run whose device block is the result's own.
         json r = doc;
         gm_result *res = nullptr;
@@ -33,12 +35,14 @@ json as_run(const json &doc, const std::string &where) {
         if (!r.contains("device") || !r["device"].is_object()) bad(where, "the result has no \"device\" block");
         json device = r["device"];
         r.erase("device");
-        return {{"schema", kRun}, {"library", r.value("library", json::object())}, {"command", ""},
-                {"created_at", r.value("finished_at", "")}, {"device", device},
-                {"settings", r.value("settings", json::object())}, {"results", json::array({r})}};
+        json run = {{"schema", kRun}, {"library", r.value("library", json::object())}, {"command", ""},
+                    {"created_at", r.value("finished_at", "")}, {"device", device},
+                    {"settings", r.value("settings", json::object())}, {"results", json::array({r})}};
+        if (is_quick(r)) run["quick"] = true;
+        return run;
     }
-    if (schema != kRun)
-        bad(where, "unknown schema version \"" + schema + "\" (this gmlab reads " + kRun + " and " + kResult + ")");
+    if (!is_run(schema))
+        bad(where, "unknown schema version \"" + schema + "\" (this gmlab reads gmlab.run/1, gmlab.run/1.1, gmlab.result/1 and gmlab.result/1.1)");
     if (!doc.contains("device") || !doc["device"].is_object() || !doc["device"].contains("name"))
         bad(where, "the run has no \"device\" block with a name");
     const std::string text = doc.dump();
@@ -52,6 +56,15 @@ json as_run(const json &doc, const std::string &where) {
         gm_result_destroy(res);
     }
     return doc;
+}
+
+bool is_quick(const json &doc) {
+    if (!doc.is_object()) return false;
+    if (doc.contains("quick") && doc["quick"].is_boolean() && doc["quick"].get<bool>()) return true;
+    if (doc.contains("results") && doc["results"].is_array())
+        for (const json &r : doc["results"])
+            if (r.is_object() && r.contains("quick") && r["quick"].is_boolean() && r["quick"].get<bool>()) return true;
+    return false;
 }
 
 json load_run(const std::string &path) {

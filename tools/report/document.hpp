@@ -22,6 +22,14 @@ nlohmann::json load_run(const std::string &path);
 // The same check for a document already in memory; `where` names it in errors.
 nlohmann::json as_run(const nlohmann::json &doc, const std::string &where);
 
+// True for a run made by `gmlab run --quick` (the run or any of its results
+// marked "quick"): a smoke check, whose figures reports label as such.
+bool is_quick(const nlohmann::json &run_or_result);
+// The label reports put on such a run.
+inline constexpr const char *kQuickNote =
+    "QUICK RUN (gmlab run --quick): a smoke check that every experiment runs and verifies, with small sweeps and "
+    "3 launches per point. These figures are not measurements: do not compare or publish them.";
+
 // Writes text to a temporary file beside path and renames it over path.
 void write_atomically(const std::string &path, const std::string &text);
 

@@ -118,6 +118,7 @@ std::string html_report(const json &run) {
       << escape_html(run.value("library", json::object()).value("version", "?")) << ", " << escape_html(run.value("created_at", ""));
     if (!run.value("command", "").empty()) h << ", <code>" << escape_html(run["command"].get<std::string>()) << "</code>";
     h << "</p>\n";
+    if (is_quick(run)) h << "<p class=\"quick\"><strong>" << escape_html(kQuickNote) << "</strong></p>\n";
     device_table(h, d);
     if (run.contains("settings") && run["settings"].is_object()) {
         h << "<p>Settings: ";
@@ -174,6 +175,9 @@ std::string html_compare(const json &a, const json &b, const json &cmp) {
     h << "<h1>gmlab compare</h1>\n<p><strong>A</strong>: " << escape_html(who(a)) << "<br><strong>B</strong>: " << escape_html(who(b))
       << "</p>\n<p>B / A for the headline value of every point both runs measured; highlighted where the difference is larger "
          "than the spread of the repetitions (half the min-max range of A plus that of B).</p>\n";
+    if (is_quick(a) || is_quick(b))
+        h << "<p class=\"quick\"><strong>" << (is_quick(a) ? "A" : "B") << (is_quick(a) && is_quick(b) ? " and B are" : " is")
+          << " a quick run: " << escape_html(kQuickNote) << "</strong></p>\n";
     // One chart and one table per experiment and series.
     std::map<std::string, std::vector<const json *>> groups;
     std::vector<std::string> order;

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "chart_specs.hpp"
+#include "document.hpp"
 #include "table.hpp"
 
 namespace gmreport {
@@ -44,6 +45,7 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
     const std::string name = r["experiment"]["name"];
     heading(os, name + " — " + r["experiment"].value("summary", ""), 2, markdown);
     os << (markdown ? "\n" : "  ") << chart_spec(name).explanation << "\n";
+    if (is_quick(r)) os << (markdown ? "\n**" : "  ") << kQuickNote << (markdown ? "**\n" : "\n");
     if (!r.value("applicable", true)) os << (markdown ? "\n**" : "  ") << "not applicable on this machine (see the notes)" << (markdown ? "**\n" : "\n");
     for (const json &s : r["series"]) {
         heading(os, s["name"].get<std::string>(), 3, markdown);
@@ -118,6 +120,7 @@ void write_run_text(std::ostream &os, const json &run, bool markdown) {
     os << (markdown ? "\n" : "") << "driver " << d.value("driver_version", "?") << ", runtime " << d.value("runtime_version", "?") << "; gmlab "
        << run.value("library", json::object()).value("version", "?") << "; " << run.value("created_at", "") << "\n";
     if (!run.value("command", "").empty()) os << (markdown ? "\n`" : "command: ") << run["command"].get<std::string>() << (markdown ? "`\n" : "\n");
+    if (is_quick(run)) os << (markdown ? "\n**" : "") << kQuickNote << (markdown ? "**\n" : "\n");
     if (run.contains("settings") && run["settings"].is_object()) {
         std::string line;
         for (auto it = run["settings"].begin(); it != run["settings"].end(); ++it) line += (line.empty() ? "" : ", ") + it.key() + " " + it.value().dump();

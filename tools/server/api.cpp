@@ -13,10 +13,11 @@
 #include <random>
 #include <sstream>
 
-#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include "aggregate.hpp"
+#include "http_message.hpp"
+#include "router.hpp"
 #include "rate_limit.hpp"
 #include "sha256.hpp"
 #ifdef GM_HAVE_PAGES
@@ -28,14 +29,10 @@ namespace {
 
 using nlohmann::json;
 
-void send_json(httplib::Response &res, int status, const json &body) {
+void send_json(HttpResponse &res, int status, const json &body) {
     res.status = status;
     // replace: a message quoting hostile input must not make serialising throw.
     res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "application/json");
-}
-
-void send_error(httplib::Response &res, int status, const std::string &code, const std::string &message) {
-    send_json(res, status, {{"code", code}, {"message", message}});
 }
 
 // 128 bits from the operating system's generator, as 32 hex digits.
@@ -118,46 +115,23 @@ class Api {
 public:
     Api(Storage &s, const ServerConfig &c) : storage_(s), config_(c) {}
 
-    void install(httplib::Server &server) {
-        server.set_payload_max_length(config_.max_body_bytes);
-        server.set_pre_routing_handler([this](const httplib::Request &req, httplib::Response &res) {
-            return limit(req, res) ? httplib::Server::HandlerResponse::Unhandled : httplib::Server::HandlerResponse::Handled;
-        });
-        // Errors that cpp-httplib produces itself (413, 404 for unknown paths,
-        // 400 for broken requests) also answer in JSON.
-        server.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request &, httplib::Response &res) {
-            if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-            const std::string code = res.status == 413 ? "too_large" : res.status == 404 ? "not_found" : "http_error";
-            send_error(res, res.status, code, "HTTP status " + std::to_string(res.status));
-            return httplib::Server::HandlerResponse::Handled;
-        }));
-        server.set_exception_handler([](const httplib::Request &, httplib::Response &res, std::exception_ptr ep) {
-            std::string msg = "internal error";
-            try {
-                if (ep) std::rethrow_exception(ep);
-            } catch (const std::exception &e) {
-                msg = e.what();
-            } catch (...) {
-            }
-            send_error(res, 500, "internal", msg);
-        });
-
-        server.Post("/api/v1/results", [this](const httplib::Request &req, httplib::Response &res,
-                                              const httplib::ContentReader &reader) { post_result(req, res, reader); });
-        server.Get(R"(/api/v1/results/([^/]+))", [this](const httplib::Request &req, httplib::Response &res) {
+    void install(Router &router) {
+        router.set_filter([this](const HttpRequest &req, HttpResponse &res) { return limit(req, res); });
+        router.post("/api/v1/results", [this](HttpRequest &req, HttpResponse &res) { post_result(req, res); });
+        router.get(R"(/api/v1/results/([^/]+))", [this](const HttpRequest &req, HttpResponse &res) {
             get_result(req, res);
         });
-        server.Delete(R"(/api/v1/results/([^/]+))", [this](const httplib::Request &req, httplib::Response &res) {
+        router.del(R"(/api/v1/results/([^/]+))", [this](const HttpRequest &req, HttpResponse &res) {
             delete_result(req, res);
         });
-        server.Get("/api/v1/gpus", [this](const httplib::Request &, httplib::Response &res) { get_gpus(res); });
-        server.Get(R"(/api/v1/gpus/([^/]+)/experiments/([^/]+))",
-                   [this](const httplib::Request &req, httplib::Response &res) { get_experiment(req, res); });
-        server.Get("/api/v1/stats", [this](const httplib::Request &, httplib::Response &res) {
+        router.get("/api/v1/gpus", [this](const HttpRequest &, HttpResponse &res) { get_gpus(res); });
+        router.get(R"(/api/v1/gpus/([^/]+)/experiments/([^/]+))",
+                   [this](const HttpRequest &req, HttpResponse &res) { get_experiment(req, res); });
+        router.get("/api/v1/stats", [this](const HttpRequest &, HttpResponse &res) {
             send_json(res, 200, {{"results", storage_.count()}});
         });
 #ifdef GM_HAVE_PAGES
-        install_pages(server);
+        install_pages(router);
 #endif
     }
 
@@ -165,9 +139,9 @@ private:
     // Token buckets per client: POST and DELETE draw on the write bucket,
     // everything else on the read bucket. The storage keeps them, so that
     // replicas on one database share them.
-    bool limit(const httplib::Request &req, httplib::Response &res) {
+    bool limit(const HttpRequest &req, HttpResponse &res) {
         const std::string client = client_address(
-            req.remote_addr, req.has_header("X-Forwarded-For") ? req.get_header_value("X-Forwarded-For") : "",
+            req.remote_addr, req.has_header("X-Forwarded-For") ? req.header("X-Forwarded-For") : "",
             config_.trusted_proxies);
         const bool write = req.method == "POST" || req.method == "DELETE";
         const double rate = write ? config_.write_rate : config_.read_rate;
@@ -185,43 +159,22 @@ private:
         return false;
     }
 
-    std::string result_url(const httplib::Request &req, const std::string &id) const {
+    std::string result_url(const HttpRequest &req, const std::string &id) const {
         std::string base = config_.public_url;
-        if (base.empty() && req.has_header("Host")) base = "http://" + req.get_header_value("Host");
+        if (base.empty() && req.has_header("Host")) base = "http://" + req.header("Host");
         while (!base.empty() && base.back() == '/') base.pop_back();
         return base + "/result/" + id;
     }
 
-    void post_result(const httplib::Request &req, httplib::Response &res, const httplib::ContentReader &reader) {
-        // cpp-httplib hands over the body already decompressed when it came
-        // with Content-Encoding: gzip, so this limit bounds what a small
-        // compressed body may expand to.
-        std::string body;
-        // Room for the whole declared body plus the parser's padding, so that
-        // neither appending nor parsing copies it (gzip bodies still grow).
-        const std::size_t declared = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
-        body.reserve(std::min<std::size_t>(declared, config_.max_body_bytes) + kParserPadding);
-        bool too_large = false;
-        const bool complete = reader([&](const char *data, std::size_t len) {
-            if (body.size() + len > config_.max_body_bytes) {
-                too_large = true;
-                return false;
-            }
-            body.append(data, len);
-            return true;
-        });
-        // cpp-httplib stops reading, and hands over nothing, when the raw body
-        // is longer than its payload limit (set to the same size).
-        if (!complete && !too_large) {
-            const std::string length = req.get_header_value("Content-Length");
-            too_large = !length.empty() && std::strtoull(length.c_str(), nullptr, 10) > config_.max_body_bytes;
-            if (!too_large) return send_error(res, 400, "incomplete_body", "the request body could not be read");
-        }
-        if (too_large) {
-            res.set_header("Connection", "close");
+    void post_result(HttpRequest &req, HttpResponse &res) {
+        // The transport has read the whole body and undone its
+        // Content-Encoding, within the same limit (a gzip bomb is a 413 there).
+        if (req.body.size() > config_.max_body_bytes) {
+            res.close = true;
             return send_error(res, 413, "too_large",
                               "the body is larger than " + std::to_string(config_.max_body_bytes) + " bytes");
         }
+        std::string body = std::move(req.body);
         ValidatedUpload v = validate_upload(std::move(body), config_.limits);
         if (!v.ok) return send_error(res, 422, v.error_code, v.error_message);
 
@@ -229,7 +182,7 @@ private:
         run.submission_id = v.submission_id;
         for (const char *h : {"X-Submission-Id", "Idempotency-Key"}) {
             if (!run.submission_id.empty() || !req.has_header(h)) continue;
-            const std::string s = req.get_header_value(h);
+            const std::string s = req.header(h);
             if (!valid_submission_id(s))
                 return send_error(res, 400, "invalid_submission_id", std::string(h) + ": must be 1..128 characters of [A-Za-z0-9._-]");
             run.submission_id = s;
@@ -255,9 +208,9 @@ private:
         send_json(res, 201, {{"id", run.id}, {"url", result_url(req, run.id)}, {"delete_token", token}, {"duplicate", false}});
     }
 
-    void get_result(const httplib::Request &req, httplib::Response &res) {
+    void get_result(const HttpRequest &req, HttpResponse &res) {
         const std::string id = req.matches[1];
-        const std::string format = req.has_param("format") ? req.get_param_value("format") : "";
+        const std::string format = req.has_param("format") ? req.param("format") : "";
         if (!format.empty() && format != "json" && format != "csv" && format != "document")
             return send_error(res, 400, "bad_format", "format must be json, document or csv");
         std::optional<StoredRun> run;
@@ -288,9 +241,9 @@ private:
         send_json(res, 200, out);
     }
 
-    void delete_result(const httplib::Request &req, httplib::Response &res) {
+    void delete_result(const HttpRequest &req, HttpResponse &res) {
         const std::string id = req.matches[1];
-        const std::string auth = req.has_header("Authorization") ? req.get_header_value("Authorization") : "";
+        const std::string auth = req.has_header("Authorization") ? req.header("Authorization") : "";
         if (auth.rfind("Bearer ", 0) != 0 || auth.size() <= 7)
             return send_error(res, 401, "unauthorized", "send Authorization: Bearer <delete token>");
         const std::string token = auth.substr(7);
@@ -305,7 +258,7 @@ private:
         send_json(res, 200, {{"id", id}, {"deleted", true}});
     }
 
-    void get_gpus(httplib::Response &res) {
+    void get_gpus(HttpResponse &res) {
         json list = json::array();
         for (const GpuCount &g : storage_.gpus()) {
             json j = gpu_json(g.gpu);
@@ -329,7 +282,7 @@ private:
     // delete subtracts it: there is nothing in this process to invalidate.
     void changed(const std::string &) {}
 
-    void get_experiment(const httplib::Request &req, httplib::Response &res) {
+    void get_experiment(const HttpRequest &req, HttpResponse &res) {
         const std::string key = req.matches[1], name = req.matches[2];
         json out = cached_aggregate(key, name);
         if (out.is_null()) return send_error(res, 404, "not_found", "no points of this experiment for this GPU model");
@@ -339,7 +292,7 @@ private:
     }
 
 #ifdef GM_HAVE_PAGES
-    static void send_page(httplib::Response &res, int status, const std::string &html) {
+    static void send_page(HttpResponse &res, int status, const std::string &html) {
         res.status = status;
         res.set_content(html, "text/html; charset=utf-8");
     }
@@ -363,26 +316,26 @@ private:
         return out;
     }
 
-    void install_pages(httplib::Server &server) {
-        server.Get("/", [this](const httplib::Request &, httplib::Response &res) {
+    void install_pages(Router &router) {
+        router.get("/", [this](const HttpRequest &, HttpResponse &res) {
             send_page(res, 200, page_home(storage_.gpus()));
         });
-        server.Get(R"(/gpu/([^/]+))", [this](const httplib::Request &req, httplib::Response &res) {
+        router.get(R"(/gpu/([^/]+))", [this](const HttpRequest &req, HttpResponse &res) {
             const std::string key = req.matches[1];
             const std::optional<GpuIdentity> gpu = find_gpu(key);
             if (!gpu) return send_page(res, 404, page_error(404, "No uploads for GPU model " + key));
             send_page(res, 200, page_gpu(*gpu, gpu_experiments(key), storage_.runs_of(key, 20)));
         });
-        server.Get(R"(/result/([^/]+))", [this](const httplib::Request &req, httplib::Response &res) {
+        router.get(R"(/result/([^/]+))", [this](const HttpRequest &req, HttpResponse &res) {
             const std::string id = req.matches[1];
             std::optional<StoredRun> run;
             if (is_hex_id(id)) run = storage_.get(id);
             if (!run) return send_page(res, 404, page_error(404, "No result " + id));
             send_page(res, 200, page_result(*run));
         });
-        server.Get("/compare", [this](const httplib::Request &req, httplib::Response &res) {
+        router.get("/compare", [this](const HttpRequest &req, HttpResponse &res) {
             if (req.has_param("a") && req.has_param("b")) {
-                const std::string a = req.get_param_value("a"), b = req.get_param_value("b");
+                const std::string a = req.param("a"), b = req.param("b");
                 std::optional<StoredRun> ra, rb;
                 if (is_hex_id(a)) ra = storage_.get(a);
                 if (is_hex_id(b)) rb = storage_.get(b);
@@ -390,7 +343,7 @@ private:
                 return send_page(res, 200, page_compare_runs(*ra, *rb));
             }
             if (req.has_param("gpu_a") && req.has_param("gpu_b")) {
-                const std::string a = req.get_param_value("gpu_a"), b = req.get_param_value("gpu_b");
+                const std::string a = req.param("gpu_a"), b = req.param("gpu_b");
                 const std::optional<GpuIdentity> ga = find_gpu(a), gb = find_gpu(b);
                 if (!ga || !gb) return send_page(res, 404, page_error(404, "No uploads for GPU model " + (ga ? b : a)));
                 json agg_a = json::object(), agg_b = json::object();
@@ -433,11 +386,11 @@ std::string client_address(const std::string &peer, const std::string &forwarded
     return hops.empty() ? peer : hops.front();
 }
 
-void install_routes(httplib::Server &server, Storage &storage, const ServerConfig &config) {
+void install_routes(Router &router, Storage &storage, const ServerConfig &config) {
     // The Api object lives as long as the process: the server's handlers refer to it.
     static std::unique_ptr<Api> api;
     api = std::make_unique<Api>(storage, config);
-    api->install(server);
+    api->install(router);
 }
 
 }  // namespace gmserver

@@ -1,4 +1,4 @@
-// The HTTP API v1 (and the web pages, where built in) on a cpp-httplib server.
+// The HTTP API v1 (and the web pages, where built in), as routes of a Router.
 #pragma once
 
 #include <cstddef>
@@ -6,11 +6,9 @@
 #include <string>
 
 #include "storage.hpp"
+#include "router.hpp"
 #include "validate.hpp"
 
-namespace httplib {
-class Server;
-}
 
 namespace gmserver {
 
@@ -24,7 +22,7 @@ struct ServerConfig {
     ValidationLimits limits;
 };
 
-void install_routes(httplib::Server &server, Storage &storage, const ServerConfig &config);
+void install_routes(Router &router, Storage &storage, const ServerConfig &config);
 
 // The address a request is accounted to: the peer, or, when the peer is a
 // trusted proxy, the right-most address in X-Forwarded-For that is not one.

@@ -116,8 +116,8 @@ double number(const Found &f, std::string_view key, const std::string &where) {
 constexpr std::string_view kPointKeys[] = {"x", "time_ms", "bytes", "bandwidth_gbs", "fraction_of_theoretical",
                                            "fraction_of_memcpy"};
 enum PointKey { kX, kTime, kBytes, kBandwidth, kFractionTheoretical, kFractionMemcpy };
-constexpr std::string_view kTimeKeys[] = {"median", "min", "max", "mean", "stddev", "n", "samples"};
-enum TimeKey { kMedian, kMin, kMax, kMean, kStddev, kN, kSamples };
+constexpr std::string_view kTimeKeys[] = {"median", "min", "max", "mean", "stddev", "n", "samples", "quantiles"};
+enum TimeKey { kMedian, kMin, kMax, kMean, kStddev, kN, kSamples, kQuantiles };
 
 // A point's x and the members of its time_ms, as check_point read them.
 struct CheckedPoint {
@@ -125,8 +125,8 @@ struct CheckedPoint {
     Found time[std::size(kTimeKeys)];
 };
 
-// The same checks as the library's gmlab.result/1 reader (x and the time_ms
-// statistics are numbers), plus the plausibility rules.
+// The same checks as the library's gmlab.result/1 and /1.1 reader (x and the
+// time_ms statistics are numbers), plus the plausibility rules.
 CheckedPoint check_point(object p, const std::string &where, const DeviceFacts &dev) {
     Found f[std::size(kPointKeys)];
     pick(p, kPointKeys, f);
@@ -157,6 +157,21 @@ CheckedPoint check_point(object p, const std::string &where, const DeviceFacts &
             double d = 0;
             if (v.get_double().get(d) != simdjson::SUCCESS) reject("invalid_document", tw + ".samples: must hold numbers");
             if (!std::isfinite(d) || d <= 0) reject("implausible", tw + ".samples: every sample must be finite and > 0");
+        }
+    }
+    // Compact documents (1.1) keep the deciles in place of the samples: nine
+    // times in order, within min..max (they carry 6 significant digits).
+    if (t[kQuantiles].present) {
+        const array q = as_array(t[kQuantiles].value, tw + ".quantiles");
+        if (q.size() != 9) reject("invalid_document", tw + ".quantiles: must hold 9 numbers (the deciles)");
+        double previous = 0;
+        for (element v : q) {
+            double d = 0;
+            if (v.get_double().get(d) != simdjson::SUCCESS) reject("invalid_document", tw + ".quantiles: must hold numbers");
+            if (!std::isfinite(d) || d <= 0) reject("implausible", tw + ".quantiles: every decile must be finite and > 0");
+            if (d < previous) reject("implausible", tw + ".quantiles: the deciles must not decrease");
+            if (d < mn * (1 - 1e-5) || d > mx * (1 + 1e-5)) reject("implausible", tw + ".quantiles: a decile lies outside min..max");
+            previous = d;
         }
     }
     double bytes = 0;
@@ -208,8 +223,13 @@ void read_result(element r_el, const std::string &where, const DeviceFacts &dev,
     const object r = as_object(r_el, where);
     require(!has(r, "device"), where, "must not carry its own device block");
     std::string_view schema;
-    require(member(r, "schema", where).get(schema) == simdjson::SUCCESS && schema == "gmlab.result/1", where + ".schema",
-            "must be \"gmlab.result/1\"");
+    require(member(r, "schema", where).get(schema) == simdjson::SUCCESS &&
+                (schema == "gmlab.result/1" || schema == "gmlab.result/1.1"),
+            where + ".schema", "must be \"gmlab.result/1\" or \"gmlab.result/1.1\"");
+    bool quick = false;
+    if (r.at_key("quick").get(quick) == simdjson::SUCCESS && quick)
+        reject("invalid_document", where + ".quick: a quick run (gmlab run --quick) is a smoke check, not measurements; "
+                                           "upload a standard run");
     const object exp = as_object(member(r, "experiment", where), where + ".experiment");
     const std::string name = text(exp, "name", where + ".experiment", 64);
     element summary;
@@ -317,8 +337,13 @@ ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits
 
         const object doc = as_object(root, "document");
         std::string_view schema;
-        require(member(doc, "schema", "document").get(schema) == simdjson::SUCCESS && schema == "gmlab.run/1",
-                "document.schema", "must be \"gmlab.run/1\"");
+        require(member(doc, "schema", "document").get(schema) == simdjson::SUCCESS &&
+                    (schema == "gmlab.run/1" || schema == "gmlab.run/1.1"),
+                "document.schema", "must be \"gmlab.run/1\" or \"gmlab.run/1.1\"");
+        bool quick = false;
+        if (doc.at_key("quick").get(quick) == simdjson::SUCCESS && quick)
+            reject("invalid_document", "document.quick: a quick run (gmlab run --quick) is a smoke check, not measurements; "
+                                       "upload a standard run");
         for (const char *k : {"library", "settings"}) as_object(member(doc, k, "document"), std::string("document.") + k);
         const object device = as_object(member(doc, "device", "document"), "document.device");
         text(doc, "created_at", "document", 64);

@@ -300,9 +300,9 @@ static class GpuTests {
   static void SettingsCanBeReadAndChanged() {
     using (var context = new Context()) {
       Check.Equal(2.0, context.Get("warmup"), "default warmup");
-      Check.Equal(10.0, context.Get("min_repetitions"), "default min_repetitions");
-      Check.Equal(1000.0, context.Get("max_repetitions"), "default max_repetitions");
-      Check.Equal(50.0, context.Get("min_time_ms"), "default min_time_ms");
+      Check.Equal(5.0, context.Get("min_repetitions"), "default min_repetitions");
+      Check.Equal(100.0, context.Get("max_repetitions"), "default max_repetitions");
+      Check.Equal(10.0, context.Get("min_time_ms"), "default min_time_ms");
       Check.Equal(1.0, context.Get("flush_l2"), "default flush_l2");
       Check.Equal(0.5, context.Get("memory_fraction"), "default memory_fraction");
 

@@ -184,8 +184,8 @@ func TestGPUCopyStridedRefusesBadArguments(t *testing.T) {
 
 func TestGPUSettings(t *testing.T) {
 	ctx := openDevice(t)
-	defaults := map[string]float64{"warmup": 2, "min_repetitions": 10, "max_repetitions": 1000,
-		"min_time_ms": 50, "flush_l2": 1, "memory_fraction": 0.5}
+	defaults := map[string]float64{"warmup": 2, "min_repetitions": 5, "max_repetitions": 100,
+		"min_time_ms": 10, "flush_l2": 1, "memory_fraction": 0.5}
 	for name, want := range defaults {
 		got, err := ctx.Get(name)
 		requireNoError(t, err)

@@ -34,9 +34,9 @@ class GpuContextTest extends DeviceTestBase {
     @Test
     void settingsHaveTheDocumentedDefaultsAndAreChecked() {
         assertEquals(2, ctx.get("warmup"));
-        assertEquals(10, ctx.get("min_repetitions"));
-        assertEquals(1000, ctx.get("max_repetitions"));
-        assertEquals(50, ctx.get("min_time_ms"));
+        assertEquals(5, ctx.get("min_repetitions"));
+        assertEquals(100, ctx.get("max_repetitions"));
+        assertEquals(10, ctx.get("min_time_ms"));
         assertEquals(1, ctx.get("flush_l2"));
         assertEquals(0.5, ctx.get("memory_fraction"));
 
