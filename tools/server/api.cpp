@@ -5,10 +5,8 @@
 #include <cstdlib>
 #include <ctime>
 #include <map>
-#include <mutex>
 #include <set>
 
-#include <malloc.h>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -18,7 +16,6 @@
 #include "aggregate.hpp"
 #include "http_message.hpp"
 #include "router.hpp"
-#include "rate_limit.hpp"
 #include "sha256.hpp"
 #ifdef GM_HAVE_PAGES
 #include "pages.hpp"
@@ -197,7 +194,6 @@ private:
 
         StoredRun existing;
         const InsertOutcome outcome = storage_.insert(run, v.points, &existing);
-        if (outcome == InsertOutcome::Inserted) changed(run.gpu.key);
         if (outcome == InsertOutcome::DuplicateSubmission) {
             return send_json(res, 200,
                              {{"id", existing.id},
@@ -254,7 +250,6 @@ private:
         if (!admin && !equal_constant_time(sha256_hex(token), run->delete_token_hash))
             return send_error(res, 403, "forbidden", "the token does not match this result");
         if (!storage_.remove(id)) return send_error(res, 404, "not_found", "no result with this id");
-        changed(run->gpu.key);
         send_json(res, 200, {{"id", id}, {"deleted", true}});
     }
 
@@ -277,10 +272,6 @@ private:
         const std::optional<std::string> text = storage_.aggregate(key, name);
         return text ? json::parse(*text) : json();
     }
-
-    // The storage queues a stored upload for its aggregates itself, and a
-    // delete subtracts it: there is nothing in this process to invalidate.
-    void changed(const std::string &) {}
 
     void get_experiment(const HttpRequest &req, HttpResponse &res) {
         const std::string key = req.matches[1], name = req.matches[2];
