@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 #include "aggregate.hpp"
 #include "http_message.hpp"
@@ -97,13 +98,16 @@ std::string number_text(double v) {
 
 // Experiment names of a stored document, in its order.
 std::vector<std::string> experiments_of(const std::string &document) {
+    // simdjson rather than a full parse: the GPU page asks for this on every
+    // request, and a run document is hundreds of KiB.
     std::vector<std::string> names;
-    const json doc = json::parse(document, nullptr, false);
-    if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array()) return names;
-    for (const json &r : doc["results"]) {
-        if (!r.is_object() || !r.contains("experiment")) continue;
-        const std::string n = r["experiment"].value("name", "");
-        if (!n.empty() && std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    simdjson::dom::parser parser;
+    simdjson::dom::array results;
+    if (parser.parse(document).at_key("results").get(results) != simdjson::SUCCESS) return names;
+    for (simdjson::dom::element r : results) {
+        std::string_view n;
+        if (r.at_key("experiment").at_key("name").get(n) != simdjson::SUCCESS || n.empty()) continue;
+        if (std::find(names.begin(), names.end(), n) == names.end()) names.emplace_back(n);
     }
     return names;
 }

@@ -49,7 +49,9 @@ namespace {
 // per point. It carries no FOREIGN KEY (its per-row check costs); rows are
 // only written in the statement that writes their run, and remove() deletes
 // both in one transaction. `data` is stored uncompressed (EXTERNAL): doubles do
-// not compress, and trying costs.
+// not compress, and trying costs. They are read by run; a model's are found
+// through runs_gpu (the index by model that earlier versions had is dropped:
+// it cost every insert two dozen index entries for no read the server makes).
 //
 // agg_queue: the uploads not yet folded into the aggregates, written in the
 // statement that stores the run. aggregates: per (model, experiment) the
@@ -79,7 +81,7 @@ CREATE TABLE IF NOT EXISTS point_sets (
     data       BYTEA NOT NULL
 );
 CREATE INDEX IF NOT EXISTS point_sets_run ON point_sets(run_id);
-CREATE INDEX IF NOT EXISTS point_sets_model ON point_sets(gpu_key, experiment);
+DROP INDEX IF EXISTS point_sets_model;
 CREATE TABLE IF NOT EXISTS agg_queue (
     run_id     TEXT PRIMARY KEY,
     gpu_key    TEXT NOT NULL,
@@ -160,9 +162,10 @@ const std::vector<Statement> &statements() {
          "CROSS JOIN LATERAL (SELECT gpu_key, gpu_name, cc, memory_bytes, bus_width, driver, runtime FROM runs "
          "WHERE gpu_key = c.k ORDER BY created_at DESC, id DESC LIMIT 1) l ORDER BY c.n DESC, c.k",
          0},
+        // A model's point sets through its runs (runs_gpu, point_sets_run).
         {"points",
-         "SELECT p.run_id, p.data FROM point_sets p JOIN runs r ON r.id = p.run_id "
-         "WHERE p.gpu_key = $1 AND p.experiment = $2 ORDER BY r.created_at, p.run_id",
+         "SELECT p.run_id, p.data FROM runs r JOIN point_sets p ON p.run_id = r.id AND p.experiment = $2 "
+         "WHERE r.gpu_key = $1 ORDER BY r.created_at, p.run_id",
          2},
         {"runs_of",
          "SELECT id, COALESCE(submission_id, ''), created_at, gpu_key, gpu_name, cc, memory_bytes, "
