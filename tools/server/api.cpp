@@ -272,14 +272,14 @@ private:
     // null when there are no points. The storage keeps it up to date as
     // uploads are stored and deleted (by any process on the database): this
     // reads it, and never aggregates the model's uploads.
-    json cached_aggregate(const std::string &key, const std::string &name) {
+    json stored_aggregate(const std::string &key, const std::string &name) {
         const std::optional<std::string> text = storage_.aggregate(key, name);
         return text ? json::parse(*text) : json();
     }
 
     void get_experiment(const HttpRequest &req, HttpResponse &res) {
         const std::string key = req.matches[1], name = req.matches[2];
-        json out = cached_aggregate(key, name);
+        json out = stored_aggregate(key, name);
         if (out.is_null()) return send_error(res, 404, "not_found", "no points of this experiment for this GPU model");
         out["gpu"] = key;
         out["experiment"] = name;
@@ -304,10 +304,10 @@ private:
         if (latest.empty()) return out;
         const std::optional<StoredRun> run = storage_.get(latest.front().id);
         if (!run) return out;
-        for (const std::string &name : experiments_of(run->document)) {
-            json agg = cached_aggregate(key, name);
-            if (!agg.is_null()) out.emplace_back(name, std::move(agg));
-        }
+        const std::vector<std::string> names = experiments_of(run->document);
+        const std::vector<std::optional<std::string>> aggs = storage_.aggregates(key, names);
+        for (std::size_t i = 0; i < names.size() && i < aggs.size(); ++i)
+            if (aggs[i]) out.emplace_back(names[i], json::parse(*aggs[i]));
         return out;
     }
 

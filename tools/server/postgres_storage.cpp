@@ -206,6 +206,18 @@ const std::vector<Statement> &statements() {
          "ORDER BY created_at, run_id LIMIT $3::bigint) q JOIN point_sets p ON p.run_id = q.run_id "
          "AND p.experiment = $2 ORDER BY q.created_at, q.run_id)",
          3},
+        // aggregates(): whether the model has queued uploads; the stored
+        // results of several experiments; and, when it has, their stored
+        // histograms (k = 0) and the point sets of the oldest queued uploads
+        // (k = 1) in one statement (one snapshot).
+        {"model_queued", "SELECT EXISTS (SELECT 1 FROM agg_queue WHERE gpu_key = $1)", 1},
+        {"results_of", "SELECT experiment, result FROM aggregates WHERE gpu_key = $1 AND experiment = ANY($2::text[])", 2},
+        {"states_pending_of",
+         "SELECT 0 AS k, experiment, state FROM aggregates WHERE gpu_key = $1 AND experiment = ANY($2::text[]) UNION ALL "
+         "(SELECT 1, p.experiment, p.data FROM (SELECT run_id, created_at FROM agg_queue WHERE gpu_key = $1 "
+         "ORDER BY created_at, run_id LIMIT $3::bigint) q JOIN point_sets p ON p.run_id = q.run_id "
+         "AND p.experiment = ANY($2::text[]) ORDER BY q.created_at, q.run_id)",
+         3},
         {"queued_models", "SELECT DISTINCT gpu_key FROM agg_queue", 0},
         {"try_lock_model", "SELECT pg_try_advisory_xact_lock(" + std::to_string(kModelLockClass) + ", hashtext($1))", 1},
         {"lock_model", "SELECT pg_advisory_xact_lock(" + std::to_string(kModelLockClass) + ", hashtext($1))", 1},
@@ -317,7 +329,7 @@ public:
         { Lease first(*this); }  // connects and creates or migrates the schema, or throws
         if (options.background_refresh)
             refresher_ = std::make_unique<BackgroundRefresher>([this](std::size_t n) { return refresh(n); }, kRefreshBatch,
-                                                               std::chrono::milliseconds(1000), std::chrono::milliseconds(100));
+                                                               kRefreshPoll, kRefreshGather);
     }
 
     ~PostgresStorage() override {
@@ -514,6 +526,53 @@ public:
             if (h.empty()) return std::nullopt;
             return h.result().dump();
         });
+    }
+
+    std::vector<std::optional<std::string>> aggregates(const std::string &gpu_key,
+                                                       const std::vector<std::string> &experiments) override {
+        std::vector<std::optional<std::string>> out(experiments.size());
+        if (gpu_key.find('\0') != std::string::npos) return out;
+        std::map<std::string, std::size_t> index;
+        BinaryArray names(kTextOid);
+        for (std::size_t i = 0; i < experiments.size(); ++i) {
+            if (experiments[i].find('\0') != std::string::npos || !index.emplace(experiments[i], i).second) continue;
+            names.add(experiments[i]);
+        }
+        if (index.empty()) return out;
+        const std::string arr = names.bytes();
+        with_connection([&](PGconn *c, bool &) {
+            if (exec(c, "model_queued", {gpu_key}, PGRES_TUPLES_OK).text(0, 0) != "t") {
+                Result r = exec(c, "results_of", {gpu_key, Param(arr, true)}, PGRES_TUPLES_OK);
+                for (int i = 0; i < r.rows(); ++i) {
+                    auto it = index.find(r.text(i, 0));
+                    if (it != index.end()) out[it->second] = r.text(i, 1);
+                }
+                return 0;
+            }
+            // Queued uploads: merged into copies of the stored histograms.
+            const std::string limit = std::to_string(kMaxMergedPending);
+            Result p = exec(c, "states_pending_of", {gpu_key, Param(arr, true), limit}, PGRES_TUPLES_OK, true);
+            std::map<std::string, HistogramAggregate> h;
+            std::vector<std::string> strings;
+            std::vector<HistogramAggregate::Point> points;
+            // The stored histograms first, then the queued uploads into them
+            // (in the order of the queue), whatever order the rows came in.
+            for (int i = 0; i < p.rows(); ++i)
+                if (p.bytes(i, 0) == std::string_view("\0\0\0\0", 4))
+                    h[p.text(i, 1)] = HistogramAggregate::decode(p.bytes(i, 2));
+            for (int i = 0; i < p.rows(); ++i) {
+                if (p.bytes(i, 0) == std::string_view("\0\0\0\0", 4)) continue;
+                if (!decode_point_set(p.bytes(i, 2), strings, points))
+                    throw std::runtime_error("postgres: the stored points of an upload of " + gpu_key + " are damaged");
+                h[p.text(i, 1)].fold(strings, points, +1);
+            }
+            for (const auto &[experiment, agg] : h) {
+                auto it = index.find(experiment);
+                if (it != index.end() && !agg.empty()) out[it->second] = agg.result().dump();
+            }
+            return 0;
+        });
+        return out;
     }
 
     std::size_t refresh(std::size_t max_runs) override {

@@ -71,7 +71,7 @@ public:
         checkpointer_ = std::thread([this, path] { checkpoint_loop(path); });
         if (options.background_refresh)
             refresher_ = std::make_unique<BackgroundRefresher>([this](std::size_t n) { return refresh(n); }, kRefreshBatch,
-                                                               std::chrono::milliseconds(1000), std::chrono::milliseconds(100));
+                                                               kRefreshPoll, kRefreshGather);
     }
     ~SqliteStorage() override {
         refresher_.reset();
@@ -514,8 +514,11 @@ private:
             exec("CREATE TABLE IF NOT EXISTS agg_queue (run_id TEXT PRIMARY KEY, gpu_key TEXT NOT NULL,"
                  " created_at TEXT NOT NULL)");
             exec("CREATE INDEX IF NOT EXISTS agg_queue_model ON agg_queue(gpu_key, created_at, run_id)");
+            // result before state: SQLite reads a row's columns in order, and
+            // reaching a column after a large blob walks the blob's overflow
+            // pages (the state of a popular model is megabytes).
             exec("CREATE TABLE IF NOT EXISTS aggregates (gpu_key TEXT NOT NULL, experiment TEXT NOT NULL,"
-                 " uploads INTEGER NOT NULL, state BLOB NOT NULL, result TEXT NOT NULL, PRIMARY KEY (gpu_key, experiment))");
+                 " uploads INTEGER NOT NULL, result TEXT NOT NULL, state BLOB NOT NULL, PRIMARY KEY (gpu_key, experiment))");
             exec("CREATE TABLE IF NOT EXISTS models (gpu_key TEXT PRIMARY KEY, uploads INTEGER NOT NULL)");
             if (!existed) exec("INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM runs");
             exec("COMMIT");

@@ -2,6 +2,7 @@
 // PostgreSQL implementation. Every method is safe to call from several threads.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -57,6 +58,15 @@ struct StorageOptions {
 // once); beyond that the answer lags until the refresher has caught up.
 constexpr std::size_t kMaxMergedPending = 256;
 
+// The background refresher folds a second after an insert of its process,
+// and polls every second for uploads stored by other processes. A fold
+// rewrites the stored histograms of the model's experiments (megabytes for a
+// popular model) whatever the number of uploads it folds in: under a steady
+// stream of uploads, folding at most about once a second bounds that write
+// load to one rewrite per model per second. Readers merge the queued uploads
+// meanwhile.
+constexpr std::chrono::milliseconds kRefreshGather{1000}, kRefreshPoll{1000};
+
 class Storage {
 public:
     virtual ~Storage() = default;
@@ -95,6 +105,16 @@ public:
     // the refresher are merged in (up to kMaxMergedPending). nullopt when no
     // upload of the model has a point in the experiment.
     virtual std::optional<std::string> aggregate(const std::string &gpu_key, const std::string &experiment) = 0;
+    // aggregate() of several experiments of one model, in their order (a GPU
+    // page shows every experiment). The default asks for each in turn;
+    // PostgreSQL reads them in two or three statements.
+    virtual std::vector<std::optional<std::string>> aggregates(const std::string &gpu_key,
+                                                               const std::vector<std::string> &experiments) {
+        std::vector<std::optional<std::string>> out;
+        out.reserve(experiments.size());
+        for (const std::string &e : experiments) out.push_back(aggregate(gpu_key, e));
+        return out;
+    }
     // Folds up to max_runs queued uploads into the stored aggregates, each
     // exactly once even with several processes on one database; returns how
     // many it folded (fewer than max_runs: the queue is empty, or the rest is

@@ -315,6 +315,9 @@ void replica_tests(const std::string &url) {
     const auto merged = a->aggregate(g.key, "stream");
     check(merged && nlohmann::json::parse(*merged)["uploads"] == runs,
           "replicas: queued uploads of both are merged into the answer before any fold");
+    const auto several = b->aggregates(g.key, {"nothing", "stream"});
+    check(several.size() == 2 && !several[0] && several[1] && *several[1] == *merged,
+          "aggregates: several experiments at once, queued uploads merged, as aggregate() answers each");
     // Both fold at once, in small batches: every upload is folded once.
     std::atomic<std::size_t> folded{0};
     std::atomic<int> errors{0};
@@ -354,6 +357,9 @@ void replica_tests(const std::string &url) {
         }
     }
     check(close, "replicas: both read the same folded aggregate, each upload counted once, medians within the bins");
+    const auto folded_several = a->aggregates(g.key, {"stream", "nothing"});
+    check(folded_several.size() == 2 && folded_several[0] && fa && *folded_several[0] == *fa && !folded_several[1],
+          "aggregates: several experiments at once from the stored results");
     std::uint64_t uploads = 0;
     for (const GpuCount &c : b->gpus())
         if (c.gpu.key == g.key) uploads = c.uploads;
