@@ -55,8 +55,10 @@ struct StorageOptions {
 
 // A reader of an aggregate merges at most this many of the model's queued
 // uploads into the stored aggregate (so that an uploader sees its upload at
-// once); beyond that the answer lags until the refresher has caught up.
-constexpr std::size_t kMaxMergedPending = 256;
+// once); beyond that the answer lags until the refresher has caught up. The
+// merge reads each queued upload's points: with 256, a GPU page right after a
+// burst of uploads took 350 ms on PostgreSQL (bench/server_load.py).
+constexpr std::size_t kMaxMergedPending = 64;
 
 // The background refresher folds a second after an insert of its process,
 // and polls every second for uploads stored by other processes. A fold
