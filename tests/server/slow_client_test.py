@@ -206,7 +206,11 @@ def idle_keepalive(c, srv):
     answered = sum(1 for s in socks if read_response(s)[0] == 200)
     c.check("400 keep-alive clients each got their answer", answered == 400, answered)
     times = [timed_get(srv)[1] for _ in range(10)]
-    c.check("with 400 idle keep-alive connections open, requests answer under 0.5 s", max(times) < 0.5, max(times))
+    # Were the idle connections holding the two workers, a request would wait
+    # for their idle timeout (HEADER_MS); the bound is far below that and far
+    # above a request's time on a loaded machine.
+    c.check("with 400 idle keep-alive connections open, requests answer well before the idle timeout",
+            max(times) < 0.8 * HEADER_MS / 1000, max(times))
     for s in socks:
         s.close()
 
