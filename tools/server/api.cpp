@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <unordered_set>
 
 #include <malloc.h>
 #include <memory>
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aggregate.hpp"
+#include "crowd.hpp"
 #include "http_message.hpp"
 #include "router.hpp"
 #include "rate_limit.hpp"
@@ -114,11 +116,23 @@ std::vector<std::string> experiments_of(const std::string &document) {
 
 class Api {
 public:
-    Api(Storage &s, const ServerConfig &c)
-        : storage_(s), config_(c), writes_(c.write_rate, c.write_burst), reads_(c.read_rate, c.read_burst) {}
+    Api(Storage &s, const ServerConfig &c, CrowdStore *crowd)
+        : storage_(s), config_(c), writes_(c.write_rate, c.write_burst), reads_(c.read_rate, c.read_burst) {
+        if (crowd)
+            crowd_ = std::make_unique<Crowd>(
+                s, *crowd, c.moderator_token, [this](const std::string &k, const std::string &e) { return cached_aggregate(k, e); },
+                [this](const std::string &k) { changed(k); });
+    }
 
     void install(Router &router) {
         router.set_filter([this](const HttpRequest &req, HttpResponse &res) { return limit(req, res); });
+        // First: its /compare and /result pages take the place of those below.
+        if (crowd_) {
+            crowd_->install_api(router);
+#ifdef GM_HAVE_PAGES
+            crowd_->install_pages(router);
+#endif
+        }
         router.post("/api/v1/results", [this](HttpRequest &req, HttpResponse &res) { post_result(req, res); });
         router.get(R"(/api/v1/results/([^/]+))", [this](const HttpRequest &req, HttpResponse &res) {
             get_result(req, res);
@@ -200,6 +214,8 @@ private:
         StoredRun existing;
         const InsertOutcome outcome = storage_.insert(run, v.points, &existing);
         if (outcome == InsertOutcome::Inserted) changed(run.gpu.key);
+        UploadStatus status;
+        if (outcome == InsertOutcome::Inserted && crowd_) status = crowd_->admit(run, json::parse(run.document, nullptr, false));
         if (outcome == InsertOutcome::DuplicateSubmission) {
             return send_json(res, 200,
                              {{"id", existing.id},
@@ -212,7 +228,9 @@ private:
                              {"url", result_url(req, run.id)},
                              {"gpu_url", gpu_url(req, run.gpu.key)},
                              {"delete_token", token},
-                             {"duplicate", false}});
+                             {"duplicate", false},
+                             {"status", status.status},
+                             {"reason", status.reason}});
     }
 
     void get_result(const HttpRequest &req, HttpResponse &res) {
@@ -261,6 +279,7 @@ private:
         if (!admin && !equal_constant_time(sha256_hex(token), run->delete_token_hash))
             return send_error(res, 403, "forbidden", "the token does not match this result");
         if (!storage_.remove(id)) return send_error(res, 404, "not_found", "no result with this id");
+        if (crowd_) crowd_->deleted(*run, admin ? "admin" : "owner", "deleted with the " + std::string(admin ? "admin" : "delete") + " token");
         changed(run->gpu.key);
         send_json(res, 200, {{"id", id}, {"deleted", true}});
     }
@@ -292,7 +311,10 @@ private:
         {
             Aggregator a;
             bool any = false;
+            // Held and hidden uploads are left out.
+            const std::unordered_set<std::string> excluded = crowd_ ? crowd_->excluded(key) : std::unordered_set<std::string>{};
             storage_.for_each_point(key, name, [&](const PointRow &r) {
+                if (!excluded.empty() && excluded.count(r.run_id)) return;
                 a.add(r);
                 any = true;
             });
@@ -387,6 +409,7 @@ private:
 
     Storage &storage_;
     const ServerConfig config_;
+    std::unique_ptr<Crowd> crowd_;
     RateLimiter writes_, reads_;
     std::mutex cache_mu_;
     std::map<std::string, std::uint64_t> generation_;
@@ -419,10 +442,10 @@ std::string client_address(const std::string &peer, const std::string &forwarded
     return hops.empty() ? peer : hops.front();
 }
 
-void install_routes(Router &router, Storage &storage, const ServerConfig &config) {
+void install_routes(Router &router, Storage &storage, const ServerConfig &config, CrowdStore *crowd) {
     // The Api object lives as long as the process: the server's handlers refer to it.
     static std::unique_ptr<Api> api;
-    api = std::make_unique<Api>(storage, config);
+    api = std::make_unique<Api>(storage, config, crowd);
     api->install(router);
 }
 

@@ -1,0 +1,93 @@
+// The view across GPU models: per experiment, every model's headline figures
+// side by side; an upload placed among its model's uploads; outlier uploads
+// held for a moderator; and the export of every accepted point. The routes
+// live in crowd_api.cpp (JSON, exports, moderation) and crowd_pages.cpp (web
+// pages); this is the logic they share.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "crowd_store.hpp"
+#include "key_figures.hpp"
+#include "outliers.hpp"
+#include "router.hpp"
+#include "storage.hpp"
+
+namespace gmserver {
+
+class Crowd {
+public:
+    // aggregate(key, experiment): the model's per-point distribution (the
+    // API's cached aggregate; null when none). changed(key): a model's
+    // accepted uploads changed (an aggregate cache drops it).
+    using AggregateOf = std::function<nlohmann::json(const std::string &, const std::string &)>;
+    using Changed = std::function<void(const std::string &)>;
+
+    Crowd(Storage &storage, CrowdStore &store, std::string moderator_token, AggregateOf aggregate, Changed changed);
+
+    // A new upload was stored: its figures are kept and it is judged against
+    // its model's accepted uploads. Returns its status (held, with the reason,
+    // when it is far outside or was throttled or unstable).
+    UploadStatus admit(const StoredRun &run, const nlohmann::json &document);
+    // An upload was deleted (by its owner or a moderator).
+    void deleted(const StoredRun &run, const std::string &actor, const std::string &reason);
+    // Held and hidden uploads of a model: left out of its aggregates.
+    std::unordered_set<std::string> excluded(const std::string &gpu_key) { return store_.not_accepted(gpu_key); }
+
+    // {"experiment", "figures": [spec...], "models": [{key, name, uploads, figures: {id: {n, median, q1, q3}}}]}
+    nlohmann::json experiment_table(const std::string &experiment);
+    // Each figure of an upload among its model's accepted uploads, and its status.
+    nlohmann::json standing(const StoredRun &run);
+
+    // Registry names (the library's) and those of the figure catalogue.
+    static std::vector<std::string> experiment_names();
+    static bool known_experiment(const std::string &name);
+
+    // Routes of crowd_api.cpp, and of crowd_pages.cpp where the pages are built.
+    void install_api(Router &router);
+    void install_pages(Router &router);
+
+    Storage &storage() { return storage_; }
+    CrowdStore &store() { return store_; }
+    const AggregateOf &aggregate() const { return aggregate_; }
+
+private:
+    ModelValues model_values(const std::string &gpu_key);
+    void bump(const std::string &gpu_key);
+
+    Storage &storage_;
+    CrowdStore &store_;
+    const std::string moderator_token_;
+    AggregateOf aggregate_;
+    Changed changed_;
+
+    // Caches, dropped when an upload is admitted or moderated: the accepted
+    // values of each model, and each experiment's table.
+    // A model's values are loaded once and then kept up to date in place as
+    // uploads are admitted (per-model generations tell a load that raced with
+    // an admission not to keep its result); tables are dropped on any change.
+    std::mutex mu_;
+    std::uint64_t generation_ = 0;
+    std::map<std::string, std::uint64_t> model_generation_;
+    std::map<std::string, ModelValues> model_cache_;
+    std::map<std::string, std::pair<std::uint64_t, nlohmann::json>> table_cache_;
+    friend class CrowdApi;
+};
+
+// Bearer token check in constant time; "" configured token never matches.
+bool moderator_authorised(const std::string &authorization, const std::string &token);
+
+// A CSV cell: quoted where it holds a comma, quote or line break, and a text
+// cell that a spreadsheet would take for a formula (=, +, -, @, tab, CR first)
+// is quoted with a ' in front, so that it stays text.
+std::string csv_cell(const std::string &s);
+
+}  // namespace gmserver
