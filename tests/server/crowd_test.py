@@ -8,13 +8,16 @@ moderation flow and its log, and the export (row counts, CSV that cannot
 become formulas, JSON lines). --chromium DIR also opens an experiment page and
 a comparison in headless Chromium and keeps their screenshots in DIR."""
 import csv
+import http.client
 import io
 import json
 import os
 import re
+import socket
 import stat
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures"))
 from harness import Checks, Server, default_db, fresh_workdir  # noqa: E402
@@ -192,6 +195,23 @@ def run(srv, c, args):
     c.check("export of an unknown experiment: 404 with the valid names", st == 404 and "stream" in (e or {}).get("valid", []), st)
     st, _, e = srv.json("GET", "/api/v1/export?format=xml")
     c.check("export in an unknown format: 400", st == 400, st)
+
+    # A client that goes away in the middle of an export frees its place:
+    # the exports after it (two may run at once) are answered in full.
+    for _ in range(3):
+        conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+        conn.request("GET", "/api/v1/export?format=jsonl")
+        r = conn.getresponse()
+        r.read(1000)
+        conn.sock.shutdown(socket.SHUT_RDWR)
+        conn.close()
+    for _ in range(100):  # the server notices a closed connection at its next write
+        st, _, raw = srv.request("GET", "/api/v1/export?format=csv")
+        if st != 503:
+            break
+        time.sleep(0.1)
+    c.check("exports after clients that went away mid-stream are complete", st == 200 and len(raw.decode().splitlines()) - 1 == accepted_points,
+            (st, len(raw.decode().splitlines())))
 
     # CSV injection: series names that a spreadsheet would run as formulas.
     hostile = fx.make_document(base, fx.MODELS[2], rng, 30)
