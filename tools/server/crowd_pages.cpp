@@ -133,7 +133,9 @@ json models_chart(Crowd &crowd, const std::string &experiment, const std::vector
         if (first.empty()) return nullptr;
         field = first[0].value("field", "");
     }
-    const std::string wanted = series_wanted.empty() && series_names && !series_names->empty() ? series_names->front() : series_wanted;
+    // The series drawn: the one asked for, else the first of the most uploaded model.
+    std::string wanted = series_wanted;
+    if (wanted.empty() && !aggs.front().second["series"].empty()) wanted = aggs.front().second["series"][0].value("name", "");
     const bool normalise = field == "bandwidth_gbs" && !divide.empty();
     for (const auto &[i, agg] : aggs) {
         const auto d = divide.find(models[i].key);
