@@ -67,7 +67,7 @@ ModelValues Crowd::model_values(const std::string &gpu_key) {
     {
         std::lock_guard<std::mutex> lock(mu_);
         const auto it = model_cache_.find(gpu_key);
-        if (it != model_cache_.end()) return it->second;
+        if (it != model_cache_.end() && Clock::now() - it->second.first < kModelValuesLife) return it->second.second;
         generation = model_generation_[gpu_key];
     }
     ModelValues values;
@@ -76,7 +76,7 @@ ModelValues Crowd::model_values(const std::string &gpu_key) {
     std::lock_guard<std::mutex> lock(mu_);
     if (model_generation_[gpu_key] == generation) {
         if (model_cache_.size() >= 256) model_cache_.clear();
-        model_cache_[gpu_key] = values;
+        model_cache_[gpu_key] = {Clock::now(), values};
     }
     return values;
 }
@@ -116,7 +116,7 @@ UploadStatus Crowd::admit(const StoredRun &run, const json &document) {
     auto it = model_cache_.find(run.gpu.key);
     if (it != model_cache_.end()) {
         for (const FigureValue &f : figures) {
-            std::vector<double> &v = it->second[{f.experiment, f.figure}];
+            std::vector<double> &v = it->second.second[{f.experiment, f.figure}];
             v.insert(std::upper_bound(v.begin(), v.end(), f.value), f.value);
         }
     }
@@ -135,7 +135,7 @@ json Crowd::experiment_table(const std::string &experiment) {
         std::lock_guard<std::mutex> lock(mu_);
         generation = generation_;
         const auto it = table_cache_.find(experiment);
-        if (it != table_cache_.end() && it->second.first == generation) return it->second.second;
+        if (it != table_cache_.end() && it->second.generation == generation && Clock::now() - it->second.at < kTableLife) return it->second.table;
     }
     std::map<std::string, std::map<std::string, std::vector<double>>> by_model;
     store_.experiment_values(experiment, [&](const std::string &key, const std::string &figure, double v) { by_model[key][figure].push_back(v); });
@@ -162,7 +162,7 @@ json Crowd::experiment_table(const std::string &experiment) {
                 {"quantiles", "linear interpolation between closest ranks (type 7), over the model's accepted uploads"}};
     std::lock_guard<std::mutex> lock(mu_);
     if (table_cache_.size() >= 256) table_cache_.clear();
-    table_cache_[experiment] = {generation, out};
+    table_cache_[experiment] = {generation, Clock::now(), out};
     return out;
 }
 

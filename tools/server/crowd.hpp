@@ -77,8 +77,17 @@ private:
     std::mutex mu_;
     std::uint64_t generation_ = 0;
     std::map<std::string, std::uint64_t> model_generation_;
-    std::map<std::string, ModelValues> model_cache_;
-    std::map<std::string, std::pair<std::uint64_t, nlohmann::json>> table_cache_;
+    // Other server processes on the same database admit and moderate too:
+    // what this one keeps is read again after these ages at the latest.
+    using Clock = std::chrono::steady_clock;
+    static constexpr std::chrono::seconds kModelValuesLife{60}, kTableLife{10};
+    std::map<std::string, std::pair<Clock::time_point, ModelValues>> model_cache_;
+    struct CachedTable {
+        std::uint64_t generation;
+        Clock::time_point at;
+        nlohmann::json table;
+    };
+    std::map<std::string, CachedTable> table_cache_;
     friend class CrowdApi;
 };
 
