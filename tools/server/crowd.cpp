@@ -170,8 +170,11 @@ json Crowd::standing(const StoredRun &run) {
     const std::optional<UploadStatus> st = store_.status(run.id);
     const ModelValues model = model_values(run.gpu.key);
     json figures = json::array();
+    std::map<std::pair<std::string, std::string>, std::string> labels;
     for (const FigureStanding &s : standings(store_.figures_of_run(run.id), model)) {
-        json j = {{"experiment", s.experiment}, {"figure", s.figure}, {"value", s.value}, {"n", s.n}};
+        if (labels.empty() || !labels.count({s.experiment, s.figure}))
+            for (const FigureSpec &f : figure_specs(s.experiment)) labels[{s.experiment, f.id}] = f.label;
+        json j = {{"experiment", s.experiment}, {"figure", s.figure}, {"label", labels[{s.experiment, s.figure}]}, {"value", s.value}, {"n", s.n}};
         if (s.n) {
             j["median"] = s.median;
             j["q1"] = s.q1;

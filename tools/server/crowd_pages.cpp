@@ -376,13 +376,14 @@ std::string standing_html(const json &st) {
       << (unusual ? std::to_string(unusual) + " of " + std::to_string(figs.size()) + " headline figures are outside the usual range of this model."
                   : "Every headline figure is within the usual range of this model (or too few uploads to tell).")
       << " Percentile: the share of the model's accepted uploads below this one; outside the usual range: more than "
-      << num(kUnusualZ) << " robust standard deviations (median absolute deviation) from the median, judged from " << kMinUploadsToJudge
+      << gmcli::fixed(kUnusualZ, 1) << " robust standard deviations (median absolute deviation) from the median, judged from " << kMinUploadsToJudge
       << " uploads on.</p>\n<details" << (unusual ? " open" : "") << "><summary>Every headline figure</summary>\n<table class=\"standing\">\n"
       << "<tr><th>experiment</th><th>figure</th><th>this upload</th><th>model median</th><th>quartiles</th><th>uploads</th><th>percentile</th><th></th></tr>\n";
     for (const json &f : figs) {
         const bool has = f.contains("median");
         h << "<tr" << (f.value("unusual", false) ? " class=\"unusual\"" : "") << "><td><a href=\"" << experiment_href(f["experiment"]) << "\">"
-          << escape_html(f["experiment"].get<std::string>()) << "</a></td><td>" << escape_html(f["figure"].get<std::string>()) << "</td><td data-v=\""
+          << escape_html(f["experiment"].get<std::string>()) << "</a></td><td title=\"" << escape_html(f["figure"].get<std::string>()) << "\">"
+          << escape_html(f.value("label", f["figure"].get<std::string>())) << "</td><td data-v=\""
           << f["value"].get<double>() << "\">" << num(f["value"].get<double>()) << "</td><td>" << (has ? num(f["median"].get<double>()) : "-")
           << "</td><td>" << (has ? num(f["q1"].get<double>()) + "&ndash;" + num(f["q3"].get<double>()) : "-") << "</td><td>" << f["n"].get<std::size_t>()
           << "</td><td data-v=\"" << (has ? f["percentile"].get<double>() : -1) << "\">" << (has ? gmcli::fixed(f["percentile"].get<double>(), 0) : "-")
