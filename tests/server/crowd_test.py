@@ -246,6 +246,14 @@ def run(srv, c, args):
     auth = {"Authorization": "Bearer " + MODERATOR}
     st, _, e = srv.json("POST", "/api/v1/moderation/" + held["id"], json.dumps({"action": "accept"}), auth)
     c.check("moderation needs a reason: 400", st == 400, (st, e))
+    for body, what in (("not json", "a body that is not JSON"), (json.dumps({"action": "drop table", "reason": "x"}), "an unknown action"),
+                       (json.dumps({"action": ["accept"], "reason": "x"}), "an action that is not a string"),
+                       (json.dumps({"action": "accept", "reason": "x" * 5000}), "a reason of 5000 bytes")):
+        st, _, _ = srv.json("POST", "/api/v1/moderation/" + held["id"], body, auth)
+        c.check(f"moderation with {what}: 400", st == 400, st)
+    st, _, _ = srv.json("POST", "/api/v1/moderation/..%2F..%2Fetc", json.dumps({"action": "accept", "reason": "x"}), auth)
+    c.check("moderation of an id that is not one: 404", st == 404, st)
+    c.check("nothing changed by malformed calls", standing(held["id"]) == before)
     st, _, lst = srv.json("GET", "/api/v1/moderation/held", None, auth)
     c.check("moderator lists the held uploads", st == 200 and {held["id"], thr["id"]} <= {x["id"] for x in lst["held"]}, lst)
     st, _, acc = srv.json("POST", "/api/v1/moderation/" + held["id"], json.dumps({"action": "accept", "reason": "the owner explained it"}), auth)
