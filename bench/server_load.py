@@ -3,11 +3,19 @@
 
 Starts gmlab-server on a fresh database (SQLite file by default, or --db
 postgres://...), then for --seconds (default 30) posts realistic run documents
-from --clients threads: the committed run with raw samples trimmed to
---samples per point, each with its own submission_id. Prints uploads/s, p50 and
-p99 latency, failures, and the server's resident memory from /proc. Then fills
-the database up to --stored results (default 10,000) and times the GPU page,
-the per-experiment aggregate and the GPU list with that many stored.
+from --clients threads: the committed run in the compact gmlab.run/1.1 form
+that `gmlab run` writes by default (or, --form trimmed, with --samples raw
+samples per point), each with its own submission_id. Prints uploads/s, p50
+and p99 latency, failures, CPU per upload and the server's resident memory,
+and checks that every acknowledged upload is stored, once.
+
+Then, for each count in --stored (default 10,000 and 100,000), fills the
+database up to that many results with gmlab-server-fill (the storage code
+without HTTP, folding the aggregates as the servers' refreshers do), starts a
+fresh server and times the GPU page, the per-experiment aggregates, the GPU
+list and the home page the first time (cold) and after, then posts uploads for
+--again-seconds (default 10) and times the GPU page at once, and prints the
+resident memory.
 
 Only 127.0.0.1 is contacted; every loop is bounded in time and count.
 """
@@ -26,7 +34,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "server"))
-from harness import Server, load_document, trimmed  # noqa: E402
+from harness import Server, compact, load_document, trimmed  # noqa: E402
 
 
 def rss_mb(pid, field="VmRSS"):
@@ -138,29 +146,69 @@ def timed_get(srv, path, repeat):
     return status, times, len(body)
 
 
+def time_pages(srv, key, label):
+    """Each page the first time after the server started (nothing of it in
+    memory: the cold case) and then a few times more."""
+    pid = srv.proc.pid
+    for name, path, n in [("GPU page", f"/gpu/{key}", 5),
+                          ("aggregate stream (API)", f"/api/v1/gpus/{key}/experiments/stream", 5),
+                          ("aggregate stride_copy (API)", f"/api/v1/gpus/{key}/experiments/stride_copy", 5),
+                          ("GPU list (API)", "/api/v1/gpus", 5),
+                          ("home page", "/", 5)]:
+        st, times, size = timed_get(srv, path, n)
+        print(f"[{label}] {name}: status {st}, {size / 1024:.0f} KiB, cold {times[0] * 1000:.1f} ms, "
+              f"then median {statistics.median(times[1:]) * 1000:.1f} ms over {n - 1}; server RSS {rss_mb(pid):.1f} MB")
+
+
+def fill(fill_binary, db, document_path, count, seed):
+    """Adds `count` uploads through the storage directly (gmlab-server-fill),
+    folded into the aggregates as the servers' refreshers fold them."""
+    if count <= 0:
+        return
+    t0 = time.monotonic()
+    out = subprocess.run([fill_binary, "--db", db, "--document", document_path, "--count", str(count),
+                          "--seed", str(seed), "--threads", "4"], capture_output=True, text=True)
+    sys.stdout.write("".join("  " + line + "\n" for line in out.stdout.splitlines()))
+    if out.returncode != 0:
+        raise RuntimeError("gmlab-server-fill failed: " + out.stderr[-2000:])
+    print(f"  fill took {time.monotonic() - t0:.1f} s")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--server", required=True)
+    p.add_argument("--fill", default="", help="gmlab-server-fill (default: beside --server)")
     p.add_argument("--document", default=os.path.join(HERE, "..", "results", "nvidia-h200.json"))
+    p.add_argument("--form", choices=("compact", "trimmed"), default="compact",
+                   help="compact: the gmlab.run/1.1 form gmlab run writes by default (deciles, no samples); "
+                        "trimmed: the document with --samples raw samples kept per point")
     p.add_argument("--db", default="", help="database URL (default: a fresh SQLite file)")
     p.add_argument("--seconds", type=float, default=30)
     p.add_argument("--clients", type=int, default=8)
     p.add_argument("--processes", type=int, default=2, help="load generator processes sharing the clients")
-    p.add_argument("--samples", type=int, default=10, help="raw samples kept per point")
-    p.add_argument("--stored", type=int, default=10000, help="results stored before timing the GPU page (0: skip)")
-    p.add_argument("--fill-seconds", type=float, default=600, help="bound on the time spent filling up to --stored")
+    p.add_argument("--samples", type=int, default=10, help="raw samples kept per point (--form trimmed)")
+    p.add_argument("--again-seconds", type=float, default=10,
+                   help="seconds of uploads at each --stored count, after the pages")
+    p.add_argument("--stored", default="10000,100000",
+                   help="stored results at which the pages are timed, comma-separated (empty: skip)")
     a = p.parse_args()
+    fill_binary = a.fill or os.path.join(os.path.dirname(os.path.abspath(a.server)), "gmlab-server-fill")
 
     work = tempfile.mkdtemp(prefix="gmlab-load-")
     db = a.db or "sqlite:" + os.path.join(work, "load.sqlite")
-    doc = trimmed(load_document(a.document), a.samples)
+    raw = load_document(a.document)
+    doc = compact(raw) if a.form == "compact" else trimmed(raw, a.samples)
     text = json.dumps(doc)
+    document_path = os.path.join(work, "document.json")
+    with open(document_path, "w") as f:
+        f.write(text)
     head = text[:-1]
     make_body = lambda sid: f'{head}, "submission_id": "{sid}"}}'
     npoints = sum(len(s["points"]) for r in doc["results"] for s in r["series"])
-    print(f"document: {len(make_body('x')) / 1024:.0f} KiB, {len(doc['results'])} results, {npoints} points, "
-          f"{a.samples} samples per point; database: {'postgres' if db.startswith('postgres') else 'sqlite'}")
-    srv = Server(a.server, db, work, ["--write-rate", "0", "--read-rate", "0"], "load")
+    print(f"document: {doc['schema']} ({a.form}), {len(make_body('x')) / 1024:.0f} KiB, {len(doc['results'])} results, "
+          f"{npoints} points; database: {'postgres' if db.startswith('postgres') else 'sqlite'}")
+    opts = ["--write-rate", "0", "--read-rate", "0"]
+    srv = Server(a.server, db, work, opts, "load")
     try:
         pid = srv.proc.pid
         cpu0, own0 = cpu_seconds(pid), own_cpu_seconds()
@@ -177,31 +225,38 @@ def main():
         print(f"CPU per upload: server {(cpu1 - cpu0) / n * 1000:.2f} ms, load generator {(own1 - own0) / n * 1000:.2f} ms "
               f"({os.cpu_count()} cores)")
         print(f"server resident memory after the load: {rss_mb(pid):.1f} MB")
-        sample = ids[:: max(1, len(ids) // 200)]
-        missing = [i for i in sample if srv.request("GET", "/api/v1/results/" + i)[0] != 200]
-        print(f"checked {len(sample)} acknowledged ids: {len(missing)} missing")
-        if s["results"] < len(ids) or missing:
-            print("LOST UPLOADS")
+        missing = [i for i in ids if srv.request("GET", f"/api/v1/results/{i}?format=document")[0] != 200]
+        print(f"checked all {len(ids)} acknowledged ids: {len(missing)} missing")
+        if s["results"] != len(ids) or missing:
+            print("LOST OR EXTRA UPLOADS")
             return 1
-        if a.stored > s["results"]:
-            need = a.stored - s["results"]
-            wall, lat, more, fails2 = load(srv.port, make_body, a.fill_seconds, a.clients, need, "fill", a.processes)
-            print(f"filled {len(more)} more in {wall:.1f} s ({len(more) / wall:.1f} uploads/s), failures {len(fails2)}")
-        st, _, s = srv.json("GET", "/api/v1/stats")
-        stored = s["results"]
-        print(f"stored results: {stored}; server resident memory: {rss_mb(pid):.1f} MB")
         _, _, gpus = srv.json("GET", "/api/v1/gpus")
         key = gpus["gpus"][0]["key"]
-        # Cold (first request after the last upload) and warm (cached aggregates).
-        for label, path, n in [("GPU list (API)", "/api/v1/gpus", 5),
-                               ("aggregate stream (API)", f"/api/v1/gpus/{key}/experiments/stream", 5),
-                               ("aggregate stride_copy (API)", f"/api/v1/gpus/{key}/experiments/stride_copy", 3),
-                               ("home page", "/", 5),
-                               ("GPU page", f"/gpu/{key}", 3)]:
-            st, times, size = timed_get(srv, path, n)
-            print(f"{label}: status {st}, {size / 1024:.0f} KiB, first {times[0] * 1000:.1f} ms, "
-                  f"then median {statistics.median(times[1:]) * 1000:.1f} ms over {n - 1}; server RSS {rss_mb(pid):.1f} MB")
-        print(f"server resident memory at the end: {rss_mb(pid):.1f} MB, peak {rss_mb(pid, 'VmHWM'):.1f} MB")
+        # Right after the load: uploads not yet folded are merged into the answer.
+        time_pages(srv, key, f"{s['results']} stored, just after the load")
+        stored = s["results"]
+        for k, target in enumerate(int(x) for x in a.stored.split(",") if x.strip()):
+            srv.stop()
+            if target > stored:
+                print(f"filling from {stored} to {target} stored results:")
+                fill(fill_binary, db, document_path, target - stored, 1000 + k)
+            # A fresh process: nothing of the pages is in its memory.
+            srv = Server(a.server, db, work, opts, f"pages-{target}")
+            pid = srv.proc.pid
+            st, _, s = srv.json("GET", "/api/v1/stats")
+            stored = s["results"]
+            time_pages(srv, key, f"{stored} stored")
+            # Uploads with this many stored (the refresher folds them into
+            # large aggregates meanwhile), then the page at once: the answer
+            # merges what is still queued.
+            wall, lat, more, fails2 = load(srv.port, make_body, a.again_seconds, a.clients, 10**9, f"after{k}-",
+                                           a.processes)
+            print(f"[{stored} stored] uploads: {len(more) / wall:.1f}/s over {wall:.1f} s, p50 {pct(lat, 0.5) * 1000:.1f} ms, "
+                  f"p99 {pct(lat, 0.99) * 1000:.1f} ms, failures {len(fails2)}")
+            st, times, size = timed_get(srv, f"/gpu/{key}", 1)
+            print(f"[{stored} stored] GPU page right after {len(more)} more uploads: status {st}, {times[0] * 1000:.1f} ms")
+            print(f"[{stored} stored] server resident memory {rss_mb(pid):.1f} MB, peak {rss_mb(pid, 'VmHWM'):.1f} MB")
+            stored += len(more)
     finally:
         srv.stop()
         shutil.rmtree(work, ignore_errors=True)

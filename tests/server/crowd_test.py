@@ -260,12 +260,18 @@ def run(srv, c, args):
     c.check("moderator accepts a held upload", st == 200 and acc.get("status") == "accepted", (st, acc))
     n = {m["key"]: m["uploads"] for m in srv.json("GET", "/api/v1/experiments/stream")[2]["models"]}
     c.check("an accepted upload counts", n.get(h100) == 10, n)
+    st, _, agg = srv.json("GET", f"/api/v1/gpus/{h100}/experiments/stream")
+    c.check("an accepted upload joins the model's aggregate", agg and agg.get("uploads") == 10, agg and agg.get("uploads"))
     st, _, raw = srv.request("GET", "/api/v1/export?experiment=stream&format=csv")
     c.check("an accepted upload is exported", held["id"] in raw.decode())
     st, _, hid = srv.json("POST", "/api/v1/moderation/" + ids[h100][0], json.dumps({"action": "hide", "reason": "duplicate machine"}), auth)
     c.check("moderator hides an upload", st == 200 and hid.get("status") == "hidden", hid)
     n = {m["key"]: m["uploads"] for m in srv.json("GET", "/api/v1/experiments/stream")[2]["models"]}
     c.check("a hidden upload no longer counts", n.get(h100) == 9, n)
+    st, _, agg = srv.json("GET", f"/api/v1/gpus/{h100}/experiments/stream")
+    c.check("a hidden upload leaves the model's aggregate", agg and agg.get("uploads") == 9, agg and agg.get("uploads"))
+    gpus = {g["key"]: g["uploads"] for g in srv.json("GET", "/api/v1/gpus")[2]["gpus"]}
+    c.check("the model's upload count leaves out held and hidden uploads", gpus.get(h100) == 9, gpus.get(h100))
     st, _, _ = srv.json("POST", "/api/v1/moderation/" + thr["id"], json.dumps({"action": "delete", "reason": "throttled laptop"}), auth)
     c.check("moderator deletes an upload", st == 200 and srv.request("GET", "/api/v1/results/" + thr["id"])[0] == 404, st)
     st, _, e = srv.json("POST", "/api/v1/moderation/" + "0" * 32, json.dumps({"action": "accept", "reason": "x"}), auth)

@@ -123,3 +123,34 @@ def trimmed(doc, keep=10):
 
 def gz(text):
     return gzip.compress(text.encode() if isinstance(text, str) else text)
+
+
+def deciles(samples):
+    """The nine deciles of the samples (type 7, as the library computes them),
+    rounded to 6 significant digits."""
+    v = sorted(samples)
+    out = []
+    for k in range(1, 10):
+        pos = k / 10 * (len(v) - 1)
+        lo = int(pos)
+        hi = min(lo + 1, len(v) - 1)
+        out.append(float(f"{v[lo] + (v[hi] - v[lo]) * (pos - lo):.6g}"))
+    return out
+
+
+def compact(doc):
+    """The document in the compact gmlab.run/1.1 form that `gmlab run` writes
+    by default: each point's deciles in place of its raw samples."""
+    d = copy.deepcopy(doc)
+    d["schema"] = "gmlab.run/1.1"
+    for r in d["results"]:
+        if r.get("schema") == "gmlab.result/1":
+            r["schema"] = "gmlab.result/1.1"
+        for s in r.get("series", []):
+            for p in s["points"]:
+                t = p.get("time_ms", {})
+                samples = t.pop("samples", None)
+                if samples and "quantiles" not in t:
+                    q = deciles(samples)
+                    t["quantiles"] = [min(max(x, t["min"]), t["max"]) for x in q]
+    return d

@@ -4,8 +4,10 @@
 // uploads is aggregated without holding its rows.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -32,5 +34,65 @@ private:
     std::map<double, std::vector<double>>::iterator last_x_;
     bool has_x_ = false;
 };
+
+}  // namespace gmserver
+
+namespace gmserver {
+
+// The maintained form of one (GPU model, experiment) aggregate: per series and
+// x a histogram of the values in logarithmic bins of relative width
+// kRelativeWidth. Histograms add and subtract, so uploads are folded in (and
+// deleted ones out) one at a time, and the stored aggregate never has to be
+// computed again from every upload. Each bin keeps its count and the exact
+// mean of its values (a reference value and the sum of the differences to
+// it): a quantile uses the mean of the bin its rank falls in, so it lies
+// within kRelativeWidth of the exact type-7 quantile, and is exact where the
+// bin holds one distinct value (identical uploads, a single upload).
+class HistogramAggregate {
+public:
+    static constexpr double kRelativeWidth = 0.0005;  // 0.05 %
+
+    // One point as the codec hands it over: indexes into the point set's strings.
+    struct Point {
+        std::uint32_t series, field;
+        double x, value;
+    };
+    // Folds one upload's points of this experiment in (sign +1) or out (-1).
+    // strings: the point set's series and field names. An upload counts once
+    // in "uploads" when at least one of its values is finite. Removing a point
+    // that is not there (a damaged state) is ignored.
+    void fold(const std::vector<std::string> &strings, const std::vector<Point> &points, int sign);
+    // The same for PointRows (tests, and callers that have rows).
+    void fold_rows(const std::vector<PointRow> &rows, int sign);
+
+    bool empty() const { return uploads_ == 0 || series_.empty(); }
+    std::uint64_t uploads() const { return uploads_; }
+    // The API's aggregate: {"series": [{"name", "field", "points": [{"x", "n",
+    // "median", "q1", "q3"}]}], "uploads", "quantiles", "resolution"}.
+    nlohmann::json result() const;
+
+    // Compact binary form (varints; see aggregate.cpp). decode() throws
+    // std::runtime_error on damaged data.
+    std::string encode() const;
+    static HistogramAggregate decode(std::string_view data);
+
+private:
+    struct Bin {
+        std::int32_t key;  // monotonic in the value: bin_key()
+        std::uint64_t n;
+        double ref;   // the first value that came into the bin
+        double dsum;  // sum of (value - ref) over its values
+    };
+    struct Series {
+        std::string name, field;
+        std::map<double, std::vector<Bin>> xs;  // bins sorted by key
+    };
+    std::vector<Series> series_;  // in the order they first appeared
+    std::uint64_t uploads_ = 0;
+};
+
+// The bin of a finite value: 0 for 0, positive and increasing for positive
+// values, negative (and decreasing with the magnitude) for negative ones.
+std::int32_t bin_key(double value);
 
 }  // namespace gmserver

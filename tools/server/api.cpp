@@ -5,22 +5,19 @@
 #include <cstdlib>
 #include <ctime>
 #include <map>
-#include <mutex>
 #include <set>
-#include <unordered_set>
 
-#include <malloc.h>
 #include <memory>
 #include <random>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 #include "aggregate.hpp"
 #include "crowd.hpp"
 #include "http_message.hpp"
 #include "router.hpp"
-#include "rate_limit.hpp"
 #include "sha256.hpp"
 #include "url.hpp"
 #ifdef GM_HAVE_PAGES
@@ -103,25 +100,26 @@ std::string number_text(double v) {
 
 // Experiment names of a stored document, in its order.
 std::vector<std::string> experiments_of(const std::string &document) {
+    // simdjson rather than a full parse: the GPU page asks for this on every
+    // request, and a run document is hundreds of KiB.
     std::vector<std::string> names;
-    const json doc = json::parse(document, nullptr, false);
-    if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array()) return names;
-    for (const json &r : doc["results"]) {
-        if (!r.is_object() || !r.contains("experiment")) continue;
-        const std::string n = r["experiment"].value("name", "");
-        if (!n.empty() && std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    simdjson::dom::parser parser;
+    simdjson::dom::array results;
+    if (parser.parse(document).at_key("results").get(results) != simdjson::SUCCESS) return names;
+    for (simdjson::dom::element r : results) {
+        std::string_view n;
+        if (r.at_key("experiment").at_key("name").get(n) != simdjson::SUCCESS || n.empty()) continue;
+        if (std::find(names.begin(), names.end(), n) == names.end()) names.emplace_back(n);
     }
     return names;
 }
 
 class Api {
 public:
-    Api(Storage &s, const ServerConfig &c, CrowdStore *crowd)
-        : storage_(s), config_(c), writes_(c.write_rate, c.write_burst), reads_(c.read_rate, c.read_burst) {
+    Api(Storage &s, const ServerConfig &c, CrowdStore *crowd) : storage_(s), config_(c) {
         if (crowd)
             crowd_ = std::make_unique<Crowd>(
-                s, *crowd, c.moderator_token, [this](const std::string &k, const std::string &e) { return cached_aggregate(k, e); },
-                [this](const std::string &k) { changed(k); });
+                s, *crowd, c.moderator_token, [this](const std::string &k, const std::string &e) { return stored_aggregate(k, e); }, nullptr);
     }
 
     void install(Router &router) {
@@ -153,14 +151,21 @@ public:
 
 private:
     // Token buckets per client: POST and DELETE draw on the write bucket,
-    // everything else on the read bucket.
+    // everything else on the read bucket. The storage keeps them, so that
+    // replicas on one database share them.
     bool limit(const HttpRequest &req, HttpResponse &res) {
         const std::string client = client_address(
             req.remote_addr, req.has_header("X-Forwarded-For") ? req.header("X-Forwarded-For") : "",
             config_.trusted_proxies);
         const bool write = req.method == "POST" || req.method == "DELETE";
+        const double rate = write ? config_.write_rate : config_.read_rate;
+        const double burst = write ? config_.write_burst : config_.read_burst;
         int retry = 1;
-        if ((write ? writes_ : reads_).allow(client, &retry)) return true;
+        try {
+            if (rate <= 0 || storage_.take_token(client, write, rate, burst, &retry)) return true;
+        } catch (const std::exception &) {
+            return true;  // the database is unreachable: the handler reports that itself
+        }
         res.set_header("Retry-After", std::to_string(retry));
         send_error(res, 429, "rate_limited",
                    std::string("too many ") + (write ? "writes" : "reads") + " from " + client + "; retry after " +
@@ -213,7 +218,6 @@ private:
 
         StoredRun existing;
         const InsertOutcome outcome = storage_.insert(run, v.points, &existing);
-        if (outcome == InsertOutcome::Inserted) changed(run.gpu.key);
         UploadStatus status;
         if (outcome == InsertOutcome::Inserted && crowd_) status = crowd_->admit(run, json::parse(run.document, nullptr, false));
         if (outcome == InsertOutcome::DuplicateSubmission) {
@@ -280,7 +284,6 @@ private:
             return send_error(res, 403, "forbidden", "the token does not match this result");
         if (!storage_.remove(id)) return send_error(res, 404, "not_found", "no result with this id");
         if (crowd_) crowd_->deleted(*run, admin ? "admin" : "owner", "deleted with the " + std::string(admin ? "admin" : "delete") + " token");
-        changed(run->gpu.key);
         send_json(res, 200, {{"id", id}, {"deleted", true}});
     }
 
@@ -296,46 +299,17 @@ private:
     }
 
     // A GPU model's distribution for one experiment, with "uploads" added;
-    // null when there are no points. Aggregating reads every point of every
-    // upload of the model, so the result is kept until this process stores or
-    // deletes an upload of that model (one server process per database).
-    json cached_aggregate(const std::string &key, const std::string &name) {
-        std::uint64_t generation;
-        {
-            std::lock_guard<std::mutex> lock(cache_mu_);
-            generation = generation_[key];
-            auto it = cache_.find({key, name});
-            if (it != cache_.end() && it->second.first == generation) return it->second.second;
-        }
-        json out;
-        {
-            Aggregator a;
-            bool any = false;
-            // Held and hidden uploads are left out.
-            const std::unordered_set<std::string> excluded = crowd_ ? crowd_->excluded(key) : std::unordered_set<std::string>{};
-            storage_.for_each_point(key, name, [&](const PointRow &r) {
-                if (!excluded.empty() && excluded.count(r.run_id)) return;
-                a.add(r);
-                any = true;
-            });
-            if (any) out = a.result();
-        }
-        // The values of a popular model take megabytes: give them back.
-        malloc_trim(0);
-        std::lock_guard<std::mutex> lock(cache_mu_);
-        if (cache_.size() >= 4096) cache_.clear();
-        cache_[{key, name}] = {generation, out};
-        return out;
-    }
-
-    void changed(const std::string &gpu_key) {
-        std::lock_guard<std::mutex> lock(cache_mu_);
-        ++generation_[gpu_key];
+    // null when there are no points. The storage keeps it up to date as
+    // uploads are stored and deleted (by any process on the database): this
+    // reads it, and never aggregates the model's uploads.
+    json stored_aggregate(const std::string &key, const std::string &name) {
+        const std::optional<std::string> text = storage_.aggregate(key, name);
+        return text ? json::parse(*text) : json();
     }
 
     void get_experiment(const HttpRequest &req, HttpResponse &res) {
         const std::string key = req.matches[1], name = req.matches[2];
-        json out = cached_aggregate(key, name);
+        json out = stored_aggregate(key, name);
         if (out.is_null()) return send_error(res, 404, "not_found", "no points of this experiment for this GPU model");
         out["gpu"] = key;
         out["experiment"] = name;
@@ -360,10 +334,10 @@ private:
         if (latest.empty()) return out;
         const std::optional<StoredRun> run = storage_.get(latest.front().id);
         if (!run) return out;
-        for (const std::string &name : experiments_of(run->document)) {
-            json agg = cached_aggregate(key, name);
-            if (!agg.is_null()) out.emplace_back(name, std::move(agg));
-        }
+        const std::vector<std::string> names = experiments_of(run->document);
+        const std::vector<std::optional<std::string>> aggs = storage_.aggregates(key, names);
+        for (std::size_t i = 0; i < names.size() && i < aggs.size(); ++i)
+            if (aggs[i]) out.emplace_back(names[i], json::parse(*aggs[i]));
         return out;
     }
 
@@ -410,10 +384,6 @@ private:
     Storage &storage_;
     const ServerConfig config_;
     std::unique_ptr<Crowd> crowd_;
-    RateLimiter writes_, reads_;
-    std::mutex cache_mu_;
-    std::map<std::string, std::uint64_t> generation_;
-    std::map<std::pair<std::string, std::string>, std::pair<std::uint64_t, json>> cache_;
 };
 
 std::string trim(const std::string &s) {

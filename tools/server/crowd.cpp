@@ -104,6 +104,7 @@ UploadStatus Crowd::admit(const StoredRun &run, const json &document) {
     st.status = st.reason.empty() ? "accepted" : "held";
     store_.record(st, figures);
     if (st.status == "held") {
+        storage_.set_counted(run.id, false);
         store_.moderate(st, "hold", st.reason, "outlier rule", utc_now());
         bump(run.gpu.key);
         return st;

@@ -25,9 +25,9 @@ namespace gmserver {
 
 class Crowd {
 public:
-    // aggregate(key, experiment): the model's per-point distribution (the
-    // API's cached aggregate; null when none). changed(key): a model's
-    // accepted uploads changed (an aggregate cache drops it).
+    // aggregate(key, experiment): the model's per-point distribution, as the
+    // storage maintains it (null when none). changed(key), where given: a
+    // model's accepted uploads changed.
     using AggregateOf = std::function<nlohmann::json(const std::string &, const std::string &)>;
     using Changed = std::function<void(const std::string &)>;
 
@@ -39,8 +39,6 @@ public:
     UploadStatus admit(const StoredRun &run, const nlohmann::json &document);
     // An upload was deleted (by its owner or a moderator).
     void deleted(const StoredRun &run, const std::string &actor, const std::string &reason);
-    // Held and hidden uploads of a model: left out of its aggregates.
-    std::unordered_set<std::string> excluded(const std::string &gpu_key) { return store_.not_accepted(gpu_key); }
 
     // {"experiment", "figures": [spec...], "models": [{key, name, uploads, figures: {id: {n, median, q1, q3}}}]}
     nlohmann::json experiment_table(const std::string &experiment);

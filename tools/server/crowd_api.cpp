@@ -180,7 +180,8 @@ public:
         st.status = action == "accept" ? "accepted" : action == "hide" ? "hidden" : "held";
         st.reason = action == "accept" ? "" : reason;
         if (!c_.store().moderate(st, action, reason, "moderator", utc_now())) return send_error(res, 404, "not_found", "no result with this id");
-        // Figures kept before this upload had any, for an upload from before them.
+        // In or out of the model's aggregates (and counts) as well.
+        c_.storage().set_counted(id, st.status == "accepted");
         c_.bump(run->gpu.key);
         send_json(res, 200, {{"id", id}, {"status", st.status}, {"reason", reason}});
     }

@@ -1,6 +1,7 @@
 // CrowdStore on PostgreSQL: the same tables as crowd_store_sqlite.cpp, on a
 // connection of its own (behind a mutex; these are short statements), and a
-// fresh connection for each export, read in libpq's single-row mode.
+// fresh connection for each export, its packed point sets read in libpq's
+// single-row mode.
 #include <libpq-fe.h>
 
 #include <algorithm>
@@ -8,10 +9,12 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "crowd_store.hpp"
+#include "point_codec.hpp"
 
 namespace gmserver {
 namespace {
@@ -208,11 +211,12 @@ public:
         // One REPEATABLE READ transaction: a consistent snapshot.
         Res b(PQexec(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
         const char *params[] = {experiment.c_str()};
+        // Binary results: the packed point sets arrive as their bytes, text as is.
         if (!PQsendQueryParams(c,
-                               "SELECT p.run_id, r.gpu_key, r.created_at, p.experiment, p.series, p.field, p.x, p.value"
-                               " FROM points p JOIN runs r ON r.id = p.run_id WHERE ($1 = '' OR p.experiment = $1)"
+                               "SELECT p.run_id, r.gpu_key, r.created_at, p.experiment, p.data"
+                               " FROM point_sets p JOIN runs r ON r.id = p.run_id WHERE ($1 = '' OR p.experiment = $1)"
                                " AND NOT EXISTS (SELECT 1 FROM upload_status s WHERE s.run_id = p.run_id AND s.status <> 'accepted')",
-                               1, nullptr, params, nullptr, nullptr, 0) ||
+                               1, nullptr, params, nullptr, nullptr, 1) ||
             !PQsetSingleRowMode(c))
             throw std::runtime_error("postgres: export: " + trim(PQerrorMessage(c)));
         ExportRow row;
@@ -230,11 +234,19 @@ public:
                 row.gpu_key = r.text(0, 1);
                 row.created_at = r.text(0, 2);
                 row.experiment = r.text(0, 3);
-                row.series = r.text(0, 4);
-                row.field = r.text(0, 5);
-                row.x = r.f64(0, 6);
-                row.value = r.f64(0, 7);
-                go_on = visit(row);
+                const std::string_view blob(PQgetvalue(raw, 0, 4), static_cast<std::size_t>(PQgetlength(raw, 0, 4)));
+                const bool ok = decode_points(blob, row.run_id, row.experiment, [&](const PointRow &p) {
+                    if (!go_on) return;
+                    row.series = p.series;
+                    row.field = p.field;
+                    row.x = p.x;
+                    row.value = p.value;
+                    go_on = visit(row);
+                });
+                if (!ok) {
+                    error = "postgres: export: the stored points of run " + row.run_id + " are damaged";
+                    break;
+                }
             } else if (st != PGRES_TUPLES_OK) {
                 error = "postgres: export: " + trim(PQerrorMessage(c));
                 break;

@@ -73,33 +73,46 @@ std::string encode_points(const std::vector<const PointRow *> &points) {
     return out;
 }
 
-bool decode_points(std::string_view blob, const std::string &run_id, const std::string &experiment,
-                   const std::function<void(const PointRow &)> &visit) {
+bool decode_point_set(std::string_view blob, std::vector<std::string> &strings,
+                      std::vector<HistogramAggregate::Point> &points) {
+    strings.clear();
+    points.clear();
     Reader r{blob};
     std::uint32_t ns = 0;
     if (!r.get(ns) || ns > blob.size() / 4) return false;
-    std::vector<std::string> strings(ns);
+    strings.resize(ns);
     for (std::string &s : strings) {
         std::uint32_t len = 0;
-        if (!r.get(len) || !r.get(s, len)) return false;
+        if (!r.get(len) || !r.get(s, len)) return strings.clear(), false;
     }
     std::uint32_t np = 0;
-    if (!r.get(np) || r.data.size() != std::size_t(np) * 24) return false;
-    // Check every index before the first visit, so that a bad blob visits nothing.
-    for (Reader c{r.data}; !c.data.empty();) {
-        std::uint32_t si = 0, fi = 0;
-        double skip[2];
-        c.get(si), c.get(fi), c.get(skip[0]), c.get(skip[1]);
-        if (si >= ns || fi >= ns) return false;
+    if (!r.get(np) || r.data.size() != std::size_t(np) * 24) return strings.clear(), false;
+    points.resize(np);
+    for (HistogramAggregate::Point &p : points) {
+        r.get(p.series), r.get(p.field), r.get(p.x), r.get(p.value);
+        if (p.series >= ns || p.field >= ns) {
+            strings.clear();
+            points.clear();
+            return false;
+        }
     }
+    return true;
+}
+
+bool decode_points(std::string_view blob, const std::string &run_id, const std::string &experiment,
+                   const std::function<void(const PointRow &)> &visit) {
+    // Everything is checked before the first visit, so that a bad blob visits nothing.
+    std::vector<std::string> strings;
+    std::vector<HistogramAggregate::Point> points;
+    if (!decode_point_set(blob, strings, points)) return false;
     PointRow row;
     row.run_id = run_id;
     row.experiment = experiment;
-    for (std::uint32_t i = 0; i < np; ++i) {
-        std::uint32_t si = 0, fi = 0;
-        r.get(si), r.get(fi), r.get(row.x), r.get(row.value);
-        row.series = strings[si];
-        row.field = strings[fi];
+    for (const HistogramAggregate::Point &p : points) {
+        row.series = strings[p.series];
+        row.field = strings[p.field];
+        row.x = p.x;
+        row.value = p.value;
         visit(row);
     }
     return true;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "aggregate.hpp"
 #include "storage.hpp"
 
 namespace gmserver {
@@ -22,6 +23,12 @@ std::string encode_points(const std::vector<const PointRow *> &points);
 // in. Returns false (having visited nothing) when the blob is malformed.
 bool decode_points(std::string_view blob, const std::string &run_id, const std::string &experiment,
                    const std::function<void(const PointRow &)> &visit);
+
+// The blob's strings and points as they are stored (indexes into strings),
+// without a PointRow per point: what the aggregates' refresher folds.
+// Returns false (both vectors cleared) when the blob is malformed.
+bool decode_point_set(std::string_view blob, std::vector<std::string> &strings,
+                      std::vector<HistogramAggregate::Point> &points);
 
 // zstd at level 1 (a run document shrinks about 4:1; see kDocumentLevel).
 std::string compress_document(std::string_view text);

@@ -1,20 +1,36 @@
-// Storage over PostgreSQL through libpq: the same two tables and the same
-// semantics as the SQLite backend. Every statement is prepared once per
-// connection and executed with parameters; values never become SQL text.
+// Storage over PostgreSQL through libpq: the same tables and the same
+// semantics as the SQLite backend, made for several server processes on one
+// database. Every statement is prepared once per connection and executed with
+// parameters; values never become SQL text.
+//
+// Everything that must hold across replicas is in the database: idempotency
+// (runs.submission_id is UNIQUE), delete tokens (their hashes in runs), rate
+// limits (rate_buckets, one atomic statement per request) and the aggregates
+// (agg_queue, aggregates, models; see fold_model()).
 #include "postgres_storage.hpp"
 
 #include <libpq-fe.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
+#include <map>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <utility>
 #include <vector>
+
+#include "aggregate.hpp"
+#include "point_codec.hpp"
+#include "rate_limit.hpp"
+#include "refresher.hpp"
 
 namespace gmserver {
 
@@ -24,19 +40,25 @@ bool is_postgres_url(const std::string &url) {
 
 namespace {
 
-// points.run_id carries no FOREIGN KEY: its per-row check doubled the time of
-// an insert (an upload has hundreds of points). Points are only written in
-// the transaction that writes their run, and remove_run deletes both in one
-// statement, so no point outlives its run.
-//
-// points.ord is the point's place in its upload: PostgreSQL has no rowid, and
-// readers show series in the order of the document, as SQLite returns them.
-//
 // Several server processes may start at once against one database: the
-// advisory lock serialises the CREATE ... IF NOT EXISTS statements, which
-// otherwise can fail on a concurrent catalog insert.
+// advisory lock serialises the schema statements (CREATE ... IF NOT EXISTS can
+// fail on a concurrent catalog insert) and the migrations.
+//
+// point_sets: one row per (run, experiment) with the points packed
+// (point_codec.hpp), as in SQLite: an upload is about 25 rows instead of one
+// per point. It carries no FOREIGN KEY (its per-row check costs); rows are
+// only written in the statement that writes their run, and remove() deletes
+// both in one transaction. `data` is stored uncompressed (EXTERNAL): doubles do
+// not compress, and trying costs. They are read by run; a model's are found
+// through runs_gpu (the index by model that earlier versions had is dropped:
+// it cost every insert two dozen index entries for no read the server makes).
+//
+// agg_queue: the uploads not yet folded into the aggregates, written in the
+// statement that stores the run. aggregates: per (model, experiment) the
+// histograms (state) and the API's JSON (result). models: per model the count
+// of folded uploads. rate_buckets: UNLOGGED (no WAL; emptied after a crash of
+// PostgreSQL, which only resets the limits).
 const char *const kSchema = R"SQL(
-SELECT pg_advisory_xact_lock(7246315502771);
 CREATE TABLE IF NOT EXISTS runs (
     id                TEXT PRIMARY KEY,
     submission_id     TEXT UNIQUE,
@@ -51,19 +73,52 @@ CREATE TABLE IF NOT EXISTS runs (
     runtime           TEXT NOT NULL,
     document          TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS points (
-    run_id     TEXT NOT NULL,
-    experiment TEXT NOT NULL,
-    series     TEXT NOT NULL,
-    field      TEXT NOT NULL,
-    x          DOUBLE PRECISION NOT NULL,
-    value      DOUBLE PRECISION NOT NULL,
-    ord        INTEGER NOT NULL DEFAULT 0
-);
 CREATE INDEX IF NOT EXISTS runs_gpu ON runs(gpu_key, created_at);
-CREATE INDEX IF NOT EXISTS points_run ON points(run_id);
-CREATE INDEX IF NOT EXISTS points_experiment ON points(experiment, run_id);
+CREATE TABLE IF NOT EXISTS point_sets (
+    run_id     TEXT NOT NULL,
+    gpu_key    TEXT NOT NULL,
+    experiment TEXT NOT NULL,
+    data       BYTEA NOT NULL
+);
+CREATE INDEX IF NOT EXISTS point_sets_run ON point_sets(run_id);
+DROP INDEX IF EXISTS point_sets_model;
+CREATE TABLE IF NOT EXISTS agg_queue (
+    run_id     TEXT PRIMARY KEY,
+    gpu_key    TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS agg_queue_model ON agg_queue(gpu_key, created_at, run_id);
+CREATE TABLE IF NOT EXISTS aggregates (
+    gpu_key    TEXT NOT NULL,
+    experiment TEXT NOT NULL,
+    uploads    BIGINT NOT NULL,
+    state      BYTEA NOT NULL,
+    result     TEXT NOT NULL,
+    PRIMARY KEY (gpu_key, experiment)
+);
+CREATE TABLE IF NOT EXISTS models (
+    gpu_key TEXT PRIMARY KEY,
+    uploads BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS uncounted (
+    run_id  TEXT PRIMARY KEY,
+    gpu_key TEXT NOT NULL
+);
+CREATE UNLOGGED TABLE IF NOT EXISTS rate_buckets (
+    key    TEXT PRIMARY KEY,
+    tokens DOUBLE PRECISION NOT NULL,
+    at     DOUBLE PRECISION NOT NULL,
+    rate   DOUBLE PRECISION NOT NULL,
+    burst  DOUBLE PRECISION NOT NULL,
+    ok     BOOLEAN NOT NULL
+);
 )SQL";
+
+constexpr long long kSchemaLock = 7246315502771;
+// The first key of the two-key advisory locks that serialise the folds and
+// deletes of one model (the second is hashtext(gpu_key); a collision only
+// serialises two models).
+constexpr int kModelLockClass = 0x474d4147;  // "GMAG"
 
 const char *const kRunColumns =
     "id, COALESCE(submission_id, ''), delete_token_hash, created_at, gpu_key, gpu_name, cc, "
@@ -78,36 +133,49 @@ struct Statement {
 
 const std::vector<Statement> &statements() {
     static const std::vector<Statement> all = {
-        // ON CONFLICT on submission_id: a concurrent insert of the same
-        // submission waits for the first one and then inserts nothing.
+        // The run, its point sets and its queue entry in one statement (so one
+        // round trip and one transaction). ON CONFLICT on submission_id: a
+        // concurrent insert of the same submission waits for the first one and
+        // then inserts nothing, and neither do the other two parts.
         {"insert_run",
-         "INSERT INTO runs (id, submission_id, delete_token_hash, created_at, gpu_key, gpu_name, cc, "
+         "WITH r AS (INSERT INTO runs (id, submission_id, delete_token_hash, created_at, gpu_key, gpu_name, cc, "
          "memory_bytes, bus_width, driver, runtime, document) "
          "VALUES ($1, NULLIF($2, ''), $3, $4, $5, $6, $7, $8::bigint, $9::integer, $10, $11, $12) "
-         "ON CONFLICT (submission_id) DO NOTHING RETURNING id",
-         12},
-        // All points of a run in one statement: the columns travel as arrays.
-        {"insert_points",
-         "INSERT INTO points (run_id, experiment, series, field, x, value, ord) "
-         "SELECT $1, e, s, f, x, v, o FROM unnest($2::text[], $3::text[], $4::text[], "
-         "$5::float8[], $6::float8[]) WITH ORDINALITY AS t(e, s, f, x, v, o)",
-         6},
+         "ON CONFLICT (submission_id) DO NOTHING RETURNING id, gpu_key, created_at), "
+         "q AS (INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM r), "
+         "p AS (INSERT INTO point_sets (run_id, gpu_key, experiment, data) "
+         "SELECT r.id, r.gpu_key, t.e, t.d FROM r, unnest($13::text[], $14::bytea[]) AS t(e, d)) "
+         "SELECT id FROM r",
+         14},
         {"get_run", std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = $1", 1},
         {"get_by_submission", std::string("SELECT ") + kRunColumns + " FROM runs WHERE submission_id = $1", 1},
-        // One statement, so one transaction: the points, then the run (whose
-        // row count is the statement's).
-        {"remove_run", "WITH gone AS (DELETE FROM points WHERE run_id = $1) DELETE FROM runs WHERE id = $1", 1},
-        // The identity shown for a model is that of its most recent upload.
-        // Most uploaded models first, as the SQLite backend lists them.
+        {"run_model", "SELECT gpu_key FROM runs WHERE id = $1", 1},
+        {"lock_run", "SELECT 1 FROM runs WHERE id = $1 FOR UPDATE", 1},
+        {"unqueue_run", "DELETE FROM agg_queue WHERE run_id = $1", 1},
+        {"run_point_sets", "SELECT experiment, data FROM point_sets WHERE run_id = $1", 1},
+        {"delete_point_sets", "DELETE FROM point_sets WHERE run_id = $1", 1},
+        {"delete_run", "DELETE FROM runs WHERE id = $1", 1},
+        {"unfold_model", "UPDATE models SET uploads = uploads - 1 WHERE gpu_key = $1 AND uploads > 0", 1},
+        // Moderation (set_counted): uploads left out of the aggregates.
+        {"uncounted_has", "SELECT 1 FROM uncounted WHERE run_id = $1", 1},
+        {"uncount", "INSERT INTO uncounted (run_id, gpu_key) VALUES ($1, $2) ON CONFLICT DO NOTHING", 2},
+        {"recount", "DELETE FROM uncounted WHERE run_id = $1", 1},
+        {"requeue_run", "INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM runs WHERE id = $1 "
+                        "ON CONFLICT DO NOTHING", 1},
+        // Counts: every upload is either folded (models) or queued, never both;
+        // one statement reads both as of one moment. The identity shown for a
+        // model is that of its most recent upload. Most uploads first.
         {"gpus",
-         "SELECT * FROM (SELECT DISTINCT ON (gpu_key) gpu_key, gpu_name, cc, memory_bytes, bus_width, driver, "
-         "runtime, count(*) OVER (PARTITION BY gpu_key) AS n FROM runs "
-         "ORDER BY gpu_key, created_at DESC, id DESC) latest ORDER BY n DESC, gpu_key",
+         "SELECT l.gpu_key, l.gpu_name, l.cc, l.memory_bytes, l.bus_width, l.driver, l.runtime, c.n FROM "
+         "(SELECT k, sum(n)::bigint AS n FROM (SELECT gpu_key AS k, uploads AS n FROM models UNION ALL "
+         "SELECT gpu_key, count(*) FROM agg_queue GROUP BY gpu_key) u GROUP BY k HAVING sum(n) > 0) c "
+         "CROSS JOIN LATERAL (SELECT gpu_key, gpu_name, cc, memory_bytes, bus_width, driver, runtime FROM runs "
+         "WHERE gpu_key = c.k ORDER BY created_at DESC, id DESC LIMIT 1) l ORDER BY c.n DESC, c.k",
          0},
+        // A model's point sets through its runs (runs_gpu, point_sets_run).
         {"points",
-         "SELECT p.run_id, p.experiment, p.series, p.field, p.x, p.value FROM points p "
-         "JOIN runs r ON r.id = p.run_id WHERE r.gpu_key = $1 AND p.experiment = $2 "
-         "ORDER BY r.created_at, p.run_id, p.ord",
+         "SELECT p.run_id, p.data FROM runs r JOIN point_sets p ON p.run_id = r.id AND p.experiment = $2 "
+         "WHERE r.gpu_key = $1 ORDER BY r.created_at, p.run_id",
          2},
         {"runs_of",
          "SELECT id, COALESCE(submission_id, ''), created_at, gpu_key, gpu_name, cc, memory_bytes, "
@@ -115,6 +183,74 @@ const std::vector<Statement> &statements() {
          "ORDER BY created_at DESC, id LIMIT $2::bigint",
          2},
         {"count", "SELECT count(*) FROM runs", 0},
+        {"pending", "SELECT count(*) FROM agg_queue", 0},
+        // Refill and take in one statement: the row lock of ON CONFLICT ... DO
+        // UPDATE serialises the requests of one client across replicas, and
+        // the database's clock is the one clock they share. Every SET
+        // expression sees the row as it was.
+        {"take_token",
+         "INSERT INTO rate_buckets AS b (key, tokens, at, rate, burst, ok) "
+         "VALUES ($1, $3::float8 - 1, extract(epoch FROM clock_timestamp())::float8, $2::float8, $3::float8, true) "
+         "ON CONFLICT (key) DO UPDATE SET "
+         "tokens = CASE WHEN least(EXCLUDED.burst, b.tokens + greatest(0, EXCLUDED.at - b.at) * EXCLUDED.rate) >= 1 "
+         "THEN least(EXCLUDED.burst, b.tokens + greatest(0, EXCLUDED.at - b.at) * EXCLUDED.rate) - 1 "
+         "ELSE least(EXCLUDED.burst, b.tokens + greatest(0, EXCLUDED.at - b.at) * EXCLUDED.rate) END, "
+         "ok = least(EXCLUDED.burst, b.tokens + greatest(0, EXCLUDED.at - b.at) * EXCLUDED.rate) >= 1, "
+         "at = EXCLUDED.at, rate = EXCLUDED.rate, burst = EXCLUDED.burst "
+         "RETURNING ok, tokens",
+         3},
+        // Buckets that have refilled are the same as no bucket.
+        {"sweep_tokens",
+         "DELETE FROM rate_buckets WHERE tokens + (extract(epoch FROM clock_timestamp())::float8 - at) * rate >= burst",
+         0},
+        // The aggregate as stored, and whether the model has queued uploads.
+        {"aggregate",
+         "SELECT (SELECT result FROM aggregates WHERE gpu_key = $1 AND experiment = $2), "
+         "EXISTS (SELECT 1 FROM agg_queue WHERE gpu_key = $1)",
+         2},
+        // The stored histograms (k = 0) and the point sets of the oldest queued
+        // uploads (k = 1), in one statement: one snapshot.
+        {"aggregate_pending",
+         "SELECT 0 AS k, state FROM aggregates WHERE gpu_key = $1 AND experiment = $2 UNION ALL "
+         "(SELECT 1, p.data FROM (SELECT run_id, created_at FROM agg_queue WHERE gpu_key = $1 "
+         "ORDER BY created_at, run_id LIMIT $3::bigint) q JOIN point_sets p ON p.run_id = q.run_id "
+         "AND p.experiment = $2 ORDER BY q.created_at, q.run_id)",
+         3},
+        // aggregates(): whether the model has queued uploads; the stored
+        // results of several experiments; and, when it has, their stored
+        // histograms (k = 0) and the point sets of the oldest queued uploads
+        // (k = 1) in one statement (one snapshot).
+        {"model_queued", "SELECT EXISTS (SELECT 1 FROM agg_queue WHERE gpu_key = $1)", 1},
+        {"results_of", "SELECT experiment, result FROM aggregates WHERE gpu_key = $1 AND experiment = ANY($2::text[])", 2},
+        {"states_pending_of",
+         "SELECT 0 AS k, experiment, state FROM aggregates WHERE gpu_key = $1 AND experiment = ANY($2::text[]) UNION ALL "
+         "(SELECT 1, p.experiment, p.data FROM (SELECT run_id, created_at FROM agg_queue WHERE gpu_key = $1 "
+         "ORDER BY created_at, run_id LIMIT $3::bigint) q JOIN point_sets p ON p.run_id = q.run_id "
+         "AND p.experiment = ANY($2::text[]) ORDER BY q.created_at, q.run_id)",
+         3},
+        {"queued_models", "SELECT DISTINCT gpu_key FROM agg_queue", 0},
+        {"try_lock_model", "SELECT pg_try_advisory_xact_lock(" + std::to_string(kModelLockClass) + ", hashtext($1))", 1},
+        {"lock_model", "SELECT pg_advisory_xact_lock(" + std::to_string(kModelLockClass) + ", hashtext($1))", 1},
+        // Takes the model's oldest queued uploads off the queue and returns
+        // their point sets (a run without any once, with NULLs).
+        {"dequeue",
+         "WITH d AS (DELETE FROM agg_queue WHERE run_id IN (SELECT run_id FROM agg_queue WHERE gpu_key = $1 "
+         "ORDER BY created_at, run_id LIMIT $2::bigint) RETURNING run_id, created_at) "
+         "SELECT d.run_id, p.experiment, p.data FROM d LEFT JOIN point_sets p ON p.run_id = d.run_id "
+         "ORDER BY d.created_at, d.run_id",
+         2},
+        {"load_states", "SELECT experiment, state FROM aggregates WHERE gpu_key = $1 AND experiment = ANY($2::text[])", 2},
+        {"save_states",
+         "INSERT INTO aggregates (gpu_key, experiment, uploads, state, result) "
+         "SELECT $1, e, u, s, r FROM unnest($2::text[], $3::int8[], $4::bytea[], $5::text[]) AS t(e, u, s, r) "
+         "ON CONFLICT (gpu_key, experiment) DO UPDATE SET uploads = EXCLUDED.uploads, state = EXCLUDED.state, "
+         "result = EXCLUDED.result",
+         5},
+        {"drop_states", "DELETE FROM aggregates WHERE gpu_key = $1 AND experiment = ANY($2::text[])", 2},
+        {"fold_model",
+         "INSERT INTO models (gpu_key, uploads) VALUES ($1, $2::bigint) "
+         "ON CONFLICT (gpu_key) DO UPDATE SET uploads = models.uploads + EXCLUDED.uploads",
+         2},
     };
     return all;
 }
@@ -129,7 +265,11 @@ public:
     Result(Result &&o) noexcept : r_(std::exchange(o.r_, nullptr)) {}
     PGresult *get() const { return r_; }
     int rows() const { return PQntuples(r_); }
+    bool null(int row, int col) const { return PQgetisnull(r_, row, col); }
     std::string text(int row, int col) const { return std::string(PQgetvalue(r_, row, col), PQgetlength(r_, row, col)); }
+    std::string_view bytes(int row, int col) const {
+        return std::string_view(PQgetvalue(r_, row, col), static_cast<std::size_t>(PQgetlength(r_, row, col)));
+    }
     std::uint64_t u64(int row, int col) const { return std::strtoull(PQgetvalue(r_, row, col), nullptr, 10); }
     int i32(int row, int col) const { return static_cast<int>(std::strtol(PQgetvalue(r_, row, col), nullptr, 10)); }
     double f64(int row, int col) const { return std::strtod(PQgetvalue(r_, row, col), nullptr); }
@@ -138,123 +278,192 @@ private:
     PGresult *r_;
 };
 
-// libpq passes parameters as C strings: an embedded NUL would silently cut a
-// value short, and PostgreSQL text cannot hold one anyway.
+// libpq passes text parameters as C strings: an embedded NUL would silently cut
+// a value short, and PostgreSQL text cannot hold one anyway.
 void check_text(const std::string &s, const char *what) {
     if (s.find('\0') != std::string::npos)
         throw std::runtime_error(std::string("postgres: ") + what + " contains a NUL character");
 }
 
-// A one-dimensional array literal of text elements, every element quoted.
-std::string text_array(const std::vector<PointRow> &points, std::string PointRow::*member) {
-    std::string out = "{";
-    for (std::size_t i = 0; i < points.size(); ++i) {
-        const std::string &s = points[i].*member;
-        check_text(s, "a point's name");
-        if (i) out += ',';
-        out += '"';
-        for (char c : s) {
-            if (c == '"' || c == '\\') out += '\\';
-            out += c;
+void put_be32(std::string &out, std::uint32_t v) {
+    const char b[4] = {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
+    out.append(b, 4);
+}
+
+// A one-dimensional array in PostgreSQL's binary format (array_send): no
+// quoting or escaping of its elements, bytea travels as it is.
+class BinaryArray {
+public:
+    explicit BinaryArray(std::uint32_t element_oid) : oid_(element_oid) {}
+    void add(std::string_view element) {
+        put_be32(body_, static_cast<std::uint32_t>(element.size()));
+        body_.append(element.data(), element.size());
+        ++n_;
+    }
+    void add_int8(std::int64_t v) {
+        char b[8];
+        for (int i = 0; i < 8; ++i) b[i] = char(std::uint64_t(v) >> (56 - 8 * i));
+        add(std::string_view(b, 8));
+    }
+    std::string bytes() const {
+        std::string out;
+        put_be32(out, n_ ? 1 : 0);  // dimensions
+        put_be32(out, 0);           // no NULLs
+        put_be32(out, oid_);
+        if (n_) {
+            put_be32(out, n_);
+            put_be32(out, 1);  // lower bound
         }
-        out += '"';
+        return out + body_;
     }
-    out += '}';
-    return out;
-}
 
-std::string float_text(double v) {
-    if (std::isnan(v)) return "NaN";
-    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
+private:
+    std::uint32_t oid_, n_ = 0;
+    std::string body_;
+};
+constexpr std::uint32_t kInt8Oid = 20, kTextOid = 25, kByteaOid = 17;
 
-std::string float_array(const std::vector<PointRow> &points, double PointRow::*member) {
-    std::string out = "{";
-    for (std::size_t i = 0; i < points.size(); ++i) {
-        if (i) out += ',';
-        out += float_text(points[i].*member);
-    }
-    out += '}';
-    return out;
-}
+// A statement parameter: text (format 0) or binary (format 1).
+struct Param {
+    const char *data;
+    std::size_t size;
+    bool binary = false;
+    // Text parameters go as C strings (std::string's own, no copy).
+    Param(const std::string &s) : data(s.c_str()), size(s.size()) {}  // NOLINT: the common case
+    Param(const std::string &s, bool b) : data(s.data()), size(s.size()), binary(b) {}
+};
 
 class PostgresStorage final : public Storage {
 public:
-    explicit PostgresStorage(std::string url) : url_(std::move(url)) {
-        Lease first(*this);  // connects and creates the schema, or throws
+    PostgresStorage(std::string url, const StorageOptions &options) : url_(std::move(url)) {
+        { Lease first(*this); }  // connects and creates or migrates the schema, or throws
+        if (options.background_refresh)
+            refresher_ = std::make_unique<BackgroundRefresher>([this](std::size_t n) { return refresh(n); }, kRefreshBatch,
+                                                               kRefreshPoll, kRefreshGather);
     }
 
     ~PostgresStorage() override {
+        refresher_.reset();
         for (PGconn *c : idle_) PQfinish(c);
     }
 
     InsertOutcome insert(const StoredRun &run, const std::vector<PointRow> &points, StoredRun *existing) override {
         const std::string memory = std::to_string(run.gpu.memory_bytes);
         const std::string bus = std::to_string(run.gpu.bus_width_bits);
-        const std::vector<const std::string *> fields = {
-            &run.id, &run.submission_id, &run.delete_token_hash, &run.created_at, &run.gpu.key,
-            &run.gpu.name, &run.gpu.compute_capability, &memory, &bus, &run.gpu.driver_version,
-            &run.gpu.runtime_version, &run.document};
-        for (const std::string *f : fields) check_text(*f, "a run field");
-
-        std::string exps, series, names, xs, values;
-        if (!points.empty()) {
-            exps = text_array(points, &PointRow::experiment);
-            series = text_array(points, &PointRow::series);
-            names = text_array(points, &PointRow::field);
-            xs = float_array(points, &PointRow::x);
-            values = float_array(points, &PointRow::value);
+        for (const std::string *f : {&run.id, &run.submission_id, &run.delete_token_hash, &run.created_at, &run.gpu.key,
+                                     &run.gpu.name, &run.gpu.compute_capability, &run.gpu.driver_version,
+                                     &run.gpu.runtime_version, &run.document})
+            check_text(*f, "a run field");
+        // Points packed per experiment, before any connection is taken.
+        std::map<std::string, std::vector<const PointRow *>> by_experiment;
+        for (const PointRow &p : points) by_experiment[p.experiment].push_back(&p);
+        BinaryArray experiments(kTextOid), sets(kByteaOid);
+        for (const auto &[experiment, rows] : by_experiment) {
+            check_text(experiment, "an experiment name");
+            experiments.add(experiment);
+            sets.add(encode_points(rows));
         }
-        return with_connection([&](PGconn *c, bool &committing) {
-            command(c, "BEGIN");
-            try {
-                Result r = run_prepared(c, "insert_run", fields, PGRES_TUPLES_OK);
-                if (r.rows() == 0) {
-                    command(c, "ROLLBACK");
-                    if (existing) {
-                        Result e = run_prepared(c, "get_by_submission", {&run.submission_id}, PGRES_TUPLES_OK);
-                        if (e.rows() != 1) throw std::runtime_error("postgres: duplicate submission vanished");
-                        *existing = run_from(e, 0);
-                    }
-                    return InsertOutcome::DuplicateSubmission;
-                }
-                if (!points.empty())
-                    run_prepared(c, "insert_points", {&run.id, &exps, &series, &names, &xs, &values},
-                                 PGRES_COMMAND_OK);
-                committing = true;  // from here on the outcome may be unknown: no retry
-                command(c, "COMMIT");
-            } catch (...) {
-                // Leave the connection idle for its next user (a no-op warning if
-                // no transaction is open; a broken connection is dropped anyway).
-                PQclear(PQexec(c, "ROLLBACK"));
-                throw;
+        const std::string exps = experiments.bytes(), data = sets.bytes();
+        const InsertOutcome outcome = with_connection([&](PGconn *c, bool &committing) {
+            // One statement is one transaction: once it is sent its outcome may
+            // be unknown, so it is never retried.
+            committing = true;
+            Result r = exec(c, "insert_run",
+                            {run.id, run.submission_id, run.delete_token_hash, run.created_at, run.gpu.key, run.gpu.name,
+                             run.gpu.compute_capability, memory, bus, run.gpu.driver_version, run.gpu.runtime_version,
+                             run.document, Param(exps, true), Param(data, true)},
+                            PGRES_TUPLES_OK);
+            if (r.rows() > 0) return InsertOutcome::Inserted;
+            if (existing) {
+                Result e = exec(c, "get_by_submission", {run.submission_id}, PGRES_TUPLES_OK);
+                if (e.rows() != 1) throw std::runtime_error("postgres: duplicate submission vanished");
+                *existing = run_from(e, 0);
             }
-            return InsertOutcome::Inserted;
+            return InsertOutcome::DuplicateSubmission;
         });
+        if (outcome == InsertOutcome::Inserted && refresher_) refresher_->poke();
+        return outcome;
     }
 
     std::optional<StoredRun> get(const std::string &id) override {
         if (id.find('\0') != std::string::npos) return std::nullopt;
         return with_connection([&](PGconn *c, bool &) -> std::optional<StoredRun> {
-            Result r = run_prepared(c, "get_run", {&id}, PGRES_TUPLES_OK);
+            Result r = exec(c, "get_run", {id}, PGRES_TUPLES_OK);
             if (r.rows() == 0) return std::nullopt;
             return run_from(r, 0);
         });
     }
 
+    // In one transaction, holding the model's lock (so no fold of the model
+    // runs meanwhile): a run still queued leaves the queue; a folded one is
+    // subtracted from the stored aggregates. Then its rows go.
     bool remove(const std::string &id) override {
         if (id.find('\0') != std::string::npos) return false;
-        return with_connection([&](PGconn *c, bool &) {
-            Result r = run_prepared(c, "remove_run", {&id}, PGRES_COMMAND_OK);
-            return std::strtoull(PQcmdTuples(r.get()), nullptr, 10) > 0;
+        return with_connection([&](PGconn *c, bool &committing) {
+            Result k = exec(c, "run_model", {id}, PGRES_TUPLES_OK);
+            if (k.rows() == 0) return false;
+            const std::string gpu_key = k.text(0, 0);
+            Transaction tx(c);
+            exec(c, "lock_model", {gpu_key}, PGRES_TUPLES_OK);
+            // A concurrent delete of the same run may have won the lock.
+            if (exec(c, "lock_run", {id}, PGRES_TUPLES_OK).rows() == 0) return false;
+            // One left out of the aggregates (set_counted) is in neither.
+            const bool was_uncounted = affected(exec(c, "recount", {id}, PGRES_COMMAND_OK)) > 0;
+            if (affected(exec(c, "unqueue_run", {id}, PGRES_COMMAND_OK)) == 0 && !was_uncounted) {
+                States states(*this, c, gpu_key);
+                Result sets = exec(c, "run_point_sets", {id}, PGRES_TUPLES_OK, true);
+                for (int i = 0; i < sets.rows(); ++i) states.fold(sets.text(i, 0), sets.bytes(i, 1), -1);
+                states.save();
+                exec(c, "unfold_model", {gpu_key}, PGRES_COMMAND_OK);
+            }
+            exec(c, "delete_point_sets", {id}, PGRES_COMMAND_OK);
+            const bool deleted = affected(exec(c, "delete_run", {id}, PGRES_COMMAND_OK)) > 0;
+            committing = true;  // from here on the outcome may be unknown: no retry
+            tx.commit();
+            return deleted;
         });
     }
 
+    // --- Moderation: uploads left out of the aggregates (crowd.hpp) ---
+    // In one transaction holding the model's lock, as remove(): leaving out
+    // takes the run from the queue, or subtracts it if folded; counting again
+    // queues it for the refresher.
+    bool set_counted(const std::string &id, bool counted) override {
+        if (id.find('\0') != std::string::npos) return false;
+        bool requeued = false;
+        const bool found = with_connection([&](PGconn *c, bool &committing) {
+            requeued = false;
+            Result k = exec(c, "run_model", {id}, PGRES_TUPLES_OK);
+            if (k.rows() == 0) return false;
+            const std::string gpu_key = k.text(0, 0);
+            Transaction tx(c);
+            exec(c, "lock_model", {gpu_key}, PGRES_TUPLES_OK);
+            if (exec(c, "lock_run", {id}, PGRES_TUPLES_OK).rows() == 0) return false;
+            const bool uncounted = exec(c, "uncounted_has", {id}, PGRES_TUPLES_OK).rows() > 0;
+            if (!counted && !uncounted) {
+                if (affected(exec(c, "unqueue_run", {id}, PGRES_COMMAND_OK)) == 0) {
+                    States states(*this, c, gpu_key);
+                    Result sets = exec(c, "run_point_sets", {id}, PGRES_TUPLES_OK, true);
+                    for (int i = 0; i < sets.rows(); ++i) states.fold(sets.text(i, 0), sets.bytes(i, 1), -1);
+                    states.save();
+                    exec(c, "unfold_model", {gpu_key}, PGRES_COMMAND_OK);
+                }
+                exec(c, "uncount", {id, gpu_key}, PGRES_COMMAND_OK);
+            } else if (counted && uncounted) {
+                exec(c, "recount", {id}, PGRES_COMMAND_OK);
+                exec(c, "requeue_run", {id}, PGRES_COMMAND_OK);
+                requeued = true;
+            }
+            committing = true;
+            tx.commit();
+            return true;
+        });
+        if (requeued && refresher_) refresher_->poke();
+        return found;
+    }
+
     std::vector<GpuCount> gpus() override {
-        Result r = with_connection([&](PGconn *c, bool &) { return run_prepared(c, "gpus", {}, PGRES_TUPLES_OK); });
+        Result r = with_connection([&](PGconn *c, bool &) { return exec(c, "gpus", {}, PGRES_TUPLES_OK); });
         std::vector<GpuCount> out;
         out.reserve(r.rows());
         for (int i = 0; i < r.rows(); ++i) {
@@ -272,16 +481,15 @@ public:
         return out;
     }
 
-    // Rows arrive one at a time (libpq's single-row mode): a popular model has
-    // millions of points, which a whole PGresult would hold in memory at once.
+    // Point sets arrive one at a time (libpq's single-row mode): a popular
+    // model has thousands, which a whole PGresult would hold at once.
     void for_each_point(const std::string &gpu_key, const std::string &experiment,
                         const std::function<void(const PointRow &)> &visit) override {
         if (gpu_key.find('\0') != std::string::npos || experiment.find('\0') != std::string::npos) return;
         with_connection([&](PGconn *c, bool &committing) {
             const char *params[] = {gpu_key.c_str(), experiment.c_str()};
-            if (!PQsendQueryPrepared(c, "points", 2, params, nullptr, nullptr, 0) || !PQsetSingleRowMode(c))
+            if (!PQsendQueryPrepared(c, "points", 2, params, nullptr, nullptr, 1) || !PQsetSingleRowMode(c))
                 throw std::runtime_error("postgres: points: " + trim(PQerrorMessage(c)));
-            PointRow p;
             std::string error;
             // Every result is read, even after a failure, so that the connection
             // is idle again when it goes back to the pool.
@@ -291,14 +499,10 @@ public:
                 if (st == PGRES_SINGLE_TUPLE && error.empty()) {
                     // Rows have reached the caller: a retry would visit them twice.
                     committing = true;
-                    p.run_id = r.text(0, 0);
-                    p.experiment = r.text(0, 1);
-                    p.series = r.text(0, 2);
-                    p.field = r.text(0, 3);
-                    p.x = r.f64(0, 4);
-                    p.value = r.f64(0, 5);
+                    const std::string run_id = r.text(0, 0);
                     try {
-                        visit(p);
+                        if (!decode_points(r.bytes(0, 1), run_id, experiment, visit))
+                            error = "postgres: the stored points of run " + run_id + " are damaged";
                     } catch (const std::exception &e) {
                         error = e.what();
                     }
@@ -315,8 +519,7 @@ public:
         if (gpu_key.find('\0') != std::string::npos || limit == 0) return {};
         // LIMIT takes a signed bigint: clamp a "no limit" SIZE_MAX.
         const std::string lim = std::to_string(std::min<std::size_t>(limit, 1ull << 62));
-        Result r = with_connection(
-            [&](PGconn *c, bool &) { return run_prepared(c, "runs_of", {&gpu_key, &lim}, PGRES_TUPLES_OK); });
+        Result r = with_connection([&](PGconn *c, bool &) { return exec(c, "runs_of", {gpu_key, lim}, PGRES_TUPLES_OK); });
         std::vector<StoredRun> out;
         out.reserve(r.rows());
         for (int i = 0; i < r.rows(); ++i) {
@@ -331,7 +534,113 @@ public:
     }
 
     std::uint64_t count() override {
-        Result r = with_connection([&](PGconn *c, bool &) { return run_prepared(c, "count", {}, PGRES_TUPLES_OK); });
+        Result r = with_connection([&](PGconn *c, bool &) { return exec(c, "count", {}, PGRES_TUPLES_OK); });
+        return r.u64(0, 0);
+    }
+
+    bool take_token(const std::string &client, bool write, double rate, double burst, int *retry_after_s) override {
+        if (rate <= 0) return true;
+        if (burst < 1) burst = 1;
+        const std::string key = (write ? "w " : "r ") + client;
+        if (key.find('\0') != std::string::npos) return false;
+        const std::string r = float_text(rate), b = float_text(burst);
+        maybe_sweep_tokens();
+        Result res = with_connection([&](PGconn *c, bool &) { return exec(c, "take_token", {key, r, b}, PGRES_TUPLES_OK); });
+        if (res.rows() == 1 && res.text(0, 0) == "t") return true;
+        if (retry_after_s) *retry_after_s = retry_after_seconds(res.rows() == 1 ? res.f64(0, 1) : 0, rate);
+        return false;
+    }
+
+    std::optional<std::string> aggregate(const std::string &gpu_key, const std::string &experiment) override {
+        if (gpu_key.find('\0') != std::string::npos || experiment.find('\0') != std::string::npos) return std::nullopt;
+        return with_connection([&](PGconn *c, bool &) -> std::optional<std::string> {
+            Result r = exec(c, "aggregate", {gpu_key, experiment}, PGRES_TUPLES_OK);
+            if (r.text(0, 1) != "t") {
+                if (r.null(0, 0)) return std::nullopt;
+                return r.text(0, 0);
+            }
+            // Uploads not folded yet: merged into a copy of the stored aggregate.
+            const std::string limit = std::to_string(kMaxMergedPending);
+            Result p = exec(c, "aggregate_pending", {gpu_key, experiment, limit}, PGRES_TUPLES_OK, true);
+            HistogramAggregate h;
+            for (int i = 0; i < p.rows(); ++i)
+                if (p.bytes(i, 0) == std::string_view("\0\0\0\0", 4)) h = HistogramAggregate::decode(p.bytes(i, 1));
+            std::vector<std::string> strings;
+            std::vector<HistogramAggregate::Point> points;
+            for (int i = 0; i < p.rows(); ++i) {
+                if (p.bytes(i, 0) == std::string_view("\0\0\0\0", 4)) continue;
+                if (!decode_point_set(p.bytes(i, 1), strings, points))
+                    throw std::runtime_error("postgres: the stored points of an upload of " + gpu_key + " are damaged");
+                h.fold(strings, points, +1);
+            }
+            if (h.empty()) return std::nullopt;
+            return h.result().dump();
+        });
+    }
+
+    std::vector<std::optional<std::string>> aggregates(const std::string &gpu_key,
+                                                       const std::vector<std::string> &experiments) override {
+        std::vector<std::optional<std::string>> out(experiments.size());
+        if (gpu_key.find('\0') != std::string::npos) return out;
+        std::map<std::string, std::size_t> index;
+        BinaryArray names(kTextOid);
+        for (std::size_t i = 0; i < experiments.size(); ++i) {
+            if (experiments[i].find('\0') != std::string::npos || !index.emplace(experiments[i], i).second) continue;
+            names.add(experiments[i]);
+        }
+        if (index.empty()) return out;
+        const std::string arr = names.bytes();
+        with_connection([&](PGconn *c, bool &) {
+            if (exec(c, "model_queued", {gpu_key}, PGRES_TUPLES_OK).text(0, 0) != "t") {
+                Result r = exec(c, "results_of", {gpu_key, Param(arr, true)}, PGRES_TUPLES_OK);
+                for (int i = 0; i < r.rows(); ++i) {
+                    auto it = index.find(r.text(i, 0));
+                    if (it != index.end()) out[it->second] = r.text(i, 1);
+                }
+                return 0;
+            }
+            // Queued uploads: merged into copies of the stored histograms.
+            const std::string limit = std::to_string(kMaxMergedPending);
+            Result p = exec(c, "states_pending_of", {gpu_key, Param(arr, true), limit}, PGRES_TUPLES_OK, true);
+            std::map<std::string, HistogramAggregate> h;
+            std::vector<std::string> strings;
+            std::vector<HistogramAggregate::Point> points;
+            // The stored histograms first, then the queued uploads into them
+            // (in the order of the queue), whatever order the rows came in.
+            for (int i = 0; i < p.rows(); ++i)
+                if (p.bytes(i, 0) == std::string_view("\0\0\0\0", 4))
+                    h[p.text(i, 1)] = HistogramAggregate::decode(p.bytes(i, 2));
+            for (int i = 0; i < p.rows(); ++i) {
+                if (p.bytes(i, 0) == std::string_view("\0\0\0\0", 4)) continue;
+                if (!decode_point_set(p.bytes(i, 2), strings, points))
+                    throw std::runtime_error("postgres: the stored points of an upload of " + gpu_key + " are damaged");
+                h[p.text(i, 1)].fold(strings, points, +1);
+            }
+            for (const auto &[experiment, agg] : h) {
+                auto it = index.find(experiment);
+                if (it != index.end() && !agg.empty()) out[it->second] = agg.result().dump();
+            }
+            return 0;
+        });
+        return out;
+    }
+
+    std::size_t refresh(std::size_t max_runs) override {
+        Result m = with_connection([&](PGconn *c, bool &) { return exec(c, "queued_models", {}, PGRES_TUPLES_OK); });
+        std::size_t folded = 0;
+        for (int i = 0; i < m.rows() && folded < max_runs; ++i) {
+            const std::string key = m.text(i, 0);
+            while (folded < max_runs) {
+                const std::size_t n = fold_model(key, std::min(max_runs - folded, kRefreshBatch));
+                folded += n;
+                if (n == 0) break;
+            }
+        }
+        return folded;
+    }
+
+    std::uint64_t pending() override {
+        Result r = with_connection([&](PGconn *c, bool &) { return exec(c, "pending", {}, PGRES_TUPLES_OK); });
         return r.u64(0, 0);
     }
 
@@ -339,6 +648,8 @@ private:
     // The pool: connections are opened on demand up to kMaxConnections and
     // reused; a caller beyond that waits for one to come back.
     static constexpr std::size_t kMaxConnections = 8;
+    // Uploads folded per transaction (about 5 MB of point sets).
+    static constexpr std::size_t kRefreshBatch = 256;
 
     class Lease {
     public:
@@ -353,11 +664,128 @@ private:
         PGconn *c_;
     };
 
+    // BEGIN, and ROLLBACK unless commit() was called (a connection left in a
+    // failed transaction is not handed to the next caller anyway).
+    class Transaction {
+    public:
+        explicit Transaction(PGconn *c, const char *begin = "BEGIN") : c_(c) { command(c_, begin); }
+        ~Transaction() {
+            if (!done_) PQclear(PQexec(c_, "ROLLBACK"));
+        }
+        void commit() {
+            done_ = true;
+            command(c_, "COMMIT");
+        }
+
+    private:
+        PGconn *c_;
+        bool done_ = false;
+    };
+
+    // The stored aggregates of one model's experiments, loaded as a fold or a
+    // delete needs them, written back by save(); inside the model's lock.
+    class States {
+    public:
+        States(PostgresStorage &s, PGconn *c, std::string gpu_key) : s_(s), c_(c), key_(std::move(gpu_key)) {}
+        // Loads the states of these experiments (one statement for a batch).
+        void load(const std::set<std::string> &experiments) {
+            BinaryArray names(kTextOid);
+            for (const std::string &e : experiments)
+                if (!states_.count(e)) names.add(e);
+            const std::string arr = names.bytes();
+            Result r = s_.exec(c_, "load_states", {key_, Param(arr, true)}, PGRES_TUPLES_OK, true);
+            for (int i = 0; i < r.rows(); ++i) states_[r.text(i, 0)] = HistogramAggregate::decode(r.bytes(i, 1));
+            for (const std::string &e : experiments) states_.try_emplace(e);
+        }
+        void fold(const std::string &experiment, std::string_view blob, int sign) {
+            if (!states_.count(experiment)) load({experiment});
+            if (!decode_point_set(blob, strings_, points_))
+                throw std::runtime_error("postgres: the stored points of an upload of " + key_ + " are damaged");
+            states_[experiment].fold(strings_, points_, sign);
+        }
+        void save() {
+            BinaryArray put_names(kTextOid), uploads(kInt8Oid), blobs(kByteaOid), results(kTextOid), drop_names(kTextOid);
+            bool any_put = false, any_drop = false;
+            for (const auto &[experiment, h] : states_) {
+                if (h.empty()) {
+                    drop_names.add(experiment);
+                    any_drop = true;
+                    continue;
+                }
+                put_names.add(experiment);
+                uploads.add_int8(static_cast<std::int64_t>(h.uploads()));
+                blobs.add(h.encode());
+                results.add(h.result().dump());
+                any_put = true;
+            }
+            if (any_put) {
+                const std::string a = put_names.bytes(), b = uploads.bytes(), d = blobs.bytes(), e = results.bytes();
+                s_.exec(c_, "save_states", {key_, Param(a, true), Param(b, true), Param(d, true), Param(e, true)},
+                        PGRES_COMMAND_OK);
+            }
+            if (any_drop) {
+                const std::string a = drop_names.bytes();
+                s_.exec(c_, "drop_states", {key_, Param(a, true)}, PGRES_COMMAND_OK);
+            }
+        }
+
+    private:
+        PostgresStorage &s_;
+        PGconn *c_;
+        const std::string key_;
+        std::map<std::string, HistogramAggregate> states_;
+        std::vector<std::string> strings_;
+        std::vector<HistogramAggregate::Point> points_;
+    };
+
+    // Folds up to `limit` of the model's queued uploads, oldest first, in one
+    // transaction holding the model's advisory lock: their queue rows are
+    // deleted, their points added to the stored histograms, the aggregates'
+    // JSON rewritten and the model's count raised, all committed together.
+    // Exactly once: a queue row is folded by the transaction that deleted it,
+    // and folds (and deletes) of one model never overlap; an upload that
+    // commits meanwhile is not seen by this fold and stays queued for the next.
+    // Another process folding the model already: 0, it is left to that one.
+    std::size_t fold_model(const std::string &gpu_key, std::size_t limit) {
+        return with_connection([&](PGconn *c, bool &committing) -> std::size_t {
+            Transaction tx(c);
+            if (exec(c, "try_lock_model", {gpu_key}, PGRES_TUPLES_OK).text(0, 0) != "t") return 0;
+            const std::string lim = std::to_string(limit);
+            Result d = exec(c, "dequeue", {gpu_key, lim}, PGRES_TUPLES_OK, true);
+            if (d.rows() == 0) return 0;
+            States states(*this, c, gpu_key);
+            std::set<std::string> experiments;
+            for (int i = 0; i < d.rows(); ++i)
+                if (!d.null(i, 1)) experiments.insert(d.text(i, 1));
+            states.load(experiments);
+            std::size_t runs = 0;
+            std::string last;
+            for (int i = 0; i < d.rows(); ++i) {
+                if (d.text(i, 0) != last) ++runs, last = d.text(i, 0);
+                if (!d.null(i, 1)) states.fold(d.text(i, 1), d.bytes(i, 2), +1);
+            }
+            states.save();
+            exec(c, "fold_model", {gpu_key, std::to_string(runs)}, PGRES_COMMAND_OK);
+            committing = true;
+            tx.commit();
+            return runs;
+        });
+    }
+
+    // Now and then (every 60 s per process) the full buckets are deleted, so
+    // that many distinct clients cannot grow the table without bound.
+    void maybe_sweep_tokens() {
+        const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+        auto last = last_sweep_.load();
+        if (now - last < std::chrono::steady_clock::duration(std::chrono::seconds(60)).count()) return;
+        if (!last_sweep_.compare_exchange_strong(last, now)) return;
+        with_connection([&](PGconn *c, bool &) { return exec(c, "sweep_tokens", {}, PGRES_COMMAND_OK); });
+    }
+
     // Runs op(connection, committing) on a pooled connection. A pooled
     // connection may have died since its last use (a server restart, an idle
     // timeout on the way); when op fails on a broken connection before it set
-    // `committing`, it runs once more on a new connection. (A DELETE that did
-    // run before the connection broke then reports false on the retry.)
+    // `committing`, it runs once more on a new connection.
     template <class Op>
     auto with_connection(Op op) -> decltype(op(nullptr, std::declval<bool &>())) {
         for (int attempt = 0;; ++attempt) {
@@ -379,12 +807,17 @@ private:
         {
             std::unique_lock<std::mutex> lock(mutex_);
             available_.wait(lock, [&] { return !idle_.empty() || open_ < kMaxConnections; });
-            if (!idle_.empty()) {
+            while (!idle_.empty()) {
                 PGconn *c = idle_.back();
                 idle_.pop_back();
-                if (!fresh) return c;
-                PQfinish(c);  // make room for the new one
+                // A connection the server has closed meanwhile (a restart,
+                // pg_terminate_backend) has its end of file waiting: reading
+                // it, without blocking, marks the connection bad.
+                const bool alive = PQconsumeInput(c) && PQstatus(c) == CONNECTION_OK && !PQisBusy(c);
+                if (alive && !fresh) return c;
+                PQfinish(c);  // make room for a new one
                 --open_;
+                if (fresh) break;
             }
             ++open_;  // reserve the slot, connect outside the lock
         }
@@ -437,11 +870,7 @@ private:
             // as fast as the default pglz, which halves the time of an insert.
             // Servers built without lz4 (or older than 14) keep pglz.
             PQclear(PQexec(c, "SET default_toast_compression = 'lz4'"));
-            // points() sorts every point of a model's uploads for one
-            // experiment (hundreds of thousands of rows with 10,000 uploads):
-            // in memory rather than in temporary files.
-            command(c, "SET work_mem = '32MB'");
-            if (!schema_ready_) exec_script(c, kSchema);
+            if (!schema_ready_) create_schema(c);
             for (const Statement &s : statements()) {
                 Result r(PQprepare(c, s.name, s.sql.c_str(), s.params, nullptr));
                 check(c, r, PGRES_COMMAND_OK, s.name);
@@ -453,17 +882,81 @@ private:
         return c;
     }
 
-    // The schema script runs once, in one transaction, before the statements
-    // that refer to the tables are prepared.
-    void exec_script(PGconn *c, const char *sql) {
-        command(c, "BEGIN");
-        Result r(PQexec(c, sql));
-        if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) {
-            PQclear(PQexec(c, "ROLLBACK"));
+    // The schema, and the migrations from earlier versions, in one
+    // transaction under an advisory lock: a database from before point_sets
+    // has its point rows packed; one from before the aggregates has every
+    // upload queued, so that the refreshers fold them all once.
+    void create_schema(PGconn *c) {
+        Transaction tx(c);
+        Result lock(PQexec(c, ("SELECT pg_advisory_xact_lock(" + std::to_string(kSchemaLock) + ")").c_str()));
+        check(c, lock, PGRES_TUPLES_OK, "schema lock");
+        Result before(PQexec(c, "SELECT to_regclass('agg_queue') IS NULL, to_regclass('points') IS NOT NULL, "
+                                "to_regclass('point_sets') IS NULL"));
+        check(c, before, PGRES_TUPLES_OK, "schema");
+        const bool new_queue = before.text(0, 0) == "t", old_points = before.text(0, 1) == "t",
+                   new_sets = before.text(0, 2) == "t";
+        Result r(PQexec(c, kSchema));
+        if (PQresultStatus(r.get()) != PGRES_COMMAND_OK)
             throw std::runtime_error("postgres: creating the tables: " + trim(PQerrorMessage(c)));
-        }
-        command(c, "COMMIT");
+        if (new_sets) command(c, "ALTER TABLE point_sets ALTER COLUMN data SET STORAGE EXTERNAL");
+        if (old_points) migrate_point_rows(c);
+        if (new_queue)
+            command(c, "INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM runs");
+        tx.commit();
         schema_ready_ = true;
+    }
+
+    // Tables from before point_sets keep one row per point in "points", with
+    // its place in the upload in `ord`: packed into point_sets through a
+    // cursor (bounded memory), then the old table is dropped.
+    static void migrate_point_rows(PGconn *c) {
+        command(c, "DECLARE old_points NO SCROLL CURSOR FOR SELECT p.run_id, r.gpu_key, p.experiment, p.series, p.field, "
+                   "p.x::text, p.value::text FROM points p JOIN runs r ON r.id = p.run_id "
+                   "ORDER BY p.run_id, p.experiment, p.ord");
+        const char *insert = "INSERT INTO point_sets (run_id, gpu_key, experiment, data) "
+                             "SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[])";
+        std::vector<PointRow> rows;
+        std::string gpu_key;
+        BinaryArray ids(kTextOid), keys(kTextOid), exps(kTextOid), blobs(kByteaOid);
+        std::size_t batched = 0;
+        auto write = [&] {
+            if (!batched) return;
+            const std::string a = ids.bytes(), b = keys.bytes(), e = exps.bytes(), d = blobs.bytes();
+            const char *values[] = {a.data(), b.data(), e.data(), d.data()};
+            const int lengths[] = {int(a.size()), int(b.size()), int(e.size()), int(d.size())};
+            const int formats[] = {1, 1, 1, 1};
+            Result r(PQexecParams(c, insert, 4, nullptr, values, lengths, formats, 0));
+            check(c, r, PGRES_COMMAND_OK, "migrating points");
+            ids = BinaryArray(kTextOid), keys = BinaryArray(kTextOid), exps = BinaryArray(kTextOid),
+            blobs = BinaryArray(kByteaOid);
+            batched = 0;
+        };
+        auto flush = [&] {
+            if (rows.empty()) return;
+            std::vector<const PointRow *> refs;
+            for (const PointRow &p : rows) refs.push_back(&p);
+            ids.add(rows.front().run_id);
+            keys.add(gpu_key);
+            exps.add(rows.front().experiment);
+            blobs.add(encode_points(refs));
+            rows.clear();
+            if (++batched >= 1000) write();
+        };
+        for (;;) {
+            Result r(PQexec(c, "FETCH 20000 FROM old_points"));
+            check(c, r, PGRES_TUPLES_OK, "migrating points");
+            if (r.rows() == 0) break;
+            for (int i = 0; i < r.rows(); ++i) {
+                PointRow p{r.text(i, 0), r.text(i, 2), r.text(i, 3), r.text(i, 4), r.f64(i, 5), r.f64(i, 6)};
+                if (!rows.empty() && (rows.front().run_id != p.run_id || rows.front().experiment != p.experiment)) flush();
+                gpu_key = r.text(i, 1);
+                rows.push_back(std::move(p));
+            }
+        }
+        flush();
+        write();
+        command(c, "CLOSE old_points");
+        command(c, "DROP TABLE points");
     }
 
     static void command(PGconn *c, const char *sql) {
@@ -471,15 +964,24 @@ private:
         check(c, r, PGRES_COMMAND_OK, sql);
     }
 
-    static Result run_prepared(PGconn *c, const char *name, const std::vector<const std::string *> &params,
-                               ExecStatusType want) {
+    // A prepared statement; binary_result: every column in binary form (bytea
+    // as it is, text as it is; no numbers in such queries).
+    static Result exec(PGconn *c, const char *name, const std::vector<Param> &params, ExecStatusType want,
+                       bool binary_result = false) {
         std::vector<const char *> values;
-        values.reserve(params.size());
-        for (const std::string *p : params) values.push_back(p->c_str());
-        Result r(PQexecPrepared(c, name, static_cast<int>(values.size()), values.data(), nullptr, nullptr, 0));
+        std::vector<int> lengths, formats;
+        for (const Param &p : params) {
+            values.push_back(p.data);
+            lengths.push_back(static_cast<int>(p.size));
+            formats.push_back(p.binary ? 1 : 0);
+        }
+        Result r(PQexecPrepared(c, name, static_cast<int>(values.size()), values.data(), lengths.data(), formats.data(),
+                                binary_result ? 1 : 0));
         check(c, r, want, name);
         return r;
     }
+
+    static std::uint64_t affected(const Result &r) { return std::strtoull(PQcmdTuples(r.get()), nullptr, 10); }
 
     static void check(PGconn *c, const Result &r, ExecStatusType want, const char *what) {
         if (PQresultStatus(r.get()) != want)
@@ -489,6 +991,12 @@ private:
     static std::string trim(std::string s) {
         while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
         return s;
+    }
+
+    static std::string float_text(double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.17g", v);
+        return buf;
     }
 
     // The seven GPU columns (key, name, cc, memory, bus width, driver, runtime)
@@ -522,12 +1030,14 @@ private:
     std::vector<PGconn *> idle_;
     std::size_t open_ = 0;
     bool schema_ready_ = false;  // set in the constructor, before any sharing
+    std::atomic<std::chrono::steady_clock::rep> last_sweep_{0};
+    std::unique_ptr<BackgroundRefresher> refresher_;  // last: stopped first
 };
 
 }  // namespace
 
-std::unique_ptr<Storage> open_postgres_storage(const std::string &url) {
-    return std::make_unique<PostgresStorage>(url);
+std::unique_ptr<Storage> open_postgres_storage(const std::string &url, const StorageOptions &options) {
+    return std::make_unique<PostgresStorage>(url, options);
 }
 
 }  // namespace gmserver

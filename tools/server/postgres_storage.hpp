@@ -12,7 +12,7 @@ namespace gmserver {
 // Connects (the URL is handed to libpq unchanged), creates the tables and
 // indexes if needed and returns a thread-safe Storage backed by a small pool
 // of connections. Throws std::runtime_error with libpq's reason.
-std::unique_ptr<Storage> open_postgres_storage(const std::string &url);
+std::unique_ptr<Storage> open_postgres_storage(const std::string &url, const StorageOptions &options = {});
 
 // True for the URLs that open_postgres_storage() takes.
 bool is_postgres_url(const std::string &url);

@@ -15,7 +15,10 @@
 
 #include <sqlite3.h>
 
+#include "aggregate.hpp"
 #include "point_codec.hpp"
+#include "rate_limit.hpp"
+#include "refresher.hpp"
 
 namespace gmserver {
 namespace {
@@ -27,7 +30,7 @@ namespace {
 // reads the server makes are short indexed lookups.
 class SqliteStorage final : public Storage {
 public:
-    explicit SqliteStorage(const std::string &path) {
+    SqliteStorage(const std::string &path, const StorageOptions &options) {
         if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) !=
             SQLITE_OK) {
             std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
@@ -52,17 +55,26 @@ public:
              " memory_bytes INTEGER NOT NULL, bus_width INTEGER NOT NULL, driver TEXT NOT NULL, runtime TEXT NOT NULL,"
              " document NOT NULL)");
         exec("CREATE INDEX IF NOT EXISTS runs_gpu ON runs(gpu_key, created_at)");
-        // One row per (run, experiment) with its points packed (point_codec.hpp);
-        // gpu_key is repeated here so that a model's points need no join.
+        // One row per (run, experiment) with its points packed (point_codec.hpp).
         exec("CREATE TABLE IF NOT EXISTS point_sets ("
              " run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, gpu_key TEXT NOT NULL,"
              " experiment TEXT NOT NULL, data BLOB NOT NULL)");
         exec("CREATE INDEX IF NOT EXISTS point_sets_run ON point_sets(run_id)");
-        exec("CREATE INDEX IF NOT EXISTS point_sets_model ON point_sets(gpu_key, experiment)");
+        // Point sets are read by run (folds, deletes, the queue's merge); a
+        // model's are found through its runs. An index by (gpu_key,
+        // experiment), which earlier versions had, put each of an upload's
+        // two dozen rows on a leaf page of its own: about 100 KB more written
+        // per upload, for no read the server makes any more.
+        exec("DROP INDEX IF EXISTS point_sets_model");
         migrate_point_rows();
+        create_aggregate_tables();
         checkpointer_ = std::thread([this, path] { checkpoint_loop(path); });
+        if (options.background_refresh)
+            refresher_ = std::make_unique<BackgroundRefresher>([this](std::size_t n) { return refresh(n); }, kRefreshBatch,
+                                                               kRefreshPoll, kRefreshGather);
     }
     ~SqliteStorage() override {
+        refresher_.reset();
         {
             std::lock_guard<std::mutex> lock(stop_mu_);
             stopping_ = true;
@@ -113,11 +125,18 @@ public:
             ins.bind_blob(12, document);
             ins.done();
             insert_point_sets(run.id, run.gpu.key, sets);
+            // Queued for the aggregates in the same transaction: stored means queued.
+            Stmt q(db_, "INSERT INTO agg_queue (run_id, gpu_key, created_at) VALUES (?,?,?)");
+            q.bind(1, run.id);
+            q.bind(2, run.gpu.key);
+            q.bind(3, run.created_at);
+            q.done();
             exec("COMMIT");
         } catch (...) {
             sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
             throw;
         }
+        if (refresher_) refresher_->poke();
         return InsertOutcome::Inserted;
     }
 
@@ -133,6 +152,36 @@ public:
         std::lock_guard<std::mutex> lock(mu_);
         exec("BEGIN IMMEDIATE");
         try {
+            std::string gpu_key;
+            {
+                Stmt k(db_, "SELECT gpu_key FROM runs WHERE id = ?");
+                k.bind(1, id);
+                if (!k.step()) {
+                    exec("ROLLBACK");
+                    return false;
+                }
+                gpu_key = k.text(0);
+            }
+            // A queued run is not in the aggregates yet: dropping it from the
+            // queue is all. A folded one is subtracted from them; one left out
+            // (set_counted) is in neither.
+            Stmt du(db_, "DELETE FROM uncounted WHERE run_id = ?");
+            du.bind(1, id);
+            du.done();
+            const bool was_uncounted = sqlite3_changes(db_) > 0;
+            Stmt dq(db_, "DELETE FROM agg_queue WHERE run_id = ?");
+            dq.bind(1, id);
+            dq.done();
+            if (!was_uncounted && sqlite3_changes(db_) == 0) {
+                States states(*this, gpu_key);
+                Stmt sets(db_, "SELECT experiment, data FROM point_sets WHERE run_id = ?");
+                sets.bind(1, id);
+                while (sets.step()) states.fold(sets.text(0), sets.blob(1), -1);
+                states.save();
+                Stmt m(db_, "UPDATE models SET uploads = uploads - 1 WHERE gpu_key = ? AND uploads > 0");
+                m.bind(1, gpu_key);
+                m.done();
+            }
             Stmt p(db_, "DELETE FROM point_sets WHERE run_id = ?");
             p.bind(1, id);
             p.done();
@@ -154,8 +203,17 @@ public:
         // Counts come from the runs_gpu index alone and each model's latest
         // row through it: a scan of runs would read every row's document.
         std::vector<GpuCount> out;
+        // Counts: each upload is either folded (models) or queued (agg_queue),
+        // never both; a model's count is the sum. One read transaction, so that
+        // a fold committing in between is seen entirely or not at all.
+        exec("BEGIN");
+        struct Commit {
+            SqliteStorage &s;
+            ~Commit() { sqlite3_exec(s.db_, "COMMIT", nullptr, nullptr, nullptr); }
+        } commit{*this};
         {
-            Stmt q(db_, "SELECT gpu_key, COUNT(*) FROM runs INDEXED BY runs_gpu GROUP BY gpu_key");
+            Stmt q(db_, "SELECT k, SUM(n) FROM (SELECT gpu_key AS k, uploads AS n FROM models UNION ALL"
+                        " SELECT gpu_key, COUNT(*) FROM agg_queue GROUP BY gpu_key) GROUP BY k HAVING SUM(n) > 0");
             while (q.step()) {
                 GpuCount g;
                 g.gpu.key = q.text(0);
@@ -192,7 +250,8 @@ public:
     void for_each_point(const std::string &gpu_key, const std::string &experiment,
                         const std::function<void(const PointRow &)> &visit) override {
         std::lock_guard<std::mutex> lock(mu_);
-        Stmt q(db_, "SELECT run_id, data FROM point_sets WHERE gpu_key = ? AND experiment = ?");
+        Stmt q(db_, "SELECT p.run_id, p.data FROM runs r JOIN point_sets p ON p.run_id = r.id AND p.experiment = ?2"
+                    " WHERE r.gpu_key = ?1 ORDER BY r.created_at, r.id");
         q.bind(1, gpu_key);
         q.bind(2, experiment);
         while (q.step()) {
@@ -223,6 +282,133 @@ public:
         Stmt q(db_, "SELECT COUNT(*) FROM runs");
         q.step();
         return static_cast<std::uint64_t>(sqlite3_column_int64(q.s, 0));
+    }
+
+    bool take_token(const std::string &client, bool write, double rate, double burst, int *retry_after_s) override {
+        return buckets_.take((write ? "w " : "r ") + client, rate, burst, retry_after_s);
+    }
+
+    std::optional<std::string> aggregate(const std::string &gpu_key, const std::string &experiment) override {
+        std::lock_guard<std::mutex> lock(mu_);
+        // One read transaction: the stored aggregate and the queue as of one moment.
+        exec("BEGIN");
+        struct Commit {
+            SqliteStorage &s;
+            ~Commit() { sqlite3_exec(s.db_, "COMMIT", nullptr, nullptr, nullptr); }
+        } commit{*this};
+        const std::vector<std::string> pending = pending_runs(gpu_key, kMaxMergedPending);
+        Stmt a(db_, pending.empty() ? "SELECT result FROM aggregates WHERE gpu_key = ? AND experiment = ?"
+                                    : "SELECT state FROM aggregates WHERE gpu_key = ? AND experiment = ?");
+        a.bind(1, gpu_key);
+        a.bind(2, experiment);
+        const bool stored = a.step();
+        if (pending.empty()) {
+            if (!stored) return std::nullopt;
+            return a.text(0);
+        }
+        // Uploads not folded yet: merged into a copy of the stored aggregate.
+        HistogramAggregate h = stored ? HistogramAggregate::decode(a.blob(0)) : HistogramAggregate();
+        Stmt q(db_, "SELECT data FROM point_sets WHERE run_id = ? AND experiment = ?");
+        std::vector<std::string> strings;
+        std::vector<HistogramAggregate::Point> points;
+        for (const std::string &run : pending) {
+            sqlite3_reset(q.s);
+            q.bind(1, run);
+            q.bind(2, experiment);
+            while (q.step()) {
+                if (!decode_point_set(q.blob(0), strings, points))
+                    throw std::runtime_error("SQLite: the stored points of run " + run + " are damaged");
+                h.fold(strings, points, +1);
+            }
+        }
+        if (h.empty()) return std::nullopt;
+        return h.result().dump();
+    }
+
+    std::size_t refresh(std::size_t max_runs) override {
+        std::vector<std::string> models;
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            Stmt q(db_, "SELECT DISTINCT gpu_key FROM agg_queue");
+            while (q.step()) models.push_back(q.text(0));
+        }
+        std::size_t folded = 0;
+        for (const std::string &key : models) {
+            // A transaction per model and batch: the lock is given back between
+            // them, so uploads wait at most for one batch.
+            while (folded < max_runs) {
+                const std::size_t n = fold_model(key, std::min(max_runs - folded, kRefreshBatch));
+                folded += n;
+                if (n == 0) break;
+            }
+        }
+        return folded;
+    }
+
+    std::uint64_t pending() override {
+        std::lock_guard<std::mutex> lock(mu_);
+        Stmt q(db_, "SELECT COUNT(*) FROM agg_queue");
+        q.step();
+        return static_cast<std::uint64_t>(sqlite3_column_int64(q.s, 0));
+    }
+
+    // --- Moderation: uploads left out of the aggregates (crowd.hpp) ---
+    bool set_counted(const std::string &id, bool counted) override {
+        std::unique_lock<std::mutex> lock(mu_);
+        exec("BEGIN IMMEDIATE");
+        try {
+            std::string gpu_key;
+            {
+                Stmt k(db_, "SELECT gpu_key FROM runs WHERE id = ?");
+                k.bind(1, id);
+                if (!k.step()) {
+                    exec("ROLLBACK");
+                    return false;
+                }
+                gpu_key = k.text(0);
+            }
+            bool uncounted = false;
+            {
+                Stmt u(db_, "SELECT 1 FROM uncounted WHERE run_id = ?");
+                u.bind(1, id);
+                uncounted = u.step();
+            }
+            bool requeued = false;
+            if (!counted && !uncounted) {
+                Stmt dq(db_, "DELETE FROM agg_queue WHERE run_id = ?");
+                dq.bind(1, id);
+                dq.done();
+                if (sqlite3_changes(db_) == 0) {  // folded already: subtracted
+                    States states(*this, gpu_key);
+                    Stmt sets(db_, "SELECT experiment, data FROM point_sets WHERE run_id = ?");
+                    sets.bind(1, id);
+                    while (sets.step()) states.fold(sets.text(0), sets.blob(1), -1);
+                    states.save();
+                    Stmt m(db_, "UPDATE models SET uploads = uploads - 1 WHERE gpu_key = ? AND uploads > 0");
+                    m.bind(1, gpu_key);
+                    m.done();
+                }
+                Stmt ins(db_, "INSERT INTO uncounted (run_id, gpu_key) VALUES (?, ?)");
+                ins.bind(1, id);
+                ins.bind(2, gpu_key);
+                ins.done();
+            } else if (counted && uncounted) {
+                Stmt du(db_, "DELETE FROM uncounted WHERE run_id = ?");
+                du.bind(1, id);
+                du.done();
+                Stmt q(db_, "INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM runs WHERE id = ?");
+                q.bind(1, id);
+                q.done();
+                requeued = true;
+            }
+            exec("COMMIT");
+            lock.unlock();
+            if (requeued && refresher_) refresher_->poke();
+            return true;
+        } catch (...) {
+            sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw;
+        }
     }
 
 private:
@@ -276,6 +462,137 @@ private:
             return r;
         }
     };
+
+    // Uploads folded per transaction. A batch of 128 uploads of 868 points
+    // takes about 10 ms, the longest an upload waits for the refresher.
+    static constexpr std::size_t kRefreshBatch = 128;
+
+    // The stored aggregates of one model's experiments, loaded as a fold or
+    // a delete touches them, written back by save(). Called with mu_ held,
+    // inside a write transaction.
+    class States {
+    public:
+        States(SqliteStorage &s, std::string gpu_key) : s_(s), key_(std::move(gpu_key)) {}
+        void fold(const std::string &experiment, std::string_view blob, int sign) {
+            if (!decode_point_set(blob, strings_, points_))
+                throw std::runtime_error("SQLite: the stored points of an upload of " + key_ + " are damaged");
+            get(experiment).fold(strings_, points_, sign);
+        }
+        void save() {
+            Stmt put(s_.db_, "INSERT OR REPLACE INTO aggregates (gpu_key, experiment, uploads, state, result) VALUES (?,?,?,?,?)");
+            Stmt del(s_.db_, "DELETE FROM aggregates WHERE gpu_key = ? AND experiment = ?");
+            for (const auto &[experiment, h] : states_) {
+                if (h.empty()) {
+                    sqlite3_reset(del.s);
+                    del.bind(1, key_);
+                    del.bind(2, experiment);
+                    del.done();
+                    continue;
+                }
+                const std::string state = h.encode(), result = h.result().dump();
+                sqlite3_reset(put.s);
+                put.bind(1, key_);
+                put.bind(2, experiment);
+                sqlite3_bind_int64(put.s, 3, static_cast<sqlite3_int64>(h.uploads()));
+                put.bind_blob(4, state);
+                put.bind(5, result);
+                put.done();
+            }
+        }
+
+    private:
+        HistogramAggregate &get(const std::string &experiment) {
+            auto it = states_.find(experiment);
+            if (it != states_.end()) return it->second;
+            Stmt q(s_.db_, "SELECT state FROM aggregates WHERE gpu_key = ? AND experiment = ?");
+            q.bind(1, key_);
+            q.bind(2, experiment);
+            return states_.emplace(experiment, q.step() ? HistogramAggregate::decode(q.blob(0)) : HistogramAggregate())
+                .first->second;
+        }
+        SqliteStorage &s_;
+        const std::string key_;
+        std::map<std::string, HistogramAggregate> states_;
+        std::vector<std::string> strings_;
+        std::vector<HistogramAggregate::Point> points_;
+    };
+
+    // The model's queued uploads, oldest first. Called with mu_ held.
+    std::vector<std::string> pending_runs(const std::string &gpu_key, std::size_t limit) {
+        Stmt q(db_, "SELECT run_id FROM agg_queue WHERE gpu_key = ? ORDER BY created_at, run_id LIMIT ?");
+        q.bind(1, gpu_key);
+        sqlite3_bind_int64(q.s, 2, static_cast<sqlite3_int64>(limit));
+        std::vector<std::string> out;
+        while (q.step()) out.push_back(q.text(0));
+        return out;
+    }
+
+    // Folds up to `limit` of the model's queued uploads, oldest first, in one
+    // transaction: their points into the stored aggregates, their count into
+    // models, and their queue rows deleted. SQLite has one writer at a time,
+    // so no two folds (of this or another process) overlap.
+    std::size_t fold_model(const std::string &gpu_key, std::size_t limit) {
+        std::lock_guard<std::mutex> lock(mu_);
+        exec("BEGIN IMMEDIATE");
+        try {
+            const std::vector<std::string> runs = pending_runs(gpu_key, limit);
+            if (runs.empty()) {
+                exec("COMMIT");
+                return 0;
+            }
+            States states(*this, gpu_key);
+            Stmt sets(db_, "SELECT experiment, data FROM point_sets WHERE run_id = ?");
+            Stmt dq(db_, "DELETE FROM agg_queue WHERE run_id = ?");
+            for (const std::string &run : runs) {
+                sqlite3_reset(sets.s);
+                sets.bind(1, run);
+                while (sets.step()) states.fold(sets.text(0), sets.blob(1), +1);
+                sqlite3_reset(dq.s);
+                dq.bind(1, run);
+                dq.done();
+            }
+            states.save();
+            Stmt m(db_, "INSERT INTO models (gpu_key, uploads) VALUES (?, ?)"
+                        " ON CONFLICT(gpu_key) DO UPDATE SET uploads = uploads + excluded.uploads");
+            m.bind(1, gpu_key);
+            sqlite3_bind_int64(m.s, 2, static_cast<sqlite3_int64>(runs.size()));
+            m.done();
+            exec("COMMIT");
+            return runs.size();
+        } catch (...) {
+            sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw;
+        }
+    }
+
+    // The aggregates' tables. A file from before them has its every upload
+    // queued, so that the refresher folds them all once.
+    void create_aggregate_tables() {
+        exec("BEGIN IMMEDIATE");
+        try {
+            bool existed = false;
+            {
+                Stmt t(db_, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agg_queue'");
+                existed = t.step();
+            }
+            exec("CREATE TABLE IF NOT EXISTS agg_queue (run_id TEXT PRIMARY KEY, gpu_key TEXT NOT NULL,"
+                 " created_at TEXT NOT NULL)");
+            exec("CREATE INDEX IF NOT EXISTS agg_queue_model ON agg_queue(gpu_key, created_at, run_id)");
+            // result before state: SQLite reads a row's columns in order, and
+            // reaching a column after a large blob walks the blob's overflow
+            // pages (the state of a popular model is megabytes).
+            exec("CREATE TABLE IF NOT EXISTS aggregates (gpu_key TEXT NOT NULL, experiment TEXT NOT NULL,"
+                 " uploads INTEGER NOT NULL, result TEXT NOT NULL, state BLOB NOT NULL, PRIMARY KEY (gpu_key, experiment))");
+            exec("CREATE TABLE IF NOT EXISTS models (gpu_key TEXT PRIMARY KEY, uploads INTEGER NOT NULL)");
+            // Uploads a moderator or the outlier rule left out (set_counted).
+            exec("CREATE TABLE IF NOT EXISTS uncounted (run_id TEXT PRIMARY KEY, gpu_key TEXT NOT NULL)");
+            if (!existed) exec("INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM runs");
+            exec("COMMIT");
+        } catch (...) {
+            sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw;
+        }
+    }
 
     // Documents are stored as zstd; files written before that hold JSON text.
     static std::string stored_document(std::string_view data) {
@@ -346,15 +663,35 @@ private:
     // start once a checkpoint has caught up with it.
     void checkpoint_loop(const std::string &path) {
         constexpr auto kCheckpointEvery = std::chrono::milliseconds(250);
+        constexpr int kMaxWalFrames = 16384;  // 64 MiB of 4 KiB pages
         sqlite3 *c = nullptr;
         if (sqlite3_open_v2(path.c_str(), &c, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
             sqlite3_close(c);
             c = nullptr;  // without it the WAL only grows; reads and writes still work
         }
-        if (c) sqlite3_busy_timeout(c, 1000);
+        if (c) {
+            sqlite3_busy_timeout(c, 2000);
+            // A connection learns that the file is in WAL mode when it first
+            // reads it; until then a checkpoint through it does nothing (it
+            // reports -1 frames).
+            if (sqlite3_exec(c, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr) != SQLITE_OK) {
+                sqlite3_close(c);
+                c = nullptr;
+            }
+        }
         std::unique_lock<std::mutex> lock(stop_mu_);
-        while (!stop_cv_.wait_for(lock, kCheckpointEvery, [this] { return stopping_; }))
-            if (c) sqlite3_wal_checkpoint_v2(c, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+        while (!stop_cv_.wait_for(lock, kCheckpointEvery, [this] { return stopping_; })) {
+            if (!c) continue;
+            int frames = 0, copied = 0;
+            sqlite3_wal_checkpoint_v2(c, nullptr, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied);
+            // Under writes without a pause a passive checkpoint never catches
+            // up, and the WAL is only reused from its start once one has: it
+            // grew by gigabytes in a bulk fill. Past kMaxWalFrames the
+            // checkpoint waits for the writer, holds the next one off while
+            // it copies the rest, and truncates the WAL.
+            if (frames > kMaxWalFrames)
+                sqlite3_wal_checkpoint_v2(c, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+        }
         if (c) {
             sqlite3_wal_checkpoint_v2(c, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
             sqlite3_close_v2(c);
@@ -363,6 +700,8 @@ private:
 
     sqlite3 *db_ = nullptr;
     std::mutex mu_;
+    TokenBuckets buckets_;
+    std::unique_ptr<BackgroundRefresher> refresher_;
     std::thread checkpointer_;
     std::mutex stop_mu_;
     std::condition_variable stop_cv_;
@@ -371,19 +710,21 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Storage> open_sqlite_storage(const std::string &path) { return std::make_unique<SqliteStorage>(path); }
+std::unique_ptr<Storage> open_sqlite_storage(const std::string &path, const StorageOptions &options) {
+    return std::make_unique<SqliteStorage>(path, options);
+}
 
-std::unique_ptr<Storage> open_storage(const std::string &url) {
+std::unique_ptr<Storage> open_storage(const std::string &url, const StorageOptions &options) {
     if (url.rfind("postgres://", 0) == 0 || url.rfind("postgresql://", 0) == 0) {
 #ifdef GM_HAVE_POSTGRES
-        return open_postgres_storage(url);
+        return open_postgres_storage(url, options);
 #else
         throw std::runtime_error("this gmlab-server was built without PostgreSQL support");
 #endif
     }
     const std::string path = url.rfind("sqlite:", 0) == 0 ? url.substr(7) : url;
     if (path.empty()) throw std::runtime_error("empty SQLite path");
-    return open_sqlite_storage(path);
+    return open_sqlite_storage(path, options);
 }
 
 }  // namespace gmserver

@@ -8,6 +8,6 @@
 
 namespace gmserver {
 
-std::unique_ptr<Storage> open_sqlite_storage(const std::string &path);
+std::unique_ptr<Storage> open_sqlite_storage(const std::string &path, const StorageOptions &options = {});
 
 }  // namespace gmserver

@@ -4,9 +4,14 @@
 // Prints one line per check and "N passed, M failed"; exits 1 on a failure.
 #include "postgres_storage.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include "aggregate.hpp"
+
 #include <libpq-fe.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -278,6 +283,95 @@ void run_tests(const std::string &url) {
     }
 }
 
+
+// Two storages on one database, as two server processes hold them: shared
+// rate-limit buckets, and aggregates folded exactly once with both folding at
+// the same time, deletes through either.
+void replica_tests(const std::string &url) {
+    StorageOptions manual;
+    manual.background_refresh = false;
+    auto a = open_postgres_storage(url, manual), b = open_postgres_storage(url, manual);
+    int retry = 0;
+    bool ok = true;
+    for (int i = 0; i < 4; ++i) ok = ok && (i % 2 ? b : a)->take_token("10.9.8.7", true, 0.01, 4, &retry);
+    check(ok, "replicas: a burst of 4 is taken alternately from both");
+    check(!a->take_token("10.9.8.7", true, 0.01, 4, &retry) && !b->take_token("10.9.8.7", true, 0.01, 4, &retry) &&
+              retry >= 90,
+          "replicas: then both refuse, with a retry time from the shared bucket (" + std::to_string(retry) + " s)");
+    check(a->take_token("10.9.8.7", false, 0.01, 4, &retry) && b->take_token("10.9.8.6", true, 0.01, 4, &retry),
+          "replicas: reads and other clients have buckets of their own");
+
+    const GpuIdentity g = gpu("replica-gpu", "NVIDIA R", "1");
+    const int runs = 40;
+    std::vector<PointRow> all;
+    for (int i = 0; i < runs; ++i) {
+        StoredRun r = make_run(hex_id(i, 77), "", "2026-05-01T00:00:" + std::to_string(10 + i) + "Z", g, "{}");
+        std::vector<PointRow> p;
+        for (int x = 1; x <= 8; x *= 2) p.push_back(point(r.id, "stream", "copy", x, 100.0 * x * (1 + 0.001 * i)));
+        StoredRun ex;
+        (i % 2 ? b : a)->insert(r, p, &ex);
+        all.insert(all.end(), p.begin(), p.end());
+    }
+    const auto merged = a->aggregate(g.key, "stream");
+    check(merged && nlohmann::json::parse(*merged)["uploads"] == runs,
+          "replicas: queued uploads of both are merged into the answer before any fold");
+    const auto several = b->aggregates(g.key, {"nothing", "stream"});
+    check(several.size() == 2 && !several[0] && several[1] && *several[1] == *merged,
+          "aggregates: several experiments at once, queued uploads merged, as aggregate() answers each");
+    // Both fold at once, in small batches: every upload is folded once.
+    std::atomic<std::size_t> folded{0};
+    std::atomic<int> errors{0};
+    std::vector<std::thread> folders;
+    for (Storage *s : {a.get(), b.get()})
+        for (int t = 0; t < 2; ++t)
+            folders.emplace_back([&, s] {
+                try {
+                    for (int k = 0; k < 200; ++k) {
+                        const std::size_t n = s->refresh(3);
+                        folded += n;
+                        if (n == 0 && s->pending() == 0) break;
+                    }
+                } catch (const std::exception &e) {
+                    std::printf("folding: %s\n", e.what());
+                    errors++;
+                }
+            });
+    for (auto &th : folders) th.join();
+    check(errors == 0 && a->pending() == 0, "replicas: concurrent folds from both empty the queue without errors");
+    check(folded >= std::size_t(runs), "replicas: every queued upload was folded (" + std::to_string(folded) + ")");
+    const auto fa = a->aggregate(g.key, "stream"), fb = b->aggregate(g.key, "stream");
+    nlohmann::json want = [&] {
+        Aggregator x;
+        for (const PointRow &p : all) x.add(p);
+        return x.result();
+    }();
+    bool close = fa && fb && *fa == *fb;
+    if (close) {
+        const nlohmann::json got = nlohmann::json::parse(*fa);
+        close = got["uploads"] == runs && got["series"].size() == 1 &&
+                got["series"][0]["points"].size() == want["series"][0]["points"].size();
+        for (std::size_t i = 0; close && i < want["series"][0]["points"].size(); ++i) {
+            const auto &gp = got["series"][0]["points"][i], &wp = want["series"][0]["points"][i];
+            close = gp["n"] == runs && std::fabs(gp["median"].get<double>() - wp["median"].get<double>()) <=
+                                           HistogramAggregate::kRelativeWidth * wp["median"].get<double>();
+        }
+    }
+    check(close, "replicas: both read the same folded aggregate, each upload counted once, medians within the bins");
+    const auto folded_several = a->aggregates(g.key, {"stream", "nothing"});
+    check(folded_several.size() == 2 && folded_several[0] && fa && *folded_several[0] == *fa && !folded_several[1],
+          "aggregates: several experiments at once from the stored results");
+    std::uint64_t uploads = 0;
+    for (const GpuCount &c : b->gpus())
+        if (c.gpu.key == g.key) uploads = c.uploads;
+    check(uploads == std::uint64_t(runs), "replicas: the model's count is every upload once");
+    // A run folded by either, deleted through the other, leaves both.
+    check(b->remove(hex_id(0, 77)) && a->remove(hex_id(1, 77)), "replicas: deletes through either");
+    const auto after = a->aggregate(g.key, "stream");
+    check(after && nlohmann::json::parse(*after)["uploads"] == runs - 2 &&
+              nlohmann::json::parse(*after)["series"][0]["points"][0]["n"] == runs - 2,
+          "replicas: a delete subtracts the upload from the stored aggregate");
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -287,6 +381,7 @@ int main(int argc, char **argv) {
     }
     try {
         run_tests(argv[1]);
+        replica_tests(argv[1]);
     } catch (const std::exception &e) {
         check(false, std::string("unexpected exception: ") + e.what());
     }
