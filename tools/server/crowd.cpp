@@ -130,6 +130,15 @@ void Crowd::deleted(const StoredRun &run, const std::string &actor, const std::s
     bump(run.gpu.key);
 }
 
+std::vector<GpuCount> Crowd::gpus(bool fresh) {
+    std::lock_guard<std::mutex> lock(gpus_mu_);
+    if (fresh || Clock::now() - gpus_at_ > kGpusLife) {
+        gpus_ = storage_.gpus();
+        gpus_at_ = Clock::now();
+    }
+    return gpus_;
+}
+
 json Crowd::experiment_table(const std::string &experiment) {
     std::uint64_t generation;
     {
@@ -144,7 +153,8 @@ json Crowd::experiment_table(const std::string &experiment) {
     for (const FigureSpec &f : figure_specs(experiment))
         specs.push_back({{"id", f.id}, {"label", f.label}, {"unit", f.unit}, {"basis", f.basis}});
     std::map<std::string, GpuIdentity> identities;
-    for (const GpuCount &g : storage_.gpus()) identities[g.gpu.key] = g.gpu;
+    if (!by_model.empty())
+        for (const GpuCount &g : gpus()) identities[g.gpu.key] = g.gpu;
     json models = json::array();
     for (auto &[key, figures] : by_model) {
         json fj = json::object();

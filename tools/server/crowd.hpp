@@ -53,6 +53,10 @@ public:
     void install_api(Router &router);
     void install_pages(Router &router);
 
+    // The storage's models, read at most once a second (fresh: now): a
+    // comparison page names them in every experiment's table.
+    std::vector<GpuCount> gpus(bool fresh = false);
+
     Storage &storage() { return storage_; }
     CrowdStore &store() { return store_; }
     const AggregateOf &aggregate() const { return aggregate_; }
@@ -86,6 +90,10 @@ private:
         nlohmann::json table;
     };
     std::map<std::string, CachedTable> table_cache_;
+    static constexpr std::chrono::seconds kGpusLife{1};
+    std::mutex gpus_mu_;
+    Clock::time_point gpus_at_{};
+    std::vector<GpuCount> gpus_;
     friend class CrowdApi;
 };
 

@@ -449,7 +449,12 @@ void Crowd::install_pages(Router &router) {
             if (!v.empty()) keys.push_back(v);
         }
         if (keys.size() > kMaxCompared) return send_page(res, 400, page_error(400, "At most four models can be compared at once"));
-        const std::vector<GpuCount> gpus = storage_.gpus();
+        std::vector<GpuCount> gpus = this->gpus();
+        const auto known = [&](const std::string &k) {
+            return std::any_of(gpus.begin(), gpus.end(), [&](const GpuCount &g) { return g.gpu.key == k; });
+        };
+        // A model that had its first upload within the last second: look again.
+        if (!std::all_of(keys.begin(), keys.end(), known)) gpus = this->gpus(true);
         std::vector<GpuIdentity> chosen;
         for (const std::string &k : keys) {
             const auto it = std::find_if(gpus.begin(), gpus.end(), [&](const GpuCount &g) { return g.gpu.key == k; });
