@@ -139,6 +139,15 @@ std::vector<GpuCount> Crowd::gpus(bool fresh) {
     return gpus_;
 }
 
+std::vector<json> Crowd::model_aggregates(const std::string &gpu_key, const std::vector<std::string> &experiments) {
+    std::vector<json> out;
+    for (const std::optional<std::string> &text : storage_.aggregates(gpu_key, experiments))
+        out.push_back(text ? json::parse(*text, nullptr, false) : json());
+    for (json &j : out)
+        if (j.is_discarded()) j = nullptr;
+    return out;
+}
+
 json Crowd::experiment_table(const std::string &experiment) {
     std::uint64_t generation;
     {

@@ -105,14 +105,24 @@ struct ModelRef {
 // One chart with one curve (line experiments: the chosen series) or one bar
 // group (bar experiments: every single-point series) per model, from the
 // models' aggregates. y divided by the model's divisor where one is given.
+// Aggregates read ahead: model key -> experiment -> aggregate.
+using Prefetched = std::map<std::string, std::map<std::string, json>>;
+
 json models_chart(Crowd &crowd, const std::string &experiment, const std::vector<ModelRef> &models, const std::string &series_wanted,
-                  const std::map<std::string, double> &divide, const std::string &canvas, std::vector<std::string> *series_names) {
+                  const std::map<std::string, double> &divide, const std::string &canvas, std::vector<std::string> *series_names,
+                  const Prefetched *prefetched = nullptr) {
     const gmreport::ChartSpec spec = gmreport::chart_spec(experiment);
     json datasets = json::array(), labels = json::array();
     std::string field;
     std::vector<std::pair<std::size_t, json>> aggs;
     for (std::size_t i = 0; i < models.size(); ++i) {
-        json agg = crowd.aggregate()(models[i].key, experiment);
+        json agg;
+        if (prefetched) {
+            const auto m = prefetched->find(models[i].key);
+            if (m != prefetched->end() && m->second.count(experiment)) agg = m->second.at(experiment);
+        } else {
+            agg = crowd.aggregate()(models[i].key, experiment);
+        }
         if (agg.is_null() || !agg.contains("series")) continue;
         for (const json &s : agg["series"]) {
             const std::string n = s.value("name", "");
@@ -304,6 +314,11 @@ std::string page_compare_models(Crowd &crowd, const std::vector<GpuIdentity> &mo
     h << "<a href=\"" << compare_href(keys) << "\">Link to this comparison</a>. Per experiment: the median of each headline figure across each "
       << "model's accepted uploads (n in brackets) and its ratio to A, then one curve or bar group per model.</p>\n";
     json charts = json::array();
+    Prefetched prefetched;
+    for (const std::string &k : keys) {
+        const std::vector<json> aggs = crowd.model_aggregates(k, catalogued_experiments());
+        for (std::size_t i = 0; i < aggs.size(); ++i) prefetched[k][catalogued_experiments()[i]] = aggs[i];
+    }
     for (const std::string &exp : catalogued_experiments()) {
         const json table = crowd.experiment_table(exp);
         std::map<std::string, const json *> by_key;
@@ -337,7 +352,7 @@ std::string page_compare_models(Crowd &crowd, const std::vector<GpuIdentity> &mo
         }
         h << "</table>\n";
         const std::string canvas = "chart-" + std::to_string(charts.size());
-        const json chart = models_chart(crowd, exp, refs, "", {}, canvas, nullptr);
+        const json chart = models_chart(crowd, exp, refs, "", {}, canvas, nullptr, &prefetched);
         if (!chart.is_null()) {
             h << "<canvas id=\"" << canvas << "\" width=\"960\" height=\"360\"></canvas>\n";
             charts.push_back(chart);
