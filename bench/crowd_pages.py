@@ -3,7 +3,7 @@
 (SQLite by default, or --db postgres://...), fills it with --uploads SYNTHETIC
 uploads over 8 GPU models (tests/server/fixtures/crowd_fill.py), then times
 
-  - the experiment page (/experiment/offset_copy) and the comparison of four
+  - after the aggregates' refresher has caught up, the experiment page (/experiment/offset_copy) and the comparison of four
     models (/compare?a=..&b=..&c=..&d=..): cold (first request after the server
     was restarted on the filled database) and warm (median of 10 after that);
   - the export of every accepted point (CSV): points/s and the server's peak
@@ -64,6 +64,15 @@ def main():
     t0 = time.time()
     by_key, points = crowd_fill.fill(srv.port, args.document, args.uploads)
     print(f"filled: {args.uploads} uploads over {len(by_key)} models in {time.time() - t0:.0f} s, {points} accepted points")
+    # Timed once the refresher has folded every upload into the aggregates
+    # (readers merge queued uploads meanwhile, which is not the steady state).
+    t0 = time.time()
+    while time.time() - t0 < 600:
+        st, _, stats = srv.json("GET", "/api/v1/stats")
+        if st == 200 and stats.get("pending") == 0:
+            break
+        time.sleep(0.5)
+    print(f"aggregates caught up {time.time() - t0:.1f} s after the fill")
     srv.stop()
     keys = sorted(by_key, key=lambda k: -len(by_key[k]))
     pages = {"experiment": "/experiment/offset_copy",

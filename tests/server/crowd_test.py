@@ -91,6 +91,14 @@ def run(srv, c, args):
     h100 = keys[fx.MODELS[0][0]]
     others = [keys[m[0]] for m, _ in plan[1:]]
 
+    # The refresher folds every upload into the aggregates, and says so.
+    for _ in range(100):
+        stats = srv.json("GET", "/api/v1/stats")[2]
+        if stats.get("pending") == 0:
+            break
+        time.sleep(0.1)
+    c.check("stats: results stored, none left pending", stats.get("results") == sum(map(len, ids.values())) and stats.get("pending") == 0, stats)
+
     # --- experiment pages and their JSON ---
     st, _, table = srv.json("GET", "/api/v1/experiments/offset_copy")
     c.check("experiment JSON: 200", st == 200, st)

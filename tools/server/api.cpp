@@ -142,7 +142,7 @@ public:
         router.get(R"(/api/v1/gpus/([^/]+)/experiments/([^/]+))",
                    [this](const HttpRequest &req, HttpResponse &res) { get_experiment(req, res); });
         router.get("/api/v1/stats", [this](const HttpRequest &, HttpResponse &res) {
-            send_json(res, 200, {{"results", storage_.count()}});
+            send_json(res, 200, {{"results", storage_.count()}, {"pending", storage_.pending()}});
         });
 #ifdef GM_HAVE_PAGES
         install_pages(router);
