@@ -36,6 +36,8 @@ class Ledger:
         self.unanswered = set()
         self.errors = []
         self.conflicts = []
+        self.by_port = {}  # acknowledgements per server port
+        self.lost = 0  # answers lost in all (a submission may lose more than one)
         self.retried_stored = 0  # unanswered submissions that had been stored: answered 200 on retry
 
     def ack(self, sid, rid):
@@ -60,6 +62,7 @@ def post(srv, text_for, sid, ledger):
         with ledger.lock:
             if st == 200 and sid in ledger.unanswered:
                 ledger.retried_stored += 1
+            ledger.by_port[srv.port] = ledger.by_port.get(srv.port, 0) + 1
         ledger.ack(sid, body["id"])
     else:
         with ledger.lock:
@@ -67,8 +70,9 @@ def post(srv, text_for, sid, ledger):
     return True
 
 
-def uploader(servers, alive, text_for, ledger, stop, tag):
+def uploader(servers, alive, text_for, ledger, stop, tag, first):
     i = 0
+    turn = first  # which live server gets the next request: each in turn
     pending = None  # a submission whose answer never came: retried first
     while not stop.is_set():
         if pending is None:
@@ -77,13 +81,14 @@ def uploader(servers, alive, text_for, ledger, stop, tag):
         live = [s for s, up in zip(servers, alive) if up[0]]
         if not live:
             break
-        srv = live[i % len(live)]
-        i += 1
+        srv = live[turn % len(live)]
+        turn += 1
         if post(srv, text_for, pending, ledger):
             pending = None
         else:
             with ledger.lock:
                 ledger.unanswered.add(pending)
+                ledger.lost += 1
             if len(servers) == 1:
                 pending = None  # resolved after the restart
             time.sleep(0.01)
@@ -115,7 +120,7 @@ def main():
         alive = [[True] for _ in servers]
         stop = threading.Event()
         before = ledger.count()
-        threads = [threading.Thread(target=uploader, args=(servers, alive, text_for, ledger, stop, f"r{rnd}c{t}"))
+        threads = [threading.Thread(target=uploader, args=(servers, alive, text_for, ledger, stop, f"r{rnd}c{t}", t))
                    for t in range(CLIENTS)]
         for t in threads:
             t.start()
@@ -134,6 +139,8 @@ def main():
                 time.sleep(0.05)
             c.check(f"round {rnd}: the other replica acknowledged uploads after the kill", ledger.count() - at_kill >= 20,
                     ledger.count() - at_kill)
+            served = [ledger.by_port.get(s.port, 0) for s in servers]
+            c.check(f"round {rnd}: both replicas acknowledged uploads", all(n > 0 for n in served), served)
         stop.set()
         for t in threads:
             t.join()
@@ -145,8 +152,9 @@ def main():
         # Every submission whose answer was lost is retried once more now.
         unanswered = sorted(ledger.unanswered)
         lost = [sid for sid in unanswered if not post(srv, text_for, sid, ledger)]
-        c.check(f"the {len(unanswered)} submissions whose answer was lost are answered on retry "
-                f"({ledger.retried_stored} of all lost answers had been stored: 200 with the stored id)", not lost, lost[:5])
+        c.check(f"every submission whose answer was lost is answered on retry ({ledger.lost} answers lost in all, "
+                f"{len(unanswered)} still open after the last round; {ledger.retried_stored} of those uploads had been "
+                f"stored: 200 with the stored id)", not lost, lost[:5])
         c.check("no upload got an error", not ledger.errors, ledger.errors[:3])
         c.check("no submission was answered with two ids", not ledger.conflicts, ledger.conflicts[:3])
         acked = dict(ledger.acked)

@@ -139,9 +139,12 @@ def deciles(samples):
 
 
 def compact(doc):
-    """The document in the compact gmlab.run/1.1 form that `gmlab run` writes
-    by default: each point's deciles in place of its raw samples."""
+    """The document in the compact form that `gmlab run` writes by default:
+    each point's deciles in place of its raw samples. A document that is
+    already compact (gmlab.run/1.1 or later) is returned as it is."""
     d = copy.deepcopy(doc)
+    if d.get("schema") != "gmlab.run/1":
+        return d
     d["schema"] = "gmlab.run/1.1"
     for r in d["results"]:
         if r.get("schema") == "gmlab.result/1":

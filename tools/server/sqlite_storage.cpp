@@ -26,8 +26,9 @@ namespace {
 #define COLUMNS \
     "id, submission_id, delete_token_hash, created_at, gpu_key, gpu_name, cc, memory_bytes, bus_width, driver, runtime, document"
 
-// One connection behind a mutex: SQLite serialises writers anyway, and the
-// reads the server makes are short indexed lookups.
+// Two connections, each behind a mutex: one writes (SQLite serialises
+// writers anyway) and one reads (short indexed lookups), so that reads never
+// wait for a write transaction.
 class SqliteStorage final : public Storage {
 public:
     SqliteStorage(const std::string &path, const StorageOptions &options) {
@@ -68,6 +69,16 @@ public:
         exec("DROP INDEX IF EXISTS point_sets_model");
         migrate_point_rows();
         create_aggregate_tables();
+        // Reads go through a connection of their own: in WAL mode they see the
+        // last committed state without waiting for the writer, so a page is
+        // not held up by an upload or by the refresher's fold.
+        if (sqlite3_open_v2(path.c_str(), &rdb_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+            std::string msg = rdb_ ? sqlite3_errmsg(rdb_) : "out of memory";
+            sqlite3_close(rdb_);
+            sqlite3_close_v2(db_);
+            throw std::runtime_error("cannot open SQLite database " + path + " for reading: " + msg);
+        }
+        sqlite3_busy_timeout(rdb_, 5000);
         checkpointer_ = std::thread([this, path] { checkpoint_loop(path); });
         if (options.background_refresh)
             refresher_ = std::make_unique<BackgroundRefresher>([this](std::size_t n) { return refresh(n); }, kRefreshBatch,
@@ -81,6 +92,7 @@ public:
         }
         stop_cv_.notify_all();
         checkpointer_.join();
+        sqlite3_close_v2(rdb_);
         sqlite3_close_v2(db_);
     }
 
@@ -141,8 +153,8 @@ public:
     }
 
     std::optional<StoredRun> get(const std::string &id) override {
-        std::lock_guard<std::mutex> lock(mu_);
-        Stmt q(db_, "SELECT " COLUMNS " FROM runs WHERE id = ?");
+        std::lock_guard<std::mutex> lock(rmu_);
+        Stmt q(rdb_, "SELECT " COLUMNS " FROM runs WHERE id = ?");
         q.bind(1, id);
         if (!q.step()) return std::nullopt;
         return q.run();
@@ -198,7 +210,7 @@ public:
     }
 
     std::vector<GpuCount> gpus() override {
-        std::lock_guard<std::mutex> lock(mu_);
+        std::lock_guard<std::mutex> lock(rmu_);
         // The identity shown for a model is that of its most recent upload.
         // Counts come from the runs_gpu index alone and each model's latest
         // row through it: a scan of runs would read every row's document.
@@ -206,13 +218,13 @@ public:
         // Counts: each upload is either folded (models) or queued (agg_queue),
         // never both; a model's count is the sum. One read transaction, so that
         // a fold committing in between is seen entirely or not at all.
-        exec("BEGIN");
+        exec_read("BEGIN");
         struct Commit {
             SqliteStorage &s;
-            ~Commit() { sqlite3_exec(s.db_, "COMMIT", nullptr, nullptr, nullptr); }
+            ~Commit() { sqlite3_exec(s.rdb_, "COMMIT", nullptr, nullptr, nullptr); }
         } commit{*this};
         {
-            Stmt q(db_, "SELECT k, SUM(n) FROM (SELECT gpu_key AS k, uploads AS n FROM models UNION ALL"
+            Stmt q(rdb_, "SELECT k, SUM(n) FROM (SELECT gpu_key AS k, uploads AS n FROM models UNION ALL"
                         " SELECT gpu_key, COUNT(*) FROM agg_queue GROUP BY gpu_key) GROUP BY k HAVING SUM(n) > 0");
             while (q.step()) {
                 GpuCount g;
@@ -221,7 +233,7 @@ public:
                 out.push_back(std::move(g));
             }
         }
-        Stmt latest(db_, "SELECT gpu_name, cc, memory_bytes, bus_width, driver, runtime FROM runs"
+        Stmt latest(rdb_, "SELECT gpu_name, cc, memory_bytes, bus_width, driver, runtime FROM runs"
                          " WHERE gpu_key = ? ORDER BY created_at DESC, id DESC LIMIT 1");
         for (GpuCount &g : out) {
             sqlite3_reset(latest.s);
@@ -249,8 +261,8 @@ public:
 
     void for_each_point(const std::string &gpu_key, const std::string &experiment,
                         const std::function<void(const PointRow &)> &visit) override {
-        std::lock_guard<std::mutex> lock(mu_);
-        Stmt q(db_, "SELECT p.run_id, p.data FROM runs r JOIN point_sets p ON p.run_id = r.id AND p.experiment = ?2"
+        std::lock_guard<std::mutex> lock(rmu_);
+        Stmt q(rdb_, "SELECT p.run_id, p.data FROM runs r JOIN point_sets p ON p.run_id = r.id AND p.experiment = ?2"
                     " WHERE r.gpu_key = ?1 ORDER BY r.created_at, r.id");
         q.bind(1, gpu_key);
         q.bind(2, experiment);
@@ -262,8 +274,8 @@ public:
     }
 
     std::vector<StoredRun> runs_of(const std::string &gpu_key, std::size_t limit) override {
-        std::lock_guard<std::mutex> lock(mu_);
-        Stmt q(db_, "SELECT id, created_at FROM runs WHERE gpu_key = ? ORDER BY created_at DESC, id LIMIT ?");
+        std::lock_guard<std::mutex> lock(rmu_);
+        Stmt q(rdb_, "SELECT id, created_at FROM runs WHERE gpu_key = ? ORDER BY created_at DESC, id LIMIT ?");
         q.bind(1, gpu_key);
         sqlite3_bind_int64(q.s, 2, static_cast<sqlite3_int64>(limit));
         std::vector<StoredRun> out;
@@ -278,8 +290,8 @@ public:
     }
 
     std::uint64_t count() override {
-        std::lock_guard<std::mutex> lock(mu_);
-        Stmt q(db_, "SELECT COUNT(*) FROM runs");
+        std::lock_guard<std::mutex> lock(rmu_);
+        Stmt q(rdb_, "SELECT COUNT(*) FROM runs");
         q.step();
         return static_cast<std::uint64_t>(sqlite3_column_int64(q.s, 0));
     }
@@ -289,15 +301,15 @@ public:
     }
 
     std::optional<std::string> aggregate(const std::string &gpu_key, const std::string &experiment) override {
-        std::lock_guard<std::mutex> lock(mu_);
+        std::lock_guard<std::mutex> lock(rmu_);
         // One read transaction: the stored aggregate and the queue as of one moment.
-        exec("BEGIN");
+        exec_read("BEGIN");
         struct Commit {
             SqliteStorage &s;
-            ~Commit() { sqlite3_exec(s.db_, "COMMIT", nullptr, nullptr, nullptr); }
+            ~Commit() { sqlite3_exec(s.rdb_, "COMMIT", nullptr, nullptr, nullptr); }
         } commit{*this};
-        const std::vector<std::string> pending = pending_runs(gpu_key, kMaxMergedPending);
-        Stmt a(db_, pending.empty() ? "SELECT result FROM aggregates WHERE gpu_key = ? AND experiment = ?"
+        const std::vector<std::string> pending = pending_runs(rdb_, gpu_key, kMaxMergedPending);
+        Stmt a(rdb_, pending.empty() ? "SELECT result FROM aggregates WHERE gpu_key = ? AND experiment = ?"
                                     : "SELECT state FROM aggregates WHERE gpu_key = ? AND experiment = ?");
         a.bind(1, gpu_key);
         a.bind(2, experiment);
@@ -308,7 +320,7 @@ public:
         }
         // Uploads not folded yet: merged into a copy of the stored aggregate.
         HistogramAggregate h = stored ? HistogramAggregate::decode(a.blob(0)) : HistogramAggregate();
-        Stmt q(db_, "SELECT data FROM point_sets WHERE run_id = ? AND experiment = ?");
+        Stmt q(rdb_, "SELECT data FROM point_sets WHERE run_id = ? AND experiment = ?");
         std::vector<std::string> strings;
         std::vector<HistogramAggregate::Point> points;
         for (const std::string &run : pending) {
@@ -346,8 +358,8 @@ public:
     }
 
     std::uint64_t pending() override {
-        std::lock_guard<std::mutex> lock(mu_);
-        Stmt q(db_, "SELECT COUNT(*) FROM agg_queue");
+        std::lock_guard<std::mutex> lock(rmu_);
+        Stmt q(rdb_, "SELECT COUNT(*) FROM agg_queue");
         q.step();
         return static_cast<std::uint64_t>(sqlite3_column_int64(q.s, 0));
     }
@@ -517,9 +529,9 @@ private:
         std::vector<HistogramAggregate::Point> points_;
     };
 
-    // The model's queued uploads, oldest first. Called with mu_ held.
-    std::vector<std::string> pending_runs(const std::string &gpu_key, std::size_t limit) {
-        Stmt q(db_, "SELECT run_id FROM agg_queue WHERE gpu_key = ? ORDER BY created_at, run_id LIMIT ?");
+    // The model's queued uploads, oldest first, read through `c` (its mutex held).
+    static std::vector<std::string> pending_runs(sqlite3 *c, const std::string &gpu_key, std::size_t limit) {
+        Stmt q(c, "SELECT run_id FROM agg_queue WHERE gpu_key = ? ORDER BY created_at, run_id LIMIT ?");
         q.bind(1, gpu_key);
         sqlite3_bind_int64(q.s, 2, static_cast<sqlite3_int64>(limit));
         std::vector<std::string> out;
@@ -535,7 +547,7 @@ private:
         std::lock_guard<std::mutex> lock(mu_);
         exec("BEGIN IMMEDIATE");
         try {
-            const std::vector<std::string> runs = pending_runs(gpu_key, limit);
+            const std::vector<std::string> runs = pending_runs(db_, gpu_key, limit);
             if (runs.empty()) {
                 exec("COMMIT");
                 return 0;
@@ -649,6 +661,15 @@ private:
         }
     }
 
+    void exec_read(const char *sql) {
+        char *err = nullptr;
+        if (sqlite3_exec(rdb_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+            std::string msg = err ? err : "unknown error";
+            sqlite3_free(err);
+            throw std::runtime_error(std::string("SQLite: ") + msg);
+        }
+    }
+
     void exec(const char *sql) {
         char *err = nullptr;
         if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
@@ -698,8 +719,10 @@ private:
         }
     }
 
-    sqlite3 *db_ = nullptr;
+    sqlite3 *db_ = nullptr;   // the writer, and the refresher's reads
     std::mutex mu_;
+    sqlite3 *rdb_ = nullptr;  // every other read
+    std::mutex rmu_;
     TokenBuckets buckets_;
     std::unique_ptr<BackgroundRefresher> refresher_;
     std::thread checkpointer_;
