@@ -206,6 +206,17 @@ def run(srv, c, args):
     st, _, e = srv.json("GET", "/api/v1/export?format=xml")
     c.check("export in an unknown format: 400", st == 400, st)
 
+    # A kept-alive connection carries on after a streamed export.
+    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+    answers = []
+    for path in ("/api/v1/export?experiment=stream&format=csv", "/api/v1/stats", "/api/v1/export?experiment=stream&format=jsonl"):
+        conn.request("GET", path)
+        r = conn.getresponse()
+        answers.append((r.status, len(r.read().splitlines())))
+    conn.close()
+    c.check("exports and other requests on one kept-alive connection", [a[0] for a in answers] == [200, 200, 200] and answers[0][1] == answers[2][1] + 1,
+            answers)
+
     # A client that goes away in the middle of an export frees its place:
     # the exports after it (two may run at once) are answered in full.
     for _ in range(3):
