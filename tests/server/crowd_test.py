@@ -293,6 +293,11 @@ def run(srv, c, args):
     c.check("the model's upload count leaves out held and hidden uploads", gpus.get(h100) == 9, gpus.get(h100))
     st, _, _ = srv.json("POST", "/api/v1/moderation/" + thr["id"], json.dumps({"action": "delete", "reason": "throttled laptop"}), auth)
     c.check("moderator deletes an upload", st == 200 and srv.request("GET", "/api/v1/results/" + thr["id"])[0] == 404, st)
+    a100 = keys[fx.MODELS[1][0]]
+    st, _, agg = srv.json("GET", f"/api/v1/gpus/{a100}/experiments/stream")
+    gpus = {g["key"]: g["uploads"] for g in srv.json("GET", "/api/v1/gpus")[2]["gpus"]}
+    c.check("deleting a held upload leaves its model's aggregate and count as they were",
+            agg and agg.get("uploads") == 2 and gpus.get(a100) == 2, (agg and agg.get("uploads"), gpus.get(a100)))
     st, _, e = srv.json("POST", "/api/v1/moderation/" + "0" * 32, json.dumps({"action": "accept", "reason": "x"}), auth)
     c.check("moderating an unknown upload: 404", st == 404, st)
     st, _, log = srv.json("GET", "/api/v1/moderation/log", None, auth)
