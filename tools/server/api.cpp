@@ -15,6 +15,7 @@
 #include <simdjson.h>
 
 #include "aggregate.hpp"
+#include "crowd.hpp"
 #include "http_message.hpp"
 #include "router.hpp"
 #include "sha256.hpp"
@@ -115,10 +116,21 @@ std::vector<std::string> experiments_of(const std::string &document) {
 
 class Api {
 public:
-    Api(Storage &s, const ServerConfig &c) : storage_(s), config_(c) {}
+    Api(Storage &s, const ServerConfig &c, CrowdStore *crowd) : storage_(s), config_(c) {
+        if (crowd)
+            crowd_ = std::make_unique<Crowd>(
+                s, *crowd, c.moderator_token, [this](const std::string &k, const std::string &e) { return stored_aggregate(k, e); }, nullptr);
+    }
 
     void install(Router &router) {
         router.set_filter([this](const HttpRequest &req, HttpResponse &res) { return limit(req, res); });
+        // First: its /compare and /result pages take the place of those below.
+        if (crowd_) {
+            crowd_->install_api(router);
+#ifdef GM_HAVE_PAGES
+            crowd_->install_pages(router);
+#endif
+        }
         router.post("/api/v1/results", [this](HttpRequest &req, HttpResponse &res) { post_result(req, res); });
         router.get(R"(/api/v1/results/([^/]+))", [this](const HttpRequest &req, HttpResponse &res) {
             get_result(req, res);
@@ -130,7 +142,7 @@ public:
         router.get(R"(/api/v1/gpus/([^/]+)/experiments/([^/]+))",
                    [this](const HttpRequest &req, HttpResponse &res) { get_experiment(req, res); });
         router.get("/api/v1/stats", [this](const HttpRequest &, HttpResponse &res) {
-            send_json(res, 200, {{"results", storage_.count()}});
+            send_json(res, 200, {{"results", storage_.count()}, {"pending", storage_.pending()}});
         });
 #ifdef GM_HAVE_PAGES
         install_pages(router);
@@ -206,6 +218,8 @@ private:
 
         StoredRun existing;
         const InsertOutcome outcome = storage_.insert(run, v.points, &existing);
+        UploadStatus status;
+        if (outcome == InsertOutcome::Inserted && crowd_) status = crowd_->admit(run, json::parse(run.document, nullptr, false));
         if (outcome == InsertOutcome::DuplicateSubmission) {
             return send_json(res, 200,
                              {{"id", existing.id},
@@ -218,7 +232,9 @@ private:
                              {"url", result_url(req, run.id)},
                              {"gpu_url", gpu_url(req, run.gpu.key)},
                              {"delete_token", token},
-                             {"duplicate", false}});
+                             {"duplicate", false},
+                             {"status", status.status},
+                             {"reason", status.reason}});
     }
 
     void get_result(const HttpRequest &req, HttpResponse &res) {
@@ -267,6 +283,7 @@ private:
         if (!admin && !equal_constant_time(sha256_hex(token), run->delete_token_hash))
             return send_error(res, 403, "forbidden", "the token does not match this result");
         if (!storage_.remove(id)) return send_error(res, 404, "not_found", "no result with this id");
+        if (crowd_) crowd_->deleted(*run, admin ? "admin" : "owner", "deleted with the " + std::string(admin ? "admin" : "delete") + " token");
         send_json(res, 200, {{"id", id}, {"deleted", true}});
     }
 
@@ -366,6 +383,7 @@ private:
 
     Storage &storage_;
     const ServerConfig config_;
+    std::unique_ptr<Crowd> crowd_;
 };
 
 std::string trim(const std::string &s) {
@@ -394,10 +412,10 @@ std::string client_address(const std::string &peer, const std::string &forwarded
     return hops.empty() ? peer : hops.front();
 }
 
-void install_routes(Router &router, Storage &storage, const ServerConfig &config) {
+void install_routes(Router &router, Storage &storage, const ServerConfig &config, CrowdStore *crowd) {
     // The Api object lives as long as the process: the server's handlers refer to it.
     static std::unique_ptr<Api> api;
-    api = std::make_unique<Api>(storage, config);
+    api = std::make_unique<Api>(storage, config, crowd);
     api->install(router);
 }
 

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "crowd_store.hpp"
 #include "storage.hpp"
 #include "router.hpp"
 #include "validate.hpp"
@@ -18,11 +19,14 @@ struct ServerConfig {
     double read_rate = 50, read_burst = 200;  // everything else
     std::set<std::string> trusted_proxies;    // peers whose X-Forwarded-For is believed
     std::string admin_token;                  // may delete any result ("" = none)
+    std::string moderator_token;              // may accept, hide or delete any result; from the config file only ("" = none)
     std::string public_url;                   // prefix of result URLs ("" = from the Host header)
     ValidationLimits limits;
 };
 
-void install_routes(Router &router, Storage &storage, const ServerConfig &config);
+// crowd: the figures, moderation and export tables (null: those routes are
+// not installed and every upload counts as accepted).
+void install_routes(Router &router, Storage &storage, const ServerConfig &config, CrowdStore *crowd = nullptr);
 
 // The address a request is accounted to: the peer, or, when the peer is a
 // trusted proxy, the right-most address in X-Forwarded-For that is not one.

@@ -3,8 +3,10 @@
 // reads and writes these; the API and pages know nothing of sockets.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gmserver {
@@ -37,6 +39,14 @@ struct HttpResponse {
     HeaderMap headers;
     std::string body;
     bool close = false;  // close the connection after this response
+    // A body too large to hold (an export): set instead of body. The transport
+    // sends the headers with Transfer-Encoding: chunked, then calls stream on
+    // the worker thread with a writer that sends one chunk and waits until it
+    // is written (so memory stays constant), returning false once the client
+    // is gone: the producer then stops. An exception from it closes the
+    // connection without the closing chunk, so the client sees the cut.
+    using Writer = std::function<bool(std::string_view)>;
+    std::function<void(const Writer &)> stream;
 
     void set_content(std::string content, const std::string &content_type) {
         body = std::move(content);

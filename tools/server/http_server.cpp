@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -288,6 +289,7 @@ private:
             case DecodeOutcome::UnsupportedEncoding: send_error(res, 415, "unsupported_encoding", why); break;
             case DecodeOutcome::Corrupt: send_error(res, 400, "bad_encoding", why); break;
             }
+            if (res.stream) return self->stream_response(std::move(res), keep_alive);
             asio::post(self->socket_.get_executor(), [self, res = std::move(res), keep_alive]() mutable {
                 self->respond(std::move(res), keep_alive);
             });
@@ -328,6 +330,72 @@ private:
             if (keep_alive) return self->read_header();
             self->linger();
         });
+    }
+
+    // A streamed response (HttpResponse::stream), driven from the worker that
+    // ran the handler: each chunk is handed to the strand and written before
+    // the next is made, so the worker holds one chunk at a time. The worker
+    // is taken for as long as the client reads (the handler limits how many
+    // such responses run at once).
+    void stream_response(HttpResponse res, bool keep_alive) {
+        auto self = shared_from_this();
+        keep_alive = keep_alive && !res.close;
+        auto head = std::make_shared<http::response<http::empty_body>>();
+        head->version(11);
+        head->result(static_cast<unsigned>(res.status));
+        for (const auto &h : res.headers) head->set(h.first, h.second);
+        head->keep_alive(keep_alive);
+        head->chunked(true);
+        auto serializer = std::make_shared<http::response_serializer<http::empty_body>>(*head);
+        bool ok = on_strand_and_wait([self, head, serializer](std::function<void(bool)> done) {
+            self->phase_ = Phase::Writing;
+            self->arm(Clock::now() + self->srv_.limits.write_timeout);
+            http::async_write_header(self->socket_, *serializer,
+                                     [head, serializer, done](beast::error_code ec, std::size_t) { done(!ec); });
+        });
+        bool finished = false;
+        if (ok) {
+            const HttpResponse::Writer writer = [&](std::string_view data) {
+                if (!ok || data.empty()) return ok;
+                // A copy that the write owns: it outlives this call if the wait gives up.
+                auto chunk = std::make_shared<std::string>(data);
+                ok = on_strand_and_wait([self, chunk](std::function<void(bool)> done) {
+                    self->arm(Clock::now() + self->srv_.limits.write_timeout);
+                    asio::async_write(self->socket_, http::make_chunk(asio::buffer(*chunk)),
+                                      [chunk, done](beast::error_code ec, std::size_t) { done(!ec); });
+                });
+                return ok;
+            };
+            try {
+                res.stream(writer);
+                finished = ok;
+            } catch (const std::exception &) {
+                finished = false;
+            }
+        }
+        asio::post(socket_.get_executor(), [self, finished, keep_alive] {
+            if (!finished) return self->close();
+            auto last = std::make_shared<http::chunk_last<http::chunk_crlf>>(http::make_chunk_last());
+            self->arm(Clock::now() + self->srv_.limits.write_timeout);
+            asio::async_write(self->socket_, *last, [self, last, keep_alive](beast::error_code ec, std::size_t) {
+                if (ec) return self->close();
+                if (keep_alive) return self->read_header();
+                self->linger();
+            });
+        });
+    }
+
+    // Runs start(done) on the connection's strand and waits (on a worker) for
+    // done(result); false when it does not come within the write timeout and
+    // a margin (the I/O thread has stopped, say).
+    bool on_strand_and_wait(std::function<void(std::function<void(bool)>)> start) {
+        auto promise = std::make_shared<std::promise<bool>>();
+        std::future<bool> result = promise->get_future();
+        asio::post(socket_.get_executor(), [start = std::move(start), promise]() {
+            start([promise](bool v) { promise->set_value(v); });
+        });
+        if (result.wait_for(srv_.limits.write_timeout + std::chrono::seconds(5)) != std::future_status::ready) return false;
+        return result.get();
     }
 
     // Closing a socket with unread request bytes makes the kernel send a

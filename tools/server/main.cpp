@@ -12,6 +12,8 @@
 #include <sys/resource.h>
 
 #include "api.hpp"
+#include "config_file.hpp"
+#include "crowd_store.hpp"
 #include "http_server.hpp"
 #include "router.hpp"
 #include "storage.hpp"
@@ -39,6 +41,7 @@ void usage(std::ostream &o) {
          "  --read-burst N         burst of reads (default 200)\n"
          "  --trusted-proxy IP     believe X-Forwarded-For from this peer (repeatable)\n"
          "  --admin-token T        a token that may delete any result (or GMLAB_ADMIN_TOKEN)\n"
+         "  --config FILE          JSON settings kept off the command line: {\"moderator_token\": \"...\"} (mode 600)\n"
          "  --public-url URL       prefix of the result URLs handed out (default: from the Host header)\n"
          "  --workers N            threads that run requests once they have arrived whole (default 8; --threads is the same)\n"
          "  --io-threads N         threads that read and write sockets (default 1)\n"
@@ -68,6 +71,7 @@ int main(int argc, char **argv) {
     std::string db = "results.sqlite", listen = "127.0.0.1:8080";
     gmserver::ServerConfig config;
     gmserver::TransportLimits limits;
+    std::string config_file;
     if (const char *t = std::getenv("GMLAB_ADMIN_TOKEN")) config.admin_token = t;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -88,6 +92,7 @@ int main(int argc, char **argv) {
         else if (a == "--trusted-proxy") config.trusted_proxies.insert(v);
         else if (a == "--admin-token") config.admin_token = v;
         else if (a == "--public-url") config.public_url = v;
+        else if (a == "--config") config_file = v;
         else if (!num) {
             std::cerr << "gmlab-server: " << a << ": not a number or an unknown option: " << v << "\n";
             return 2;
@@ -119,9 +124,19 @@ int main(int argc, char **argv) {
     if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
     const int port = std::atoi(listen.c_str() + colon + 1);
 
+    if (!config_file.empty()) {
+        std::string why;
+        if (!gmserver::read_config_file(config_file, &config, &why)) {
+            std::cerr << "gmlab-server: " << config_file << ": " << why << "\n";
+            return 2;
+        }
+    }
+
     std::unique_ptr<gmserver::Storage> storage;
+    std::unique_ptr<gmserver::CrowdStore> crowd;
     try {
         storage = gmserver::open_storage(db);
+        crowd = gmserver::open_crowd_store(db);
     } catch (const std::exception &e) {
         std::cerr << "gmlab-server: " << e.what() << "\n";
         return 1;
@@ -129,7 +144,7 @@ int main(int argc, char **argv) {
 
     raise_descriptor_limit();
     gmserver::Router router;
-    gmserver::install_routes(router, *storage, config);
+    gmserver::install_routes(router, *storage, config, crowd.get());
     limits.max_body_bytes = config.max_body_bytes;
     limits.exempt_clients = config.trusted_proxies;
     gmserver::HttpServer server(router, limits);

@@ -276,6 +276,7 @@ std::string page_gpu(const GpuIdentity &gpu, const std::vector<std::pair<std::st
         }
         h << "</table>\n";
     }
+    h << "<p><a href=\"" << escape_html("/compare?a=" + url_encode(gpu.key)) << "\">Compare this model with up to three others</a>.</p>\n";
     h << "<form method=\"get\" action=\"/compare\"><input type=\"hidden\" name=\"gpu_a\" value=\"" << escape_html(gpu.key)
       << "\"><label>Compare with the GPU model key <input name=\"gpu_b\" size=\"40\"></label> <button type=\"submit\">compare</button></form>\n";
     return gmreport::html_page("gmlab results: " + name, h.str(), charts);

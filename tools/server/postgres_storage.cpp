@@ -100,6 +100,10 @@ CREATE TABLE IF NOT EXISTS models (
     gpu_key TEXT PRIMARY KEY,
     uploads BIGINT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS uncounted (
+    run_id  TEXT PRIMARY KEY,
+    gpu_key TEXT NOT NULL
+);
 CREATE UNLOGGED TABLE IF NOT EXISTS rate_buckets (
     key    TEXT PRIMARY KEY,
     tokens DOUBLE PRECISION NOT NULL,
@@ -152,6 +156,12 @@ const std::vector<Statement> &statements() {
         {"delete_point_sets", "DELETE FROM point_sets WHERE run_id = $1", 1},
         {"delete_run", "DELETE FROM runs WHERE id = $1", 1},
         {"unfold_model", "UPDATE models SET uploads = uploads - 1 WHERE gpu_key = $1 AND uploads > 0", 1},
+        // Moderation (set_counted): uploads left out of the aggregates.
+        {"uncounted_has", "SELECT 1 FROM uncounted WHERE run_id = $1", 1},
+        {"uncount", "INSERT INTO uncounted (run_id, gpu_key) VALUES ($1, $2) ON CONFLICT DO NOTHING", 2},
+        {"recount", "DELETE FROM uncounted WHERE run_id = $1", 1},
+        {"requeue_run", "INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM runs WHERE id = $1 "
+                        "ON CONFLICT DO NOTHING", 1},
         // Counts: every upload is either folded (models) or queued, never both;
         // one statement reads both as of one moment. The identity shown for a
         // model is that of its most recent upload. Most uploads first.
@@ -397,7 +407,9 @@ public:
             exec(c, "lock_model", {gpu_key}, PGRES_TUPLES_OK);
             // A concurrent delete of the same run may have won the lock.
             if (exec(c, "lock_run", {id}, PGRES_TUPLES_OK).rows() == 0) return false;
-            if (affected(exec(c, "unqueue_run", {id}, PGRES_COMMAND_OK)) == 0) {
+            // One left out of the aggregates (set_counted) is in neither.
+            const bool was_uncounted = affected(exec(c, "recount", {id}, PGRES_COMMAND_OK)) > 0;
+            if (affected(exec(c, "unqueue_run", {id}, PGRES_COMMAND_OK)) == 0 && !was_uncounted) {
                 States states(*this, c, gpu_key);
                 Result sets = exec(c, "run_point_sets", {id}, PGRES_TUPLES_OK, true);
                 for (int i = 0; i < sets.rows(); ++i) states.fold(sets.text(i, 0), sets.bytes(i, 1), -1);
@@ -410,6 +422,44 @@ public:
             tx.commit();
             return deleted;
         });
+    }
+
+    // --- Moderation: uploads left out of the aggregates (crowd.hpp) ---
+    // In one transaction holding the model's lock, as remove(): leaving out
+    // takes the run from the queue, or subtracts it if folded; counting again
+    // queues it for the refresher.
+    bool set_counted(const std::string &id, bool counted) override {
+        if (id.find('\0') != std::string::npos) return false;
+        bool requeued = false;
+        const bool found = with_connection([&](PGconn *c, bool &committing) {
+            requeued = false;
+            Result k = exec(c, "run_model", {id}, PGRES_TUPLES_OK);
+            if (k.rows() == 0) return false;
+            const std::string gpu_key = k.text(0, 0);
+            Transaction tx(c);
+            exec(c, "lock_model", {gpu_key}, PGRES_TUPLES_OK);
+            if (exec(c, "lock_run", {id}, PGRES_TUPLES_OK).rows() == 0) return false;
+            const bool uncounted = exec(c, "uncounted_has", {id}, PGRES_TUPLES_OK).rows() > 0;
+            if (!counted && !uncounted) {
+                if (affected(exec(c, "unqueue_run", {id}, PGRES_COMMAND_OK)) == 0) {
+                    States states(*this, c, gpu_key);
+                    Result sets = exec(c, "run_point_sets", {id}, PGRES_TUPLES_OK, true);
+                    for (int i = 0; i < sets.rows(); ++i) states.fold(sets.text(i, 0), sets.bytes(i, 1), -1);
+                    states.save();
+                    exec(c, "unfold_model", {gpu_key}, PGRES_COMMAND_OK);
+                }
+                exec(c, "uncount", {id, gpu_key}, PGRES_COMMAND_OK);
+            } else if (counted && uncounted) {
+                exec(c, "recount", {id}, PGRES_COMMAND_OK);
+                exec(c, "requeue_run", {id}, PGRES_COMMAND_OK);
+                requeued = true;
+            }
+            committing = true;
+            tx.commit();
+            return true;
+        });
+        if (requeued && refresher_) refresher_->poke();
+        return found;
     }
 
     std::vector<GpuCount> gpus() override {

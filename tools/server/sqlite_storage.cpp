@@ -175,11 +175,16 @@ public:
                 gpu_key = k.text(0);
             }
             // A queued run is not in the aggregates yet: dropping it from the
-            // queue is all. A folded one is subtracted from them.
+            // queue is all. A folded one is subtracted from them; one left out
+            // (set_counted) is in neither.
+            Stmt du(db_, "DELETE FROM uncounted WHERE run_id = ?");
+            du.bind(1, id);
+            du.done();
+            const bool was_uncounted = sqlite3_changes(db_) > 0;
             Stmt dq(db_, "DELETE FROM agg_queue WHERE run_id = ?");
             dq.bind(1, id);
             dq.done();
-            if (sqlite3_changes(db_) == 0) {
+            if (!was_uncounted && sqlite3_changes(db_) == 0) {
                 States states(*this, gpu_key);
                 Stmt sets(db_, "SELECT experiment, data FROM point_sets WHERE run_id = ?");
                 sets.bind(1, id);
@@ -359,6 +364,65 @@ public:
         return static_cast<std::uint64_t>(sqlite3_column_int64(q.s, 0));
     }
 
+    // --- Moderation: uploads left out of the aggregates (crowd.hpp) ---
+    bool set_counted(const std::string &id, bool counted) override {
+        std::unique_lock<std::mutex> lock(mu_);
+        exec("BEGIN IMMEDIATE");
+        try {
+            std::string gpu_key;
+            {
+                Stmt k(db_, "SELECT gpu_key FROM runs WHERE id = ?");
+                k.bind(1, id);
+                if (!k.step()) {
+                    exec("ROLLBACK");
+                    return false;
+                }
+                gpu_key = k.text(0);
+            }
+            bool uncounted = false;
+            {
+                Stmt u(db_, "SELECT 1 FROM uncounted WHERE run_id = ?");
+                u.bind(1, id);
+                uncounted = u.step();
+            }
+            bool requeued = false;
+            if (!counted && !uncounted) {
+                Stmt dq(db_, "DELETE FROM agg_queue WHERE run_id = ?");
+                dq.bind(1, id);
+                dq.done();
+                if (sqlite3_changes(db_) == 0) {  // folded already: subtracted
+                    States states(*this, gpu_key);
+                    Stmt sets(db_, "SELECT experiment, data FROM point_sets WHERE run_id = ?");
+                    sets.bind(1, id);
+                    while (sets.step()) states.fold(sets.text(0), sets.blob(1), -1);
+                    states.save();
+                    Stmt m(db_, "UPDATE models SET uploads = uploads - 1 WHERE gpu_key = ? AND uploads > 0");
+                    m.bind(1, gpu_key);
+                    m.done();
+                }
+                Stmt ins(db_, "INSERT INTO uncounted (run_id, gpu_key) VALUES (?, ?)");
+                ins.bind(1, id);
+                ins.bind(2, gpu_key);
+                ins.done();
+            } else if (counted && uncounted) {
+                Stmt du(db_, "DELETE FROM uncounted WHERE run_id = ?");
+                du.bind(1, id);
+                du.done();
+                Stmt q(db_, "INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM runs WHERE id = ?");
+                q.bind(1, id);
+                q.done();
+                requeued = true;
+            }
+            exec("COMMIT");
+            lock.unlock();
+            if (requeued && refresher_) refresher_->poke();
+            return true;
+        } catch (...) {
+            sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw;
+        }
+    }
+
 private:
     struct Stmt {
         sqlite3 *db;
@@ -532,6 +596,8 @@ private:
             exec("CREATE TABLE IF NOT EXISTS aggregates (gpu_key TEXT NOT NULL, experiment TEXT NOT NULL,"
                  " uploads INTEGER NOT NULL, result TEXT NOT NULL, state BLOB NOT NULL, PRIMARY KEY (gpu_key, experiment))");
             exec("CREATE TABLE IF NOT EXISTS models (gpu_key TEXT PRIMARY KEY, uploads INTEGER NOT NULL)");
+            // Uploads a moderator or the outlier rule left out (set_counted).
+            exec("CREATE TABLE IF NOT EXISTS uncounted (run_id TEXT PRIMARY KEY, gpu_key TEXT NOT NULL)");
             if (!existed) exec("INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM runs");
             exec("COMMIT");
         } catch (...) {

@@ -124,6 +124,13 @@ public:
     virtual std::size_t refresh(std::size_t max_runs) = 0;
     // Stored uploads that are not yet folded into the aggregates.
     virtual std::uint64_t pending() = 0;
+
+    // --- Moderation (crowd.hpp): uploads left out of the aggregates ---
+    // counted = false: the run leaves the aggregates and the model's count (it
+    // leaves the queue, or is subtracted if folded) and stays out, also when it
+    // is deleted later; true: it is queued to be folded in again. Idempotent.
+    // False when there is no such run.
+    virtual bool set_counted(const std::string &run_id, bool counted) = 0;
 };
 
 // "sqlite:PATH" or a path: SQLite in WAL mode. "postgres://..." or

@@ -1,0 +1,200 @@
+// The view across models, host logic: headline figures of a document, the
+// robust outlier rule, CSV cells that cannot become formulas, the moderator
+// token, the configuration file, and the SQLite crowd tables (status, figures,
+// moderation log, exports that leave held uploads out).
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config_file.hpp"
+#include "crowd.hpp"
+#include "crowd_store.hpp"
+#include "key_figures.hpp"
+#include "outliers.hpp"
+#include "sqlite_storage.hpp"
+
+using namespace gmserver;
+using nlohmann::json;
+
+namespace {
+
+json small_run(double copy_gbs, double offset_ratio, double clock_measured) {
+    return {{"device", {{"theoretical_bandwidth_gbs", 2000.0}, {"sm_clock_mhz", 1500.0}}},
+            {"results",
+             json::array({{{"experiment", {{"name", "stream"}}}, {"summary", {{"copy_gbs", copy_gbs}, {"triad_gbs", copy_gbs * 1.01}}}, {"series", json::array()}},
+                          {{"experiment", {{"name", "offset_copy"}}}, {"summary", {{"guide_w4_offset1_over_offset0", offset_ratio}}}, {"series", json::array()}},
+                          {{"experiment", {{"name", "latency"}}}, {"summary", {{"sm_clock_mhz_measured", clock_measured}}}, {"series", json::array()}}})}};
+}
+
+std::string temp_path(const char *name) {
+    const std::string path = testing::TempDir() + name;
+    for (const char *suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
+    return path;
+}
+
+double value_of(const std::vector<FigureValue> &v, const std::string &figure) {
+    for (const FigureValue &f : v)
+        if (f.figure == figure) return f.value;
+    return -1;
+}
+
+}  // namespace
+
+TEST(KeyFigures, SummaryValuesAndTheirNormalisedForms) {
+    const auto figs = upload_figures(small_run(1600, 0.9, 1500));
+    EXPECT_DOUBLE_EQ(value_of(figs, "copy_gbs"), 1600);
+    EXPECT_DOUBLE_EQ(value_of(figs, "copy_gbs/theoretical"), 0.8);
+    EXPECT_DOUBLE_EQ(value_of(figs, "copy_gbs/copy"), 1.0);
+    EXPECT_NEAR(value_of(figs, "triad_gbs/copy"), 1.01, 1e-12);
+    EXPECT_DOUBLE_EQ(value_of(figs, "guide_w4_offset1_over_offset0"), 0.9);
+    // A ratio has no normalised forms.
+    EXPECT_EQ(value_of(figs, "guide_w4_offset1_over_offset0/copy"), -1);
+}
+
+TEST(KeyFigures, ThrottledClockIsAHealthProblem) {
+    EXPECT_TRUE(health_problems(small_run(1600, 0.9, 1490)).empty());
+    const auto problems = health_problems(small_run(1600, 0.9, 900));
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("throttled"), std::string::npos);
+}
+
+TEST(KeyFigures, WideRepetitionsAreUnstable) {
+    json doc = small_run(1600, 0.9, 1500);
+    json points = json::array();
+    for (int i = 0; i < 5; ++i)
+        points.push_back(json{{"time_ms", json{{"median", 1.0}, {"quantiles", json::array({0.5, 0.6, 0.7, 0.8, 1.0, 1.2, 1.4, 1.6, 1.9})}}}});
+    doc["results"][0]["series"] = json::array({{{"points", points}}});
+    const auto problems = health_problems(doc);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("unstable"), std::string::npos);
+}
+
+TEST(Outliers, PercentileAndRobustRule) {
+    ModelValues model;
+    std::vector<double> &v = model[{"offset_copy", "r"}];
+    for (int i = 0; i < 20; ++i) v.push_back(0.90 + 0.001 * i);  // 0.900 .. 0.919
+    std::sort(v.begin(), v.end());
+    const auto typical = standings({{"offset_copy", "r", 0.91}}, model);
+    ASSERT_EQ(typical.size(), 1u);
+    EXPECT_EQ(typical[0].n, 20u);
+    EXPECT_NEAR(typical[0].percentile, 52.5, 1e-9);  // 10 below, one equal counted half
+    EXPECT_FALSE(typical[0].unusual);
+    const auto odd = standings({{"offset_copy", "r", 0.5}}, model);
+    EXPECT_TRUE(odd[0].unusual);
+    EXPECT_TRUE(odd[0].extreme);
+    EXPECT_EQ(odd[0].percentile, 0);
+    EXPECT_NE(hold_reason(odd, {}).find("outlier"), std::string::npos);
+    EXPECT_EQ(hold_reason(typical, {}), "");
+    // Too few uploads: placed, but not judged.
+    ModelValues few;
+    few[{"offset_copy", "r"}] = {0.9, 0.91};
+    const auto unjudged = standings({{"offset_copy", "r", 0.1}}, few);
+    EXPECT_FALSE(unjudged[0].judged);
+    EXPECT_FALSE(unjudged[0].extreme);
+}
+
+TEST(Csv, FormulaCellsStayText) {
+    EXPECT_EQ(csv_cell("nvidia-h200"), "nvidia-h200");
+    EXPECT_EQ(csv_cell("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+    EXPECT_EQ(csv_cell("+1"), "\"'+1\"");
+    EXPECT_EQ(csv_cell("-1"), "\"'-1\"");
+    EXPECT_EQ(csv_cell("@SUM(A1)"), "\"'@SUM(A1)\"");
+    EXPECT_EQ(csv_cell("a,b"), "\"a,b\"");
+    EXPECT_EQ(csv_cell("line\nbreak"), "\"line\nbreak\"");
+}
+
+TEST(Moderator, TokenMustMatchExactly) {
+    EXPECT_TRUE(moderator_authorised("Bearer 0123456789abcdef", "0123456789abcdef"));
+    EXPECT_FALSE(moderator_authorised("Bearer 0123456789abcdeX", "0123456789abcdef"));
+    EXPECT_FALSE(moderator_authorised("Bearer 0123456789abcde", "0123456789abcdef"));
+    EXPECT_FALSE(moderator_authorised("Bearer ", ""));
+    EXPECT_FALSE(moderator_authorised("0123456789abcdef", "0123456789abcdef"));
+}
+
+TEST(ConfigFile, ReadsTheTokenAndRefusesReadableFiles) {
+    const std::string path = temp_path("gm_config.json");
+    std::ofstream(path) << R"({"moderator_token": "a-long-enough-secret"})";
+    ServerConfig config;
+    std::string why;
+    chmod(path.c_str(), 0644);
+    EXPECT_FALSE(read_config_file(path, &config, &why));
+    EXPECT_NE(why.find("other users"), std::string::npos);
+    chmod(path.c_str(), 0600);
+    ASSERT_TRUE(read_config_file(path, &config, &why)) << why;
+    EXPECT_EQ(config.moderator_token, "a-long-enough-secret");
+    std::ofstream(path) << R"({"moderator_token": "short"})";
+    EXPECT_FALSE(read_config_file(path, &config, &why));
+    std::ofstream(path) << R"({"admin": "x"})";
+    EXPECT_FALSE(read_config_file(path, &config, &why));
+}
+
+TEST(CrowdStoreSqlite, StatusFiguresModerationAndExport) {
+    const std::string path = temp_path("gm_crowd.sqlite");
+    auto storage = open_sqlite_storage(path);
+    auto crowd = open_sqlite_crowd_store(path);
+    auto store = [&](const std::string &id, double value) {
+        StoredRun run;
+        run.id = id;
+        run.delete_token_hash = "h";
+        run.created_at = "2026-11-23T00:00:0" + id.substr(0, 1) + "Z";
+        run.gpu.key = "m";
+        run.document = "{}";
+        storage->insert(run, {{id, "stream", "copy", "bandwidth_gbs", 1, value}, {id, "stream", "triad", "bandwidth_gbs", 1, value + 1}}, nullptr);
+        return run;
+    };
+    const StoredRun a = store("1", 100), b = store("2", 200);
+    crowd->record({a.id, "m", a.created_at, "accepted", ""}, {{"stream", "copy_gbs", 100}});
+    crowd->record({b.id, "m", b.created_at, "held", "outlier: test"}, {{"stream", "copy_gbs", 900}});
+
+    std::vector<double> values;
+    crowd->experiment_values("stream", [&](const std::string &key, const std::string &figure, double v) {
+        EXPECT_EQ(key, "m");
+        EXPECT_EQ(figure, "copy_gbs");
+        values.push_back(v);
+    });
+    EXPECT_EQ(values, std::vector<double>{100});
+    EXPECT_EQ(crowd->not_accepted("m").count("2"), 1u);
+    ASSERT_EQ(crowd->held(10).size(), 1u);
+
+    std::vector<ExportRow> rows;
+    crowd->export_points("", [&](const ExportRow &r) {
+        rows.push_back(r);
+        return true;
+    });
+    ASSERT_EQ(rows.size(), 2u);  // the held upload's points are left out
+    EXPECT_EQ(rows[0].run_id, "1");
+    EXPECT_EQ(rows[0].gpu_key, "m");
+    EXPECT_EQ(rows[0].created_at, a.created_at);
+    // Stopping early visits no more rows.
+    std::size_t seen = 0;
+    crowd->export_points("stream", [&](const ExportRow &) { return ++seen < 1; });
+    EXPECT_EQ(seen, 1u);
+
+    EXPECT_TRUE(crowd->moderate({b.id, "m", b.created_at, "accepted", ""}, "accept", "checked", "moderator", "2026-11-23T01:00:00Z"));
+    EXPECT_FALSE(crowd->moderate({"nope", "m", "", "accepted", ""}, "accept", "checked", "moderator", "2026-11-23T01:00:00Z"));
+    values.clear();
+    crowd->experiment_values("stream", [&](const std::string &, const std::string &, double v) { values.push_back(v); });
+    std::sort(values.begin(), values.end());
+    EXPECT_EQ(values, (std::vector<double>{100, 900}));
+    rows.clear();
+    crowd->export_points("stream", [&](const ExportRow &r) {
+        rows.push_back(r);
+        return true;
+    });
+    EXPECT_EQ(rows.size(), 4u);
+    crowd->forget(a.id, "deleted by its owner", "owner", "2026-11-23T02:00:00Z");
+    const auto log = crowd->log(10);
+    ASSERT_EQ(log.size(), 2u);
+    EXPECT_EQ(log[0].action, "delete");
+    EXPECT_EQ(log[1].action, "accept");
+    EXPECT_EQ(log[1].reason, "checked");
+    EXPECT_EQ(log[1].at, "2026-11-23T01:00:00Z");
+    EXPECT_TRUE(crowd->figures_of_run(a.id).empty());
+}
