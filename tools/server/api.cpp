@@ -1,4 +1,5 @@
 #include "api.hpp"
+#include "utc_now.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -45,15 +46,6 @@ std::string random_hex128() {
         for (int j = 0; j < 8; ++j, w >>= 4) out.push_back(digits[w & 15]);
     }
     return out;
-}
-
-std::string utc_now() {
-    const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
 }
 
 bool is_hex_id(const std::string &s) {

@@ -1,4 +1,5 @@
 #include "crowd.hpp"
+#include "utc_now.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -10,19 +11,6 @@
 namespace gmserver {
 
 using nlohmann::json;
-
-namespace {
-
-std::string utc_now() {
-    const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
-}  // namespace
 
 bool moderator_authorised(const std::string &authorization, const std::string &token) {
     if (token.empty() || authorization.rfind("Bearer ", 0) != 0) return false;

@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "crowd.hpp"
+#include "utc_now.hpp"
 #include "http_message.hpp"
 
 namespace gmserver {
@@ -23,15 +24,6 @@ bool is_hex_id(const std::string &s) {
     for (char c : s)
         if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
     return true;
-}
-
-std::string utc_now() {
-    const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
 }
 
 // Shortest text that reads back as the same double.
