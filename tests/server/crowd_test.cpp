@@ -76,6 +76,42 @@ TEST(KeyFigures, WideRepetitionsAreUnstable) {
     EXPECT_NE(problems[0].find("unstable"), std::string::npos);
 }
 
+// The upload path judges the parts simdjson reads out of the text: the same
+// figures and the same problems as from the whole document, whatever else the
+// points carry and in either form (deciles or samples).
+TEST(KeyFigures, JudgedPartsJudgeAsTheWholeDocument) {
+    json doc = small_run(1600, 0.9, 900);
+    doc["device"]["name"] = "NVIDIA H200";
+    json points = json::array();
+    for (int i = 0; i < 4; ++i)
+        points.push_back(json{{"x", i},
+                              {"bandwidth_gbs", 100.0 + i},
+                              {"values", {{"offset_bytes", 4 * i}}},
+                              {"counters", {{"sectors_per_request_ld", 4.0}}},
+                              {"time_ms", json{{"median", 1.0}, {"n", 12},
+                                               {"quantiles", json::array({0.5, 0.6, 0.7, 0.8, 1.0, 1.2, 1.4, 1.6, 1.9})}}}});
+    json samples = json::array();
+    for (int i = 0; i < 12; ++i) samples.push_back(1.0 + 0.5 * i);
+    points.push_back(json{{"time_ms", json{{"median", 2.0}, {"samples", samples}}}});
+    doc["results"][1]["series"] = json::array({{{"name", "guide"}, {"points", points}}});
+    doc["results"][1]["notes"] = json::array({"a note"});
+    const json parts = judged_parts(doc.dump());
+    ASSERT_TRUE(parts.is_object());
+    EXPECT_EQ(parts["results"][1]["series"][0]["points"].size(), 5u);
+    EXPECT_FALSE(parts["results"][1]["series"][0]["points"][0].contains("counters"));
+    const auto full = upload_figures(doc), judged = upload_figures(parts);
+    ASSERT_EQ(full.size(), judged.size());
+    for (std::size_t i = 0; i < full.size(); ++i) {
+        EXPECT_EQ(full[i].experiment, judged[i].experiment);
+        EXPECT_EQ(full[i].figure, judged[i].figure);
+        EXPECT_DOUBLE_EQ(full[i].value, judged[i].value);
+    }
+    const auto problems = health_problems(parts);
+    EXPECT_EQ(problems, health_problems(doc));
+    EXPECT_EQ(problems.size(), 2u);  // throttled and unstable
+    EXPECT_TRUE(judged_parts("not json").is_null());
+}
+
 TEST(Outliers, PercentileAndRobustRule) {
     ModelValues model;
     std::vector<double> &v = model[{"offset_copy", "r"}];

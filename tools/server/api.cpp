@@ -211,7 +211,7 @@ private:
         StoredRun existing;
         const InsertOutcome outcome = storage_.insert(run, v.points, &existing);
         UploadStatus status;
-        if (outcome == InsertOutcome::Inserted && crowd_) status = crowd_->admit(run, json::parse(run.document, nullptr, false));
+        if (outcome == InsertOutcome::Inserted && crowd_) status = crowd_->admit(run, judged_parts(run.document));
         if (outcome == InsertOutcome::DuplicateSubmission) {
             return send_json(res, 200,
                              {{"id", existing.id},

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include <simdjson.h>
+
 namespace gmserver {
 namespace {
 
@@ -87,7 +89,65 @@ double median_of(std::vector<double> v) {
     return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
+// A simdjson value as nlohmann::json (for the small objects judged_parts keeps).
+json to_json(simdjson::dom::element e) {
+    switch (e.type()) {
+        case simdjson::dom::element_type::OBJECT: {
+            json o = json::object();
+            for (auto field : simdjson::dom::object(e)) o[std::string(field.key)] = to_json(field.value);
+            return o;
+        }
+        case simdjson::dom::element_type::ARRAY: {
+            json a = json::array();
+            for (simdjson::dom::element v : simdjson::dom::array(e)) a.push_back(to_json(v));
+            return a;
+        }
+        case simdjson::dom::element_type::STRING: return std::string(std::string_view(e));
+        case simdjson::dom::element_type::INT64: return int64_t(e);
+        case simdjson::dom::element_type::UINT64: return uint64_t(e);
+        case simdjson::dom::element_type::DOUBLE: return double(e);
+        case simdjson::dom::element_type::BOOL: return bool(e);
+        default: return nullptr;
+    }
+}
+
 }  // namespace
+
+json judged_parts(std::string_view document) {
+    thread_local simdjson::dom::parser parser;
+    simdjson::dom::object doc;
+    if (parser.parse(document.data(), document.size()).get(doc) != simdjson::SUCCESS) return nullptr;
+    json out = json::object();
+    simdjson::dom::element device, results;
+    if (doc.at_key("device").get(device) == simdjson::SUCCESS) out["device"] = to_json(device);
+    if (doc.at_key("results").get(results) != simdjson::SUCCESS || !results.is_array()) return out;
+    json &rs = out["results"] = json::array();
+    for (simdjson::dom::element r : simdjson::dom::array(results)) {
+        if (!r.is_object()) continue;
+        json one = json::object();
+        simdjson::dom::element name, summary, series;
+        if (r.at_key("experiment").at_key("name").get(name) == simdjson::SUCCESS) one["experiment"] = {{"name", to_json(name)}};
+        for (const char *k : {"summary", "summary_values"})
+            if (r.at_key(k).get(summary) == simdjson::SUCCESS) one[k] = to_json(summary);
+        if (r.at_key("series").get(series) == simdjson::SUCCESS && series.is_array()) {
+            json &ss = one["series"] = json::array();
+            for (simdjson::dom::element s : simdjson::dom::array(series)) {
+                json points = json::array();
+                simdjson::dom::element ps;
+                if (s.is_object() && s.at_key("points").get(ps) == simdjson::SUCCESS && ps.is_array())
+                    for (simdjson::dom::element p : simdjson::dom::array(ps)) {
+                        simdjson::dom::element t;
+                        points.push_back(p.is_object() && p.at_key("time_ms").get(t) == simdjson::SUCCESS
+                                             ? json{{"time_ms", to_json(t)}}
+                                             : json::object());
+                    }
+                ss.push_back({{"points", std::move(points)}});
+            }
+        }
+        rs.push_back(std::move(one));
+    }
+    return out;
+}
 
 const std::vector<std::string> &catalogued_experiments() {
     static const std::vector<std::string> names = [] {

@@ -410,11 +410,7 @@ public:
             // One left out of the aggregates (set_counted) is in neither.
             const bool was_uncounted = affected(exec(c, "recount", {id}, PGRES_COMMAND_OK)) > 0;
             if (affected(exec(c, "unqueue_run", {id}, PGRES_COMMAND_OK)) == 0 && !was_uncounted) {
-                States states(*this, c, gpu_key);
-                Result sets = exec(c, "run_point_sets", {id}, PGRES_TUPLES_OK, true);
-                for (int i = 0; i < sets.rows(); ++i) states.fold(sets.text(i, 0), sets.bytes(i, 1), -1);
-                states.save();
-                exec(c, "unfold_model", {gpu_key}, PGRES_COMMAND_OK);
+                subtract_folded(c, id, gpu_key);
             }
             exec(c, "delete_point_sets", {id}, PGRES_COMMAND_OK);
             const bool deleted = affected(exec(c, "delete_run", {id}, PGRES_COMMAND_OK)) > 0;
@@ -422,6 +418,17 @@ public:
             tx.commit();
             return deleted;
         });
+    }
+
+    // A run already folded into its model's aggregates leaves them: its point
+    // sets are folded out and the model counts one upload less. Inside the
+    // caller's transaction, holding the model's lock.
+    void subtract_folded(PGconn *c, const std::string &id, const std::string &gpu_key) {
+        States states(*this, c, gpu_key);
+        Result sets = exec(c, "run_point_sets", {id}, PGRES_TUPLES_OK, true);
+        for (int i = 0; i < sets.rows(); ++i) states.fold(sets.text(i, 0), sets.bytes(i, 1), -1);
+        states.save();
+        exec(c, "unfold_model", {gpu_key}, PGRES_COMMAND_OK);
     }
 
     // --- Moderation: uploads left out of the aggregates (crowd.hpp) ---
@@ -441,13 +448,7 @@ public:
             if (exec(c, "lock_run", {id}, PGRES_TUPLES_OK).rows() == 0) return false;
             const bool uncounted = exec(c, "uncounted_has", {id}, PGRES_TUPLES_OK).rows() > 0;
             if (!counted && !uncounted) {
-                if (affected(exec(c, "unqueue_run", {id}, PGRES_COMMAND_OK)) == 0) {
-                    States states(*this, c, gpu_key);
-                    Result sets = exec(c, "run_point_sets", {id}, PGRES_TUPLES_OK, true);
-                    for (int i = 0; i < sets.rows(); ++i) states.fold(sets.text(i, 0), sets.bytes(i, 1), -1);
-                    states.save();
-                    exec(c, "unfold_model", {gpu_key}, PGRES_COMMAND_OK);
-                }
+                if (affected(exec(c, "unqueue_run", {id}, PGRES_COMMAND_OK)) == 0) subtract_folded(c, id, gpu_key);
                 exec(c, "uncount", {id, gpu_key}, PGRES_COMMAND_OK);
             } else if (counted && uncounted) {
                 exec(c, "recount", {id}, PGRES_COMMAND_OK);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
@@ -164,16 +165,12 @@ public:
         std::lock_guard<std::mutex> lock(mu_);
         exec("BEGIN IMMEDIATE");
         try {
-            std::string gpu_key;
-            {
-                Stmt k(db_, "SELECT gpu_key FROM runs WHERE id = ?");
-                k.bind(1, id);
-                if (!k.step()) {
-                    exec("ROLLBACK");
-                    return false;
-                }
-                gpu_key = k.text(0);
+            const std::optional<std::string> found = gpu_key_of(id);
+            if (!found) {
+                exec("ROLLBACK");
+                return false;
             }
+            const std::string &gpu_key = *found;
             // A queued run is not in the aggregates yet: dropping it from the
             // queue is all. A folded one is subtracted from them; one left out
             // (set_counted) is in neither.
@@ -184,16 +181,7 @@ public:
             Stmt dq(db_, "DELETE FROM agg_queue WHERE run_id = ?");
             dq.bind(1, id);
             dq.done();
-            if (!was_uncounted && sqlite3_changes(db_) == 0) {
-                States states(*this, gpu_key);
-                Stmt sets(db_, "SELECT experiment, data FROM point_sets WHERE run_id = ?");
-                sets.bind(1, id);
-                while (sets.step()) states.fold(sets.text(0), sets.blob(1), -1);
-                states.save();
-                Stmt m(db_, "UPDATE models SET uploads = uploads - 1 WHERE gpu_key = ? AND uploads > 0");
-                m.bind(1, gpu_key);
-                m.done();
-            }
+            if (!was_uncounted && sqlite3_changes(db_) == 0) subtract_folded(id, gpu_key);
             Stmt p(db_, "DELETE FROM point_sets WHERE run_id = ?");
             p.bind(1, id);
             p.done();
@@ -369,16 +357,12 @@ public:
         std::unique_lock<std::mutex> lock(mu_);
         exec("BEGIN IMMEDIATE");
         try {
-            std::string gpu_key;
-            {
-                Stmt k(db_, "SELECT gpu_key FROM runs WHERE id = ?");
-                k.bind(1, id);
-                if (!k.step()) {
-                    exec("ROLLBACK");
-                    return false;
-                }
-                gpu_key = k.text(0);
+            const std::optional<std::string> found = gpu_key_of(id);
+            if (!found) {
+                exec("ROLLBACK");
+                return false;
             }
+            const std::string &gpu_key = *found;
             bool uncounted = false;
             {
                 Stmt u(db_, "SELECT 1 FROM uncounted WHERE run_id = ?");
@@ -390,16 +374,7 @@ public:
                 Stmt dq(db_, "DELETE FROM agg_queue WHERE run_id = ?");
                 dq.bind(1, id);
                 dq.done();
-                if (sqlite3_changes(db_) == 0) {  // folded already: subtracted
-                    States states(*this, gpu_key);
-                    Stmt sets(db_, "SELECT experiment, data FROM point_sets WHERE run_id = ?");
-                    sets.bind(1, id);
-                    while (sets.step()) states.fold(sets.text(0), sets.blob(1), -1);
-                    states.save();
-                    Stmt m(db_, "UPDATE models SET uploads = uploads - 1 WHERE gpu_key = ? AND uploads > 0");
-                    m.bind(1, gpu_key);
-                    m.done();
-                }
+                if (sqlite3_changes(db_) == 0) subtract_folded(id, gpu_key);  // folded already
                 Stmt ins(db_, "INSERT INTO uncounted (run_id, gpu_key) VALUES (?, ?)");
                 ins.bind(1, id);
                 ins.bind(2, gpu_key);
@@ -474,6 +449,28 @@ private:
             return r;
         }
     };
+
+    // The model a stored run was counted for; nothing when no such run.
+    std::optional<std::string> gpu_key_of(const std::string &id) {
+        Stmt k(db_, "SELECT gpu_key FROM runs WHERE id = ?");
+        k.bind(1, id);
+        if (!k.step()) return std::nullopt;
+        return k.text(0);
+    }
+
+    // A run already folded into its model's aggregates leaves them: its point
+    // sets are folded out and the model counts one upload less. Inside the
+    // caller's write transaction.
+    void subtract_folded(const std::string &id, const std::string &gpu_key) {
+        States states(*this, gpu_key);
+        Stmt sets(db_, "SELECT experiment, data FROM point_sets WHERE run_id = ?");
+        sets.bind(1, id);
+        while (sets.step()) states.fold(sets.text(0), sets.blob(1), -1);
+        states.save();
+        Stmt m(db_, "UPDATE models SET uploads = uploads - 1 WHERE gpu_key = ? AND uploads > 0");
+        m.bind(1, gpu_key);
+        m.done();
+    }
 
     // Uploads folded per transaction. A batch of 128 uploads of 868 points
     // takes about 10 ms, the longest an upload waits for the refresher.
