@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -41,6 +42,15 @@ def arguments(description):
     p.add_argument("--document", required=True, help="a real gmlab.run/1 document (results/nvidia-h200.json)")
     p.add_argument("--workdir", required=True)
     return p.parse_args()
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on just now."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
 
 
 def fresh_workdir(path):

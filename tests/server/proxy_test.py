@@ -14,17 +14,9 @@ import ssl
 import subprocess
 import time
 
-from harness import Checks, Server, fresh_workdir, load_document, trimmed
+from harness import Checks, Server, free_port, fresh_workdir, load_document, trimmed
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def make_certificate(workdir):

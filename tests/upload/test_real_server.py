@@ -8,7 +8,6 @@ usage: test_real_server.py GMLAB_UPLOAD GMLAB_SERVER SOURCE_DIR
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -16,19 +15,11 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server"))
-from harness import Checks  # noqa: E402  (the server tests' pass/fail counter)
+from harness import Checks, free_port  # noqa: E402  (the server tests' pass/fail counter)
 
 UPLOAD, SERVER, SOURCE = sys.argv[1], sys.argv[2], sys.argv[3]
 checks = Checks()
 check = checks.check
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def start_server(db, port):
