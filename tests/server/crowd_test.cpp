@@ -113,14 +113,16 @@ TEST(KeyFigures, JudgedPartsJudgeAsTheWholeDocument) {
 }
 
 TEST(Outliers, PercentileAndRobustRule) {
+    std::vector<double> v;
+    for (int i = 0; i < 20; ++i) v.push_back(0.919 - 0.001 * i);  // 0.900 .. 0.919, any order
     ModelValues model;
-    std::vector<double> &v = model[{"offset_copy", "r"}];
-    for (int i = 0; i < 20; ++i) v.push_back(0.90 + 0.001 * i);  // 0.900 .. 0.919
-    std::sort(v.begin(), v.end());
+    model[{"offset_copy", "r"}] = distribution_of(v);
+    ASSERT_EQ((model[{"offset_copy", "r"}].size()), 20u);  // 0.1 % apart: a bin each
     const auto typical = standings({{"offset_copy", "r", 0.91}}, model);
     ASSERT_EQ(typical.size(), 1u);
     EXPECT_EQ(typical[0].n, 20u);
     EXPECT_NEAR(typical[0].percentile, 52.5, 1e-9);  // 10 below, one equal counted half
+    EXPECT_NEAR(typical[0].median, 0.9095, 1e-12);
     EXPECT_FALSE(typical[0].unusual);
     const auto odd = standings({{"offset_copy", "r", 0.5}}, model);
     EXPECT_TRUE(odd[0].unusual);
@@ -130,10 +132,48 @@ TEST(Outliers, PercentileAndRobustRule) {
     EXPECT_EQ(hold_reason(typical, {}), "");
     // Too few uploads: placed, but not judged.
     ModelValues few;
-    few[{"offset_copy", "r"}] = {0.9, 0.91};
+    few[{"offset_copy", "r"}] = distribution_of({0.9, 0.91});
     const auto unjudged = standings({{"offset_copy", "r", 0.1}}, few);
     EXPECT_FALSE(unjudged[0].judged);
     EXPECT_FALSE(unjudged[0].extreme);
+}
+
+TEST(Outliers, DistributionsMergeValuesOfOneBin) {
+    Distribution d;
+    for (double x : {1.0, 1.0001, 2.0, 0.5, 1.00005}) add_value(d, x);
+    ASSERT_EQ(d.size(), 3u);  // 1, 1.00005 and 1.0001 share a 0.05 % bin
+    EXPECT_EQ(count_of(d), 5u);
+    EXPECT_DOUBLE_EQ(d[0].mean, 0.5);
+    EXPECT_NEAR(d[1].mean, 1.00005, 1e-12);
+    EXPECT_EQ(d[1].n, 3u);
+    EXPECT_NEAR(distribution_quantile(d, 0.5), 1.00005, 1e-12);
+    EXPECT_DOUBLE_EQ(distribution_quantile(d, 0.0), 0.5);
+    EXPECT_DOUBLE_EQ(distribution_quantile(d, 1.0), 2.0);
+    // The median absolute deviation from bins: ten values at the median, one far off.
+    ModelValues model;
+    std::vector<double> many(10, 1.0);
+    many.push_back(3.0);
+    model[{"e", "f"}] = distribution_of(many);
+    const auto s = standings({{"e", "f", 1.5}}, model);
+    ASSERT_TRUE(s[0].judged);
+    // MAD 0, floored at 1 % of the median: z = 0.6745 * 0.5 / 0.01.
+    EXPECT_NEAR(s[0].z, 0.6745 * 0.5 / 0.01, 1e-9);
+    EXPECT_TRUE(s[0].extreme);
+}
+
+TEST(KeyFigures, FigureRowsRoundTripTheirNames) {
+    const auto rows = figure_rows("r1", {{"stream", "copy_gbs/theoretical", 0.9}, {"offset_copy", "r", 1.5}});
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].experiment, kFiguresSet);
+    EXPECT_EQ(rows[0].run_id, "r1");
+    EXPECT_EQ(rows[0].field, "figure");
+    EXPECT_EQ(rows[1].value, 1.5);
+    std::string e, f;
+    ASSERT_TRUE(split_figure_series(rows[0].series, &e, &f));
+    EXPECT_EQ(e, "stream");
+    EXPECT_EQ(f, "copy_gbs/theoretical");
+    EXPECT_FALSE(split_figure_series("no-slash", &e, &f));
+    EXPECT_FALSE(split_figure_series("/x", &e, &f));
 }
 
 TEST(Csv, FormulaCellsStayText) {
@@ -171,9 +211,11 @@ TEST(ConfigFile, ReadsTheTokenAndRefusesReadableFiles) {
     EXPECT_FALSE(read_config_file(path, &config, &why));
 }
 
-TEST(CrowdStoreSqlite, StatusFiguresModerationAndExport) {
+TEST(CrowdStoreSqlite, StatusModerationAndExport) {
     const std::string path = temp_path("gm_crowd.sqlite");
-    auto storage = open_sqlite_storage(path);
+    StorageOptions manual;
+    manual.background_refresh = false;
+    auto storage = open_sqlite_storage(path, manual);
     auto crowd = open_sqlite_crowd_store(path);
     auto store = [&](const std::string &id, double value) {
         StoredRun run;
@@ -182,20 +224,31 @@ TEST(CrowdStoreSqlite, StatusFiguresModerationAndExport) {
         run.created_at = "2026-11-23T00:00:0" + id.substr(0, 1) + "Z";
         run.gpu.key = "m";
         run.document = "{}";
-        storage->insert(run, {{id, "stream", "copy", "bandwidth_gbs", 1, value}, {id, "stream", "triad", "bandwidth_gbs", 1, value + 1}}, nullptr);
+        std::vector<PointRow> points = {{id, "stream", "copy", "bandwidth_gbs", 1, value}, {id, "stream", "triad", "bandwidth_gbs", 1, value + 1}};
+        for (PointRow &r : figure_rows(id, {{"stream", "copy_gbs", value}})) points.push_back(r);
+        storage->insert(run, points, nullptr);
         return run;
     };
     const StoredRun a = store("1", 100), b = store("2", 200);
-    crowd->record({a.id, "m", a.created_at, "accepted", ""}, {{"stream", "copy_gbs", 100}});
-    crowd->record({b.id, "m", b.created_at, "held", "outlier: test"}, {{"stream", "copy_gbs", 900}});
+    crowd->record({a.id, "m", a.created_at, "accepted", ""});
+    crowd->record({b.id, "m", b.created_at, "held", "outlier: test"});
+    ASSERT_TRUE(storage->set_counted(b.id, false));
+    storage->refresh(100);
 
-    std::vector<double> values;
-    crowd->experiment_values("stream", [&](const std::string &key, const std::string &figure, double v) {
-        EXPECT_EQ(key, "m");
-        EXPECT_EQ(figure, "copy_gbs");
-        values.push_back(v);
-    });
-    EXPECT_EQ(values, std::vector<double>{100});
+    // The figure sets of counted uploads are in the model's aggregate.
+    const auto summaries = storage->aggregates_of_experiment(kFiguresSet);
+    ASSERT_EQ(summaries.size(), 1u);
+    EXPECT_EQ(summaries[0].first, "m");
+    const auto agg = nlohmann::json::parse(summaries[0].second);
+    EXPECT_EQ(agg["series"][0]["name"], "stream/copy_gbs");
+    EXPECT_EQ(agg["series"][0]["points"][0]["n"], 1);
+    EXPECT_EQ(agg["series"][0]["points"][0]["median"], 100);
+    const auto state = storage->aggregate_state("m", kFiguresSet);
+    ASSERT_TRUE(state.has_value());
+    EXPECT_EQ(HistogramAggregate::decode(*state).result(), agg);
+    EXPECT_TRUE(storage->aggregates_of_experiment("stream").size() == 1u);
+    EXPECT_FALSE(storage->aggregate_state("other", kFiguresSet).has_value());
+
     EXPECT_EQ(crowd->not_accepted("m").count("2"), 1u);
     ASSERT_EQ(crowd->held(10).size(), 1u);
 
@@ -204,10 +257,12 @@ TEST(CrowdStoreSqlite, StatusFiguresModerationAndExport) {
         rows.push_back(r);
         return true;
     });
-    ASSERT_EQ(rows.size(), 2u);  // the held upload's points are left out
+    ASSERT_EQ(rows.size(), 2u);  // the held upload's points are left out, and every figure set
     EXPECT_EQ(rows[0].run_id, "1");
     EXPECT_EQ(rows[0].gpu_key, "m");
     EXPECT_EQ(rows[0].created_at, a.created_at);
+    EXPECT_EQ(rows[0].experiment, "stream");
+    EXPECT_EQ(rows[1].experiment, "stream");
     // Stopping early visits no more rows.
     std::size_t seen = 0;
     crowd->export_points("stream", [&](const ExportRow &) { return ++seen < 1; });
@@ -215,10 +270,11 @@ TEST(CrowdStoreSqlite, StatusFiguresModerationAndExport) {
 
     EXPECT_TRUE(crowd->moderate({b.id, "m", b.created_at, "accepted", ""}, "accept", "checked", "moderator", "2026-11-23T01:00:00Z"));
     EXPECT_FALSE(crowd->moderate({"nope", "m", "", "accepted", ""}, "accept", "checked", "moderator", "2026-11-23T01:00:00Z"));
-    values.clear();
-    crowd->experiment_values("stream", [&](const std::string &, const std::string &, double v) { values.push_back(v); });
-    std::sort(values.begin(), values.end());
-    EXPECT_EQ(values, (std::vector<double>{100, 900}));
+    ASSERT_TRUE(storage->set_counted(b.id, true));
+    storage->refresh(100);
+    const auto both = nlohmann::json::parse(storage->aggregates_of_experiment(kFiguresSet).at(0).second);
+    EXPECT_EQ(both["series"][0]["points"][0]["n"], 2);
+    EXPECT_EQ(both["series"][0]["points"][0]["median"], 150);
     rows.clear();
     crowd->export_points("stream", [&](const ExportRow &r) {
         rows.push_back(r);
@@ -232,5 +288,5 @@ TEST(CrowdStoreSqlite, StatusFiguresModerationAndExport) {
     EXPECT_EQ(log[1].action, "accept");
     EXPECT_EQ(log[1].reason, "checked");
     EXPECT_EQ(log[1].at, "2026-11-23T01:00:00Z");
-    EXPECT_TRUE(crowd->figures_of_run(a.id).empty());
+    EXPECT_FALSE(crowd->status(a.id).has_value());
 }

@@ -211,6 +211,19 @@ void HistogramAggregate::fold_rows(const std::vector<PointRow> &rows, int sign) 
     fold(strings, points, sign);
 }
 
+void HistogramAggregate::visit(const std::function<void(const std::string &, const std::string &, double,
+                                                         const std::vector<BinValue> &)> &f) const {
+    std::vector<BinValue> values;
+    for (const Series &s : series_) {
+        for (const auto &[x, bins] : s.xs) {
+            values.clear();
+            for (const Bin &b : bins)
+                if (b.n) values.push_back({b.ref + b.dsum / double(b.n), b.n});
+            if (!values.empty()) f(s.name, s.field, x, values);
+        }
+    }
+}
+
 nlohmann::json HistogramAggregate::result() const {
     nlohmann::json series = nlohmann::json::array();
     for (const Series &s : series_) {

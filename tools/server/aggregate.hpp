@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -75,6 +76,17 @@ public:
     // std::runtime_error on damaged data.
     std::string encode() const;
     static HistogramAggregate decode(std::string_view data);
+
+    // A bin as readers see it: the mean of its values and how many there are.
+    struct BinValue {
+        double mean;
+        std::uint64_t n;
+    };
+    // Each series and x with its non-empty bins, in increasing order of value:
+    // for readers that need more than the quartiles (the outlier rule's
+    // median absolute deviation, an upload's percentile).
+    void visit(const std::function<void(const std::string &series, const std::string &field, double x,
+                                        const std::vector<BinValue> &bins)> &f) const;
 
 private:
     struct Bin {

@@ -207,11 +207,25 @@ private:
         run.gpu = std::move(v.gpu);
         run.document = std::move(v.document);
         for (PointRow &p : v.points) p.run_id = run.id;
+        // The headline figures are judged before the upload is stored (so that
+        // the model's values are those of the other uploads) and stored with
+        // its points, as its figure set, in the same transaction.
+        std::vector<FigureValue> figures;
+        std::vector<std::string> health;
+        if (crowd_) {
+            const json parts = judged_parts(run.document);
+            figures = upload_figures(parts);
+            health = health_problems(parts);
+            for (PointRow &r : figure_rows(run.id, figures)) v.points.push_back(std::move(r));
+        }
+
+        UploadStatus status;
+        if (crowd_) status = crowd_->judge(run, figures, health);
 
         StoredRun existing;
+        const auto stored_from = std::chrono::steady_clock::now();
         const InsertOutcome outcome = storage_.insert(run, v.points, &existing);
-        UploadStatus status;
-        if (outcome == InsertOutcome::Inserted && crowd_) status = crowd_->admit(run, judged_parts(run.document));
+        if (outcome == InsertOutcome::Inserted && crowd_) crowd_->admitted(status, figures, stored_from);
         if (outcome == InsertOutcome::DuplicateSubmission) {
             return send_json(res, 200,
                              {{"id", existing.id},

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_set>
@@ -33,10 +34,15 @@ public:
 
     Crowd(Storage &storage, CrowdStore &store, std::string moderator_token, AggregateOf aggregate, Changed changed);
 
-    // A new upload was stored: its figures are kept and it is judged against
-    // its model's accepted uploads. Returns its status (held, with the reason,
-    // when it is far outside or was throttled or unstable).
-    UploadStatus admit(const StoredRun &run, const nlohmann::json &document);
+    // A new upload, before it is stored: its status, judged against its
+    // model's accepted uploads by its figures and health problems
+    // (key_figures.hpp): held, with the reason, when it is far outside or was
+    // throttled or unstable.
+    UploadStatus judge(const StoredRun &run, const std::vector<FigureValue> &figures, const std::vector<std::string> &health);
+    // It was stored, its figure set (figure_rows) with it; its insert began
+    // at stored_from. The status is recorded; a held upload leaves the
+    // aggregates and the log says why.
+    void admitted(const UploadStatus &status, const std::vector<FigureValue> &figures, std::chrono::steady_clock::time_point stored_from);
     // An upload was deleted (by its owner or a moderator).
     void deleted(const StoredRun &run, const std::string &actor, const std::string &reason);
 
@@ -65,7 +71,8 @@ public:
     std::vector<nlohmann::json> model_aggregates(const std::string &gpu_key, const std::vector<std::string> &experiments);
 
 private:
-    ModelValues model_values(const std::string &gpu_key);
+    // A model's accepted values: cached for the outlier rule, or read now (fresh).
+    ModelValues model_values(const std::string &gpu_key, bool fresh = false);
     void bump(const std::string &gpu_key);
 
     Storage &storage_;
@@ -74,18 +81,21 @@ private:
     AggregateOf aggregate_;
     Changed changed_;
 
-    // Caches, dropped when an upload is admitted or moderated: the accepted
-    // values of each model, and each experiment's table.
+    // Caches: the accepted values of each model (the outlier rule's), each
+    // experiment's table, and the figure summaries.
     // A model's values are loaded once and then kept up to date in place as
-    // uploads are admitted (per-model generations tell a load that raced with
-    // an admission not to keep its result); tables are dropped on any change.
+    // uploads are admitted (per-model generations, bumped by moderation and
+    // deletion, tell a load that raced with one not to keep its result);
+    // tables are dropped on any change and after kTableLife. The summaries follow the storage's refresher,
+    // which folds new uploads in about a second.
     std::mutex mu_;
     std::uint64_t generation_ = 0;
     std::map<std::string, std::uint64_t> model_generation_;
     // Other server processes on the same database admit and moderate too:
     // what this one keeps is read again after these ages at the latest.
     using Clock = std::chrono::steady_clock;
-    static constexpr std::chrono::seconds kModelValuesLife{60}, kTableLife{10};
+    static constexpr std::chrono::seconds kModelValuesLife{30}, kTableLife{2}, kSummariesLife{2};
+    // Per model: when its read began, and the values.
     std::map<std::string, std::pair<Clock::time_point, ModelValues>> model_cache_;
     struct CachedTable {
         std::uint64_t generation;
@@ -93,6 +103,14 @@ private:
         nlohmann::json table;
     };
     std::map<std::string, CachedTable> table_cache_;
+    // Every model's figure-set aggregate (the API's JSON), read in one go
+    // and kept for kSummariesLife: the tables of all experiments slice it.
+    struct Summaries {
+        Clock::time_point at;
+        std::map<std::string, nlohmann::json> by_model;
+    };
+    std::shared_ptr<const Summaries> figure_summaries();
+    std::shared_ptr<const Summaries> summaries_;
     static constexpr std::chrono::seconds kGpusLife{1};
     std::mutex gpus_mu_;
     Clock::time_point gpus_at_{};

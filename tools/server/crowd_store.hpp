@@ -1,9 +1,10 @@
-// What the server knows about uploads beyond their documents: each upload's
-// headline figures (key_figures.hpp), its moderation status (accepted, held
-// by the outlier rule, hidden by a moderator), the moderation log, and the
-// export of accepted points. Kept apart from Storage, in tables of its own on
-// the same database, so that the views across models read a few rows per
-// upload instead of every point.
+// What the server knows about uploads beyond their documents and points: each
+// upload's moderation status (accepted, held by the outlier rule, hidden by a
+// moderator), the moderation log, and the export of accepted points. Kept
+// apart from Storage, in tables of its own on the same database. The
+// headline figures (key_figures.hpp) are not here: they are stored as a point
+// set of each upload (kFiguresSet in storage.hpp), so that the storage's
+// aggregates keep their distributions per model.
 #pragma once
 
 #include <cstdint>
@@ -43,16 +44,9 @@ struct ExportRow {
 class CrowdStore {
 public:
     virtual ~CrowdStore() = default;
-    // The figures and status of a new upload (replacing any earlier ones).
-    virtual void record(const UploadStatus &status, const std::vector<FigureValue> &figures) = 0;
+    // The status of a new upload (replacing an earlier one).
+    virtual void record(const UploadStatus &status) = 0;
     virtual std::optional<UploadStatus> status(const std::string &run_id) = 0;
-    virtual std::vector<FigureValue> figures_of_run(const std::string &run_id) = 0;
-    // Every figure value of the model's accepted uploads ("" experiment: all).
-    virtual void model_values(const std::string &gpu_key, const std::string &experiment,
-                              const std::function<void(const std::string &experiment, const std::string &figure, double value)> &visit) = 0;
-    // Every figure value of one experiment across models, accepted uploads only.
-    virtual void experiment_values(const std::string &experiment,
-                                   const std::function<void(const std::string &gpu_key, const std::string &figure, double value)> &visit) = 0;
     // Uploads of the model that are held or hidden (left out of aggregates).
     virtual std::unordered_set<std::string> not_accepted(const std::string &gpu_key) = 0;
     // Sets the status and logs the action with its reason (the moderator's,
@@ -60,11 +54,12 @@ public:
     // runs (unknown).
     virtual bool moderate(const UploadStatus &status, const std::string &action, const std::string &reason, const std::string &actor,
                           const std::string &at) = 0;
-    // An upload was deleted: its figures and status go, the log keeps a line.
+    // An upload was deleted: its status goes, the log keeps a line.
     virtual void forget(const std::string &run_id, const std::string &reason, const std::string &actor, const std::string &at) = 0;
     virtual std::vector<ModerationEntry> log(std::size_t limit) = 0;
     virtual std::vector<UploadStatus> held(std::size_t limit) = 0;
-    // Every point of accepted uploads, one experiment or all (""), handed over
+    // Every point of accepted uploads, one experiment or all ("", the figure
+    // sets left out: they are the summaries' values, not points), handed over
     // one at a time from a cursor on a connection of its own: constant memory,
     // and other requests are not held up while a client reads slowly. visit
     // returns false to stop.

@@ -15,6 +15,7 @@
 
 #include "crowd_store.hpp"
 #include "point_codec.hpp"
+#include "storage.hpp"
 
 namespace gmserver {
 namespace {
@@ -24,12 +25,6 @@ SELECT pg_advisory_xact_lock(7246315502772);
 CREATE TABLE IF NOT EXISTS upload_status (
     run_id TEXT PRIMARY KEY, gpu_key TEXT NOT NULL, created_at TEXT NOT NULL, status TEXT NOT NULL, reason TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS upload_status_held ON upload_status(status, gpu_key);
-CREATE TABLE IF NOT EXISTS upload_figures (
-    run_id TEXT NOT NULL, gpu_key TEXT NOT NULL, experiment TEXT NOT NULL, figure TEXT NOT NULL,
-    value DOUBLE PRECISION NOT NULL, accepted BOOLEAN NOT NULL, ord BIGSERIAL);
-CREATE INDEX IF NOT EXISTS upload_figures_run ON upload_figures(run_id);
-CREATE INDEX IF NOT EXISTS upload_figures_experiment ON upload_figures(experiment, accepted, gpu_key, figure, value);
-CREATE INDEX IF NOT EXISTS upload_figures_model ON upload_figures(gpu_key, accepted, experiment, figure, value);
 CREATE TABLE IF NOT EXISTS moderation_log (
     seq BIGSERIAL PRIMARY KEY, at TEXT NOT NULL, run_id TEXT NOT NULL, action TEXT NOT NULL, reason TEXT NOT NULL, actor TEXT NOT NULL);
 )SQL";
@@ -84,32 +79,12 @@ public:
     }
     ~PostgresCrowdStore() override { PQfinish(c_); }
 
-    void record(const UploadStatus &st, const std::vector<FigureValue> &figures) override {
-        std::string exps = "{", names = "{", values = "{";
-        for (std::size_t i = 0; i < figures.size(); ++i) {
-            check_text(figures[i].experiment);
-            check_text(figures[i].figure);
-            exps += (i ? "," : "") + array_text(figures[i].experiment);
-            names += (i ? "," : "") + array_text(figures[i].figure);
-            char buf[32];
-            std::snprintf(buf, sizeof buf, "%.17g", figures[i].value);
-            values += (i ? "," : "") + std::string(buf);
-        }
-        exps += "}";
-        names += "}";
-        values += "}";
-        const std::string accepted = st.status == "accepted" ? "true" : "false";
+    void record(const UploadStatus &st) override {
+        for (const std::string *s : {&st.run_id, &st.gpu_key, &st.created_at, &st.status, &st.reason}) check_text(*s);
         std::lock_guard<std::mutex> lock(mu_);
-        transaction([&] {
-            query("DELETE FROM upload_figures WHERE run_id = $1", {st.run_id}, PGRES_COMMAND_OK);
-            query("INSERT INTO upload_status (run_id, gpu_key, created_at, status, reason) VALUES ($1,$2,$3,$4,$5)"
-                  " ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, reason = EXCLUDED.reason",
-                  {st.run_id, st.gpu_key, st.created_at, st.status, st.reason}, PGRES_COMMAND_OK);
-            if (!figures.empty())
-                query("INSERT INTO upload_figures (run_id, gpu_key, experiment, figure, value, accepted)"
-                      " SELECT $1, $2, e, f, v, $6::boolean FROM unnest($3::text[], $4::text[], $5::float8[]) AS t(e, f, v)",
-                      {st.run_id, st.gpu_key, exps, names, values, accepted}, PGRES_COMMAND_OK);
-        });
+        query("INSERT INTO upload_status (run_id, gpu_key, created_at, status, reason) VALUES ($1,$2,$3,$4,$5)"
+              " ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, reason = EXCLUDED.reason",
+              {st.run_id, st.gpu_key, st.created_at, st.status, st.reason}, PGRES_COMMAND_OK);
     }
 
     std::optional<UploadStatus> status(const std::string &run_id) override {
@@ -118,32 +93,6 @@ public:
         Res r = query("SELECT run_id, gpu_key, created_at, status, reason FROM upload_status WHERE run_id = $1", {run_id}, PGRES_TUPLES_OK);
         if (r.rows() == 0) return std::nullopt;
         return UploadStatus{r.text(0, 0), r.text(0, 1), r.text(0, 2), r.text(0, 3), r.text(0, 4)};
-    }
-
-    std::vector<FigureValue> figures_of_run(const std::string &run_id) override {
-        if (run_id.find('\0') != std::string::npos) return {};
-        std::lock_guard<std::mutex> lock(mu_);
-        Res r = query("SELECT experiment, figure, value FROM upload_figures WHERE run_id = $1 ORDER BY ord", {run_id}, PGRES_TUPLES_OK);
-        std::vector<FigureValue> out;
-        for (int i = 0; i < r.rows(); ++i) out.push_back({r.text(i, 0), r.text(i, 1), r.f64(i, 2)});
-        return out;
-    }
-
-    void model_values(const std::string &gpu_key, const std::string &experiment,
-                      const std::function<void(const std::string &, const std::string &, double)> &visit) override {
-        if (gpu_key.find('\0') != std::string::npos || experiment.find('\0') != std::string::npos) return;
-        std::lock_guard<std::mutex> lock(mu_);
-        Res r = query("SELECT experiment, figure, value FROM upload_figures WHERE gpu_key = $1 AND accepted AND ($2 = '' OR experiment = $2)",
-                      {gpu_key, experiment}, PGRES_TUPLES_OK);
-        for (int i = 0; i < r.rows(); ++i) visit(r.text(i, 0), r.text(i, 1), r.f64(i, 2));
-    }
-
-    void experiment_values(const std::string &experiment,
-                           const std::function<void(const std::string &, const std::string &, double)> &visit) override {
-        if (experiment.find('\0') != std::string::npos) return;
-        std::lock_guard<std::mutex> lock(mu_);
-        Res r = query("SELECT gpu_key, figure, value FROM upload_figures WHERE experiment = $1 AND accepted", {experiment}, PGRES_TUPLES_OK);
-        for (int i = 0; i < r.rows(); ++i) visit(r.text(i, 0), r.text(i, 1), r.f64(i, 2));
     }
 
     std::unordered_set<std::string> not_accepted(const std::string &gpu_key) override {
@@ -166,8 +115,6 @@ public:
             query("INSERT INTO upload_status (run_id, gpu_key, created_at, status, reason) VALUES ($1,$2,$3,$4,$5)"
                   " ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, reason = EXCLUDED.reason",
                   {st.run_id, st.gpu_key, st.created_at, st.status, st.reason}, PGRES_COMMAND_OK);
-            query("UPDATE upload_figures SET accepted = $2::boolean WHERE run_id = $1", {st.run_id, st.status == "accepted" ? "true" : "false"},
-                  PGRES_COMMAND_OK);
             append_log(at, st.run_id, action, reason, actor);
         });
         return known;
@@ -177,7 +124,6 @@ public:
         for (const std::string *s : {&run_id, &reason, &actor, &at}) check_text(*s);
         std::lock_guard<std::mutex> lock(mu_);
         transaction([&] {
-            query("DELETE FROM upload_figures WHERE run_id = $1", {run_id}, PGRES_COMMAND_OK);
             query("DELETE FROM upload_status WHERE run_id = $1", {run_id}, PGRES_COMMAND_OK);
             append_log(at, run_id, "delete", reason, actor);
         });
@@ -210,13 +156,13 @@ public:
         } finish{c};
         // One REPEATABLE READ transaction: a consistent snapshot.
         Res b(PQexec(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
-        const char *params[] = {experiment.c_str()};
+        const char *params[] = {experiment.c_str(), kFiguresSet.c_str()};
         // Binary results: the packed point sets arrive as their bytes, text as is.
         if (!PQsendQueryParams(c,
                                "SELECT p.run_id, r.gpu_key, r.created_at, p.experiment, p.data"
-                               " FROM point_sets p JOIN runs r ON r.id = p.run_id WHERE ($1 = '' OR p.experiment = $1)"
+                               " FROM point_sets p JOIN runs r ON r.id = p.run_id WHERE ($1 = '' OR p.experiment = $1) AND p.experiment <> $2"
                                " AND NOT EXISTS (SELECT 1 FROM upload_status s WHERE s.run_id = p.run_id AND s.status <> 'accepted')",
-                               1, nullptr, params, nullptr, nullptr, 1) ||
+                               2, nullptr, params, nullptr, nullptr, 1) ||
             !PQsetSingleRowMode(c))
             throw std::runtime_error("postgres: export: " + trim(PQerrorMessage(c)));
         ExportRow row;

@@ -10,6 +10,7 @@
 
 #include "crowd_store.hpp"
 #include "point_codec.hpp"
+#include "storage.hpp"
 
 namespace gmserver {
 namespace {
@@ -83,32 +84,14 @@ public:
         db_.exec("CREATE TABLE IF NOT EXISTS upload_status (run_id TEXT PRIMARY KEY, gpu_key TEXT NOT NULL,"
                  " created_at TEXT NOT NULL, status TEXT NOT NULL, reason TEXT NOT NULL)");
         db_.exec("CREATE INDEX IF NOT EXISTS upload_status_held ON upload_status(status, gpu_key)");
-        // accepted is the status repeated, so that the views read one covering index.
-        db_.exec("CREATE TABLE IF NOT EXISTS upload_figures (run_id TEXT NOT NULL, gpu_key TEXT NOT NULL,"
-                 " experiment TEXT NOT NULL, figure TEXT NOT NULL, value REAL NOT NULL, accepted INTEGER NOT NULL)");
-        db_.exec("CREATE INDEX IF NOT EXISTS upload_figures_run ON upload_figures(run_id)");
-        db_.exec("CREATE INDEX IF NOT EXISTS upload_figures_experiment ON upload_figures(experiment, accepted, gpu_key, figure, value)");
-        db_.exec("CREATE INDEX IF NOT EXISTS upload_figures_model ON upload_figures(gpu_key, accepted, experiment, figure, value)");
         db_.exec("CREATE TABLE IF NOT EXISTS moderation_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL,"
                  " run_id TEXT NOT NULL, action TEXT NOT NULL, reason TEXT NOT NULL, actor TEXT NOT NULL)");
     }
 
-    void record(const UploadStatus &st, const std::vector<FigureValue> &figures) override {
+    void record(const UploadStatus &st) override {
         std::lock_guard<std::mutex> lock(mu_);
-        transaction([&] {
-            Stmt del(db_.get(), "DELETE FROM upload_figures WHERE run_id = ?");
-            del.bind(1, st.run_id).step();
-            Stmt s(db_.get(), "INSERT OR REPLACE INTO upload_status (run_id, gpu_key, created_at, status, reason) VALUES (?,?,?,?,?)");
-            s.bind(1, st.run_id).bind(2, st.gpu_key).bind(3, st.created_at).bind(4, st.status).bind(5, st.reason).step();
-            Stmt f(db_.get(), "INSERT INTO upload_figures (run_id, gpu_key, experiment, figure, value, accepted) VALUES (?,?,?,?,?,?)");
-            for (const FigureValue &v : figures) {
-                f.again();
-                f.bind(1, st.run_id).bind(2, st.gpu_key).bind(3, v.experiment).bind(4, v.figure);
-                sqlite3_bind_double(f.s, 5, v.value);
-                sqlite3_bind_int(f.s, 6, st.status == "accepted" ? 1 : 0);
-                f.step();
-            }
-        });
+        Stmt s(db_.get(), "INSERT OR REPLACE INTO upload_status (run_id, gpu_key, created_at, status, reason) VALUES (?,?,?,?,?)");
+        s.bind(1, st.run_id).bind(2, st.gpu_key).bind(3, st.created_at).bind(4, st.status).bind(5, st.reason).step();
     }
 
     std::optional<UploadStatus> status(const std::string &run_id) override {
@@ -117,34 +100,6 @@ public:
         q.bind(1, run_id);
         if (!q.step()) return std::nullopt;
         return status_from(q);
-    }
-
-    std::vector<FigureValue> figures_of_run(const std::string &run_id) override {
-        std::lock_guard<std::mutex> lock(mu_);
-        Stmt q(db_.get(), "SELECT experiment, figure, value FROM upload_figures WHERE run_id = ? ORDER BY rowid");
-        q.bind(1, run_id);
-        std::vector<FigureValue> out;
-        while (q.step()) out.push_back({q.text(0), q.text(1), q.real(2)});
-        return out;
-    }
-
-    void model_values(const std::string &gpu_key, const std::string &experiment,
-                      const std::function<void(const std::string &, const std::string &, double)> &visit) override {
-        std::lock_guard<std::mutex> lock(mu_);
-        Stmt q(db_.get(), experiment.empty()
-                              ? "SELECT experiment, figure, value FROM upload_figures WHERE gpu_key = ?1 AND accepted = 1"
-                              : "SELECT experiment, figure, value FROM upload_figures WHERE gpu_key = ?1 AND accepted = 1 AND experiment = ?2");
-        q.bind(1, gpu_key);
-        if (!experiment.empty()) q.bind(2, experiment);
-        while (q.step()) visit(q.text(0), q.text(1), q.real(2));
-    }
-
-    void experiment_values(const std::string &experiment,
-                           const std::function<void(const std::string &, const std::string &, double)> &visit) override {
-        std::lock_guard<std::mutex> lock(mu_);
-        Stmt q(db_.get(), "SELECT gpu_key, figure, value FROM upload_figures WHERE experiment = ? AND accepted = 1");
-        q.bind(1, experiment);
-        while (q.step()) visit(q.text(0), q.text(1), q.real(2));
     }
 
     std::unordered_set<std::string> not_accepted(const std::string &gpu_key) override {
@@ -171,9 +126,6 @@ public:
             Stmt s(db_.get(), "INSERT INTO upload_status (run_id, gpu_key, created_at, status, reason) VALUES (?1,?2,?3,?4,?5)"
                               " ON CONFLICT(run_id) DO UPDATE SET status = ?4, reason = ?5");
             s.bind(1, st.run_id).bind(2, st.gpu_key).bind(3, st.created_at).bind(4, st.status).bind(5, st.reason).step();
-            Stmt f(db_.get(), "UPDATE upload_figures SET accepted = ? WHERE run_id = ?");
-            sqlite3_bind_int(f.s, 1, st.status == "accepted" ? 1 : 0);
-            f.bind(2, st.run_id).step();
             append_log(at, st.run_id, action, reason, actor);
         });
         return known;
@@ -182,8 +134,6 @@ public:
     void forget(const std::string &run_id, const std::string &reason, const std::string &actor, const std::string &at) override {
         std::lock_guard<std::mutex> lock(mu_);
         transaction([&] {
-            Stmt f(db_.get(), "DELETE FROM upload_figures WHERE run_id = ?");
-            f.bind(1, run_id).step();
             Stmt s(db_.get(), "DELETE FROM upload_status WHERE run_id = ?");
             s.bind(1, run_id).step();
             append_log(at, run_id, "delete", reason, actor);
@@ -213,10 +163,11 @@ public:
         Db db(path_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
         // One read transaction: the export is a consistent snapshot of the file.
         Stmt q(db.get(), "SELECT p.run_id, p.gpu_key, r.created_at, p.experiment, p.data FROM point_sets p JOIN runs r ON r.id = p.run_id"
-                         " WHERE (?1 = '' OR p.experiment = ?1)"
+                         " WHERE (?1 = '' OR p.experiment = ?1) AND p.experiment <> ?2"
                          " AND p.run_id NOT IN (SELECT run_id FROM upload_status WHERE status <> 'accepted')"
                          " ORDER BY p.rowid");
         q.bind(1, experiment);
+        q.bind(2, kFiguresSet);
         ExportRow row;
         bool go_on = true;
         while (go_on && q.step()) {

@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "key_figures.hpp"
 #include "sha256.hpp"
 #include "storage.hpp"
 #include "validate.hpp"
@@ -113,6 +114,11 @@ int main(int argc, char **argv) {
         return 1;
     }
     const std::string stub = R"({"schema":"gmlab.run/1","note":"stored by gmlab-server-fill for the benchmark"})";
+    // The upload's headline figures go with its points, as the server stores
+    // them (the figure set), so that the views across models have them too.
+    std::vector<gmserver::PointRow> base = v.points;
+    for (gmserver::PointRow &r : gmserver::figure_rows("", gmserver::upload_figures(gmserver::judged_parts(v.document))))
+        base.push_back(std::move(r));
 
     std::atomic<long long> next{0}, failures{0};
     const auto t0 = std::chrono::steady_clock::now();
@@ -121,7 +127,7 @@ int main(int argc, char **argv) {
         pool.emplace_back([&, t] {
             std::mt19937_64 rng(seed * 1000003 + static_cast<unsigned long long>(t));
             std::uniform_real_distribution<double> u(-1, 1);
-            std::vector<gmserver::PointRow> points = v.points;
+            std::vector<gmserver::PointRow> points = base;
             for (long long i; (i = next++) < count;) {
                 gmserver::StoredRun run;
                 run.id = hex128(rng);
@@ -132,7 +138,7 @@ int main(int argc, char **argv) {
                 const double f = 1 + jitter * u(rng);
                 for (std::size_t k = 0; k < points.size(); ++k) {
                     points[k].run_id = run.id;
-                    points[k].value = v.points[k].value * f * (1 + jitter / 3 * u(rng));
+                    points[k].value = base[k].value * f * (1 + jitter / 3 * u(rng));
                 }
                 try {
                     storage->insert(run, points, nullptr);
@@ -145,7 +151,7 @@ int main(int argc, char **argv) {
     for (std::thread &th : pool) th.join();
     const double fill_s = seconds_since(t0);
     std::printf("filled %lld uploads of %zu points in %.1f s (%.0f/s, %d threads), %lld failed\n", count,
-                v.points.size(), fill_s, count / std::max(fill_s, 1e-9), threads, failures.load());
+                base.size(), fill_s, count / std::max(fill_s, 1e-9), threads, failures.load());
     std::fflush(stdout);
     if (fold) {
         const auto t1 = std::chrono::steady_clock::now();

@@ -197,6 +197,22 @@ std::vector<FigureValue> upload_figures(const json &doc) {
     return out;
 }
 
+std::vector<PointRow> figure_rows(const std::string &run_id, const std::vector<FigureValue> &figures) {
+    std::vector<PointRow> rows;
+    rows.reserve(figures.size());
+    for (const FigureValue &f : figures) rows.push_back({run_id, kFiguresSet, f.experiment + "/" + f.figure, "figure", 0, f.value});
+    return rows;
+}
+
+bool split_figure_series(const std::string &series, std::string *experiment, std::string *figure) {
+    // Experiment names have no '/'; figure ids may ("<id>/theoretical").
+    const std::size_t slash = series.find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == series.size()) return false;
+    *experiment = series.substr(0, slash);
+    *figure = series.substr(slash + 1);
+    return true;
+}
+
 std::vector<std::string> health_problems(const json &doc) {
     std::vector<std::string> problems;
     if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array()) return problems;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "crowd_store.hpp"
+#include "storage.hpp"
 
 namespace gmserver {
 
@@ -33,6 +34,13 @@ const std::vector<std::string> &catalogued_experiments();
 // summary values it has, and the normalised forms where its device's
 // theoretical bandwidth and its stream copy are known.
 std::vector<FigureValue> upload_figures(const nlohmann::json &document);
+
+// The figures as the upload's figure set (kFiguresSet in storage.hpp): one
+// point each, series "<experiment>/<figure>", field "figure", x 0.
+std::vector<PointRow> figure_rows(const std::string &run_id, const std::vector<FigureValue> &figures);
+// A figure set's series name back into (experiment, figure); false when it
+// is not one.
+bool split_figure_series(const std::string &series, std::string *experiment, std::string *figure);
 
 // Why an upload's measurements are not trustworthy as they stand: the SM
 // clock measured below the device's maximum (throttled), or repetitions

@@ -6,11 +6,54 @@
 
 namespace gmserver {
 
-double sorted_quantile(const std::vector<double> &v, double q) {
-    const double pos = q * double(v.size() - 1);
-    const std::size_t lo = static_cast<std::size_t>(pos);
-    const std::size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (v[hi] - v[lo]) * (pos - double(lo));
+Distribution distribution_of(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    Distribution d;
+    for (double v : values) add_value(d, v);
+    return d;
+}
+
+void add_value(Distribution &d, double value) {
+    const std::int32_t key = bin_key(value);
+    auto it = std::lower_bound(d.begin(), d.end(), value, [](const HistogramAggregate::BinValue &b, double v) { return b.mean < v; });
+    // The bin of the value is the one at or just below where it would go.
+    for (auto b : {it, it == d.begin() ? d.end() : it - 1}) {
+        if (b != d.end() && bin_key(b->mean) == key) {
+            b->mean += (value - b->mean) / double(b->n + 1);
+            ++b->n;
+            return;
+        }
+    }
+    d.insert(it, {value, 1});
+}
+
+std::uint64_t count_of(const Distribution &d) {
+    std::uint64_t n = 0;
+    for (const auto &b : d) n += b.n;
+    return n;
+}
+
+double distribution_quantile(const Distribution &d, double q) {
+    const std::uint64_t n = count_of(d);
+    const double pos = q * double(n - 1);
+    const std::uint64_t lo = static_cast<std::uint64_t>(pos);
+    const std::uint64_t hi = std::min(lo + 1, n - 1);
+    double vlo = d.front().mean, vhi = d.back().mean;
+    std::uint64_t seen = 0;
+    bool have_lo = false;
+    for (const auto &b : d) {
+        const std::uint64_t end = seen + b.n;  // ranks [seen, end) are in this bin
+        if (!have_lo && lo < end) {
+            vlo = b.mean;
+            have_lo = true;
+        }
+        if (hi < end) {
+            vhi = b.mean;
+            break;
+        }
+        seen = end;
+    }
+    return vlo + (vhi - vlo) * (pos - double(lo));
 }
 
 std::vector<FigureStanding> standings(const std::vector<FigureValue> &upload, const ModelValues &model) {
@@ -25,20 +68,25 @@ std::vector<FigureStanding> standings(const std::vector<FigureValue> &upload, co
             out.push_back(s);
             continue;
         }
-        const std::vector<double> &v = it->second;
-        s.n = v.size();
-        s.median = sorted_quantile(v, 0.5);
-        s.q1 = sorted_quantile(v, 0.25);
-        s.q3 = sorted_quantile(v, 0.75);
-        const auto below = std::lower_bound(v.begin(), v.end(), f.value) - v.begin();
-        const auto equal = std::upper_bound(v.begin(), v.end(), f.value) - v.begin() - below;
-        s.percentile = 100.0 * (double(below) + 0.5 * double(equal)) / double(v.size());
-        if (v.size() >= kMinUploadsToJudge) {
-            std::vector<double> dev;
-            dev.reserve(v.size());
-            for (double x : v) dev.push_back(std::fabs(x - s.median));
-            std::sort(dev.begin(), dev.end());
-            const double mad = std::max(sorted_quantile(dev, 0.5), kMadFloor * std::fabs(s.median));
+        const Distribution &d = it->second;
+        s.n = count_of(d);
+        s.median = distribution_quantile(d, 0.5);
+        s.q1 = distribution_quantile(d, 0.25);
+        s.q3 = distribution_quantile(d, 0.75);
+        // Values in the upload's own bin count as equal to it.
+        const std::int32_t key = bin_key(f.value);
+        std::uint64_t below = 0, equal = 0;
+        for (const auto &b : d) {
+            if (bin_key(b.mean) == key) equal += b.n;
+            else if (b.mean < f.value) below += b.n;
+        }
+        s.percentile = 100.0 * (double(below) + 0.5 * double(equal)) / double(s.n);
+        if (s.n >= kMinUploadsToJudge) {
+            Distribution dev;
+            dev.reserve(d.size());
+            for (const auto &b : d) dev.push_back({std::fabs(b.mean - s.median), b.n});
+            std::sort(dev.begin(), dev.end(), [](const auto &a, const auto &b) { return a.mean < b.mean; });
+            const double mad = std::max(distribution_quantile(dev, 0.5), kMadFloor * std::fabs(s.median));
             s.judged = mad > 0;
             s.z = s.judged ? 0.6745 * (f.value - s.median) / mad : 0;
             s.unusual = std::fabs(s.z) > kUnusualZ;

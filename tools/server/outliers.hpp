@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "aggregate.hpp"
 #include "crowd_store.hpp"
 
 namespace gmserver {
@@ -24,8 +25,22 @@ constexpr double kUnusualZ = 3.5;
 constexpr double kHoldZ = 10.0;
 constexpr double kMadFloor = 0.01;
 
+// A model's accepted values of one figure as the stored histograms keep them
+// (aggregate.hpp): (mean, count) per bin of relative width 0.05 %, in
+// increasing order of value. Quantiles taken from it lie within that width of
+// the exact ones, which is far inside what the rule below resolves.
+using Distribution = std::vector<HistogramAggregate::BinValue>;
 // The model's accepted values per (experiment, figure).
-using ModelValues = std::map<std::pair<std::string, std::string>, std::vector<double>>;
+using ModelValues = std::map<std::pair<std::string, std::string>, Distribution>;
+
+// Values into a distribution (tests; a model's first uploads).
+Distribution distribution_of(std::vector<double> values);
+// Adds one value: into the bin it falls in, or a new one.
+void add_value(Distribution &d, double value);
+std::uint64_t count_of(const Distribution &d);
+// Quantile with linear interpolation between closest ranks (type 7), each
+// rank's value the mean of its bin; d not empty.
+double distribution_quantile(const Distribution &d, double q);
 
 struct FigureStanding {
     std::string experiment, figure;
@@ -37,14 +52,11 @@ struct FigureStanding {
     bool judged = false, unusual = false, extreme = false;
 };
 
-// Places every figure of the upload among the model's values (each list sorted).
+// Places every figure of the upload among the model's values.
 std::vector<FigureStanding> standings(const std::vector<FigureValue> &upload, const ModelValues &model);
 
 // Why the upload is held ("" when it is not): its extreme figures, and the
 // health problems given (throttled, unstable).
 std::string hold_reason(const std::vector<FigureStanding> &standings, const std::vector<std::string> &health);
-
-// Quantile with linear interpolation between closest ranks (type 7); v sorted, not empty.
-double sorted_quantile(const std::vector<double> &v, double q);
 
 }  // namespace gmserver

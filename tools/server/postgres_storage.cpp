@@ -96,6 +96,7 @@ CREATE TABLE IF NOT EXISTS aggregates (
     result     TEXT NOT NULL,
     PRIMARY KEY (gpu_key, experiment)
 );
+CREATE INDEX IF NOT EXISTS aggregates_experiment ON aggregates(experiment);
 CREATE TABLE IF NOT EXISTS models (
     gpu_key TEXT PRIMARY KEY,
     uploads BIGINT NOT NULL
@@ -228,6 +229,8 @@ const std::vector<Statement> &statements() {
          "ORDER BY created_at, run_id LIMIT $3::bigint) q JOIN point_sets p ON p.run_id = q.run_id "
          "AND p.experiment = ANY($2::text[]) ORDER BY q.created_at, q.run_id)",
          3},
+        // aggregates_of_experiment(): one experiment's stored result of every model.
+        {"results_of_experiment", "SELECT gpu_key, result FROM aggregates WHERE experiment = $1", 1},
         {"queued_models", "SELECT DISTINCT gpu_key FROM agg_queue", 0},
         {"try_lock_model", "SELECT pg_try_advisory_xact_lock(" + std::to_string(kModelLockClass) + ", hashtext($1))", 1},
         {"lock_model", "SELECT pg_advisory_xact_lock(" + std::to_string(kModelLockClass) + ", hashtext($1))", 1},
@@ -577,6 +580,47 @@ public:
             if (h.empty()) return std::nullopt;
             return h.result().dump();
         });
+    }
+
+    std::optional<std::string> aggregate_state(const std::string &gpu_key, const std::string &experiment) override {
+        if (gpu_key.find('\0') != std::string::npos || experiment.find('\0') != std::string::npos) return std::nullopt;
+        return with_connection([&](PGconn *c, bool &) -> std::optional<std::string> {
+            const std::string limit = std::to_string(kMaxMergedPending);
+            Result p = exec(c, "aggregate_pending", {gpu_key, experiment, limit}, PGRES_TUPLES_OK, true);
+            const auto is_state = [&](int i) { return p.bytes(i, 0) == std::string_view("\0\0\0\0", 4); };
+            // Nothing queued: the stored histogram as it is.
+            if (p.rows() == 1 && is_state(0)) return std::string(p.bytes(0, 1));
+            HistogramAggregate h;
+            for (int i = 0; i < p.rows(); ++i)
+                if (is_state(i)) h = HistogramAggregate::decode(p.bytes(i, 1));
+            std::vector<std::string> strings;
+            std::vector<HistogramAggregate::Point> points;
+            for (int i = 0; i < p.rows(); ++i) {
+                if (is_state(i)) continue;
+                if (!decode_point_set(p.bytes(i, 1), strings, points))
+                    throw std::runtime_error("postgres: the stored points of an upload of " + gpu_key + " are damaged");
+                h.fold(strings, points, +1);
+            }
+            if (h.empty()) return std::nullopt;
+            return h.encode();
+        });
+    }
+
+    std::vector<std::pair<std::string, std::string>> aggregates_of_experiment(const std::string &experiment) override {
+        if (experiment.find('\0') != std::string::npos) return {};
+        std::map<std::string, std::string> by_model;
+        // The queue first: an upload folded between the two reads is then
+        // still read again below, never missed.
+        Result m = with_connection([&](PGconn *c, bool &) { return exec(c, "queued_models", {}, PGRES_TUPLES_OK); });
+        Result r = with_connection([&](PGconn *c, bool &) { return exec(c, "results_of_experiment", {experiment}, PGRES_TUPLES_OK); });
+        for (int i = 0; i < r.rows(); ++i) by_model.emplace(r.text(i, 0), r.text(i, 1));
+        // Models with queued uploads: read again with them merged.
+        for (int i = 0; i < m.rows(); ++i) {
+            const std::string key = m.text(i, 0);
+            if (std::optional<std::string> merged = aggregate(key, experiment)) by_model[key] = std::move(*merged);
+            else by_model.erase(key);
+        }
+        return {by_model.begin(), by_model.end()};
     }
 
     std::vector<std::optional<std::string>> aggregates(const std::string &gpu_key,

@@ -289,40 +289,35 @@ public:
     }
 
     std::optional<std::string> aggregate(const std::string &gpu_key, const std::string &experiment) override {
-        std::lock_guard<std::mutex> lock(rmu_);
-        // One read transaction: the stored aggregate and the queue as of one moment.
-        exec_read("BEGIN");
-        struct Commit {
-            SqliteStorage &s;
-            ~Commit() { sqlite3_exec(s.rdb_, "COMMIT", nullptr, nullptr, nullptr); }
-        } commit{*this};
-        const std::vector<std::string> pending = pending_runs(rdb_, gpu_key, kMaxMergedPending);
-        Stmt a(rdb_, pending.empty() ? "SELECT result FROM aggregates WHERE gpu_key = ? AND experiment = ?"
-                                    : "SELECT state FROM aggregates WHERE gpu_key = ? AND experiment = ?");
-        a.bind(1, gpu_key);
-        a.bind(2, experiment);
-        const bool stored = a.step();
-        if (pending.empty()) {
-            if (!stored) return std::nullopt;
-            return a.text(0);
+        return read_aggregate(gpu_key, experiment, false);
+    }
+
+    std::optional<std::string> aggregate_state(const std::string &gpu_key, const std::string &experiment) override {
+        return read_aggregate(gpu_key, experiment, true);
+    }
+
+    std::vector<std::pair<std::string, std::string>> aggregates_of_experiment(const std::string &experiment) override {
+        std::map<std::string, std::string> by_model;
+        std::vector<std::string> queued;
+        {
+            // One snapshot: every upload is either folded or queued in it.
+            std::lock_guard<std::mutex> lock(rmu_);
+            exec_read("BEGIN");
+            struct Commit {
+                SqliteStorage &s;
+                ~Commit() { sqlite3_exec(s.rdb_, "COMMIT", nullptr, nullptr, nullptr); }
+            } commit{*this};
+            Stmt q(rdb_, "SELECT gpu_key, result FROM aggregates WHERE experiment = ?");
+            q.bind(1, experiment);
+            while (q.step()) by_model.emplace(q.text(0), q.text(1));
+            Stmt m(rdb_, "SELECT DISTINCT gpu_key FROM agg_queue");
+            while (m.step()) queued.push_back(m.text(0));
         }
-        // Uploads not folded yet: merged into a copy of the stored aggregate.
-        HistogramAggregate h = stored ? HistogramAggregate::decode(a.blob(0)) : HistogramAggregate();
-        Stmt q(rdb_, "SELECT data FROM point_sets WHERE run_id = ? AND experiment = ?");
-        std::vector<std::string> strings;
-        std::vector<HistogramAggregate::Point> points;
-        for (const std::string &run : pending) {
-            sqlite3_reset(q.s);
-            q.bind(1, run);
-            q.bind(2, experiment);
-            while (q.step()) {
-                if (!decode_point_set(q.blob(0), strings, points))
-                    throw std::runtime_error("SQLite: the stored points of run " + run + " are damaged");
-                h.fold(strings, points, +1);
-            }
+        for (const std::string &key : queued) {
+            if (std::optional<std::string> merged = read_aggregate(key, experiment, false)) by_model[key] = std::move(*merged);
+            else by_model.erase(key);
         }
-        if (h.empty()) return std::nullopt;
-        return h.result().dump();
+        return {by_model.begin(), by_model.end()};
     }
 
     std::size_t refresh(std::size_t max_runs) override {
@@ -527,6 +522,47 @@ private:
     };
 
     // The model's queued uploads, oldest first, read through `c` (its mutex held).
+    // aggregate() (the API's JSON) or aggregate_state() (the encoded
+    // histogram): the stored aggregate, with the model's queued uploads merged
+    // into a copy of it.
+    std::optional<std::string> read_aggregate(const std::string &gpu_key, const std::string &experiment, bool state) {
+        std::lock_guard<std::mutex> lock(rmu_);
+        // One read transaction: the stored aggregate and the queue as of one moment.
+        exec_read("BEGIN");
+        struct Commit {
+            SqliteStorage &s;
+            ~Commit() { sqlite3_exec(s.rdb_, "COMMIT", nullptr, nullptr, nullptr); }
+        } commit{*this};
+        const std::vector<std::string> pending = pending_runs(rdb_, gpu_key, kMaxMergedPending);
+        const bool stored_form = pending.empty();  // the stored column is the answer
+        Stmt a(rdb_, stored_form && !state ? "SELECT result FROM aggregates WHERE gpu_key = ? AND experiment = ?"
+                                           : "SELECT state FROM aggregates WHERE gpu_key = ? AND experiment = ?");
+        a.bind(1, gpu_key);
+        a.bind(2, experiment);
+        const bool stored = a.step();
+        if (stored_form) {
+            if (!stored) return std::nullopt;
+            return state ? std::string(a.blob(0)) : a.text(0);
+        }
+        // Uploads not folded yet: merged into a copy of the stored aggregate.
+        HistogramAggregate h = stored ? HistogramAggregate::decode(a.blob(0)) : HistogramAggregate();
+        Stmt q(rdb_, "SELECT data FROM point_sets WHERE run_id = ? AND experiment = ?");
+        std::vector<std::string> strings;
+        std::vector<HistogramAggregate::Point> points;
+        for (const std::string &run : pending) {
+            sqlite3_reset(q.s);
+            q.bind(1, run);
+            q.bind(2, experiment);
+            while (q.step()) {
+                if (!decode_point_set(q.blob(0), strings, points))
+                    throw std::runtime_error("SQLite: the stored points of run " + run + " are damaged");
+                h.fold(strings, points, +1);
+            }
+        }
+        if (h.empty()) return std::nullopt;
+        return state ? h.encode() : h.result().dump();
+    }
+
     static std::vector<std::string> pending_runs(sqlite3 *c, const std::string &gpu_key, std::size_t limit) {
         Stmt q(c, "SELECT run_id FROM agg_queue WHERE gpu_key = ? ORDER BY created_at, run_id LIMIT ?");
         q.bind(1, gpu_key);
@@ -592,6 +628,8 @@ private:
             // pages (the state of a popular model is megabytes).
             exec("CREATE TABLE IF NOT EXISTS aggregates (gpu_key TEXT NOT NULL, experiment TEXT NOT NULL,"
                  " uploads INTEGER NOT NULL, result TEXT NOT NULL, state BLOB NOT NULL, PRIMARY KEY (gpu_key, experiment))");
+            // aggregates_of_experiment(): one experiment's row of every model.
+            exec("CREATE INDEX IF NOT EXISTS aggregates_experiment ON aggregates(experiment, gpu_key)");
             exec("CREATE TABLE IF NOT EXISTS models (gpu_key TEXT PRIMARY KEY, uploads INTEGER NOT NULL)");
             // Uploads a moderator or the outlier rule left out (set_counted).
             exec("CREATE TABLE IF NOT EXISTS uncounted (run_id TEXT PRIMARY KEY, gpu_key TEXT NOT NULL)");

@@ -39,6 +39,14 @@ struct PointRow {
     double x = 0, value = 0;
 };
 
+// The headline figures of an upload (key_figures.hpp) are stored beside its
+// points as a point set of this pseudo-experiment (not a valid experiment
+// name): series "<experiment>/<figure>", field "figure", x 0. The aggregates
+// then keep every model's figure distributions up to date as uploads are
+// stored, moderated and deleted, and the views across models read one row
+// per model instead of every upload's figures.
+inline const std::string kFiguresSet = "#figures";
+
 struct GpuCount {
     GpuIdentity gpu;  // of the most recent upload of this model
     std::uint64_t uploads = 0;
@@ -117,6 +125,14 @@ public:
         for (const std::string &e : experiments) out.push_back(aggregate(gpu_key, e));
         return out;
     }
+    // The histogram behind aggregate() in its stored form
+    // (HistogramAggregate::encode), queued uploads merged in the same way:
+    // for readers that need more than quartiles. nullopt as aggregate().
+    virtual std::optional<std::string> aggregate_state(const std::string &gpu_key, const std::string &experiment) = 0;
+    // Every model's aggregate of one experiment, as (GPU key, aggregate()'s
+    // JSON text), in one read of the stored ones; only models with queued
+    // uploads are read again with them merged (as aggregate() does).
+    virtual std::vector<std::pair<std::string, std::string>> aggregates_of_experiment(const std::string &experiment) = 0;
     // Folds up to max_runs queued uploads into the stored aggregates, each
     // exactly once even with several processes on one database; returns how
     // many it folded (fewer than max_runs: the queue is empty, or the rest is
