@@ -159,6 +159,10 @@ private:
     }
 
     void on_deadline() {
+        // The body's deadline moves on with every byte; the timer is not set
+        // again at each chunk that arrives (a 500 KiB upload comes in dozens)
+        // but only here, when the deadline it was set to has come.
+        if (phase_ == Phase::Body && body_deadline() > Clock::now()) return arm(body_deadline());
         if (phase_ == Phase::Header || phase_ == Phase::Body) {
             // The pending read ends with operation_aborted; its handler answers 408.
             timed_out_ = true;
@@ -227,11 +231,16 @@ private:
 
     // The body must keep up min_body_rate on average once body_grace has
     // passed: the next byte is due by start + grace + (received + 1) / rate.
-    void read_body() {
-        phase_ = Phase::Body;
+    Clock::time_point body_deadline() const {
         const double due_s = (static_cast<double>(body_received_) + 1) / srv_.limits.min_body_rate;
-        arm(body_start_ + srv_.limits.body_grace +
-            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(due_s)));
+        return body_start_ + srv_.limits.body_grace + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(due_s));
+    }
+
+    void read_body() {
+        if (phase_ != Phase::Body) {
+            phase_ = Phase::Body;
+            arm(body_deadline());
+        }
         http::async_read_some(socket_, buffer_, *parser_,
                               [self = shared_from_this()](beast::error_code ec, std::size_t n) { self->on_body(ec, n); });
     }

@@ -136,10 +136,15 @@ json judged_parts(std::string_view document) {
                 simdjson::dom::element ps;
                 if (s.is_object() && s.at_key("points").get(ps) == simdjson::SUCCESS && ps.is_array())
                     for (simdjson::dom::element p : simdjson::dom::array(ps)) {
-                        simdjson::dom::element t;
-                        points.push_back(p.is_object() && p.at_key("time_ms").get(t) == simdjson::SUCCESS
-                                             ? json{{"time_ms", to_json(t)}}
-                                             : json::object());
+                        // Only what health_problems reads of the repetition times.
+                        simdjson::dom::object t;
+                        json times = json::object();
+                        if (p.is_object() && p.at_key("time_ms").get(t) == simdjson::SUCCESS)
+                            for (const char *k : {"median", "quantiles", "samples"}) {
+                                simdjson::dom::element v;
+                                if (t.at_key(k).get(v) == simdjson::SUCCESS) times[k] = to_json(v);
+                            }
+                        points.push_back(times.empty() ? json::object() : json{{"time_ms", std::move(times)}});
                     }
                 ss.push_back({{"points", std::move(points)}});
             }
