@@ -73,6 +73,14 @@ def main():
             break
         time.sleep(0.5)
     print(f"aggregates caught up {time.time() - t0:.1f} s after the fill")
+    # The table must hold every model and every accepted upload, not just answer.
+    accepted = {k: sum(1 for _, st in v if st == "accepted") for k, v in by_key.items()}
+    st, _, table = srv.json("GET", "/api/v1/experiments/offset_copy")
+    shown = {m["key"]: m["uploads"] for m in table["models"]} if st == 200 else {}
+    print(f"experiment table: {len(shown)} models, {sum(shown.values())} uploads (accepted: {sum(accepted.values())})")
+    if shown != accepted:
+        print(f"experiment table does not match the accepted uploads: {shown} vs {accepted}")
+        return 1
     srv.stop()
     keys = sorted(by_key, key=lambda k: -len(by_key[k]))
     pages = {"experiment": "/experiment/offset_copy",
@@ -110,4 +118,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
