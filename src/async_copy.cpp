@@ -59,10 +59,14 @@ void run_async_copy(ContextState &ctx, const Params &params, Result &out) {
     const std::size_t max_elems = static_cast<std::size_t>(blocks) * kAsyncBlock * counts.back();
     const std::size_t bytes = max_elems * max_word;
     require_memory(ctx, 2 * bytes + 8, "async_copy");
-    // The warm-up launches sum their clocks elsewhere, so that cycles_per_element
-    // covers the timed launches only, each after an L2 flush like the others.
-    DeviceArray in(ctx, bytes), outbuf(ctx, bytes), clock(ctx, sizeof(unsigned long long)),
+    // Each timed launch sums its clocks into a slot of its own (the warm-up
+    // launches into another), so that cycles_per_element is the median over
+    // the timed launches: a launch slowed by something else moves a mean, not
+    // the median.
+    const std::size_t slots = static_cast<std::size_t>(std::max(1, ctx.settings.max_repetitions));
+    DeviceArray in(ctx, bytes), outbuf(ctx, bytes), clock(ctx, slots * sizeof(unsigned long long)),
         warmup_clock(ctx, sizeof(unsigned long long));
+    std::vector<unsigned long long> cycles(slots);
     cudaStream_t st = ctx.stream();
     GM_CUDA(kernels::launch_fill_pattern(in.as<std::uint32_t>(), bytes / 4, kSeed, st));
     std::vector<std::uint32_t> host(bytes / 4);
@@ -85,10 +89,13 @@ void run_async_copy(ContextState &ctx, const Params &params, Result &out) {
                 const std::size_t elems = static_cast<std::size_t>(blocks) * kAsyncBlock * count;
                 int calls = 0;  // the harness calls launch `warmup` times before the timed launches
                 auto launch = [&](cudaStream_t stream) {
-                    DeviceArray &sum = calls++ < ctx.settings.warmup ? warmup_clock : clock;
+                    const int call = calls++;
+                    unsigned long long *sum =
+                        call < ctx.settings.warmup
+                            ? warmup_clock.as<unsigned long long>()
+                            : clock.as<unsigned long long>() + std::min<std::size_t>(call - ctx.settings.warmup, slots - 1);
                     return kernels::launch_global_to_shared(async, static_cast<int>(w), in.get(), outbuf.get(),
-                                                            static_cast<std::size_t>(count), blocks,
-                                                            sum.as<unsigned long long>(), stream);
+                                                            static_cast<std::size_t>(count), blocks, sum, stream);
                 };
                 GM_CUDA(cudaMemsetAsync(outbuf.get(), 0xFF, elems * w, st));
                 GM_CUDA(launch(st));
@@ -100,17 +107,18 @@ void run_async_copy(ContextState &ctx, const Params &params, Result &out) {
                                                  std::to_string(pattern_word(bad, kSeed)), std::to_string(host[bad]));
                 out.verified(n, "every element copied through shared memory compared with the input");
 
-                // The clock sum covers the timed launches of the harness.
-                GM_CUDA(cudaMemsetAsync(clock.get(), 0, sizeof(unsigned long long), st));
+                // One clock sum per timed launch of the harness.
+                GM_CUDA(cudaMemsetAsync(clock.get(), 0, slots * sizeof(unsigned long long), st));
                 calls = 0;
                 Point p;
                 p.x = static_cast<double>(count);
                 p.bytes = 2.0 * static_cast<double>(elems) * w;  // in and back out, for the event time
                 p.time_ms = time_launch(ctx, launch);
-                unsigned long long cycles = 0;
-                GM_CUDA(cudaMemcpy(&cycles, clock.get(), sizeof cycles, cudaMemcpyDeviceToHost));
-                const double launches = static_cast<double>(p.time_ms.n);
-                const double per_element = static_cast<double>(cycles) / (launches * static_cast<double>(elems));
+                const std::size_t launches = std::min<std::size_t>(std::max<std::size_t>(p.time_ms.n, 1), slots);
+                GM_CUDA(cudaMemcpy(cycles.data(), clock.get(), launches * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+                std::vector<double> per_launch(launches);
+                for (std::size_t i = 0; i < launches; ++i) per_launch[i] = static_cast<double>(cycles[i]) / static_cast<double>(elems);
+                const double per_element = summarize(std::move(per_launch)).median;
                 p.values["cycles_per_element"] = per_element;
                 p.values["total_bytes"] = static_cast<double>(elems) * w;
                 p.values["registers"] = attr.numRegs;
@@ -133,7 +141,8 @@ void run_async_copy(ContextState &ctx, const Params &params, Result &out) {
                         " threads copies copy_count elements per thread from global to shared memory: sync through a "
                         "register (the guide's pipeline_kernel_sync), async with __pipeline_memcpy_async and one wait "
                         "(pipeline_kernel_async). cycles_per_element is the clock64 time of the copy loop, summed over "
-                        "threads and divided by the elements, as the guide measures it; the event time also covers "
+                        "threads and divided by the elements, as the guide measures it (the median over the timed "
+                        "launches); the event time also covers "
                         "writing the shared data back to global memory, which lets the copy be checked.");
     out.notes.push_back("The guide: sync is best when copy_count is a multiple of 4; async beats sync almost everywhere "
                         "and does not care about multiples of 4; 8- and 16-byte elements are best; 16-byte async copies "
