@@ -4,6 +4,7 @@
 endpoint, idempotent retries, deletion with right, wrong and absent tokens,
 export as JSON and CSV."""
 import copy
+import csv
 import json
 import re
 import sys
@@ -52,9 +53,16 @@ def run(srv, c, doc, text, admin):
     st, h, raw = srv.request("GET", "/api/v1/results/" + b["id"] + "?format=csv")
     lines = raw.decode().splitlines()
     npoints = sum(len(s["points"]) for r in doc["results"] for s in r["series"])
+    # Beside each point's headline: three rows per counted figure of a series
+    # with an agreement (counters.*, model.*, tolerance.*; counter_rows.hpp).
+    counter_rows = [r for r in csv.reader(lines[1:]) if r[2].startswith(("counters.", "model.", "tolerance."))]
+    ncounted = sum(1 for r in doc["results"] for s in r["series"] for name, a in s.get("agreement", {}).items() for p in s["points"]
+                   if name in p.get("counters", {}) and a["prediction"] in p.get("predicted", {}))
     c.check("export csv is text/csv", st == 200 and h.get("content-type", "").startswith("text/csv"), (st, h.get("content-type")))
-    c.check("export csv has a header and one row per point", lines[0] == "experiment,series,field,x,value" and len(lines) == npoints + 1,
-            (lines[:1], len(lines), npoints))
+    c.check("export csv has a header and one row per point", lines[0] == "experiment,series,field,x,value" and
+            len(lines) - len(counter_rows) == npoints + 1, (lines[:1], len(lines), len(counter_rows), npoints))
+    c.check("export csv has three counter rows per counted figure", ncounted > 0 and len(counter_rows) == 3 * ncounted,
+            (len(counter_rows), ncounted))
     c.check("export csv rows carry the stream copy bandwidth",
             any(l.startswith("stream,copy,bandwidth_gbs,") and abs(float(l.split(",")[-1]) - doc["results"][0]["series"][0]["points"][0]["bandwidth_gbs"]) < 1e-6 for l in lines))
     st, _, e = srv.json("GET", "/api/v1/results/" + a["id"] + "?format=xml")

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "counter_rows.hpp"
 #include "pages.hpp"
 
 namespace gmserver {
@@ -26,12 +27,12 @@ void Aggregator::add(const PointRow &r) {
     if (!std::isfinite(r.value) || !std::isfinite(r.x)) return;
     // Rows come upload by upload, each series' points in order: most rows hit
     // the series and the x of the row before, so those are tried first.
-    if (!last_series_ || r.series != last_series_->first) {
-        auto it = values_.find(r.series);
+    if (!last_series_ || r.series != last_series_->first.first || r.field != last_series_->first.second) {
+        SeriesKey key{r.series, r.field};
+        auto it = values_.find(key);
         if (it == values_.end()) {
-            order_.push_back(r.series);
-            fields_[r.series] = r.field;
-            it = values_.emplace(r.series, std::map<double, std::vector<double>>{}).first;
+            order_.push_back(key);
+            it = values_.emplace(std::move(key), std::map<double, std::vector<double>>{}).first;
         }
         last_series_ = &*it;
         has_x_ = false;
@@ -51,16 +52,19 @@ void Aggregator::add(const PointRow &r) {
 }
 
 nlohmann::json Aggregator::result() {
-    nlohmann::json series = nlohmann::json::array();
-    for (const std::string &name : order_) {
+    nlohmann::json series = nlohmann::json::array(), counters = nlohmann::json::array();
+    for (const SeriesKey &key : order_) {
         nlohmann::json points = nlohmann::json::array();
-        for (auto &[x, v] : values_[name]) {
+        for (auto &[x, v] : values_[key]) {
             std::sort(v.begin(), v.end());
             points.push_back({{"x", x}, {"n", v.size()}, {"median", quantile(v, 0.5)}, {"q1", quantile(v, 0.25)}, {"q3", quantile(v, 0.75)}});
         }
-        series.push_back({{"name", name}, {"field", fields_[name]}, {"points", std::move(points)}});
+        (is_counter_row(key.second) ? counters : series)
+            .push_back({{"name", key.first}, {"field", key.second}, {"points", std::move(points)}});
     }
-    return {{"series", std::move(series)}, {"uploads", runs_.size()}, {"quantiles", "linear interpolation between closest ranks (type 7)"}};
+    nlohmann::json out = {{"series", std::move(series)}, {"uploads", runs_.size()}, {"quantiles", "linear interpolation between closest ranks (type 7)"}};
+    if (!counters.empty()) out["counters"] = std::move(counters);
+    return out;
 }
 
 nlohmann::json aggregate_points(const std::vector<PointRow> &rows) {
@@ -143,22 +147,23 @@ std::int32_t bin_key(double value) {
 
 void HistogramAggregate::fold(const std::vector<std::string> &strings, const std::vector<Point> &points, int sign) {
     bool any = false;
-    // The series of each string index, looked up once per point set (indexes
-    // into series_, which may grow while adding).
-    std::vector<long> series_of(strings.size(), -2);  // -2: not looked up, -1: none
+    // The series of each (name, field) pair of string indexes, looked up once
+    // per point set (indexes into series_, which may grow while adding; -1:
+    // none). Points come grouped by series, so the previous point's pair is
+    // tried first.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, long> series_of;
+    std::pair<std::uint32_t, std::uint32_t> last_pair;
+    long si = -2;  // -2: no previous point
     for (const Point &p : points) {
         if (!std::isfinite(p.x) || !std::isfinite(p.value) || p.series >= strings.size() || p.field >= strings.size())
             continue;
         any = true;
-        long &si = series_of[p.series];
-        if (si == -2) {
-            si = -1;
-            for (std::size_t i = 0; i < series_.size() && si < 0; ++i)
-                if (series_[i].name == strings[p.series]) si = static_cast<long>(i);
-            if (si < 0 && sign > 0) {
-                series_.push_back(Series{strings[p.series], strings[p.field], {}});
-                si = static_cast<long>(series_.size() - 1);
-            }
+        const std::pair<std::uint32_t, std::uint32_t> pair{p.series, p.field};
+        if (si == -2 || pair != last_pair) {
+            const auto [found, added] = series_of.try_emplace(pair, -1);
+            if (added) found->second = find_series(strings[p.series], strings[p.field], sign > 0);
+            last_pair = pair;
+            si = found->second;
         }
         if (si < 0) continue;
         auto &xs = series_[static_cast<std::size_t>(si)].xs;
@@ -197,6 +202,14 @@ void HistogramAggregate::fold(const std::vector<std::string> &strings, const std
     if (series_.empty()) uploads_ = 0;
 }
 
+long HistogramAggregate::find_series(const std::string &name, const std::string &field, bool add) {
+    for (std::size_t i = 0; i < series_.size(); ++i)
+        if (series_[i].name == name && series_[i].field == field) return static_cast<long>(i);
+    if (!add) return -1;
+    series_.push_back(Series{name, field, {}});
+    return static_cast<long>(series_.size() - 1);
+}
+
 void HistogramAggregate::fold_rows(const std::vector<PointRow> &rows, int sign) {
     std::vector<std::string> strings;
     std::map<std::string, std::uint32_t> index;
@@ -225,7 +238,7 @@ void HistogramAggregate::visit(const std::function<void(const std::string &, con
 }
 
 nlohmann::json HistogramAggregate::result() const {
-    nlohmann::json series = nlohmann::json::array();
+    nlohmann::json series = nlohmann::json::array(), counters = nlohmann::json::array();
     for (const Series &s : series_) {
         nlohmann::json points = nlohmann::json::array();
         for (const auto &[x, bins] : s.xs) {
@@ -260,13 +273,17 @@ nlohmann::json HistogramAggregate::result() const {
             }
             points.push_back({{"x", x}, {"n", n}, {"median", out[0]}, {"q1", out[1]}, {"q3", out[2]}});
         }
-        series.push_back({{"name", s.name}, {"field", s.field}, {"points", std::move(points)}});
+        (is_counter_row(s.field) ? counters : series).push_back({{"name", s.name}, {"field", s.field}, {"points", std::move(points)}});
     }
-    return {{"series", std::move(series)},
-            {"uploads", uploads_},
-            {"quantiles", "linear interpolation between closest ranks (type 7) over values kept in bins of 0.05 % "
-                          "relative width: within 0.05 % of the exact value, exact where a bin holds one distinct value"},
-            {"resolution", kRelativeWidth}};
+    nlohmann::json out = {
+        {"series", std::move(series)},
+        {"uploads", uploads_},
+        {"quantiles", "linear interpolation between closest ranks (type 7) over values kept in bins of 0.05 % "
+                      "relative width: within 0.05 % of the exact value, exact where a bin holds one distinct value"},
+        {"resolution", kRelativeWidth}};
+    // Only where there are counter rows: every other aggregate reads as before.
+    if (!counters.empty()) out["counters"] = std::move(counters);
+    return out;
 }
 
 // Layout: "GMH1", varint uploads, varint series count; per series its name

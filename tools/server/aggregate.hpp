@@ -2,6 +2,11 @@
 // across uploads, as pages.hpp's aggregate_points promises. Rows are taken one
 // at a time and only their values kept, so that a model with thousands of
 // uploads is aggregated without holding its rows.
+//
+// A series is a (name, field) pair: beside its headline, a series that
+// compares hardware counters with its model has counter rows under the same
+// name (counter_rows.hpp). Those are listed under "counters", so that
+// "series" keeps one entry per name with its headline field, as before.
 #pragma once
 
 #include <cstdint>
@@ -21,17 +26,18 @@ namespace gmserver {
 class Aggregator {
 public:
     void add(const PointRow &row);
-    // {"series": [{"name", "field", "points": [{"x", "n", "median", "q1", "q3"}]}], "uploads", "quantiles"}
+    // {"series": [{"name", "field", "points": [{"x", "n", "median", "q1", "q3"}]}], "uploads", "quantiles"},
+    // and "counters" (the same shape) where there are counter rows.
     nlohmann::json result();
 
 private:
-    std::vector<std::string> order_;  // series in the order they first appear
-    std::map<std::string, std::string> fields_;
-    std::map<std::string, std::map<double, std::vector<double>>> values_;
+    using SeriesKey = std::pair<std::string, std::string>;  // name, field
+    std::vector<SeriesKey> order_;  // series in the order they first appear
+    std::map<SeriesKey, std::map<double, std::vector<double>>> values_;
     std::unordered_set<std::string> runs_;
     std::string last_run_;  // rows mostly come grouped by upload: skip the set for repeats
     // The series and the x of the previous row (map nodes and iterators stay valid).
-    std::pair<const std::string, std::map<double, std::vector<double>>> *last_series_ = nullptr;
+    std::pair<const SeriesKey, std::map<double, std::vector<double>>> *last_series_ = nullptr;
     std::map<double, std::vector<double>>::iterator last_x_;
     bool has_x_ = false;
 };
@@ -59,7 +65,8 @@ public:
         double x, value;
     };
     // Folds one upload's points of this experiment in (sign +1) or out (-1).
-    // strings: the point set's series and field names. An upload counts once
+    // strings: the point set's series and field names; a series is a (name,
+    // field) pair. An upload counts once
     // in "uploads" when at least one of its values is finite. Removing a point
     // that is not there (a damaged state) is ignored.
     void fold(const std::vector<std::string> &strings, const std::vector<Point> &points, int sign);
@@ -69,7 +76,9 @@ public:
     bool empty() const { return uploads_ == 0 || series_.empty(); }
     std::uint64_t uploads() const { return uploads_; }
     // The API's aggregate: {"series": [{"name", "field", "points": [{"x", "n",
-    // "median", "q1", "q3"}]}], "uploads", "quantiles", "resolution"}.
+    // "median", "q1", "q3"}]}], "uploads", "quantiles", "resolution"}, and
+    // "counters" in the shape of "series" where there are counter rows
+    // (counter_rows.hpp): one entry per name and counter row field.
     nlohmann::json result() const;
 
     // Compact binary form (varints; see aggregate.cpp). decode() throws
@@ -99,6 +108,10 @@ private:
         std::string name, field;
         std::map<double, std::vector<Bin>> xs;  // bins sorted by key
     };
+    // The index of the series (name, field) in series_, appended when add
+    // is true; -1 when there is none.
+    long find_series(const std::string &name, const std::string &field, bool add);
+
     std::vector<Series> series_;  // in the order they first appeared
     std::uint64_t uploads_ = 0;
 };

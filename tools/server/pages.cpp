@@ -13,6 +13,7 @@
 
 #include "chart_specs.hpp"
 #include "compare.hpp"
+#include "counter_rows.hpp"
 #include "document.hpp"
 #include "html_report.hpp"
 #include "table.hpp"
@@ -147,6 +148,154 @@ std::string aggregate_table(const json &agg) {
     return h.str();
 }
 
+// ---- Model against hardware counters (counter_rows.hpp) --------------------
+
+// One counted point of a series across the model's uploads.
+struct CounterPoint {
+    double x = 0, model = NAN, median = NAN, q1 = NAN, q3 = NAN, tolerance = 0;
+    std::uint64_t n = 0;  // uploads that counted the point
+};
+
+// A figure a series counts and predicts, e.g. stride_copy's
+// sectors_per_request_ld of "guide, 4-byte words".
+struct CounterFigure {
+    std::string series, counter;
+    std::vector<CounterPoint> points;
+};
+
+// The medians of an aggregate entry's points by x.
+std::map<double, double> medians_by_x(const json &entry) {
+    std::map<double, double> out;
+    for (const json &p : entry["points"]) out[p["x"].get<double>()] = p.value("median", NAN);
+    return out;
+}
+
+// The aggregate's counter rows paired up per (series, counted figure): the
+// counted quartiles, with the model's value and the tolerance at the same x
+// (their medians across uploads: one value unless the library changed them).
+std::vector<CounterFigure> counter_figures(const json &agg) {
+    std::vector<CounterFigure> out;
+    if (!agg.contains("counters") || !agg["counters"].is_array()) return out;  // none, or stored before counter rows
+    const json &entries = agg["counters"];
+    auto entry_of = [&](const std::string &series, CounterRow kind, const std::string &counter) -> const json * {
+        const std::string field = counter_field(kind, counter);
+        for (const json &e : entries)
+            if (e.value("name", "") == series && e.value("field", "") == field) return &e;
+        return nullptr;
+    };
+    for (const json &e : entries) {
+        std::string_view counter;
+        const std::string field = e.value("field", "");
+        if (counter_row(field, &counter) != CounterRow::Counted) continue;
+        CounterFigure f{e.value("name", ""), std::string(counter), {}};
+        const json *model = entry_of(f.series, CounterRow::Model, f.counter);
+        const json *tolerance = entry_of(f.series, CounterRow::Tolerance, f.counter);
+        const std::map<double, double> models = model ? medians_by_x(*model) : std::map<double, double>{};
+        const std::map<double, double> tolerances = tolerance ? medians_by_x(*tolerance) : std::map<double, double>{};
+        for (const json &p : e["points"]) {
+            CounterPoint cp;
+            cp.x = p["x"].get<double>();
+            cp.n = p.value("n", std::uint64_t{0});
+            cp.median = p.value("median", NAN);
+            cp.q1 = p.value("q1", NAN);
+            cp.q3 = p.value("q3", NAN);
+            if (const auto it = models.find(cp.x); it != models.end()) cp.model = it->second;
+            if (const auto it = tolerances.find(cp.x); it != tolerances.end()) cp.tolerance = it->second;
+            f.points.push_back(cp);
+        }
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+// The library's test of a counted figure against its model (counters.cpp):
+// within the relative tolerance, "exactly" allowing for rounding in doubles.
+bool counter_agrees(const CounterPoint &p) {
+    if (!std::isfinite(p.median) || !std::isfinite(p.model)) return false;
+    return std::fabs(p.median - p.model) <= std::max(p.tolerance, 1e-9) * std::fabs(p.model) + 1e-12;
+}
+
+std::string tolerance_text(double tolerance) {
+    return tolerance > 0 ? gmcli::fixed(100 * tolerance, 1) + " %" : "exact";
+}
+
+// The model as a dashed line and the counted medians as crosses, per series
+// and figure, for experiments drawn against x (a bar experiment's points do
+// not form lines; its tables say the same). Each series keeps its colour of
+// the experiment's chart above.
+json counters_chart(const std::string &experiment, const json &agg, const std::vector<CounterFigure> &figures,
+                    const std::string &canvas) {
+    const gmreport::ChartSpec spec = gmreport::chart_spec(experiment);
+    if (spec.kind != "line" || figures.empty()) return nullptr;
+    std::vector<std::string> series;  // the experiment chart's order, then any other
+    if (agg.contains("series"))
+        for (const json &s : agg["series"]) series.push_back(s.value("name", ""));
+    json datasets = json::array();
+    std::set<std::pair<std::string, std::string>> model_lines;  // (series, data): figures sharing a model draw it once
+    for (const CounterFigure &f : figures) {
+        auto at = std::find(series.begin(), series.end(), f.series);
+        if (at == series.end()) at = series.insert(series.end(), f.series);
+        const std::string c = color(static_cast<std::size_t>(at - series.begin()));
+        json model = json::array(), counted = json::array();
+        for (const CounterPoint &p : f.points) {
+            const double x = drawn_x(spec, p.x);
+            if (std::isfinite(p.model)) model.push_back({{"x", x}, {"y", p.model}});
+            if (std::isfinite(p.median)) counted.push_back({{"x", x}, {"y", p.median}});
+        }
+        if (!model.empty() && model_lines.insert({f.series, model.dump()}).second)
+            datasets.push_back({{"label", f.series + ": model"}, {"data", model}, {"color", c}, {"dashed", true}});
+        if (!counted.empty())
+            datasets.push_back({{"label", f.series + ": " + f.counter}, {"data", counted}, {"color", c}, {"markers", true}});
+    }
+    if (datasets.empty()) return nullptr;
+    return {{"canvas", canvas}, {"kind", "line"}, {"x_title", spec.x_title.empty() ? "x" : spec.x_title}, {"x_log", spec.x_log},
+            {"y_log", false}, {"y_title", "counted figure"}, {"datasets", datasets}};
+}
+
+// One counted figure's points as a table, folded away unless a median
+// differs from the model; the summary line says how many agree.
+std::string counter_figure_table(const CounterFigure &f) {
+    std::size_t agreeing = 0;
+    for (const CounterPoint &p : f.points) agreeing += counter_agrees(p) ? 1 : 0;
+    const bool all = agreeing == f.points.size();
+    // The tolerance of the series' first point: one per series and figure in a document.
+    const double tolerance = f.points.empty() ? 0 : f.points.front().tolerance;
+    std::ostringstream h;
+    h << "<details class=\"counter-figure\"" << (all ? "" : " open") << "><summary><strong>" << escape_html(f.series) << "</strong>: <code>"
+      << escape_html(f.counter) << "</code> against the model (" << tolerance_text(tolerance) << "): median equal to the model at "
+      << agreeing << " of " << f.points.size() << " points</summary>\n<table class=\"counters\">\n"
+      << "<tr><th>x</th><th>model</th><th>counted median</th><th>q1</th><th>q3</th><th>n</th><th>median = model</th></tr>\n";
+    for (const CounterPoint &p : f.points) {
+        const bool ok = counter_agrees(p);
+        h << "<tr" << (ok ? "" : " class=\"flagged\"") << "><td>" << num(p.x) << "</td><td>" << num(p.model) << "</td><td>" << num(p.median)
+          << "</td><td>" << num(p.q1) << "</td><td>" << num(p.q3) << "</td><td>" << p.n << "</td><td>" << (ok ? "yes" : "no") << "</td></tr>\n";
+    }
+    h << "</table>\n</details>\n";
+    return h.str();
+}
+
+// The section of an experiment whose series compare counters with their
+// model: the chart (line experiments) and a table per series and figure.
+// Empty when the model's uploads have no counter rows for it.
+std::string counters_section(const std::string &experiment, const json &agg, json &charts) {
+    const std::vector<CounterFigure> figures = counter_figures(agg);
+    if (figures.empty()) return "";
+    std::ostringstream h;
+    h << "<h3 id=\"" << escape_html(experiment + "-counters") << "\">Model and hardware counters</h3>\n<p>Each figure the experiment "
+      << "predicts and also counts (one more, untimed launch per point, on uploads made with <code>--counters</code>): the model's "
+      << "value, and the counted value's median and quartiles across the uploads that counted the point (n; with <code>--counters "
+      << "auto</code> an upload counts only some points). The median agrees where it equals the model within the series' "
+      << "tolerance. In the chart the model is dashed and the counted medians are crosses, on the line where they agree.</p>\n";
+    const std::string canvas = "chart-" + std::to_string(charts.size());
+    json chart = counters_chart(experiment, agg, figures, canvas);
+    if (!chart.is_null()) {
+        h << "<canvas id=\"" << canvas << "\" width=\"960\" height=\"420\"></canvas>\n";
+        charts.push_back(chart);
+    }
+    for (const CounterFigure &f : figures) h << counter_figure_table(f);
+    return h.str();
+}
+
 // Experiment name -> aggregate, from either an object of that shape or an
 // array of [name, aggregate] pairs (what the pairs page_gpu takes become as JSON).
 std::vector<std::pair<std::string, json>> experiments_of(const json &agg) {
@@ -257,7 +406,7 @@ std::string page_gpu(const GpuIdentity &gpu, const std::vector<std::pair<std::st
             h << "<canvas id=\"" << canvas << "\" width=\"960\" height=\"420\"></canvas>\n";
             charts.push_back(chart);
         }
-        h << aggregate_table(agg) << "</section>\n";
+        h << aggregate_table(agg) << counters_section(exp, agg, charts) << "</section>\n";
     }
     if (experiments.empty()) h << "<p>No measurements of this model are stored.</p>\n";
     h << "<h2>Recent uploads</h2>\n";

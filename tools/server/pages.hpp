@@ -16,8 +16,10 @@ namespace gmserver {
 std::string page_home(const std::vector<GpuCount> &gpus);
 
 // A GPU model: per experiment, the distribution across uploads (median and
-// quartiles per point, from aggregate_points) and links to recent uploads.
-// experiments: experiment name -> aggregate_points(...) of that experiment.
+// quartiles per point, from aggregate_points), where the aggregate has counter
+// rows the model against the counted figures (counter_rows.hpp), and links to
+// recent uploads. experiments: experiment name -> aggregate_points(...) of
+// that experiment.
 std::string page_gpu(const GpuIdentity &gpu, const std::vector<std::pair<std::string, nlohmann::json>> &experiments,
                      const std::vector<StoredRun> &recent);
 
@@ -33,7 +35,8 @@ std::string page_compare_gpus(const GpuIdentity &a, const nlohmann::json &agg_a,
 std::string page_error(int status, const std::string &message);
 
 // Per series and x: n, median, first and third quartile of the points' values.
-// {"series": [{"name", "field", "points": [{"x", "n", "median", "q1", "q3"}]}]}
+// {"series": [{"name", "field", "points": [{"x", "n", "median", "q1", "q3"}]}]},
+// and "counters" of the same shape where there are counter rows.
 nlohmann::json aggregate_points(const std::vector<PointRow> &rows);
 
 }  // namespace gmserver

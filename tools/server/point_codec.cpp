@@ -8,6 +8,8 @@
 
 #include <zstd.h>
 
+#include "counter_rows.hpp"
+
 namespace gmserver {
 namespace {
 
@@ -100,15 +102,19 @@ bool decode_point_set(std::string_view blob, std::vector<std::string> &strings,
 }
 
 bool decode_points(std::string_view blob, const std::string &run_id, const std::string &experiment,
-                   const std::function<void(const PointRow &)> &visit) {
+                   const std::function<void(const PointRow &)> &visit, bool with_counter_rows) {
     // Everything is checked before the first visit, so that a bad blob visits nothing.
     std::vector<std::string> strings;
     std::vector<HistogramAggregate::Point> points;
     if (!decode_point_set(blob, strings, points)) return false;
+    std::vector<bool> counter_field(strings.size(), false);
+    if (!with_counter_rows)
+        for (std::size_t i = 0; i < strings.size(); ++i) counter_field[i] = is_counter_row(strings[i]);
     PointRow row;
     row.run_id = run_id;
     row.experiment = experiment;
     for (const HistogramAggregate::Point &p : points) {
+        if (counter_field[p.field]) continue;
         row.series = strings[p.series];
         row.field = strings[p.field];
         row.x = p.x;

@@ -19,10 +19,18 @@ namespace gmserver {
 // as u32 series index, u32 field index, f64 x, f64 value.
 std::string encode_points(const std::vector<const PointRow *> &points);
 
-// Calls visit for every point in the blob with run_id and experiment filled
-// in. Returns false (having visited nothing) when the blob is malformed.
+// Calls visit for every headline point in the blob with run_id and
+// experiment filled in, and for the counter rows too (counter_rows.hpp) when
+// with_counter_rows is true. Returns false (having visited nothing) when the
+// blob is malformed.
+//
+// Headline points only by default: this is what the export and
+// Storage::points() hand out, and the export writes a series' field once per
+// run of rows with the same series name, which holds for headline rows (one
+// field per series) but not for a series' counter rows. The aggregates read
+// every row (decode_point_set).
 bool decode_points(std::string_view blob, const std::string &run_id, const std::string &experiment,
-                   const std::function<void(const PointRow &)> &visit);
+                   const std::function<void(const PointRow &)> &visit, bool with_counter_rows = false);
 
 // The blob's strings and points as they are stored (indexes into strings),
 // without a PointRow per point: what the aggregates' refresher folds.

@@ -8,6 +8,8 @@
 
 #include <simdjson.h>
 
+#include "counter_rows.hpp"
+
 namespace gmserver {
 namespace {
 
@@ -119,10 +121,12 @@ enum PointKey { kX, kTime, kBytes, kBandwidth, kFractionTheoretical, kFractionMe
 constexpr std::string_view kTimeKeys[] = {"median", "min", "max", "mean", "stddev", "n", "samples", "quantiles"};
 enum TimeKey { kMedian, kMin, kMax, kMean, kStddev, kN, kSamples, kQuantiles };
 
-// A point's x and the members of its time_ms, as check_point read them.
+// A point's x, the members of its time_ms and its counters, as check_point
+// read them.
 struct CheckedPoint {
     double x = 0;
     Found time[std::size(kTimeKeys)];
+    Found counters;  // an object of finite numbers >= 0 when present
 };
 
 // The same checks as the library's gmlab.result/1, /1.1 and /1.2 reader (x and
@@ -207,6 +211,7 @@ CheckedPoint check_point(object p, const std::string &where, const DeviceFacts &
             if (field.value.get_double().get(d) != simdjson::SUCCESS) reject("invalid_document", cw + "." + name + ": must be a number");
             if (!std::isfinite(d) || d < 0) reject("implausible", cw + "." + name + ": must be finite and >= 0");
         }
+        out.counters = f[kCounters];
     }
     return out;
 }
@@ -227,8 +232,70 @@ bool field_value(object point, const CheckedPoint &checked, std::string_view fie
     return point.at_key("values").at_key(field).get_double().get(out) == simdjson::SUCCESS;
 }
 
+// One entry of a series' "agreement": counted figure, prediction, tolerance.
+struct Agreement {
+    std::string counter, prediction;
+    double tolerance = 0;
+};
+
+// The series' agreement entries that can be stored (counter_rows.hpp). The
+// block is the library's own summary of its points, not a measurement, so a
+// malformed entry is left out rather than refused: it only loses its rows.
+std::vector<Agreement> agreements_of(object series) {
+    std::vector<Agreement> out;
+    object block;
+    if (series.at_key("agreement").get(block) != simdjson::SUCCESS) return out;
+    for (auto field : block) {
+        Agreement a;
+        a.counter = std::string(field.key);
+        std::string_view prediction;
+        if (field.value.at_key("prediction").get(prediction) != simdjson::SUCCESS ||
+            field.value.at_key("tolerance").get_double().get(a.tolerance) != simdjson::SUCCESS)
+            continue;
+        a.prediction = std::string(prediction);
+        // Names bounded as a y.field is (the counter's becomes part of three stored fields).
+        if (a.counter.empty() || a.prediction.empty() || a.counter.size() > 128 || a.prediction.size() > 128) continue;
+        if (!std::isfinite(a.tolerance) || a.tolerance < 0) continue;
+        // A key given twice (JSON allows it) would count each point twice.
+        if (std::any_of(out.begin(), out.end(), [&](const Agreement &b) { return b.counter == a.counter; })) continue;
+        out.push_back(std::move(a));
+    }
+    return out;
+}
+
+// A counted point of a series with agreements: its x, counters and predictions.
+struct CountedPoint {
+    double x;
+    object counters;
+    element predicted;
+};
+
+// The counter rows of one series (counter_rows.hpp): per agreement entry, the
+// points that have both the counted figure and its prediction. Each field's
+// rows are appended together, so that the aggregates meet one series at a time.
+void append_counter_rows(const std::string &experiment, const std::string &series, const std::vector<Agreement> &agreements,
+                         const std::vector<CountedPoint> &counted, std::vector<PointRow> &rows) {
+    for (const Agreement &a : agreements) {
+        const std::string counted_field = counter_field(CounterRow::Counted, a.counter),
+                          model_field = counter_field(CounterRow::Model, a.counter),
+                          tolerance_field = counter_field(CounterRow::Tolerance, a.counter);
+        std::vector<PointRow> measured, model, tolerance;
+        for (const CountedPoint &p : counted) {
+            double c = 0, m = 0;
+            if (p.counters.at_key(a.counter).get_double().get(c) != simdjson::SUCCESS) continue;
+            if (p.predicted.at_key(a.prediction).get_double().get(m) != simdjson::SUCCESS || !std::isfinite(m)) continue;
+            measured.push_back(PointRow{"", experiment, series, counted_field, p.x, c});
+            model.push_back(PointRow{"", experiment, series, model_field, p.x, m});
+            tolerance.push_back(PointRow{"", experiment, series, tolerance_field, p.x, a.tolerance});
+        }
+        for (std::vector<PointRow> *group : {&measured, &model, &tolerance})
+            rows.insert(rows.end(), std::make_move_iterator(group->begin()), std::make_move_iterator(group->end()));
+    }
+}
+
 // One result of the run: the library's gmlab.result/1 rules, every point's
-// plausibility, and one stored row per point (the value its series plots).
+// plausibility, and one stored row per point (the value its series plots),
+// plus the counter rows of series that compare counters with their model.
 void read_result(element r_el, const std::string &where, const DeviceFacts &dev, std::vector<PointRow> &rows) {
     const object r = as_object(r_el, where);
     require(!has(r, "device"), where, "must not carry its own device block");
@@ -253,6 +320,8 @@ void read_result(element r_el, const std::string &where, const DeviceFacts &dev,
         const object y = as_object(member(so, "y", sw), sw + ".y");
         const std::string field = text(y, "field", sw + ".y", 128);
         const array points = as_array(member(so, "points", sw), sw + ".points");
+        const std::vector<Agreement> agreements = agreements_of(so);
+        std::vector<CountedPoint> counted;
         std::size_t p = 0;
         for (element pe : points) {
             const std::string pw = sw + ".points[" + std::to_string(p++) + "]";
@@ -262,7 +331,11 @@ void read_result(element r_el, const std::string &where, const DeviceFacts &dev,
             if (!field_value(po, checked, field, v)) reject("invalid_document", pw + ": has no number \"" + field + "\" (the series' y.field)");
             if (!std::isfinite(v)) reject("implausible", pw + ": non-finite value");
             rows.push_back(PointRow{"", name, sname, field, checked.x, v});
+            element predicted;
+            if (!agreements.empty() && checked.counters.present && po.at_key("predicted").get(predicted) == simdjson::SUCCESS)
+                counted.push_back(CountedPoint{checked.x, object(checked.counters.value), predicted});
         }
+        append_counter_rows(name, sname, agreements, counted, rows);
     }
 }
 

@@ -1,6 +1,7 @@
 // The server's pages without a server: builds stored runs from a real run
 // document (and modified copies as more uploads and as a second GPU model whose
-// name, notes and a series name carry HTML injections), renders every page to
+// name, notes and a series name carry HTML injections; a GPU page with and
+// without the uploads' counter rows), renders every page to
 // OUT_DIR, and checks their structure and escaping. Writes OUT_DIR/manifest.json
 // (page, file, charts expected) for check_pages.py, which opens them in Chromium.
 //
@@ -21,6 +22,7 @@
 
 #include "chart_specs.hpp"
 #include "compare.hpp"
+#include "counter_rows.hpp"
 #include "html_report.hpp"
 #include "pages.hpp"
 
@@ -97,6 +99,48 @@ std::vector<PointRow> rows_of(const std::string &id, const json &run) {
             for (const json &p : s["points"])
                 rows.push_back({id, r["experiment"]["name"], s["name"], field, p["x"].get<double>(), gmreport::point_field(p, field)});
         }
+    return rows;
+}
+
+// The counter rows a server stores beside them (validate.cpp,
+// counter_rows.hpp): per counted point of a series with an agreement, the
+// counted figure, the model's value and the tolerance.
+std::vector<PointRow> counter_rows_of(const std::string &id, const json &run) {
+    std::vector<PointRow> rows;
+    for (const json &r : run["results"])
+        for (const json &s : r["series"]) {
+            if (!s.contains("agreement")) continue;
+            for (auto a = s["agreement"].begin(); a != s["agreement"].end(); ++a)
+                for (const json &p : s["points"]) {
+                    const std::string prediction = a.value()["prediction"];
+                    if (!p.contains("counters") || !p["counters"].contains(a.key()) || !p["predicted"].contains(prediction)) continue;
+                    const double x = p["x"];
+                    for (const auto &[kind, value] : {std::pair{CounterRow::Counted, p["counters"][a.key()].get<double>()},
+                                                      std::pair{CounterRow::Model, p["predicted"][prediction].get<double>()},
+                                                      std::pair{CounterRow::Tolerance, a.value()["tolerance"].get<double>()}})
+                        rows.push_back({id, r["experiment"]["name"], s["name"], counter_field(kind, a.key()), x, value});
+                }
+        }
+    return rows;
+}
+
+// Experiments of the run whose series compare counters with their model and
+// are drawn against x: each adds a counters chart to a GPU page.
+int counter_charts(const json &run) {
+    int n = 0;
+    for (const json &r : run["results"]) {
+        bool counted = false;
+        for (const json &s : r["series"])
+            if (s.contains("agreement"))
+                for (const json &p : s["points"]) counted = counted || p.contains("counters");
+        n += counted && gmreport::chart_spec(r["experiment"]["name"]).kind == "line";
+    }
+    return n;
+}
+
+std::vector<PointRow> with_counters(const std::string &id, const json &run) {
+    std::vector<PointRow> rows = rows_of(id, run), counters = counter_rows_of(id, run);
+    rows.insert(rows.end(), counters.begin(), counters.end());
     return rows;
 }
 
@@ -314,6 +358,36 @@ int main(int argc, char **argv) {
         // A series name that would switch an HTML parser's script state.
         std::vector<PointRow> tricky = {{"x", "stream", "<!--<script>", "bandwidth_gbs", 1, 2}};
         page("gpu-tricky", page_gpu(g_evil, {{"stream", aggregate_points(tricky)}}, {}), 1, true);
+        check("gpu-h200: no counters section without counter rows", html.find("Model and hardware counters") == std::string::npos);
+
+        // The same uploads with their counter rows: a counters section per
+        // experiment that has them, the experiment charts as they were.
+        const auto agg_counted = aggregates(h200, {with_counters(id1, h200), with_counters(id2, h200_slow), with_counters(id3, h200_fast)});
+        const std::string counted = page_gpu(g_h200, agg_counted, {r3, r2, r1});
+        page("gpu-h200-counters", counted, measured + counter_charts(h200), false);
+        check("gpu-h200-counters: a counters section per experiment with counter rows",
+              count(counted, "Model and hardware counters</h3>") == 4 && counted.find("id=\"stride_copy-counters\"") != std::string::npos,
+              std::to_string(count(counted, "Model and hardware counters</h3>")));
+        check("gpu-h200-counters: a table per series and counted figure, n 3",
+              counted.find("<strong>guide, 4-byte words</strong>: <code>sectors_per_request_ld</code> against the model (exact): "
+                           "median equal to the model at 3 of 3 points") != std::string::npos &&
+                  counted.find("<tr><td>6</td><td>24</td><td>24</td><td>24</td><td>24</td><td>3</td><td>yes</td></tr>") != std::string::npos);
+        json plain_charts = json::parse(split_scripts(html).scripts.at(0)), kept = json::array();
+        const json counted_charts = json::parse(split_scripts(counted).scripts.at(0));
+        for (json c : counted_charts)
+            if (c["y_title"] != "counted figure") kept.push_back(c);
+        for (json *list : {&plain_charts, &kept})
+            for (json &c : *list) c.erase("canvas");
+        check("gpu-h200-counters: the experiment charts are unchanged", kept == plain_charts);
+
+        // A series and a counted figure whose names carry injections.
+        std::vector<PointRow> evil_rows = {{"x", "stride_copy", "copy " + kInjection, "bandwidth_gbs", 1, 2},
+                                           {"x", "stride_copy", "copy " + kInjection, counter_field(CounterRow::Counted, kInjection), 1, 4},
+                                           {"x", "stride_copy", "copy " + kInjection, counter_field(CounterRow::Model, kInjection), 1, 4}};
+        const std::string evil_counters = page_gpu(g_evil, {{"stride_copy", aggregate_points(evil_rows)}}, {});
+        page("gpu-evil-counters", evil_counters, 2, true);
+        check("gpu-evil-counters: the injected counter name is shown escaped",
+              evil_counters.find("<code>" + gmreport::escape_html(kInjection) + "</code> against the model") != std::string::npos);
         page("gpu-empty", page_gpu(g_h200, {}, {}), 0, false);
     }
     // result pages: the report of the document, a header before it
