@@ -73,10 +73,13 @@ void run_async_copy(ContextState &ctx, const Params &params, Result &out) {
 
     for (long long w : words) {
         std::map<long long, double> sync_ms, sync_cycles;
+        Series both[2];
+        int registers[2] = {0, 0};
         for (bool async : {false, true}) {
             cudaFuncAttributes attr{};
             GM_CUDA(kernels::global_to_shared_attributes(async, static_cast<int>(w), &attr));
-            Series s;
+            registers[async] = attr.numRegs;
+            Series &s = both[async];
             s.name = std::string(async ? "async" : "sync") + ", " + std::to_string(w) + "-byte elements";
             s.variant = async ? "async" : "sync";
             s.x_name = "copy_count";
@@ -85,7 +88,12 @@ void run_async_copy(ContextState &ctx, const Params &params, Result &out) {
             s.y_name = "clock64 cycles per element";
             s.y_unit = "cycles";
             s.attributes = {{"word_size", w}, {"block_size", kAsyncBlock}, {"blocks", blocks}, {"registers", attr.numRegs}};
-            for (long long count : counts) {
+        }
+        // Sync and async of one count are measured one after the other, so
+        // that their ratio does not take in the GPU's drift over the sweep.
+        for (long long count : counts) {
+            for (bool async : {false, true}) {
+                Series &s = both[async];
                 const std::size_t elems = static_cast<std::size_t>(blocks) * kAsyncBlock * count;
                 int calls = 0;  // the harness calls launch `warmup` times before the timed launches
                 auto launch = [&](cudaStream_t stream) {
@@ -121,7 +129,7 @@ void run_async_copy(ContextState &ctx, const Params &params, Result &out) {
                 const double per_element = summarize(std::move(per_launch)).median;
                 p.values["cycles_per_element"] = per_element;
                 p.values["total_bytes"] = static_cast<double>(elems) * w;
-                p.values["registers"] = attr.numRegs;
+                p.values["registers"] = registers[async];
                 if (!async) {
                     sync_ms[count] = p.time_ms.median;
                     sync_cycles[count] = per_element;
@@ -134,8 +142,8 @@ void run_async_copy(ContextState &ctx, const Params &params, Result &out) {
                 }
                 s.points.push_back(std::move(p));
             }
-            out.series.push_back(std::move(s));
         }
+        for (Series &s : both) out.series.push_back(std::move(s));
     }
     out.notes.push_back("Each of " + std::to_string(blocks) + " blocks of " + std::to_string(kAsyncBlock) +
                         " threads copies copy_count elements per thread from global to shared memory: sync through a "

@@ -50,6 +50,16 @@ TEST_F(GpuTest, AsyncCopyComparesBothWays) {
         for (const json &p : s["points"]) EXPECT_GT(p["values"]["cycles_per_element"].get<double>(), 0);
     }
     EXPECT_TRUE(doc["series"][1]["points"][0]["values"].contains("async_over_sync_cycles"));
+    // Each async point's ratio is to the sync point of the same count.
+    for (std::size_t w = 0; w < 4; w += 2) {
+        const json &sync = doc["series"][w]["points"], &async = doc["series"][w + 1]["points"];
+        ASSERT_EQ(sync.size(), async.size());
+        for (std::size_t i = 0; i < sync.size(); ++i) {
+            EXPECT_EQ(sync[i]["x"], async[i]["x"]);
+            EXPECT_DOUBLE_EQ(async[i]["values"]["async_over_sync_cycles"].get<double>(),
+                             async[i]["values"]["cycles_per_element"].get<double>() / sync[i]["values"]["cycles_per_element"].get<double>());
+        }
+    }
     gm_result *r = nullptr;
     EXPECT_EQ(gm_run(&r, ctx, "async_copy", R"({"copy_counts": [4096], "word_sizes": [16]})"), GM_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(gm_context_last_error(ctx)).find("this device allows"), std::string::npos) << gm_context_last_error(ctx);
