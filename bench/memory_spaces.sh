@@ -29,7 +29,7 @@ for w, pts in sorted(by.items()):
     line = "  ".join(f"count {c}: {pts[c]:.2f}" for c in dict.fromkeys(picks))
     print(f"  {w:>2}-byte: {line}   (registers sync {regs[('sync', w)]}, async {regs[('async', w)]})")
 c = res["constant_broadcast"]["summary"]
-print(f"constant memory: k=32 / k=1 time = {c['k32_over_k1']:.1f}  (linear fit: {c['fit_ns_per_address']:.3f} ns per address + {c['fit_ns_intercept']:.3f} ns)")
+print(f"constant memory: k=32 / k=1 time = {c['k32_over_k1']:.1f}  (linear fit: {c['fit_ns_per_address']:.3f} ns per address + {res['constant_broadcast']['series'][0]['attributes']['fit_ns_intercept']:.3f} ns)")
 s = res["stencil"]["summary"]
 print(f"stencil (n = {res['stencil']['series'][0]['points'][0]['x']:.0f}): constant / ldg time = {s['constant_time_over_ldg']:.3f};"
       f" bandwidth over our copy: constant {s['constant_over_copy']:.3f}, ldg {s['ldg_over_copy']:.3f} (target >= 0.80)")
