@@ -61,8 +61,11 @@ $resolved"
 done
 lib=$(ls "$root"/lib/libgmlab.so.*.*.* | head -1)
 readelf -d "$lib" | grep -Eq '\(NEEDED\).*(libcurl|libz\.)' && fail "libgmlab.so needs libcurl or zlib"
-env -u LD_LIBRARY_PATH ldd "$root/bin/gmlab" | grep -q "$root/bin/../lib/libgmlab.so\|$root/lib/libgmlab.so" ||
-  fail "the unpacked gmlab does not load the unpacked libgmlab.so: $(ldd "$root/bin/gmlab" | grep gmlab)"
+# ldd's output is kept first: grep -q stops reading at the first match, and
+# under pipefail the writer's SIGPIPE would then fail the check at random.
+loaded=$(env -u LD_LIBRARY_PATH ldd "$root/bin/gmlab")
+echo "$loaded" | grep -q "$root/bin/../lib/libgmlab.so\|$root/lib/libgmlab.so" ||
+  fail "the unpacked gmlab does not load the unpacked libgmlab.so: $(echo "$loaded" | grep gmlab)"
 
 # The unpacked command runs from an empty directory.
 mkdir -p "$work/empty"
