@@ -11,6 +11,7 @@
 #include <libpq-fe.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -326,10 +327,17 @@ void replica_tests(const std::string &url) {
         for (int t = 0; t < 2; ++t)
             folders.emplace_back([&, s] {
                 try {
-                    for (int k = 0; k < 200; ++k) {
+                    // Until the queue is empty (or 60 s): a fold that finds the
+                    // model locked by another one returns 0, and on a busy
+                    // machine a fixed number of tries can run out first.
+                    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+                    while (std::chrono::steady_clock::now() < give_up) {
                         const std::size_t n = s->refresh(3);
                         folded += n;
-                        if (n == 0 && s->pending() == 0) break;
+                        if (n == 0) {
+                            if (s->pending() == 0) break;
+                            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                        }
                     }
                 } catch (const std::exception &e) {
                     std::printf("folding: %s\n", e.what());
