@@ -82,9 +82,7 @@ public:
     void record(const UploadStatus &st) override {
         for (const std::string *s : {&st.run_id, &st.gpu_key, &st.created_at, &st.status, &st.reason}) check_text(*s);
         std::lock_guard<std::mutex> lock(mu_);
-        query("INSERT INTO upload_status (run_id, gpu_key, created_at, status, reason) VALUES ($1,$2,$3,$4,$5)"
-              " ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, reason = EXCLUDED.reason",
-              {st.run_id, st.gpu_key, st.created_at, st.status, st.reason}, PGRES_COMMAND_OK);
+        put_status(st);
     }
 
     std::optional<UploadStatus> status(const std::string &run_id) override {
@@ -112,9 +110,7 @@ public:
         transaction([&] {
             known = query("SELECT 1 FROM runs WHERE id = $1", {st.run_id}, PGRES_TUPLES_OK).rows() > 0;
             if (!known) return;
-            query("INSERT INTO upload_status (run_id, gpu_key, created_at, status, reason) VALUES ($1,$2,$3,$4,$5)"
-                  " ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, reason = EXCLUDED.reason",
-                  {st.run_id, st.gpu_key, st.created_at, st.status, st.reason}, PGRES_COMMAND_OK);
+            put_status(st);
             append_log(at, st.run_id, action, reason, actor);
         });
         return known;
@@ -202,14 +198,11 @@ public:
     }
 
 private:
-    // "x" as an element of a text[] literal: quoted, with \ and " escaped.
-    static std::string array_text(const std::string &s) {
-        std::string out = "\"";
-        for (char ch : s) {
-            if (ch == '"' || ch == '\\') out += '\\';
-            out += ch;
-        }
-        return out + "\"";
+    // The upload's status row, new or replacing its earlier one.
+    void put_status(const UploadStatus &st) {
+        query("INSERT INTO upload_status (run_id, gpu_key, created_at, status, reason) VALUES ($1,$2,$3,$4,$5)"
+              " ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, reason = EXCLUDED.reason",
+              {st.run_id, st.gpu_key, st.created_at, st.status, st.reason}, PGRES_COMMAND_OK);
     }
 
     void command(const char *sql) {

@@ -90,8 +90,7 @@ public:
 
     void record(const UploadStatus &st) override {
         std::lock_guard<std::mutex> lock(mu_);
-        Stmt s(db_.get(), "INSERT OR REPLACE INTO upload_status (run_id, gpu_key, created_at, status, reason) VALUES (?,?,?,?,?)");
-        s.bind(1, st.run_id).bind(2, st.gpu_key).bind(3, st.created_at).bind(4, st.status).bind(5, st.reason).step();
+        put_status(st);
     }
 
     std::optional<UploadStatus> status(const std::string &run_id) override {
@@ -122,10 +121,8 @@ public:
                 known = r.step();
             }
             if (!known) return;
-            // An upload from before figures were kept gets a status row now.
-            Stmt s(db_.get(), "INSERT INTO upload_status (run_id, gpu_key, created_at, status, reason) VALUES (?1,?2,?3,?4,?5)"
-                              " ON CONFLICT(run_id) DO UPDATE SET status = ?4, reason = ?5");
-            s.bind(1, st.run_id).bind(2, st.gpu_key).bind(3, st.created_at).bind(4, st.status).bind(5, st.reason).step();
+            // An upload from before statuses were kept gets a status row now.
+            put_status(st);
             append_log(at, st.run_id, action, reason, actor);
         });
         return known;
@@ -189,6 +186,13 @@ public:
 
 private:
     static UploadStatus status_from(const Stmt &q) { return {q.text(0), q.text(1), q.text(2), q.text(3), q.text(4)}; }
+
+    // The upload's status row, new or replacing its earlier one.
+    void put_status(const UploadStatus &st) {
+        Stmt s(db_.get(), "INSERT INTO upload_status (run_id, gpu_key, created_at, status, reason) VALUES (?1,?2,?3,?4,?5)"
+                          " ON CONFLICT(run_id) DO UPDATE SET status = ?4, reason = ?5");
+        s.bind(1, st.run_id).bind(2, st.gpu_key).bind(3, st.created_at).bind(4, st.status).bind(5, st.reason).step();
+    }
 
     void append_log(const std::string &at, const std::string &run_id, const std::string &action, const std::string &reason,
                     const std::string &actor) {

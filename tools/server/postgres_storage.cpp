@@ -565,18 +565,8 @@ public:
             }
             // Uploads not folded yet: merged into a copy of the stored aggregate.
             const std::string limit = std::to_string(kMaxMergedPending);
-            Result p = exec(c, "aggregate_pending", {gpu_key, experiment, limit}, PGRES_TUPLES_OK, true);
-            HistogramAggregate h;
-            for (int i = 0; i < p.rows(); ++i)
-                if (p.bytes(i, 0) == std::string_view("\0\0\0\0", 4)) h = HistogramAggregate::decode(p.bytes(i, 1));
-            std::vector<std::string> strings;
-            std::vector<HistogramAggregate::Point> points;
-            for (int i = 0; i < p.rows(); ++i) {
-                if (p.bytes(i, 0) == std::string_view("\0\0\0\0", 4)) continue;
-                if (!decode_point_set(p.bytes(i, 1), strings, points))
-                    throw std::runtime_error("postgres: the stored points of an upload of " + gpu_key + " are damaged");
-                h.fold(strings, points, +1);
-            }
+            const HistogramAggregate h =
+                merged_pending(exec(c, "aggregate_pending", {gpu_key, experiment, limit}, PGRES_TUPLES_OK, true), gpu_key);
             if (h.empty()) return std::nullopt;
             return h.result().dump();
         });
@@ -587,20 +577,9 @@ public:
         return with_connection([&](PGconn *c, bool &) -> std::optional<std::string> {
             const std::string limit = std::to_string(kMaxMergedPending);
             Result p = exec(c, "aggregate_pending", {gpu_key, experiment, limit}, PGRES_TUPLES_OK, true);
-            const auto is_state = [&](int i) { return p.bytes(i, 0) == std::string_view("\0\0\0\0", 4); };
             // Nothing queued: the stored histogram as it is.
-            if (p.rows() == 1 && is_state(0)) return std::string(p.bytes(0, 1));
-            HistogramAggregate h;
-            for (int i = 0; i < p.rows(); ++i)
-                if (is_state(i)) h = HistogramAggregate::decode(p.bytes(i, 1));
-            std::vector<std::string> strings;
-            std::vector<HistogramAggregate::Point> points;
-            for (int i = 0; i < p.rows(); ++i) {
-                if (is_state(i)) continue;
-                if (!decode_point_set(p.bytes(i, 1), strings, points))
-                    throw std::runtime_error("postgres: the stored points of an upload of " + gpu_key + " are damaged");
-                h.fold(strings, points, +1);
-            }
+            if (p.rows() == 1 && is_stored_state(p, 0)) return std::string(p.bytes(0, 1));
+            const HistogramAggregate h = merged_pending(p, gpu_key);
             if (h.empty()) return std::nullopt;
             return h.encode();
         });
@@ -791,6 +770,25 @@ private:
     // and folds (and deletes) of one model never overlap; an upload that
     // commits meanwhile is not seen by this fold and stays queued for the next.
     // Another process folding the model already: 0, it is left to that one.
+    // Rows of "aggregate_pending": the stored histogram (k = 0) and the point
+    // sets of queued uploads (k = 1).
+    static bool is_stored_state(const Result &p, int row) { return p.bytes(row, 0) == std::string_view("\0\0\0\0", 4); }
+    // The stored histogram with the queued uploads' point sets folded into it.
+    static HistogramAggregate merged_pending(const Result &p, const std::string &gpu_key) {
+        HistogramAggregate h;
+        for (int i = 0; i < p.rows(); ++i)
+            if (is_stored_state(p, i)) h = HistogramAggregate::decode(p.bytes(i, 1));
+        std::vector<std::string> strings;
+        std::vector<HistogramAggregate::Point> points;
+        for (int i = 0; i < p.rows(); ++i) {
+            if (is_stored_state(p, i)) continue;
+            if (!decode_point_set(p.bytes(i, 1), strings, points))
+                throw std::runtime_error("postgres: the stored points of an upload of " + gpu_key + " are damaged");
+            h.fold(strings, points, +1);
+        }
+        return h;
+    }
+
     std::size_t fold_model(const std::string &gpu_key, std::size_t limit) {
         return with_connection([&](PGconn *c, bool &committing) -> std::size_t {
             Transaction tx(c);

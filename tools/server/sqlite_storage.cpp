@@ -206,11 +206,7 @@ public:
         // Counts: each upload is either folded (models) or queued (agg_queue),
         // never both; a model's count is the sum. One read transaction, so that
         // a fold committing in between is seen entirely or not at all.
-        exec_read("BEGIN");
-        struct Commit {
-            SqliteStorage &s;
-            ~Commit() { sqlite3_exec(s.rdb_, "COMMIT", nullptr, nullptr, nullptr); }
-        } commit{*this};
+        ReadSnapshot snapshot(*this);
         {
             Stmt q(rdb_, "SELECT k, SUM(n) FROM (SELECT gpu_key AS k, uploads AS n FROM models UNION ALL"
                         " SELECT gpu_key, COUNT(*) FROM agg_queue GROUP BY gpu_key) GROUP BY k HAVING SUM(n) > 0");
@@ -302,11 +298,7 @@ public:
         {
             // One snapshot: every upload is either folded or queued in it.
             std::lock_guard<std::mutex> lock(rmu_);
-            exec_read("BEGIN");
-            struct Commit {
-                SqliteStorage &s;
-                ~Commit() { sqlite3_exec(s.rdb_, "COMMIT", nullptr, nullptr, nullptr); }
-            } commit{*this};
+            ReadSnapshot snapshot(*this);
             Stmt q(rdb_, "SELECT gpu_key, result FROM aggregates WHERE experiment = ?");
             q.bind(1, experiment);
             while (q.step()) by_model.emplace(q.text(0), q.text(1));
@@ -528,11 +520,7 @@ private:
     std::optional<std::string> read_aggregate(const std::string &gpu_key, const std::string &experiment, bool state) {
         std::lock_guard<std::mutex> lock(rmu_);
         // One read transaction: the stored aggregate and the queue as of one moment.
-        exec_read("BEGIN");
-        struct Commit {
-            SqliteStorage &s;
-            ~Commit() { sqlite3_exec(s.rdb_, "COMMIT", nullptr, nullptr, nullptr); }
-        } commit{*this};
+        ReadSnapshot snapshot(*this);
         const std::vector<std::string> pending = pending_runs(rdb_, gpu_key, kMaxMergedPending);
         const bool stored_form = pending.empty();  // the stored column is the answer
         Stmt a(rdb_, stored_form && !state ? "SELECT result FROM aggregates WHERE gpu_key = ? AND experiment = ?"
@@ -695,6 +683,19 @@ private:
             throw;
         }
     }
+
+    // A read transaction on the read connection (its mutex held by the
+    // caller): what it reads is one snapshot of the file.
+    class ReadSnapshot {
+    public:
+        explicit ReadSnapshot(SqliteStorage &s) : s_(s) { s_.exec_read("BEGIN"); }
+        ~ReadSnapshot() { sqlite3_exec(s_.rdb_, "COMMIT", nullptr, nullptr, nullptr); }
+        ReadSnapshot(const ReadSnapshot &) = delete;
+        ReadSnapshot &operator=(const ReadSnapshot &) = delete;
+
+    private:
+        SqliteStorage &s_;
+    };
 
     void exec_read(const char *sql) {
         char *err = nullptr;
