@@ -31,6 +31,7 @@ import sys
 import tempfile
 import threading
 import time
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "server"))
@@ -75,11 +76,11 @@ class Poster(threading.Thread):
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         i = 0
         while time.monotonic() < self.deadline and i < self.max_uploads:
-            body = self.make_body(f"{self.tag}-{i}")
+            body, headers = self.make_body(f"{self.tag}-{i}")
             i += 1
             t0 = time.perf_counter()
             try:
-                conn.request("POST", "/api/v1/results", body=body, headers={"Content-Type": "application/json"})
+                conn.request("POST", "/api/v1/results", body=body, headers=headers)
                 r = conn.getresponse()
                 data = r.read()
             except (OSError, http.client.HTTPException) as e:
@@ -136,6 +137,36 @@ def load(port, make_body, seconds, clients, max_uploads, tag, processes=1):
     return (wall, [x for p in parts for x in p[0]], [x for p in parts for x in p[1]], [x for p in parts for x in p[2]])
 
 
+class BodyMaker:
+    """Upload bodies that differ only in their submission_id, as gmlab-upload
+    sends them: minified JSON, gzip-compressed (or, encoding "identity", plain).
+
+    Compressing each body anew would cost the load generator more than the
+    server, so the document's head is compressed once, ending on a byte
+    boundary (a sync flush), and each body appends the deflate blocks of its own
+    tail, `"submission_id":"..."}`: a valid gzip stream of the whole text."""
+
+    def __init__(self, doc, encoding):
+        text = json.dumps(doc, separators=(",", ":"))
+        self.head = text[:-1].encode() + b',"submission_id":"'
+        self.encoding = encoding
+        c = zlib.compressobj(6, zlib.DEFLATED, -15)
+        self.deflated_head = c.compress(self.head) + c.flush(zlib.Z_SYNC_FLUSH)
+        self.head_crc = zlib.crc32(self.head)
+
+    def __call__(self, sid):
+        tail = sid.encode() + b'"}'
+        if self.encoding == "identity":
+            return self.head + tail, {"Content-Type": "application/json"}
+        c = zlib.compressobj(6, zlib.DEFLATED, -15)
+        size = len(self.head) + len(tail)
+        body = b"".join([b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff", self.deflated_head,
+                         c.compress(tail) + c.flush(),
+                         zlib.crc32(tail, self.head_crc).to_bytes(4, "little"),
+                         (size & 0xFFFFFFFF).to_bytes(4, "little")])
+        return body, {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+
+
 def timed_get(srv, path, repeat):
     times = []
     status = None
@@ -182,6 +213,8 @@ def main():
     p.add_argument("--form", choices=("compact", "trimmed"), default="compact",
                    help="compact: the gmlab.run/1.1 form gmlab run writes by default (deciles, no samples); "
                         "trimmed: the document with --samples raw samples kept per point")
+    p.add_argument("--encoding", choices=("gzip", "identity"), default="gzip",
+                   help="gzip: minified and gzip-compressed, as gmlab-upload sends a document; identity: plain JSON")
     p.add_argument("--db", default="", help="database URL (default: a fresh SQLite file)")
     p.add_argument("--seconds", type=float, default=30)
     p.add_argument("--clients", type=int, default=8)
@@ -202,10 +235,11 @@ def main():
     document_path = os.path.join(work, "document.json")
     with open(document_path, "w") as f:
         f.write(text)
-    head = text[:-1]
-    make_body = lambda sid: f'{head}, "submission_id": "{sid}"}}'
+    make_body = BodyMaker(doc, a.encoding)
+    sample, _ = make_body("x")
     npoints = sum(len(s["points"]) for r in doc["results"] for s in r["series"])
-    print(f"document: {doc['schema']} ({a.form}), {len(make_body('x')) / 1024:.0f} KiB, {len(doc['results'])} results, "
+    print(f"document: {doc['schema']} ({a.form}), {len(make_body.head) / 1024:.0f} KiB of JSON sent as {a.encoding}, "
+          f"{len(sample) / 1024:.0f} KiB per body, {len(doc['results'])} results, "
           f"{npoints} points; database: {'postgres' if db.startswith('postgres') else 'sqlite'}")
     opts = ["--write-rate", "0", "--read-rate", "0"]
     srv = Server(a.server, db, work, opts, "load")

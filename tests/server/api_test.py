@@ -5,8 +5,10 @@ endpoint, idempotent retries, deletion with right, wrong and absent tokens,
 export as JSON and CSV."""
 import copy
 import csv
+import gzip
 import json
 import re
+import sqlite3
 import sys
 
 from harness import Checks, Server, arguments, default_db, fresh_workdir, gz, load_document, trimmed
@@ -21,12 +23,35 @@ def main():
     doc = trimmed(load_document(args.document))
     text = json.dumps(doc)
     admin = "admin-secret-0123456789"
-    srv = Server(args.server, default_db(args), args.workdir, ["--write-rate", "0", "--read-rate", "0", "--admin-token", admin])
+    db = default_db(args)
+    srv = Server(args.server, db, args.workdir, ["--write-rate", "0", "--read-rate", "0", "--admin-token", admin])
     try:
         run(srv, c, doc, text, admin)
+        stored_forms(srv, c, doc, text, db)
     finally:
         srv.stop()
     return c.finish()
+
+
+def stored_forms(srv, c, doc, text, db):
+    """A gzip body is stored as the client compressed it when that is at least
+    3:1, and compressed by the server otherwise (gzip level 0 holds the text in
+    stored blocks); either way the document reads back exactly."""
+    ids = {}
+    for level in (9, 0):
+        st, _, r = srv.json("POST", "/api/v1/results", gzip.compress(text.encode(), level),
+                            {"Content-Type": "application/json", "Content-Encoding": "gzip"})
+        c.check(f"gzip level {level} post returns 201", st == 201, st)
+        ids[level] = r["id"] if r else ""
+        st, _, raw = srv.request("GET", f"/api/v1/results/{ids[level]}?format=document")
+        c.check(f"gzip level {level}: the document reads back as sent", st == 200 and raw == text.encode(), st)
+    if not db.startswith("sqlite:"):
+        return
+    with sqlite3.connect(db[len("sqlite:"):], timeout=30) as con:
+        head = {lvl: bytes(con.execute("SELECT substr(document, 1, 4) FROM runs WHERE id = ?", (i,)).fetchone()[0])
+                for lvl, i in ids.items()}
+    c.check("a well compressed gzip body is stored as it came", head[9][:2] == b"\x1f\x8b", head[9])
+    c.check("an uncompressed gzip body is stored as zstd", head[0] == b"\x28\xb5\x2f\xfd", head[0])
 
 
 def run(srv, c, doc, text, admin):

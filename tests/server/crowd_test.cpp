@@ -97,8 +97,12 @@ TEST(KeyFigures, JudgedPartsJudgeAsTheWholeDocument) {
     doc["results"][1]["notes"] = json::array({"a note"});
     const json parts = judged_parts(doc.dump());
     ASSERT_TRUE(parts.is_object());
-    EXPECT_EQ(parts["results"][1]["series"][0]["points"].size(), 5u);
-    EXPECT_FALSE(parts["results"][1]["series"][0]["points"][0].contains("counters"));
+    // One spread per point: (1.9 - 0.5) / 1 from the deciles of the first
+    // four, (6.0 - 1.5) / 2 from the samples of the fifth.
+    ASSERT_EQ(parts["point_spreads"].size(), 5u);
+    EXPECT_DOUBLE_EQ(parts["point_spreads"][0].get<double>(), 1.4);
+    EXPECT_DOUBLE_EQ(parts["point_spreads"][4].get<double>(), 2.25);
+    EXPECT_FALSE(parts["results"][1].contains("series"));
     const auto full = upload_figures(doc), judged = upload_figures(parts);
     ASSERT_EQ(full.size(), judged.size());
     for (std::size_t i = 0; i < full.size(); ++i) {

@@ -2,27 +2,14 @@
 // routing, and undoing a body's Content-Encoding within a limit.
 #include <gtest/gtest.h>
 
-#include <zlib.h>
-
 #include "body_decoding.hpp"
+#include "gzip_for_tests.hpp"
 #include "router.hpp"
 
 namespace gmserver {
 namespace {
 
-std::string gzip(const std::string &in) {
-    z_stream z{};
-    deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY);
-    std::string out(deflateBound(&z, in.size()) + 64, '\0');
-    z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in.data()));
-    z.avail_in = static_cast<uInt>(in.size());
-    z.next_out = reinterpret_cast<Bytef *>(&out[0]);
-    z.avail_out = static_cast<uInt>(out.size());
-    deflate(&z, Z_FINISH);
-    out.resize(z.total_out);
-    deflateEnd(&z);
-    return out;
-}
+using test_support::gzip;
 
 TEST(HttpMessage, PercentDecodingKeepsMalformedEscapes) {
     EXPECT_EQ(percent_decode("%41b+c", true), "Ab c");
@@ -117,6 +104,42 @@ TEST(BodyDecoding, GzipAndDeflateRoundTrip) {
     EXPECT_EQ(decode_body("", &same, 10, &why), DecodeOutcome::Ok);
     EXPECT_EQ(decode_body(" Identity ", &same, 10, &why), DecodeOutcome::Ok);
     EXPECT_EQ(same, "plain");
+}
+
+TEST(BodyDecoding, OnePlainGzipMemberIsKeptAsReceived) {
+    const std::string text(100000, 'q'), sent = gzip(text);
+    std::string body = sent, member = "stale", why;
+    ASSERT_EQ(decode_body("gzip", &body, 1 << 20, &why, &member), DecodeOutcome::Ok) << why;
+    EXPECT_EQ(body, text);
+    EXPECT_EQ(member, sent);
+    // Identity bodies leave it empty.
+    std::string plain = "plain";
+    EXPECT_EQ(decode_body("", &plain, 10, &why, &member), DecodeOutcome::Ok);
+    EXPECT_TRUE(member.empty());
+}
+
+TEST(BodyDecoding, OtherGzipShapesAreDecodedButNotKept) {
+    std::string why, member;
+    // Two members: the stream decoder reads the first, and nothing is kept.
+    std::string two = gzip("first") + gzip("second");
+    ASSERT_EQ(decode_body("gzip", &two, 1000, &why, &member), DecodeOutcome::Ok) << why;
+    EXPECT_EQ(two, "first");
+    EXPECT_TRUE(member.empty());
+    // A file name in the header (FLG.FNAME): decoded, not kept.
+    const std::string plain = gzip("named");
+    std::string named = plain.substr(0, 10) + std::string("upload.json") + '\0' + plain.substr(10);
+    named[3] = 0x08;
+    ASSERT_EQ(decode_body("gzip", &named, 1000, &why, &member), DecodeOutcome::Ok) << why;
+    EXPECT_EQ(named, "named");
+    EXPECT_TRUE(member.empty());
+    // A length field that lies, smaller or larger than the data: refused.
+    for (unsigned char last : {0x00, 0x7f}) {
+        std::string lying = gzip(std::string(5000, 'z'));
+        lying[lying.size() - 4] = static_cast<char>(last);
+        lying[lying.size() - 3] = static_cast<char>(last);
+        EXPECT_EQ(decode_body("gzip", &lying, 1 << 20, &why, &member), DecodeOutcome::Corrupt);
+        EXPECT_TRUE(member.empty());
+    }
 }
 
 TEST(BodyDecoding, ABombStopsAtTheLimitWithoutChangingTheBody) {

@@ -2,6 +2,8 @@
 // files written before either (JSON text documents, one row per point).
 #include <gtest/gtest.h>
 
+#include "gzip_for_tests.hpp"
+
 #include <sqlite3.h>
 
 #include <cstdio>
@@ -102,6 +104,25 @@ TEST(SqliteStorage, StoresPointsAndCompressedDocuments) {
     EXPECT_TRUE(store->points("other", "stream").empty());
     EXPECT_TRUE(store->remove(run.id));
     EXPECT_TRUE(store->points(run.gpu.key, "stream").empty());
+}
+
+TEST(SqliteStorage, KeepsAClientsGzipAndReadsItBack) {
+    const std::string path = temp_db("gm_storage_gzip.sqlite");
+    auto store = open_sqlite_storage(path);
+    StoredRun run;
+    run.id = "00112233445566778899aabbccddeeff";
+    run.delete_token_hash = "h";
+    run.created_at = "2026-11-23T00:00:00Z";
+    run.gpu.key = "nvidia-h200-cc9.0-140gib-6016bit";
+    run.document = std::string("{\"schema\":\"gmlab.run/1.2\",\"pad\":\"") + std::string(100000, 'b') + "\"}";
+    run.document_gzip = test_support::gzip(run.document);
+    ASSERT_TRUE(is_compressed_document(run.document_gzip));
+    ASSERT_EQ(store->insert(run, sample_points(), nullptr), InsertOutcome::Inserted);
+    const auto back = store->get(run.id);
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->document, run.document);
+    EXPECT_TRUE(back->document_gzip.empty());
+    EXPECT_EQ(decompress_document(run.document_gzip), run.document);
 }
 
 TEST(SqliteStorage, ReadsFilesFromBeforePackedPoints) {

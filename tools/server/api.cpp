@@ -188,7 +188,12 @@ private:
                               "the body is larger than " + std::to_string(config_.max_body_bytes) + " bytes");
         }
         std::string body = std::move(req.body);
-        ValidatedUpload v = validate_upload(std::move(body), config_.limits);
+        // The parts of the document the crowd judges are read from the
+        // validator's own parse of it.
+        json parts;
+        ValidatedUpload v = validate_upload(std::move(body), config_.limits, [&](const simdjson::dom::element &root) {
+            if (crowd_) parts = judged_parts(root);
+        });
         if (!v.ok) return send_error(res, 422, v.error_code, v.error_message);
 
         StoredRun run;
@@ -206,6 +211,10 @@ private:
         run.created_at = utc_now();
         run.gpu = std::move(v.gpu);
         run.document = std::move(v.document);
+        // A client's gzip is stored as it came when it compresses well: no
+        // second compression. Anything else is compressed by the storage.
+        if (!req.gzip_body.empty() && req.gzip_body.size() * kStoredGzipRatio <= run.document.size())
+            run.document_gzip = std::move(req.gzip_body);
         for (PointRow &p : v.points) p.run_id = run.id;
         // The headline figures are judged before the upload is stored (so that
         // the model's values are those of the other uploads) and stored with
@@ -213,7 +222,6 @@ private:
         std::vector<FigureValue> figures;
         std::vector<std::string> health;
         if (crowd_) {
-            const json parts = judged_parts(run.document);
             figures = upload_figures(parts);
             health = health_problems(parts);
             for (PointRow &r : figure_rows(run.id, figures)) v.points.push_back(std::move(r));

@@ -5,6 +5,8 @@
 
 #include <zlib.h>
 
+#include "gzip_member.hpp"
+
 namespace gmserver {
 
 namespace {
@@ -16,11 +18,23 @@ std::string lower_trimmed(const std::string &s) {
 }
 }  // namespace
 
-DecodeOutcome decode_body(const std::string &encoding, std::string *body, std::size_t max_bytes, std::string *message) {
+DecodeOutcome decode_body(const std::string &encoding, std::string *body, std::size_t max_bytes, std::string *message,
+                          std::string *gzip_member) {
+    if (gzip_member) gzip_member->clear();
     const std::string e = lower_trimmed(encoding);
     if (e.empty() || e == "identity") return DecodeOutcome::Ok;
     int window_bits;
-    if (e == "gzip" || e == "x-gzip") window_bits = 16 + MAX_WBITS;
+    if (e == "gzip" || e == "x-gzip") {
+        // What clients send, one member: decoded in one call, about three
+        // times faster than the stream below, which takes everything else.
+        std::string decoded;
+        if (inflate_gzip_member(*body, max_bytes, &decoded, kDecodedSpareBytes) == GzipOutcome::Ok) {
+            if (gzip_member && is_plain_gzip_header(*body)) *gzip_member = std::move(*body);
+            *body = std::move(decoded);
+            return DecodeOutcome::Ok;
+        }
+        window_bits = 16 + MAX_WBITS;
+    }
     else if (e == "deflate") window_bits = MAX_WBITS;  // zlib-wrapped, as HTTP defines it
     else {
         *message = "Content-Encoding " + encoding + " is not supported (gzip, deflate or identity)";

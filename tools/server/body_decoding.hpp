@@ -12,7 +12,14 @@ enum class DecodeOutcome { Ok, TooLarge, Corrupt, UnsupportedEncoding };
 
 // encoding: the Content-Encoding header ("" or "identity": nothing to do).
 // On Ok, *body holds the decoded bytes; otherwise *body is unchanged and
-// *message says what was wrong.
-DecodeOutcome decode_body(const std::string &encoding, std::string *body, std::size_t max_bytes, std::string *message);
+// *message says what was wrong. gzip_member, when given, receives the body as
+// received if it was a single plain gzip member (gzip_member.hpp), so that it
+// can be stored as it is; otherwise it is left empty.
+DecodeOutcome decode_body(const std::string &encoding, std::string *body, std::size_t max_bytes, std::string *message,
+                          std::string *gzip_member = nullptr);
+
+// Decoded bodies keep this much spare capacity, so that the JSON parser, which
+// reads a little past the end, needs no copy of them.
+constexpr std::size_t kDecodedSpareBytes = 64;
 
 }  // namespace gmserver

@@ -115,9 +115,43 @@ json to_json(simdjson::dom::element e) {
 
 json judged_parts(std::string_view document) {
     thread_local simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    if (parser.parse(document.data(), document.size()).get(root) != simdjson::SUCCESS) return nullptr;
+    return judged_parts(root);
+}
+
+namespace {
+// The spread of a point's middle 80 % of repetitions relative to its median:
+// from the deciles where the document is compact, the samples otherwise. NaN
+// when the point has neither.
+double repetition_spread(simdjson::dom::object t) {
+    double med = 0;
+    if (t.at_key("median").get(med) != simdjson::SUCCESS || !(med > 0)) return NAN;
+    simdjson::dom::array q;
+    double q10 = 0, q90 = 0;
+    if (t.at_key("quantiles").get(q) == simdjson::SUCCESS && q.size() == 9 && q.at(0).get(q10) == simdjson::SUCCESS &&
+        q.at(8).get(q90) == simdjson::SUCCESS)
+        return (q90 - q10) / med;
+    simdjson::dom::array samples;
+    if (t.at_key("samples").get(samples) != simdjson::SUCCESS) return NAN;
+    std::vector<double> v;
+    for (simdjson::dom::element x : samples) {
+        double d = 0;
+        if (x.get(d) == simdjson::SUCCESS) v.push_back(d);
+    }
+    if (v.size() < 10) return NAN;
+    std::sort(v.begin(), v.end());
+    return (v[v.size() * 9 / 10] - v[v.size() / 10]) / med;
+}
+}  // namespace
+
+json judged_parts(const simdjson::dom::element &root) {
     simdjson::dom::object doc;
-    if (parser.parse(document.data(), document.size()).get(doc) != simdjson::SUCCESS) return nullptr;
+    if (root.get(doc) != simdjson::SUCCESS) return nullptr;
     json out = json::object();
+    // Each point's repetition times condensed to the one number
+    // health_problems reads: no copy of every point's deciles.
+    json &spreads = out["point_spreads"] = json::array();
     simdjson::dom::element device, results;
     if (doc.at_key("device").get(device) == simdjson::SUCCESS) out["device"] = to_json(device);
     if (doc.at_key("results").get(results) != simdjson::SUCCESS || !results.is_array()) return out;
@@ -125,30 +159,22 @@ json judged_parts(std::string_view document) {
     for (simdjson::dom::element r : simdjson::dom::array(results)) {
         if (!r.is_object()) continue;
         json one = json::object();
-        simdjson::dom::element name, summary, series;
+        simdjson::dom::element name, summary;
+        simdjson::dom::array series;
         if (r.at_key("experiment").at_key("name").get(name) == simdjson::SUCCESS) one["experiment"] = {{"name", to_json(name)}};
         for (const char *k : {"summary", "summary_values"})
             if (r.at_key(k).get(summary) == simdjson::SUCCESS) one[k] = to_json(summary);
-        if (r.at_key("series").get(series) == simdjson::SUCCESS && series.is_array()) {
-            json &ss = one["series"] = json::array();
-            for (simdjson::dom::element s : simdjson::dom::array(series)) {
-                json points = json::array();
-                simdjson::dom::element ps;
-                if (s.is_object() && s.at_key("points").get(ps) == simdjson::SUCCESS && ps.is_array())
-                    for (simdjson::dom::element p : simdjson::dom::array(ps)) {
-                        // Only what health_problems reads of the repetition times.
-                        simdjson::dom::object t;
-                        json times = json::object();
-                        if (p.is_object() && p.at_key("time_ms").get(t) == simdjson::SUCCESS)
-                            for (const char *k : {"median", "quantiles", "samples"}) {
-                                simdjson::dom::element v;
-                                if (t.at_key(k).get(v) == simdjson::SUCCESS) times[k] = to_json(v);
-                            }
-                        points.push_back(times.empty() ? json::object() : json{{"time_ms", std::move(times)}});
-                    }
-                ss.push_back({{"points", std::move(points)}});
+        if (r.at_key("series").get(series) == simdjson::SUCCESS)
+            for (simdjson::dom::element s : series) {
+                simdjson::dom::array points;
+                if (s.at_key("points").get(points) != simdjson::SUCCESS) continue;
+                for (simdjson::dom::element p : points) {
+                    simdjson::dom::object t;
+                    if (p.at_key("time_ms").get(t) != simdjson::SUCCESS) continue;
+                    const double spread = repetition_spread(t);
+                    if (std::isfinite(spread)) spreads.push_back(spread);
+                }
             }
-        }
         rs.push_back(std::move(one));
     }
     return out;
@@ -220,39 +246,23 @@ bool split_figure_series(const std::string &series, std::string *experiment, std
 
 std::vector<std::string> health_problems(const json &doc) {
     std::vector<std::string> problems;
-    if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array()) return problems;
+    if (!doc.is_object()) return problems;
+    // A whole document is condensed first: the spread rule lives in judged_parts.
+    if (!doc.contains("point_spreads")) {
+        const json parts = judged_parts(doc.dump());
+        return parts.is_object() && parts.contains("point_spreads") ? health_problems(parts) : problems;
+    }
     const json *device = doc.contains("device") && doc["device"].is_object() ? &doc["device"] : nullptr;
     const double max_clock = number_or_nan(device, "sm_clock_mhz");
     // The pointer-chasing experiments measure the SM clock they ran at.
     std::vector<double> clocks, spreads;
-    for (const json &r : doc["results"]) {
-        if (!r.is_object()) continue;
-        const double measured = number_or_nan(summary_of(r), "sm_clock_mhz_measured");
-        if (std::isfinite(measured)) clocks.push_back(measured);
-        if (!r.contains("series") || !r["series"].is_array()) continue;
-        for (const json &s : r["series"]) {
-            if (!s.is_object() || !s.contains("points") || !s["points"].is_array()) continue;
-            for (const json &p : s["points"]) {
-                if (!p.is_object() || !p.contains("time_ms") || !p["time_ms"].is_object()) continue;
-                const json &t = p["time_ms"];
-                const double med = number_or_nan(&t, "median");
-                if (!(med > 0)) continue;
-                // The spread of the middle 80 % of repetitions: deciles where the
-                // document is compact, the samples otherwise.
-                if (t.contains("quantiles") && t["quantiles"].is_array() && t["quantiles"].size() == 9 && t["quantiles"][0].is_number() &&
-                    t["quantiles"][8].is_number()) {
-                    spreads.push_back((t["quantiles"][8].get<double>() - t["quantiles"][0].get<double>()) / med);
-                } else if (t.contains("samples") && t["samples"].is_array() && t["samples"].size() >= 10) {
-                    std::vector<double> v;
-                    for (const json &x : t["samples"])
-                        if (x.is_number()) v.push_back(x.get<double>());
-                    if (v.size() < 10) continue;
-                    std::sort(v.begin(), v.end());
-                    spreads.push_back((v[v.size() * 9 / 10] - v[v.size() / 10]) / med);
-                }
-            }
+    if (doc.contains("results") && doc["results"].is_array())
+        for (const json &r : doc["results"]) {
+            const double measured = r.is_object() ? number_or_nan(summary_of(r), "sm_clock_mhz_measured") : NAN;
+            if (std::isfinite(measured)) clocks.push_back(measured);
         }
-    }
+    for (const json &x : doc["point_spreads"])
+        if (x.is_number()) spreads.push_back(x.get<double>());
     const double clock = median_of(clocks);
     if (std::isfinite(clock) && std::isfinite(max_clock) && max_clock > 0 && clock < kThrottledClockShare * max_clock) {
         char buf[160];

@@ -13,6 +13,10 @@
 #include "crowd_store.hpp"
 #include "storage.hpp"
 
+namespace simdjson::dom {
+class element;
+}
+
 namespace gmserver {
 
 struct FigureSpec {
@@ -53,10 +57,13 @@ constexpr double kThrottledClockShare = 0.85;
 constexpr double kUnstableSpread = 0.25;
 
 // The parts of a run document that upload_figures and health_problems read
-// (the device block; each result's experiment name, summary and its points'
-// time_ms), read with simdjson: a full parse of a 500 KiB document costs
-// about 12 ms, more than the rest of storing an upload. Null when the text is
-// not a JSON object.
+// (the device block; each result's experiment name and summary; and
+// "point_spreads": each point's repetition spread, the middle 80 % of its
+// repetition times over its median), read with simdjson: nlohmann's parse of a
+// 500 KiB document costs about 12 ms, more than the rest of storing an
+// upload. Null when the text is not a JSON object.
 nlohmann::json judged_parts(std::string_view document);
+// The same from a document already parsed (validate_upload's ParsedDocumentReader).
+nlohmann::json judged_parts(const simdjson::dom::element &root);
 
 }  // namespace gmserver

@@ -8,6 +8,8 @@
 
 #include <zstd.h>
 
+#include "gzip_member.hpp"
+
 #include "counter_rows.hpp"
 
 namespace gmserver {
@@ -136,7 +138,22 @@ std::string compress_document(std::string_view text) {
     return out;
 }
 
+namespace {
+constexpr unsigned char kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
+bool is_zstd(std::string_view data) { return data.size() >= 4 && std::memcmp(data.data(), kZstdMagic, 4) == 0; }
+}  // namespace
+
+bool is_compressed_document(std::string_view data) { return is_zstd(data) || is_plain_gzip_header(data); }
+
 std::string decompress_document(std::string_view data) {
+    if (!is_zstd(data)) {
+        // Stored documents are bounded by the request size limit (at most 4 GiB
+        // here, which the gzip length field can express).
+        std::string out;
+        if (!is_plain_gzip_header(data) || inflate_gzip_member(data, 0xFFFFFFFFu, &out) != GzipOutcome::Ok)
+            throw std::runtime_error("stored document is neither a zstd frame nor one gzip member");
+        return out;
+    }
     const unsigned long long size = ZSTD_getFrameContentSize(data.data(), data.size());
     // Documents are bounded by the request size limit; anything claiming more is damaged.
     if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > (1ull << 32))

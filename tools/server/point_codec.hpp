@@ -40,7 +40,11 @@ bool decode_point_set(std::string_view blob, std::vector<std::string> &strings,
 
 // zstd at level 1 (a run document shrinks about 4:1; see kDocumentLevel).
 std::string compress_document(std::string_view text);
-// Throws std::runtime_error when the data is not a zstd frame of a document.
+// A stored document: a zstd frame (compress_document) or one plain gzip
+// member (a client's body kept as it came). Throws std::runtime_error when the
+// data is neither, or damaged.
 std::string decompress_document(std::string_view data);
+// True when data starts like either of those forms (older stores hold JSON text).
+bool is_compressed_document(std::string_view data);
 
 }  // namespace gmserver

@@ -99,7 +99,8 @@ public:
 
     InsertOutcome insert(const StoredRun &run, const std::vector<PointRow> &points, StoredRun *existing) override {
         // The expensive part, compression and packing, happens before the lock.
-        const std::string document = compress_document(run.document);
+        const std::string compressed = run.document_gzip.empty() ? compress_document(run.document) : std::string();
+        const std::string &document = run.document_gzip.empty() ? compressed : run.document_gzip;
         std::map<std::string, std::vector<const PointRow *>> by_experiment;
         for (const PointRow &p : points) by_experiment[p.experiment].push_back(&p);
         std::vector<std::pair<const std::string *, std::string>> sets;
@@ -629,10 +630,10 @@ private:
         }
     }
 
-    // Documents are stored as zstd; files written before that hold JSON text.
+    // Documents are stored as zstd or as the client's gzip; files written
+    // before that hold JSON text.
     static std::string stored_document(std::string_view data) {
-        static constexpr unsigned char kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
-        if (data.size() >= 4 && std::memcmp(data.data(), kZstdMagic, 4) == 0) return decompress_document(data);
+        if (is_compressed_document(data)) return decompress_document(data);
         return std::string(data);
     }
 

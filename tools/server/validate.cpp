@@ -399,6 +399,10 @@ bool valid_submission_id(const std::string &s) {
 }
 
 ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits) {
+    return validate_upload(std::move(body), limits, nullptr);
+}
+
+ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits, const ParsedDocumentReader &also) {
     static_assert(kParserPadding >= simdjson::SIMDJSON_PADDING, "kParserPadding must cover the parser's padding");
     ValidatedUpload out;
     try {
@@ -464,6 +468,7 @@ ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits
         require(results.size() <= limits.max_results, "document.results", "too many results");
         std::size_t i = 0;
         for (element r : results) read_result(r, "results[" + std::to_string(i++) + "]", dev, out.points);
+        if (also) also(root);
         // Stored as received: valid UTF-8 JSON that passed every check above.
         out.document = std::move(body);
         out.ok = true;

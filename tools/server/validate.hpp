@@ -3,10 +3,15 @@
 // fuzzer can call it on any bytes.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "storage.hpp"
+
+namespace simdjson::dom {
+class element;
+}
 
 namespace gmserver {
 
@@ -30,6 +35,12 @@ struct ValidatedUpload {
 // Takes the body over (it becomes the stored document when valid). Bodies
 // with kParserPadding bytes of spare capacity are parsed without a copy.
 ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits = ValidationLimits());
+
+// The same, and then, for a valid document, `also` is called with its parsed
+// root (valid until validate_upload returns), so that a caller can read more of
+// it without parsing the text a second time.
+using ParsedDocumentReader = std::function<void(const simdjson::dom::element &root)>;
+ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits, const ParsedDocumentReader &also);
 constexpr std::size_t kParserPadding = 64;
 
 // The normalised key of a GPU model: lower-case name with runs of other
