@@ -99,7 +99,9 @@ UploadStatus Crowd::judge(const StoredRun &run, const std::vector<FigureValue> &
 }
 
 void Crowd::admitted(const UploadStatus &st, const std::vector<FigureValue> &figures, Clock::time_point stored_from) {
-    store_.record(st);
+    // An upload without a status row is accepted (standing() and the stores'
+    // queries read it so): an accepted upload writes nothing here, and a held
+    // one gets its row with the log entry that says why.
     if (st.status == "held") {
         storage_.set_counted(st.run_id, false);
         store_.moderate(st, "hold", st.reason, "outlier rule", utc_now());

@@ -81,6 +81,8 @@ public:
     explicit SqliteCrowdStore(std::string path) : path_(std::move(path)), db_(path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX) {
         db_.exec("PRAGMA journal_mode=WAL");
         db_.exec("PRAGMA synchronous=NORMAL");
+        // Checkpoints are the storage's checkpointer thread's (sqlite_storage.cpp).
+        db_.exec("PRAGMA wal_autocheckpoint=0");
         db_.exec("CREATE TABLE IF NOT EXISTS upload_status (run_id TEXT PRIMARY KEY, gpu_key TEXT NOT NULL,"
                  " created_at TEXT NOT NULL, status TEXT NOT NULL, reason TEXT NOT NULL)");
         db_.exec("CREATE INDEX IF NOT EXISTS upload_status_held ON upload_status(status, gpu_key)");

@@ -71,7 +71,7 @@ CREATE TABLE IF NOT EXISTS runs (
     bus_width         INTEGER NOT NULL,
     driver            TEXT NOT NULL,
     runtime           TEXT NOT NULL,
-    document          TEXT NOT NULL
+    document          TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_gpu ON runs(gpu_key, created_at);
 CREATE TABLE IF NOT EXISTS point_sets (
@@ -123,7 +123,7 @@ constexpr int kModelLockClass = 0x474d4147;  // "GMAG"
 
 const char *const kRunColumns =
     "id, COALESCE(submission_id, ''), delete_token_hash, created_at, gpu_key, gpu_name, cc, "
-    "memory_bytes, bus_width, driver, runtime, document";
+    "memory_bytes, bus_width, driver, runtime, document, packed_document";
 
 // Named statements, prepared on every new connection.
 struct Statement {
@@ -140,8 +140,8 @@ const std::vector<Statement> &statements() {
         // then inserts nothing, and neither do the other two parts.
         {"insert_run",
          "WITH r AS (INSERT INTO runs (id, submission_id, delete_token_hash, created_at, gpu_key, gpu_name, cc, "
-         "memory_bytes, bus_width, driver, runtime, document) "
-         "VALUES ($1, NULLIF($2, ''), $3, $4, $5, $6, $7, $8::bigint, $9::integer, $10, $11, $12) "
+         "memory_bytes, bus_width, driver, runtime, packed_document) "
+         "VALUES ($1, NULLIF($2, ''), $3, $4, $5, $6, $7, $8::bigint, $9::integer, $10, $11, $12::bytea) "
          "ON CONFLICT (submission_id) DO NOTHING RETURNING id, gpu_key, created_at), "
          "q AS (INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM r), "
          "p AS (INSERT INTO point_sets (run_id, gpu_key, experiment, data) "
@@ -355,8 +355,12 @@ public:
         const std::string bus = std::to_string(run.gpu.bus_width_bits);
         for (const std::string *f : {&run.id, &run.submission_id, &run.delete_token_hash, &run.created_at, &run.gpu.key,
                                      &run.gpu.name, &run.gpu.compute_capability, &run.gpu.driver_version,
-                                     &run.gpu.runtime_version, &run.document})
+                                     &run.gpu.runtime_version})
             check_text(*f, "a run field");
+        // The document goes compressed (the client's gzip as it came, or zstd),
+        // into a column PostgreSQL does not compress again.
+        const std::string compressed = run.document_gzip.empty() ? compress_document(run.document) : std::string();
+        const std::string &document = run.document_gzip.empty() ? compressed : run.document_gzip;
         // Points packed per experiment, before any connection is taken.
         std::map<std::string, std::vector<const PointRow *>> by_experiment;
         for (const PointRow &p : points) by_experiment[p.experiment].push_back(&p);
@@ -374,7 +378,7 @@ public:
             Result r = exec(c, "insert_run",
                             {run.id, run.submission_id, run.delete_token_hash, run.created_at, run.gpu.key, run.gpu.name,
                              run.gpu.compute_capability, memory, bus, run.gpu.driver_version, run.gpu.runtime_version,
-                             run.document, Param(exps, true), Param(data, true)},
+                             Param(document, true), Param(exps, true), Param(data, true)},
                             PGRES_TUPLES_OK);
             if (r.rows() > 0) return InsertOutcome::Inserted;
             if (existing) {
@@ -930,9 +934,9 @@ private:
             // Quiet the NOTICEs of IF NOT EXISTS; text columns are UTF-8.
             command(c, "SET client_min_messages = warning");
             command(c, "SET client_encoding = 'UTF8'");
-            // Documents are up to several MB: lz4 compresses them about twice
-            // as fast as the default pglz, which halves the time of an insert.
-            // Servers built without lz4 (or older than 14) keep pglz.
+            // Large text (the aggregates' answers; documents stored before
+            // packed_document): lz4 compresses about twice as fast as the
+            // default pglz. Servers built without lz4 (or older than 14) keep pglz.
             PQclear(PQexec(c, "SET default_toast_compression = 'lz4'"));
             if (!schema_ready_) create_schema(c);
             for (const Statement &s : statements()) {
@@ -955,14 +959,22 @@ private:
         Result lock(PQexec(c, ("SELECT pg_advisory_xact_lock(" + std::to_string(kSchemaLock) + ")").c_str()));
         check(c, lock, PGRES_TUPLES_OK, "schema lock");
         Result before(PQexec(c, "SELECT to_regclass('agg_queue') IS NULL, to_regclass('points') IS NOT NULL, "
-                                "to_regclass('point_sets') IS NULL"));
+                                "to_regclass('point_sets') IS NULL, NOT EXISTS (SELECT 1 FROM pg_attribute WHERE "
+                                "attrelid = to_regclass('runs') AND attname = 'packed_document' AND NOT attisdropped)"));
         check(c, before, PGRES_TUPLES_OK, "schema");
         const bool new_queue = before.text(0, 0) == "t", old_points = before.text(0, 1) == "t",
-                   new_sets = before.text(0, 2) == "t";
+                   new_sets = before.text(0, 2) == "t", new_packed = before.text(0, 3) == "t";
         Result r(PQexec(c, kSchema));
         if (PQresultStatus(r.get()) != PGRES_COMMAND_OK)
             throw std::runtime_error("postgres: creating the tables: " + trim(PQerrorMessage(c)));
         if (new_sets) command(c, "ALTER TABLE point_sets ALTER COLUMN data SET STORAGE EXTERNAL");
+        // Documents stored compressed by the server (a client's gzip or zstd):
+        // out of line, not compressed again. Earlier uploads keep their text.
+        if (new_packed) {
+            command(c, "ALTER TABLE runs ADD COLUMN packed_document BYTEA");
+            command(c, "ALTER TABLE runs ALTER COLUMN packed_document SET STORAGE EXTERNAL");
+            command(c, "ALTER TABLE runs ALTER COLUMN document DROP NOT NULL");
+        }
         if (old_points) migrate_point_rows(c);
         if (new_queue)
             command(c, "INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM runs");
@@ -1084,7 +1096,21 @@ private:
         s.delete_token_hash = r.text(row, 2);
         s.created_at = r.text(row, 3);
         s.gpu = gpu_from(r, row, 4);
-        s.document = r.text(row, 11);
+        // Uploads from before packed_document hold JSON text in document.
+        if (r.null(row, 12)) {
+            s.document = r.text(row, 11);
+            return s;
+        }
+        std::size_t n = 0;
+        unsigned char *packed = PQunescapeBytea(reinterpret_cast<const unsigned char *>(PQgetvalue(r.get(), row, 12)), &n);
+        if (!packed) throw std::runtime_error("postgres: out of memory reading a document");
+        try {
+            s.document = decompress_document(std::string_view(reinterpret_cast<const char *>(packed), n));
+        } catch (...) {
+            PQfreemem(packed);
+            throw;
+        }
+        PQfreemem(packed);
         return s;
     }
 

@@ -721,7 +721,8 @@ private:
     // start once a checkpoint has caught up with it.
     void checkpoint_loop(const std::string &path) {
         constexpr auto kCheckpointEvery = std::chrono::milliseconds(250);
-        constexpr int kMaxWalFrames = 16384;  // 64 MiB of 4 KiB pages
+        constexpr int kReuseWalFrames = 8192;   // 32 MiB of 4 KiB pages
+        constexpr int kMaxWalFrames = 65536;    // 256 MiB
         sqlite3 *c = nullptr;
         if (sqlite3_open_v2(path.c_str(), &c, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
             sqlite3_close(c);
@@ -742,11 +743,21 @@ private:
             if (!c) continue;
             int frames = 0, copied = 0;
             sqlite3_wal_checkpoint_v2(c, nullptr, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied);
-            // Under writes without a pause a passive checkpoint never catches
-            // up, and the WAL is only reused from its start once one has: it
-            // grew by gigabytes in a bulk fill. Past kMaxWalFrames the
-            // checkpoint waits for the writer, holds the next one off while
-            // it copies the rest, and truncates the WAL.
+            // Under steady uploads a passive checkpoint copies every frame
+            // there was when it began, but new ones arrive while it runs, so
+            // it never catches up and the WAL, only reused from its start once
+            // one has, keeps growing. Past kReuseWalFrames a second passive
+            // checkpoint runs holding the writer's lock: it copies only what
+            // the first one missed (milliseconds, where the first took tens),
+            // and the next upload starts the WAL afresh.
+            if (frames > kReuseWalFrames) {
+                std::lock_guard<std::mutex> writer(mu_);
+                sqlite3_wal_checkpoint_v2(c, nullptr, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied);
+            }
+            // A reader holding an old snapshot can still keep the WAL from
+            // being reused (it grew by gigabytes in a bulk fill): past
+            // kMaxWalFrames the checkpoint waits for readers and writer, holds
+            // the next one off while it copies the rest, and truncates the WAL.
             if (frames > kMaxWalFrames)
                 sqlite3_wal_checkpoint_v2(c, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
         }

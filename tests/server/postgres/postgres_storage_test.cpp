@@ -9,6 +9,7 @@
 #include "aggregate.hpp"
 
 #include <libpq-fe.h>
+#include <zlib.h>
 
 #include <atomic>
 #include <chrono>
@@ -380,6 +381,76 @@ void replica_tests(const std::string &url) {
           "replicas: a delete subtracts the upload from the stored aggregate");
 }
 
+void exec_sql(PGconn *c, const std::string &sql) {
+    PGresult *r = PQexec(c, sql.c_str());
+    const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
+    const std::string why = ok ? "" : PQerrorMessage(c);
+    PQclear(r);
+    if (!ok) throw std::runtime_error("sql: " + sql + ": " + why);
+}
+
+// Documents: a client's gzip kept as it came, zstd otherwise, and a database
+// from before packed_document (JSON text in runs.document) read and written.
+void document_tests(const std::string &url) {
+    auto db = open_postgres_storage(url);
+    const GpuIdentity g = gpu("doc-model", "Doc model", "1");
+    std::string doc = "{\"schema\":\"gmlab.run/1.2\",\"pad\":\"";
+    for (int i = 0; i < 5000; ++i) doc += std::to_string(i % 97) + ",";
+    doc += "\"}";
+    StoredRun plain = make_run(hex_id(1, 0xd0c), "", "2026-11-23T00:00:01Z", g, doc);
+    check(db->insert(plain, {point(plain.id, "stream", "copy", 1, 1)}, nullptr) == InsertOutcome::Inserted,
+          "documents: a run without a gzip form is inserted (compressed by the storage)");
+    // One gzip member, as decode_body keeps a client's body (level 6 here).
+    StoredRun zipped = make_run(hex_id(2, 0xd0c), "", "2026-11-23T00:00:02Z", g, doc);
+    {
+        z_stream z{};
+        deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+        zipped.document_gzip.resize(deflateBound(&z, doc.size()) + 64);
+        z.next_in = reinterpret_cast<Bytef *>(doc.data());
+        z.avail_in = static_cast<uInt>(doc.size());
+        z.next_out = reinterpret_cast<Bytef *>(zipped.document_gzip.data());
+        z.avail_out = static_cast<uInt>(zipped.document_gzip.size());
+        deflate(&z, Z_FINISH);
+        zipped.document_gzip.resize(z.total_out);
+        deflateEnd(&z);
+    }
+    check(db->insert(zipped, {point(zipped.id, "stream", "copy", 1, 1)}, nullptr) == InsertOutcome::Inserted,
+          "documents: a run with its client's gzip is inserted");
+    auto a = db->get(plain.id), b = db->get(zipped.id);
+    check(a && a->document == doc && b && b->document == doc, "documents: both read back as the exact JSON text");
+
+    PGconn *c = PQconnectdb(url.c_str());
+    PGresult *r = PQexec(c, ("SELECT substr(packed_document, 1, 4) = '\\x28b52ffd'::bytea, "
+                             "substr(packed_document, 1, 2) = '\\x1f8b'::bytea, document IS NULL FROM runs WHERE id IN ('" +
+                             plain.id + "', '" + zipped.id + "') ORDER BY id").c_str());
+    check(PQntuples(r) == 2 && std::string(PQgetvalue(r, 0, 0)) == "t" && std::string(PQgetvalue(r, 1, 1)) == "t" &&
+              std::string(PQgetvalue(r, 0, 2)) == "t",
+          "documents: stored as zstd and as the client's gzip, no JSON text");
+    PQclear(r);
+
+    // A database as an earlier build left it: document TEXT NOT NULL, no packed_document.
+    exec_sql(c, "DROP DATABASE IF EXISTS gmlab_before_packed");
+    exec_sql(c, "CREATE DATABASE gmlab_before_packed");
+    PQfinish(c);
+    const std::string old_url = url.substr(0, url.rfind('/') + 1) + "gmlab_before_packed";
+    PGconn *o = PQconnectdb(old_url.c_str());
+    exec_sql(o, "CREATE TABLE runs (id TEXT PRIMARY KEY, submission_id TEXT UNIQUE, delete_token_hash TEXT NOT NULL, "
+                "created_at TEXT NOT NULL, gpu_key TEXT NOT NULL, gpu_name TEXT NOT NULL, cc TEXT NOT NULL, "
+                "memory_bytes BIGINT NOT NULL, bus_width INTEGER NOT NULL, driver TEXT NOT NULL, runtime TEXT NOT NULL, "
+                "document TEXT NOT NULL)");
+    exec_sql(o, "INSERT INTO runs VALUES ('" + hex_id(3, 0xd0c) + "', NULL, 'h', '2026-01-01T00:00:00Z', 'doc-model', "
+                "'Doc model', '9.0', 1, 1, '1', '1', '{\"schema\":\"gmlab.run/1\",\"old\":true}')");
+    PQfinish(o);
+    auto old = open_postgres_storage(old_url);
+    auto before = old->get(hex_id(3, 0xd0c));
+    check(before && before->document == "{\"schema\":\"gmlab.run/1\",\"old\":true}",
+          "documents: an upload stored as JSON text before packed_document still reads back");
+    StoredRun after = make_run(hex_id(4, 0xd0c), "", "2026-11-23T00:00:04Z", g, doc);
+    check(old->insert(after, {point(after.id, "stream", "copy", 1, 1)}, nullptr) == InsertOutcome::Inserted &&
+              old->get(after.id) && old->get(after.id)->document == doc,
+          "documents: the migrated database takes new uploads");
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -390,6 +461,7 @@ int main(int argc, char **argv) {
     try {
         run_tests(argv[1]);
         replica_tests(argv[1]);
+        document_tests(argv[1]);
     } catch (const std::exception &e) {
         check(false, std::string("unexpected exception: ") + e.what());
     }
