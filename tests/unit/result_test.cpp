@@ -146,6 +146,21 @@ TEST(ResultDocument, WritesSamples) {
     std::ofstream("sample_run_v1.json") << old.dump(2);
 }
 
+TEST(ResultDocument, CompactNumbersKeepSevenSignificantDigits) {
+    json doc = json::parse(R"({"median": 0.19209599494934082, "n": 53, "bytes": 503316480.0, "name": "guide",
+                              "ok": true, "nested": [2620.1300039219122, -1.2345678912e-12, [4814.304]]})");
+    gmcli::round_to_significant_digits(doc);
+    EXPECT_EQ(doc["median"].get<double>(), 0.192096);
+    EXPECT_EQ(doc["n"].get<int>(), 53);
+    EXPECT_EQ(doc["bytes"].get<double>(), 503316480.0);  // integers stay exact
+    EXPECT_EQ(doc["name"], "guide");
+    EXPECT_EQ(doc["nested"][0].get<double>(), 2620.13);
+    EXPECT_EQ(doc["nested"][1].get<double>(), -1.234568e-12);
+    EXPECT_EQ(doc["nested"][2][0].get<double>(), 4814.304);
+    EXPECT_EQ(doc.dump().find("0.19209599"), std::string::npos);
+    EXPECT_NE(doc.dump().find("0.192096"), std::string::npos);
+}
+
 TEST(ResultDocument, SampleFormOfADocument) {
     json run = gmcli::make_run_document(json::object(), json::object(), {to_json(sample(), SampleForm::All)}, "x");
     set_sample_form_of_document(run, SampleForm::Summary);

@@ -489,6 +489,9 @@ int run_on_device(const RunOptions &given, json *run_doc) {
         gm_result_to_json_samples(&text, r, opt.samples == "all" ? GM_SAMPLES_ALL : GM_SAMPLES_SUMMARY);
         gm_result_destroy(r);
         json doc = json::parse(take(text));
+        // Rounded before anything is printed or written, so that the tables,
+        // CSV, HTML and JSON of a run all show the same numbers.
+        if (opt.samples != "all") round_to_significant_digits(doc);
         if (opt.quick) doc["quick"] = true;
         settings = doc["settings"];
         print_result(doc);

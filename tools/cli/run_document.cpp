@@ -1,6 +1,8 @@
 #include "run_document.hpp"
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <set>
 
@@ -33,6 +35,19 @@ json make_run_document(const json &device, const json &settings, const std::vect
                 {"results", list}};
     if (quick) run["quick"] = true;  // a smoke check (gmlab run --quick): not figures to compare
     return run;
+}
+
+void round_to_significant_digits(nlohmann::json &value, int digits) {
+    if (value.is_structured()) {
+        for (auto &v : value) round_to_significant_digits(v, digits);
+        return;
+    }
+    if (!value.is_number_float()) return;
+    const double v = value.get<double>();
+    if (!std::isfinite(v) || (std::fabs(v) < 9007199254740992.0 && v == std::floor(v))) return;
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    value = std::strtod(buf, nullptr);
 }
 
 namespace {

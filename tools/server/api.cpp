@@ -215,7 +215,6 @@ private:
         // second compression. Anything else is compressed by the storage.
         if (!req.gzip_body.empty() && req.gzip_body.size() * kStoredGzipRatio <= run.document.size())
             run.document_gzip = std::move(req.gzip_body);
-        for (PointRow &p : v.points) p.run_id = run.id;
         // The headline figures are judged before the upload is stored (so that
         // the model's values are those of the other uploads) and stored with
         // its points, as its figure set, in the same transaction.

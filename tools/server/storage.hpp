@@ -92,7 +92,8 @@ public:
     virtual ~Storage() = default;
     // Stores the run and its points in one transaction. A run whose
     // submission_id is already stored is not stored again: DuplicateSubmission,
-    // and *existing receives the stored run (its id and token hash).
+    // and *existing receives the stored run (its id and token hash). The
+    // points are stored under run.id; their own run_id is not read.
     virtual InsertOutcome insert(const StoredRun &run, const std::vector<PointRow> &points, StoredRun *existing) = 0;
     virtual std::optional<StoredRun> get(const std::string &id) = 0;
     // True when a run was deleted (with its points).

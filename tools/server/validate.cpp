@@ -40,15 +40,25 @@ bool has(object obj, const char *key) {
     return obj.at_key(key).get(v) == simdjson::SUCCESS;
 }
 
-object as_object(element v, const std::string &where) {
+// A place in the document, given as text or as a function that spells it
+// out: a function costs nothing unless the check fails.
+std::string spell(std::string_view where) { return std::string(where); }
+template <class Where, class = decltype(std::declval<const Where &>()())>
+std::string spell(const Where &where) {
+    return where();
+}
+
+template <class Where>
+object as_object(element v, const Where &where) {
     object o;
-    if (v.get(o) != simdjson::SUCCESS) reject("invalid_document", where + ": must be an object");
+    if (v.get(o) != simdjson::SUCCESS) reject("invalid_document", spell(where) + ": must be an object");
     return o;
 }
 
-array as_array(element v, const std::string &where) {
+template <class Where>
+array as_array(element v, const Where &where) {
     array a;
-    if (v.get(a) != simdjson::SUCCESS) reject("invalid_document", where + ": must be an array");
+    if (v.get(a) != simdjson::SUCCESS) reject("invalid_document", spell(where) + ": must be an array");
     return a;
 }
 
@@ -106,12 +116,13 @@ void pick(object o, const std::string_view (&keys)[N], Found (&out)[N]) {
             }
 }
 
-double number(const Found &f, std::string_view key, const std::string &where) {
-    if (!f.present) reject("invalid_document", where + ": missing \"" + std::string(key) + "\"");
+template <class Where>
+double number(const Found &f, std::string_view key, const Where &where) {
+    if (!f.present) reject("invalid_document", spell(where) + ": missing \"" + std::string(key) + "\"");
     double d = 0;
     if (f.value.get_double().get(d) != simdjson::SUCCESS)
-        reject("invalid_document", where + "." + std::string(key) + ": must be a number");
-    if (!std::isfinite(d)) reject("invalid_document", where + "." + std::string(key) + ": must be finite");
+        reject("invalid_document", spell(where) + "." + std::string(key) + ": must be a number");
+    if (!std::isfinite(d)) reject("invalid_document", spell(where) + "." + std::string(key) + ": must be finite");
     return d;
 }
 
@@ -129,87 +140,98 @@ struct CheckedPoint {
     Found counters;  // an object of finite numbers >= 0 when present
 };
 
+// A point's place in the document ("results[2].series[0].points[17]"), spelled
+// out only when a message needs it: a document has thousands of points.
+struct PointPlace {
+    const std::string &series;
+    std::size_t index;
+    std::string str() const { return series + ".points[" + std::to_string(index) + "]"; }
+};
+
 // The same checks as the library's gmlab.result/1, /1.1 and /1.2 reader (x and
 // the time_ms statistics are numbers), plus the plausibility rules.
-CheckedPoint check_point(object p, const std::string &where, const DeviceFacts &dev) {
+CheckedPoint check_point(object p, const PointPlace &place, const DeviceFacts &dev) {
+    // Places are spelled out only in messages.
+    const auto where = [&] { return place.str(); };
+    const auto tw = [&] { return place.str() + ".time_ms"; };
     Found f[std::size(kPointKeys)];
     pick(p, kPointKeys, f);
     CheckedPoint out;
     out.x = number(f[kX], "x", where);
-    const std::string tw = where + ".time_ms";
-    if (!f[kTime].present) reject("invalid_document", where + ": missing \"time_ms\"");
+    if (!f[kTime].present) reject("invalid_document", where() + ": missing \"time_ms\"");
     pick(as_object(f[kTime].value, tw), kTimeKeys, out.time);
     const Found *t = out.time;
     double stat[4];
     for (int k : {kMedian, kMin, kMax, kMean}) {
         stat[k] = number(t[k], kTimeKeys[k], tw);
-        if (stat[k] <= 0) reject("implausible", tw + "." + std::string(kTimeKeys[k]) + ": must be > 0");
+        if (stat[k] <= 0) reject("implausible", tw() + "." + std::string(kTimeKeys[k]) + ": must be > 0");
     }
     const double median = stat[kMedian], mn = stat[kMin], mx = stat[kMax];
     if (!(mn <= median * (1 + 1e-9) && median <= mx * (1 + 1e-9)))
-        reject("implausible", tw + ": min <= median <= max does not hold");
-    if (number(t[kStddev], "stddev", tw) < 0) reject("implausible", tw + ".stddev: must be >= 0");
-    if (!t[kN].present) reject("invalid_document", tw + ": missing \"n\"");
+        reject("implausible", tw() + ": min <= median <= max does not hold");
+    if (number(t[kStddev], "stddev", tw) < 0) reject("implausible", tw() + ".stddev: must be >= 0");
+    if (!t[kN].present) reject("invalid_document", tw() + ": missing \"n\"");
     std::int64_t count = 0;
-    if (t[kN].value.get_int64().get(count) != simdjson::SUCCESS) reject("invalid_document", tw + ".n: must be an integer");
-    if (count < 1 || count > 100000000) reject("implausible", tw + ".n: must be 1..1e8");
+    if (t[kN].value.get_int64().get(count) != simdjson::SUCCESS) reject("invalid_document", tw() + ".n: must be an integer");
+    if (count < 1 || count > 100000000) reject("implausible", tw() + ".n: must be 1..1e8");
     if (t[kSamples].present) {
-        const array s = as_array(t[kSamples].value, tw + ".samples");
+        const array s = as_array(t[kSamples].value, [&] { return tw() + ".samples"; });
         // Uploads may carry a trimmed subset of the samples, never more than n.
-        if (static_cast<std::int64_t>(s.size()) > count) reject("implausible", tw + ".samples: more samples than n");
+        if (static_cast<std::int64_t>(s.size()) > count) reject("implausible", tw() + ".samples: more samples than n");
         for (element v : s) {
             double d = 0;
-            if (v.get_double().get(d) != simdjson::SUCCESS) reject("invalid_document", tw + ".samples: must hold numbers");
-            if (!std::isfinite(d) || d <= 0) reject("implausible", tw + ".samples: every sample must be finite and > 0");
+            if (v.get_double().get(d) != simdjson::SUCCESS) reject("invalid_document", tw() + ".samples: must hold numbers");
+            if (!std::isfinite(d) || d <= 0) reject("implausible", tw() + ".samples: every sample must be finite and > 0");
         }
     }
     // Compact documents (1.1) keep the deciles in place of the samples: nine
     // times in order, within min..max (they carry 6 significant digits).
     if (t[kQuantiles].present) {
-        const array q = as_array(t[kQuantiles].value, tw + ".quantiles");
-        if (q.size() != 9) reject("invalid_document", tw + ".quantiles: must hold 9 numbers (the deciles)");
+        const array q = as_array(t[kQuantiles].value, [&] { return tw() + ".quantiles"; });
+        if (q.size() != 9) reject("invalid_document", tw() + ".quantiles: must hold 9 numbers (the deciles)");
         double previous = 0;
         for (element v : q) {
             double d = 0;
-            if (v.get_double().get(d) != simdjson::SUCCESS) reject("invalid_document", tw + ".quantiles: must hold numbers");
-            if (!std::isfinite(d) || d <= 0) reject("implausible", tw + ".quantiles: every decile must be finite and > 0");
-            if (d < previous) reject("implausible", tw + ".quantiles: the deciles must not decrease");
-            if (d < mn * (1 - 1e-5) || d > mx * (1 + 1e-5)) reject("implausible", tw + ".quantiles: a decile lies outside min..max");
+            if (v.get_double().get(d) != simdjson::SUCCESS) reject("invalid_document", tw() + ".quantiles: must hold numbers");
+            if (!std::isfinite(d) || d <= 0) reject("implausible", tw() + ".quantiles: every decile must be finite and > 0");
+            if (d < previous) reject("implausible", tw() + ".quantiles: the deciles must not decrease");
+            if (d < mn * (1 - 1e-5) || d > mx * (1 + 1e-5)) reject("implausible", tw() + ".quantiles: a decile lies outside min..max");
             previous = d;
         }
     }
     double bytes = 0;
     if (f[kBytes].present) {
         bytes = number(f[kBytes], "bytes", where);
-        if (bytes < 0) reject("implausible", where + ".bytes: must be >= 0");
+        if (bytes < 0) reject("implausible", where() + ".bytes: must be >= 0");
     }
     if (f[kBandwidth].present) {
         const double bw = number(f[kBandwidth], "bandwidth_gbs", where);
-        if (bw < 0) reject("implausible", where + ".bandwidth_gbs: must be >= 0");
+        if (bw < 0) reject("implausible", where() + ".bandwidth_gbs: must be >= 0");
         const double bound = bandwidth_bound(dev, bytes);
         if (bw > bound)
-            reject("implausible", where + ".bandwidth_gbs: " + std::to_string(bw) + " GB/s is above the bound of " +
+            reject("implausible", where() + ".bandwidth_gbs: " + std::to_string(bw) + " GB/s is above the bound of " +
                                       std::to_string(bound) + " GB/s derived from the device block");
         // bandwidth is bytes / median time: a document whose figures disagree was edited.
         if (bytes > 0) {
             const double expected = bytes / (median * 1e6);
             if (std::fabs(bw - expected) > 0.02 * expected + 1e-9)
-                reject("implausible", where + ".bandwidth_gbs: does not equal bytes / median time");
+                reject("implausible", where() + ".bandwidth_gbs: does not equal bytes / median time");
         }
     }
     for (int k : {kFractionTheoretical, kFractionMemcpy}) {
         if (!f[k].present) continue;
         const double v = number(f[k], kPointKeys[k], where);
-        if (v < 0 || v > 20) reject("implausible", where + "." + std::string(kPointKeys[k]) + ": must be within 0..20");
+        if (v < 0 || v > 20) reject("implausible", where() + "." + std::string(kPointKeys[k]) + ": must be within 0..20");
     }
     // 1.2: hardware counters (counts, rates and ratios of counts): finite and >= 0.
     if (f[kCounters].present) {
-        const std::string cw = where + ".counters";
-        for (auto field : as_object(f[kCounters].value, cw)) {
+        object counters;
+        if (f[kCounters].value.get(counters) != simdjson::SUCCESS) reject("invalid_document", where() + ".counters: must be an object");
+        for (auto field : counters) {
             double d = 0;
-            const std::string name(field.key);
-            if (field.value.get_double().get(d) != simdjson::SUCCESS) reject("invalid_document", cw + "." + name + ": must be a number");
-            if (!std::isfinite(d) || d < 0) reject("implausible", cw + "." + name + ": must be finite and >= 0");
+            const auto cw = [&] { return where() + ".counters." + std::string(field.key); };
+            if (field.value.get_double().get(d) != simdjson::SUCCESS) reject("invalid_document", cw() + ": must be a number");
+            if (!std::isfinite(d) || d < 0) reject("implausible", cw() + ": must be finite and >= 0");
         }
         out.counters = f[kCounters];
     }
@@ -324,12 +346,14 @@ void read_result(element r_el, const std::string &where, const DeviceFacts &dev,
         std::vector<CountedPoint> counted;
         std::size_t p = 0;
         for (element pe : points) {
-            const std::string pw = sw + ".points[" + std::to_string(p++) + "]";
-            const object po = as_object(pe, pw);
-            const CheckedPoint checked = check_point(po, pw, dev);
+            const PointPlace place{sw, p++};
+            object po;
+            if (pe.get(po) != simdjson::SUCCESS) reject("invalid_document", place.str() + ": must be an object");
+            const CheckedPoint checked = check_point(po, place, dev);
             double v = 0;
-            if (!field_value(po, checked, field, v)) reject("invalid_document", pw + ": has no number \"" + field + "\" (the series' y.field)");
-            if (!std::isfinite(v)) reject("implausible", pw + ": non-finite value");
+            if (!field_value(po, checked, field, v))
+                reject("invalid_document", place.str() + ": has no number \"" + field + "\" (the series' y.field)");
+            if (!std::isfinite(v)) reject("implausible", place.str() + ": non-finite value");
             rows.push_back(PointRow{"", name, sname, field, checked.x, v});
             element predicted;
             if (!agreements.empty() && checked.counters.present && po.at_key("predicted").get(predicted) == simdjson::SUCCESS)
