@@ -40,7 +40,7 @@ static class ResultFileTests {
       // The summary's ratio is the quotient of the two series' bandwidths.
       double copy = stream.Series[0].Points[0].BandwidthGbs;
       double memcpy = stream.Series[4].Points[0].BandwidthGbs;
-      Check.Near(copy / memcpy, stream.SummaryValue("copy_over_memcpy"), 1e-9, "copy_over_memcpy");
+      Check.Near(copy / memcpy, stream.SummaryValue("copy_over_memcpy"), 1e-6, "copy_over_memcpy");  // the document keeps 7 significant digits
       Check.Throws(Status.INVALID_ARGUMENT, "nope", () => stream.SummaryValue("nope"), "SummaryValue(nope)");
     }
   }
@@ -79,7 +79,7 @@ static class ResultFileTests {
           // A warp's 32 words span wordBytes x stride 32-byte sectors, at most one per thread.
           double sectors = Math.Min(32, wordBytes * point.X);
           Check.Equal(sectors, point.Predicted("sectors_per_request"), at + ": predicted sectors per request");
-          Check.Near(wordBytes / sectors, point.Predicted("efficiency"), 1e-12, at + ": predicted efficiency");
+          Check.Near(wordBytes / sectors, point.Predicted("efficiency"), 1e-6, at + ": predicted efficiency");
         }
       }
       // Measured bandwidth falls with the stride, as the guide says.

@@ -107,7 +107,9 @@ class ResultFileTest {
                 }
             }
             double[] guide4 = r.values(0, "bandwidth_gbs");
-            assertEquals(guide4[1] / guide4[0], r.summaryValue("guide_w4_stride2_over_stride1"), 1e-9);
+            // The committed document's numbers carry 7 significant digits.
+            double ratio = guide4[1] / guide4[0];
+            assertEquals(ratio, r.summaryValue("guide_w4_stride2_over_stride1"), 1e-6 * ratio);
             assertTrue(guide4[guide4.length - 1] < guide4[0], "stride 32 is slower than contiguous");
         }
     }
@@ -118,7 +120,7 @@ class ResultFileTest {
             assertEquals(List.of("copy", "scale", "add", "triad", "cudaMemcpy"), r.seriesNames());
             double copy = r.pointValue(0, 0, "bandwidth_gbs");
             double memcpy = r.pointValue(4, 0, "bandwidth_gbs");
-            assertEquals(copy / memcpy, r.summaryValue("copy_over_memcpy"), 1e-9);
+            assertEquals(copy / memcpy, r.summaryValue("copy_over_memcpy"), 1e-6 * copy / memcpy);  // 7 significant digits
         }
     }
 
