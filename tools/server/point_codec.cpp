@@ -51,15 +51,23 @@ constexpr int kDocumentLevel = 1;
 
 std::string encode_points(const std::vector<const PointRow *> &points) {
     std::vector<const std::string *> strings;
-    std::unordered_map<std::string, std::uint32_t> index;
-    auto intern = [&](const std::string &s) {
+    std::unordered_map<std::string_view, std::uint32_t> index;
+    // Rows come a series at a time: most lookups find the string of the row
+    // before, and none copies a string.
+    const std::string *last_series = nullptr, *last_field = nullptr;
+    std::uint32_t last_series_id = 0, last_field_id = 0;
+    auto intern = [&](const std::string &s, const std::string *&last, std::uint32_t &last_id) {
+        if (last && *last == s) return last_id;
         auto [it, added] = index.emplace(s, static_cast<std::uint32_t>(strings.size()));
-        if (added) strings.push_back(&it->first);
-        return it->second;
+        if (added) strings.push_back(&s);
+        last = &s;
+        last_id = it->second;
+        return last_id;
     };
     std::vector<std::pair<std::uint32_t, std::uint32_t>> refs;
     refs.reserve(points.size());
-    for (const PointRow *p : points) refs.emplace_back(intern(p->series), intern(p->field));
+    for (const PointRow *p : points)
+        refs.emplace_back(intern(p->series, last_series, last_series_id), intern(p->field, last_field, last_field_id));
     std::string out;
     out.reserve(16 + points.size() * 24);
     put(out, static_cast<std::uint32_t>(strings.size()));
