@@ -72,14 +72,18 @@ def without_counters(doc, name):
     return d
 
 
-def with_counted(doc, experiment, series, x, counter, value):
-    d = copy.deepcopy(doc)
-    for r in d["results"]:
+def points_at(doc, experiment, series, x):
+    """The points of one series of one experiment at x."""
+    for r in doc["results"]:
         for s in r["series"]:
             if r["experiment"]["name"] == experiment and s["name"] == series:
-                for p in s["points"]:
-                    if p["x"] == x:
-                        p["counters"][counter] = value
+                yield from (p for p in s["points"] if p["x"] == x)
+
+
+def with_counted(doc, experiment, series, x, counter, value):
+    d = copy.deepcopy(doc)
+    for p in points_at(d, experiment, series, x):
+        p["counters"][counter] = value
     return d
 
 
@@ -172,12 +176,8 @@ def page(srv, path):
 
 def without_counter(doc, experiment, series, x, counter):
     d = copy.deepcopy(doc)
-    for r in d["results"]:
-        for s in r["series"]:
-            if r["experiment"]["name"] == experiment and s["name"] == series:
-                for p in s["points"]:
-                    if p["x"] == x:
-                        p.get("counters", {}).pop(counter, None)
+    for p in points_at(d, experiment, series, x):
+        p.get("counters", {}).pop(counter, None)
     return d
 
 

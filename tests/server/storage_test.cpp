@@ -85,15 +85,21 @@ TEST(DocumentCompression, RoundTripsAndRejectsOtherData) {
     EXPECT_THROW(decompress_document(z.substr(0, z.size() / 2)), std::runtime_error);
 }
 
+// A run of an H200 whose document is 100,000 copies of `pad` in a string.
+StoredRun padded_run(const std::string &id, char pad) {
+    StoredRun run;
+    run.id = id;
+    run.delete_token_hash = "h";
+    run.created_at = "2026-11-23T00:00:00Z";
+    run.gpu.key = "nvidia-h200-cc9.0-140gib-6016bit";
+    run.document = std::string("{\"schema\":\"gmlab.run/1.2\",\"pad\":\"") + std::string(100000, pad) + "\"}";
+    return run;
+}
+
 TEST(SqliteStorage, StoresPointsAndCompressedDocuments) {
     const std::string path = temp_db("gm_storage_roundtrip.sqlite");
     auto store = open_sqlite_storage(path);
-    StoredRun run;
-    run.id = "0123456789abcdef0123456789abcdef";
-    run.delete_token_hash = "h";
-    run.created_at = "2026-11-22T00:00:00Z";
-    run.gpu.key = "nvidia-h200-cc9.0-140gib-6016bit";
-    run.document = std::string("{\"schema\":\"gmlab.run/1\",\"pad\":\"") + std::string(100000, 'a') + "\"}";
+    const StoredRun run = padded_run("0123456789abcdef0123456789abcdef", 'a');
     auto points = sample_points();
     points.push_back({"r", "stream", "copy", "bandwidth_gbs", 0, 4196});
     for (auto &p : points) p.run_id = run.id;
@@ -109,12 +115,7 @@ TEST(SqliteStorage, StoresPointsAndCompressedDocuments) {
 TEST(SqliteStorage, KeepsAClientsGzipAndReadsItBack) {
     const std::string path = temp_db("gm_storage_gzip.sqlite");
     auto store = open_sqlite_storage(path);
-    StoredRun run;
-    run.id = "00112233445566778899aabbccddeeff";
-    run.delete_token_hash = "h";
-    run.created_at = "2026-11-23T00:00:00Z";
-    run.gpu.key = "nvidia-h200-cc9.0-140gib-6016bit";
-    run.document = std::string("{\"schema\":\"gmlab.run/1.2\",\"pad\":\"") + std::string(100000, 'b') + "\"}";
+    StoredRun run = padded_run("00112233445566778899aabbccddeeff", 'b');
     run.document_gzip = test_support::gzip(run.document);
     ASSERT_TRUE(is_compressed_document(run.document_gzip));
     ASSERT_EQ(store->insert(run, sample_points(), nullptr), InsertOutcome::Inserted);
