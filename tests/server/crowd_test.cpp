@@ -234,8 +234,10 @@ TEST(CrowdStoreSqlite, StatusModerationAndExport) {
         return run;
     };
     const StoredRun a = store("1", 100), b = store("2", 200);
-    crowd->record({a.id, "m", a.created_at, "accepted", ""});
-    crowd->record({b.id, "m", b.created_at, "held", "outlier: test"});
+    // As the server does: an accepted upload has no status row, a held one
+    // gets its row with the log entry.
+    ASSERT_TRUE(crowd->moderate({b.id, "m", b.created_at, "held", "outlier: test"}, "hold", "outlier: test", "outlier rule",
+                                "2026-11-23T00:30:00Z"));
     ASSERT_TRUE(storage->set_counted(b.id, false));
     storage->refresh(100);
 
@@ -287,10 +289,11 @@ TEST(CrowdStoreSqlite, StatusModerationAndExport) {
     EXPECT_EQ(rows.size(), 4u);
     crowd->forget(a.id, "deleted by its owner", "owner", "2026-11-23T02:00:00Z");
     const auto log = crowd->log(10);
-    ASSERT_EQ(log.size(), 2u);
+    ASSERT_EQ(log.size(), 3u);
     EXPECT_EQ(log[0].action, "delete");
     EXPECT_EQ(log[1].action, "accept");
     EXPECT_EQ(log[1].reason, "checked");
     EXPECT_EQ(log[1].at, "2026-11-23T01:00:00Z");
+    EXPECT_EQ(log[2].action, "hold");
     EXPECT_FALSE(crowd->status(a.id).has_value());
 }

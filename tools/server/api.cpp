@@ -219,15 +219,12 @@ private:
         // the model's values are those of the other uploads) and stored with
         // its points, as its figure set, in the same transaction.
         std::vector<FigureValue> figures;
-        std::vector<std::string> health;
+        UploadStatus status;
         if (crowd_) {
             figures = upload_figures(parts);
-            health = health_problems(parts);
+            status = crowd_->judge(run, figures, health_problems(parts));
             for (PointRow &r : figure_rows(run.id, figures)) v.points.push_back(std::move(r));
         }
-
-        UploadStatus status;
-        if (crowd_) status = crowd_->judge(run, figures, health);
 
         StoredRun existing;
         const auto stored_from = std::chrono::steady_clock::now();

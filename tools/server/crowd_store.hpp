@@ -44,8 +44,6 @@ struct ExportRow {
 class CrowdStore {
 public:
     virtual ~CrowdStore() = default;
-    // The status of a new upload (replacing an earlier one).
-    virtual void record(const UploadStatus &status) = 0;
     // None: the upload was accepted when it was stored and never moderated.
     virtual std::optional<UploadStatus> status(const std::string &run_id) = 0;
     // Uploads of the model that are held or hidden (left out of aggregates).

@@ -79,12 +79,6 @@ public:
     }
     ~PostgresCrowdStore() override { PQfinish(c_); }
 
-    void record(const UploadStatus &st) override {
-        for (const std::string *s : {&st.run_id, &st.gpu_key, &st.created_at, &st.status, &st.reason}) check_text(*s);
-        std::lock_guard<std::mutex> lock(mu_);
-        put_status(st);
-    }
-
     std::optional<UploadStatus> status(const std::string &run_id) override {
         if (run_id.find('\0') != std::string::npos) return std::nullopt;
         std::lock_guard<std::mutex> lock(mu_);

@@ -90,11 +90,6 @@ public:
                  " run_id TEXT NOT NULL, action TEXT NOT NULL, reason TEXT NOT NULL, actor TEXT NOT NULL)");
     }
 
-    void record(const UploadStatus &st) override {
-        std::lock_guard<std::mutex> lock(mu_);
-        put_status(st);
-    }
-
     std::optional<UploadStatus> status(const std::string &run_id) override {
         std::lock_guard<std::mutex> lock(mu_);
         Stmt q(db_.get(), "SELECT run_id, gpu_key, created_at, status, reason FROM upload_status WHERE run_id = ?");

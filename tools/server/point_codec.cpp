@@ -146,6 +146,10 @@ std::string compress_document(std::string_view text) {
     return out;
 }
 
+std::string packed_document(const StoredRun &run) {
+    return run.document_gzip.empty() ? compress_document(run.document) : run.document_gzip;
+}
+
 namespace {
 constexpr unsigned char kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
 bool is_zstd(std::string_view data) { return data.size() >= 4 && std::memcmp(data.data(), kZstdMagic, 4) == 0; }

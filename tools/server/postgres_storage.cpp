@@ -359,8 +359,7 @@ public:
             check_text(*f, "a run field");
         // The document goes compressed (the client's gzip as it came, or zstd),
         // into a column PostgreSQL does not compress again.
-        const std::string compressed = run.document_gzip.empty() ? compress_document(run.document) : std::string();
-        const std::string &document = run.document_gzip.empty() ? compressed : run.document_gzip;
+        const std::string document = packed_document(run);
         // Points packed per experiment, before any connection is taken.
         std::map<std::string, std::vector<const PointRow *>> by_experiment;
         for (const PointRow &p : points) by_experiment[p.experiment].push_back(&p);

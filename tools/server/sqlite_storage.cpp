@@ -99,8 +99,7 @@ public:
 
     InsertOutcome insert(const StoredRun &run, const std::vector<PointRow> &points, StoredRun *existing) override {
         // The expensive part, compression and packing, happens before the lock.
-        const std::string compressed = run.document_gzip.empty() ? compress_document(run.document) : std::string();
-        const std::string &document = run.document_gzip.empty() ? compressed : run.document_gzip;
+        const std::string document = packed_document(run);
         std::map<std::string, std::vector<const PointRow *>> by_experiment;
         for (const PointRow &p : points) by_experiment[p.experiment].push_back(&p);
         std::vector<std::pair<const std::string *, std::string>> sets;
