@@ -93,6 +93,7 @@ public:
         }
         stop_cv_.notify_all();
         checkpointer_.join();
+        writer_statements_.clear();
         sqlite3_close_v2(rdb_);
         sqlite3_close_v2(db_);
     }
@@ -106,22 +107,22 @@ public:
         for (const auto &[experiment, rows] : by_experiment) sets.emplace_back(&experiment, encode_points(rows));
 
         std::lock_guard<std::mutex> lock(mu_);
-        exec("BEGIN IMMEDIATE");
+        exec_cached("BEGIN IMMEDIATE");
         try {
             if (!run.submission_id.empty()) {
                 std::optional<StoredRun> found;
                 {
-                    Stmt q(db_, "SELECT " COLUMNS " FROM runs WHERE submission_id = ?");
+                    Stmt q(db_, writer_statements_, "SELECT " COLUMNS " FROM runs WHERE submission_id = ?");
                     q.bind(1, run.submission_id);
                     if (q.step()) found = q.run();
                 }
                 if (found) {
                     if (existing) *existing = *found;
-                    exec("ROLLBACK");
+                    exec_cached("ROLLBACK");
                     return InsertOutcome::DuplicateSubmission;
                 }
             }
-            Stmt ins(db_, "INSERT INTO runs (id, submission_id, delete_token_hash, created_at, gpu_key, gpu_name, cc,"
+            Stmt ins(db_, writer_statements_, "INSERT INTO runs (id, submission_id, delete_token_hash, created_at, gpu_key, gpu_name, cc,"
                           " memory_bytes, bus_width, driver, runtime, document) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
             ins.bind(1, run.id);
             if (run.submission_id.empty()) sqlite3_bind_null(ins.s, 2);
@@ -139,12 +140,12 @@ public:
             ins.done();
             insert_point_sets(run.id, run.gpu.key, sets);
             // Queued for the aggregates in the same transaction: stored means queued.
-            Stmt q(db_, "INSERT INTO agg_queue (run_id, gpu_key, created_at) VALUES (?,?,?)");
+            Stmt q(db_, writer_statements_, "INSERT INTO agg_queue (run_id, gpu_key, created_at) VALUES (?,?,?)");
             q.bind(1, run.id);
             q.bind(2, run.gpu.key);
             q.bind(3, run.created_at);
             q.done();
-            exec("COMMIT");
+            exec_cached("COMMIT");
         } catch (...) {
             sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
             throw;
@@ -163,11 +164,11 @@ public:
 
     bool remove(const std::string &id) override {
         std::lock_guard<std::mutex> lock(mu_);
-        exec("BEGIN IMMEDIATE");
+        exec_cached("BEGIN IMMEDIATE");
         try {
             const std::optional<std::string> found = gpu_key_of(id);
             if (!found) {
-                exec("ROLLBACK");
+                exec_cached("ROLLBACK");
                 return false;
             }
             const std::string &gpu_key = *found;
@@ -178,7 +179,7 @@ public:
             du.bind(1, id);
             du.done();
             const bool was_uncounted = sqlite3_changes(db_) > 0;
-            Stmt dq(db_, "DELETE FROM agg_queue WHERE run_id = ?");
+            Stmt dq(db_, writer_statements_, "DELETE FROM agg_queue WHERE run_id = ?");
             dq.bind(1, id);
             dq.done();
             if (!was_uncounted && sqlite3_changes(db_) == 0) subtract_folded(id, gpu_key);
@@ -189,7 +190,7 @@ public:
             r.bind(1, id);
             r.done();
             const bool deleted = sqlite3_changes(db_) > 0;
-            exec("COMMIT");
+            exec_cached("COMMIT");
             return deleted;
         } catch (...) {
             sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -342,11 +343,11 @@ public:
     // --- Moderation: uploads left out of the aggregates (crowd.hpp) ---
     bool set_counted(const std::string &id, bool counted) override {
         std::unique_lock<std::mutex> lock(mu_);
-        exec("BEGIN IMMEDIATE");
+        exec_cached("BEGIN IMMEDIATE");
         try {
             const std::optional<std::string> found = gpu_key_of(id);
             if (!found) {
-                exec("ROLLBACK");
+                exec_cached("ROLLBACK");
                 return false;
             }
             const std::string &gpu_key = *found;
@@ -358,7 +359,7 @@ public:
             }
             bool requeued = false;
             if (!counted && !uncounted) {
-                Stmt dq(db_, "DELETE FROM agg_queue WHERE run_id = ?");
+                Stmt dq(db_, writer_statements_, "DELETE FROM agg_queue WHERE run_id = ?");
                 dq.bind(1, id);
                 dq.done();
                 if (sqlite3_changes(db_) == 0) subtract_folded(id, gpu_key);  // folded already
@@ -375,7 +376,7 @@ public:
                 q.done();
                 requeued = true;
             }
-            exec("COMMIT");
+            exec_cached("COMMIT");
             lock.unlock();
             if (requeued && refresher_) refresher_->poke();
             return true;
@@ -386,14 +387,71 @@ public:
     }
 
 private:
+    // The writer's statements, prepared once and reused: for the short
+    // statements of an upload, preparing cost about as much as running them.
+    // Keyed by SQL text; a statement already in use (a nested use of the same
+    // text) is prepared afresh instead.
+    class StatementCache {
+    public:
+        explicit StatementCache(sqlite3 *&db) : db_(db) {}
+        ~StatementCache() { clear(); }
+        StatementCache(const StatementCache &) = delete;
+        StatementCache &operator=(const StatementCache &) = delete;
+        // Nullptr when the statement is in use.
+        sqlite3_stmt *take(const char *sql) {
+            auto it = entries_.find(std::string_view(sql));
+            if (it == entries_.end()) {
+                sqlite3_stmt *s = nullptr;
+                if (sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK)
+                    throw std::runtime_error(std::string("SQLite: ") + sqlite3_errmsg(db_));
+                it = entries_.emplace(std::string(sql), Entry{s, false}).first;
+            }
+            if (it->second.in_use) return nullptr;
+            it->second.in_use = true;
+            return it->second.stmt;
+        }
+        void give_back(sqlite3_stmt *s) {
+            sqlite3_reset(s);
+            sqlite3_clear_bindings(s);
+            for (auto &[sql, e] : entries_)
+                if (e.stmt == s) e.in_use = false;
+        }
+        // Before the connection closes.
+        void clear() {
+            for (auto &[sql, e] : entries_) sqlite3_finalize(e.stmt);
+            entries_.clear();
+        }
+
+    private:
+        struct Entry {
+            sqlite3_stmt *stmt;
+            bool in_use;
+        };
+        sqlite3 *&db_;
+        std::map<std::string, Entry, std::less<>> entries_;
+    };
+
     struct Stmt {
         sqlite3 *db;
         sqlite3_stmt *s = nullptr;
+        StatementCache *cache = nullptr;  // set when s came from it
         Stmt(sqlite3 *d, const char *sql) : db(d) {
             if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK)
                 throw std::runtime_error(std::string("SQLite: ") + sqlite3_errmsg(db));
         }
-        ~Stmt() { sqlite3_finalize(s); }
+        Stmt(sqlite3 *d, StatementCache &c, const char *sql) : db(d) {
+            s = c.take(sql);
+            if (s) {
+                cache = &c;
+                return;
+            }
+            if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK)
+                throw std::runtime_error(std::string("SQLite: ") + sqlite3_errmsg(db));
+        }
+        ~Stmt() {
+            if (cache) cache->give_back(s);
+            else sqlite3_finalize(s);
+        }
         Stmt(const Stmt &) = delete;
         Stmt &operator=(const Stmt &) = delete;
         void bind(int i, const std::string &v) { sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT); }
@@ -450,7 +508,7 @@ private:
     // caller's write transaction.
     void subtract_folded(const std::string &id, const std::string &gpu_key) {
         States states(*this, gpu_key);
-        Stmt sets(db_, "SELECT experiment, data FROM point_sets WHERE run_id = ?");
+        Stmt sets(db_, writer_statements_, "SELECT experiment, data FROM point_sets WHERE run_id = ?");
         sets.bind(1, id);
         while (sets.step()) states.fold(sets.text(0), sets.blob(1), -1);
         states.save();
@@ -566,16 +624,16 @@ private:
     // so no two folds (of this or another process) overlap.
     std::size_t fold_model(const std::string &gpu_key, std::size_t limit) {
         std::lock_guard<std::mutex> lock(mu_);
-        exec("BEGIN IMMEDIATE");
+        exec_cached("BEGIN IMMEDIATE");
         try {
             const std::vector<std::string> runs = pending_runs(db_, gpu_key, limit);
             if (runs.empty()) {
-                exec("COMMIT");
+                exec_cached("COMMIT");
                 return 0;
             }
             States states(*this, gpu_key);
-            Stmt sets(db_, "SELECT experiment, data FROM point_sets WHERE run_id = ?");
-            Stmt dq(db_, "DELETE FROM agg_queue WHERE run_id = ?");
+            Stmt sets(db_, writer_statements_, "SELECT experiment, data FROM point_sets WHERE run_id = ?");
+            Stmt dq(db_, writer_statements_, "DELETE FROM agg_queue WHERE run_id = ?");
             for (const std::string &run : runs) {
                 sqlite3_reset(sets.s);
                 sets.bind(1, run);
@@ -585,12 +643,12 @@ private:
                 dq.done();
             }
             states.save();
-            Stmt m(db_, "INSERT INTO models (gpu_key, uploads) VALUES (?, ?)"
+            Stmt m(db_, writer_statements_, "INSERT INTO models (gpu_key, uploads) VALUES (?, ?)"
                         " ON CONFLICT(gpu_key) DO UPDATE SET uploads = uploads + excluded.uploads");
             m.bind(1, gpu_key);
             sqlite3_bind_int64(m.s, 2, static_cast<sqlite3_int64>(runs.size()));
             m.done();
-            exec("COMMIT");
+            exec_cached("COMMIT");
             return runs.size();
         } catch (...) {
             sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -601,7 +659,7 @@ private:
     // The aggregates' tables. A file from before them has its every upload
     // queued, so that the refresher folds them all once.
     void create_aggregate_tables() {
-        exec("BEGIN IMMEDIATE");
+        exec_cached("BEGIN IMMEDIATE");
         try {
             bool existed = false;
             {
@@ -622,7 +680,7 @@ private:
             // Uploads a moderator or the outlier rule left out (set_counted).
             exec("CREATE TABLE IF NOT EXISTS uncounted (run_id TEXT PRIMARY KEY, gpu_key TEXT NOT NULL)");
             if (!existed) exec("INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM runs");
-            exec("COMMIT");
+            exec_cached("COMMIT");
         } catch (...) {
             sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
             throw;
@@ -638,7 +696,7 @@ private:
 
     void insert_point_sets(const std::string &run_id, const std::string &gpu_key,
                            const std::vector<std::pair<const std::string *, std::string>> &sets) {
-        Stmt pt(db_, "INSERT INTO point_sets (run_id, gpu_key, experiment, data) VALUES (?,?,?,?)");
+        Stmt pt(db_, writer_statements_, "INSERT INTO point_sets (run_id, gpu_key, experiment, data) VALUES (?,?,?,?)");
         for (const auto &[experiment, data] : sets) {
             sqlite3_reset(pt.s);
             pt.bind(1, run_id);
@@ -656,7 +714,7 @@ private:
             Stmt t(db_, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'points'");
             if (!t.step()) return;
         }
-        exec("BEGIN IMMEDIATE");
+        exec_cached("BEGIN IMMEDIATE");
         try {
             Stmt q(db_, "SELECT p.run_id, r.gpu_key, p.experiment, p.series, p.field, p.x, p.value FROM points p"
                         " JOIN runs r ON r.id = p.run_id ORDER BY p.run_id, p.experiment, p.rowid");
@@ -677,7 +735,7 @@ private:
             }
             flush();
             exec("DROP TABLE points");
-            exec("COMMIT");
+            exec_cached("COMMIT");
         } catch (...) {
             sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
             throw;
@@ -704,6 +762,13 @@ private:
             sqlite3_free(err);
             throw std::runtime_error(std::string("SQLite: ") + msg);
         }
+    }
+
+    // One statement of the writer's, from its cache (BEGIN, COMMIT: the
+    // upload path runs them hundreds of times a second).
+    void exec_cached(const char *sql) {
+        Stmt st(db_, writer_statements_, sql);
+        st.done();
     }
 
     void exec(const char *sql) {
@@ -767,6 +832,7 @@ private:
     }
 
     sqlite3 *db_ = nullptr;   // the writer, and the refresher's reads
+    StatementCache writer_statements_{db_};  // db_'s, used under mu_
     std::mutex mu_;
     sqlite3 *rdb_ = nullptr;  // every other read
     std::mutex rmu_;
