@@ -36,6 +36,7 @@ import zlib
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "server"))
 from harness import Server, compact, load_document, trimmed  # noqa: E402
+import zstd_codec  # noqa: E402
 
 
 def rss_mb(pid, field="VmRSS"):
@@ -139,12 +140,16 @@ def load(port, make_body, seconds, clients, max_uploads, tag, processes=1):
 
 class BodyMaker:
     """Upload bodies that differ only in their submission_id, as gmlab-upload
-    sends them: minified JSON, gzip-compressed (or, encoding "identity", plain).
+    sends them: minified JSON as one zstd frame at level 19 (or, encoding
+    "gzip", as gmlab-upload sends to a server without zstd; "identity": plain).
 
     Compressing each body anew would cost the load generator more than the
-    server, so the document's head is compressed once, ending on a byte
-    boundary (a sync flush), and each body appends the deflate blocks of its own
-    tail, `"submission_id":"..."}`: a valid gzip stream of the whole text."""
+    server, so the document's head is compressed once and each body appends its
+    own tail, `"submission_id":"..."}`: for zstd, the head's blocks and the
+    tail as a raw last block under a header declaring the whole size; for
+    gzip, the head ends on a byte boundary (a sync flush) and the tail's
+    deflate blocks follow. Either is one valid frame or member of the whole
+    text, decoded by the server as any other."""
 
     def __init__(self, doc, encoding):
         text = json.dumps(doc, separators=(",", ":"))
@@ -153,11 +158,15 @@ class BodyMaker:
         c = zlib.compressobj(6, zlib.DEFLATED, -15)
         self.deflated_head = c.compress(self.head) + c.flush(zlib.Z_SYNC_FLUSH)
         self.head_crc = zlib.crc32(self.head)
+        self.zstd_head = zstd_codec.compress(self.head) if encoding == "zstd" else None
 
     def __call__(self, sid):
         tail = sid.encode() + b'"}'
         if self.encoding == "identity":
             return self.head + tail, {"Content-Type": "application/json"}
+        if self.encoding == "zstd":
+            body = zstd_codec.frame_with_raw_tail(self.zstd_head, len(self.head), tail)
+            return body, {"Content-Type": "application/json", "Content-Encoding": "zstd"}
         c = zlib.compressobj(6, zlib.DEFLATED, -15)
         size = len(self.head) + len(tail)
         body = b"".join([b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff", self.deflated_head,
@@ -213,8 +222,9 @@ def main():
     p.add_argument("--form", choices=("compact", "trimmed"), default="compact",
                    help="compact: the gmlab.run/1.1 form gmlab run writes by default (deciles, no samples); "
                         "trimmed: the document with --samples raw samples kept per point")
-    p.add_argument("--encoding", choices=("gzip", "identity"), default="gzip",
-                   help="gzip: minified and gzip-compressed, as gmlab-upload sends a document; identity: plain JSON")
+    p.add_argument("--encoding", choices=("zstd", "gzip", "identity"), default="zstd",
+                   help="zstd: minified, one zstd frame, as gmlab-upload sends a document; gzip: as it sends to a "
+                        "server that does not take zstd; identity: plain JSON")
     p.add_argument("--db", default="", help="database URL (default: a fresh SQLite file)")
     p.add_argument("--seconds", type=float, default=30)
     p.add_argument("--clients", type=int, default=8)

@@ -42,7 +42,7 @@ else()
   # Without dpkg-shlibdeps: the libraries gmlab links, by their Debian names.
   set(_gm_deps "libc6, libstdc++6, libgcc-s1")
   if(TARGET gmlab-upload)
-    string(APPEND _gm_deps ", libcurl4, zlib1g")
+    string(APPEND _gm_deps ", libcurl4, libzstd1, zlib1g")
   endif()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "${_gm_deps}")
 endif()

@@ -1,6 +1,10 @@
 // The transport's pieces that need no socket: query and path decoding,
 // routing, and undoing a body's Content-Encoding within a limit.
 #include <gtest/gtest.h>
+#include <zstd.h>
+
+#include <memory>
+#include <stdexcept>
 
 #include "body_decoding.hpp"
 #include "gzip_for_tests.hpp"
@@ -164,6 +168,112 @@ TEST(BodyDecoding, CorruptTruncatedAndUnknownEncodingsAreRefused) {
     std::string br = "x";
     EXPECT_EQ(decode_body("br", &br, 1000, &why), DecodeOutcome::UnsupportedEncoding);
     EXPECT_NE(why.find("br"), std::string::npos);
+}
+
+// zstd as gmlab-upload sends it: one frame that declares its size.
+std::string zstd(const std::string &text, int level = 19) {
+    std::string out(ZSTD_compressBound(text.size()), '\0');
+    const std::size_t n = ZSTD_compress(out.data(), out.size(), text.data(), text.size(), level);
+    if (ZSTD_isError(n)) throw std::runtime_error(ZSTD_getErrorName(n));
+    out.resize(n);
+    return out;
+}
+
+// A streamed frame: no declared size, and the window it was given.
+std::string zstd_streamed(const std::string &text, int window_log = 0) {
+    std::unique_ptr<ZSTD_CCtx, std::size_t (*)(ZSTD_CCtx *)> c(ZSTD_createCCtx(), ZSTD_freeCCtx);
+    ZSTD_CCtx_setParameter(c.get(), ZSTD_c_contentSizeFlag, 0);
+    if (window_log) ZSTD_CCtx_setParameter(c.get(), ZSTD_c_windowLog, window_log);
+    std::string out(ZSTD_compressBound(text.size()) + 64, '\0');
+    ZSTD_inBuffer in{text.data(), text.size(), 0};
+    ZSTD_outBuffer o{out.data(), out.size(), 0};
+    // ZSTD_e_end in one call would know the size; feed it as a stream instead.
+    while (in.pos < in.size) ZSTD_compressStream2(c.get(), &o, &in, ZSTD_e_continue);
+    while (ZSTD_compressStream2(c.get(), &o, &in, ZSTD_e_end) != 0) {
+    }
+    out.resize(o.pos);
+    return out;
+}
+
+TEST(BodyDecoding, OneZstdFrameIsDecodedAndKeptAsReceived) {
+    const std::string text(100000, 'q'), sent = zstd(text);
+    std::string body = sent, kept = "stale", why;
+    ASSERT_EQ(decode_body("zstd", &body, 1 << 20, &why, &kept), DecodeOutcome::Ok) << why;
+    EXPECT_EQ(body, text);
+    EXPECT_EQ(kept, sent);
+    EXPECT_GE(body.capacity(), body.size() + kDecodedSpareBytes);
+    // Exactly at the limit is fine.
+    std::string exact = zstd(std::string(1000, 'a'));
+    EXPECT_EQ(decode_body(" ZSTD ", &exact, 1000, &why, &kept), DecodeOutcome::Ok) << why;
+    EXPECT_EQ(exact.size(), 1000u);
+}
+
+TEST(BodyDecoding, OtherZstdShapesAreDecodedButNotKept) {
+    std::string why, kept;
+    // Two frames: one body, the two texts in turn.
+    std::string two = zstd("first ") + zstd("second");
+    ASSERT_EQ(decode_body("zstd", &two, 1000, &why, &kept), DecodeOutcome::Ok) << why;
+    EXPECT_EQ(two, "first second");
+    EXPECT_TRUE(kept.empty());
+    // No declared size.
+    const std::string text(300000, 'r');
+    std::string streamed = zstd_streamed(text);
+    ASSERT_EQ(ZSTD_getFrameContentSize(streamed.data(), streamed.size()), ZSTD_CONTENTSIZE_UNKNOWN);
+    ASSERT_EQ(decode_body("zstd", &streamed, 1 << 20, &why, &kept), DecodeOutcome::Ok) << why;
+    EXPECT_EQ(streamed, text);
+    EXPECT_TRUE(kept.empty());
+    // A skippable frame ahead of the data (magic 0x184D2A50, 4-byte length).
+    std::string skippable = std::string("\x50\x2a\x4d\x18\x03\x00\x00\x00xyz", 11) + zstd("after");
+    ASSERT_EQ(decode_body("zstd", &skippable, 1000, &why, &kept), DecodeOutcome::Ok) << why;
+    EXPECT_EQ(skippable, "after");
+    EXPECT_TRUE(kept.empty());
+}
+
+TEST(BodyDecoding, AZstdBombStopsAtTheLimitWhateverItDeclares) {
+    const std::string big(50u << 20, ' ');
+    for (const std::string &bomb : {zstd(big, 3), zstd_streamed(big)}) {
+        ASSERT_LT(bomb.size(), 100000u);
+        std::string body = bomb, why, kept;
+        EXPECT_EQ(decode_body("zstd", &body, 1000000, &why, &kept), DecodeOutcome::TooLarge);
+        EXPECT_EQ(body, bomb);
+        EXPECT_TRUE(kept.empty());
+        EXPECT_NE(why.find("1000000"), std::string::npos) << why;
+    }
+}
+
+TEST(BodyDecoding, AZstdFrameWhoseDeclaredSizeLiesIsRefused) {
+    const std::string honest = zstd(std::string(5000, 'z'), 3);
+    // Frame header: magic, then the descriptor byte; with single-segment set
+    // (bit 5) and a size field flag of 1, a 2-byte size follows, less 256.
+    ASSERT_EQ(static_cast<unsigned char>(honest[4]) & 0xE0, 0x60);
+    for (unsigned claimed : {1000u, 9000u}) {
+        std::string body = honest, why, kept;
+        body[5] = static_cast<char>((claimed - 256) & 0xFF);
+        body[6] = static_cast<char>((claimed - 256) >> 8);
+        ASSERT_EQ(ZSTD_getFrameContentSize(body.data(), body.size()), claimed);
+        EXPECT_EQ(decode_body("zstd", &body, 1 << 20, &why, &kept), DecodeOutcome::Corrupt) << claimed;
+        EXPECT_TRUE(kept.empty());
+    }
+}
+
+TEST(BodyDecoding, AZstdWindowOverTheCapIsRefused) {
+    // 128 MiB of window for 1 KB of data: a decoder would have to hold it.
+    std::string body = zstd_streamed(std::string(1000, 'w'), 27), why;
+    EXPECT_EQ(decode_body("zstd", &body, 1 << 20, &why), DecodeOutcome::TooLarge);
+    EXPECT_NE(why.find("window"), std::string::npos) << why;
+}
+
+TEST(BodyDecoding, CorruptAndTruncatedZstdIsRefused) {
+    std::string why, kept, varied;
+    for (int i = 0; i < 2000; ++i) varied += std::to_string(i * 7919 % 10007) + ",";
+    const std::string whole = zstd(varied);
+    for (std::string body : {std::string("not zstd at all"), std::string(), whole.substr(0, whole.size() / 2),
+                             zstd("data") + "trailing bytes"}) {
+        const std::string sent = body;
+        EXPECT_EQ(decode_body("zstd", &body, 100000, &why, &kept), DecodeOutcome::Corrupt) << sent.size();
+        EXPECT_EQ(body, sent);
+        EXPECT_TRUE(kept.empty());
+    }
 }
 
 }  // namespace

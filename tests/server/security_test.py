@@ -10,6 +10,7 @@ import re
 import sys
 
 from harness import Checks, Server, arguments, default_db, fresh_workdir, gz, load_document, trimmed
+import zstd_codec
 
 INJECT = "Robert'); DROP TABLE runs;-- \" <script>alert(1)</script> <img src=x onerror=alert(2)> & ü"
 
@@ -30,6 +31,10 @@ def limits(srv, c, doc):
     c.check("a body at the limit is read (and rejected as JSON)", st == 422 and e["code"] == "invalid_json", (st, e))
     st, _, e = post(srv, gz(" " * (50 << 20)), {"Content-Encoding": "gzip"})
     c.check("a gzip bomb is 413 after decompression", st == 413 and e and e.get("code") == "too_large", (st, e))
+    st, _, e = post(srv, zstd_codec.compress(b" " * (50 << 20), 3), {"Content-Encoding": "zstd"})
+    c.check("a zstd bomb is 413 after decompression", st == 413 and e and e.get("code") == "too_large", (st, e))
+    st, _, e = post(srv, zstd_codec.compress(text.encode())[:-10], {"Content-Encoding": "zstd"})
+    c.check("a truncated zstd body is 400 bad_encoding", st == 400 and e and e.get("code") == "bad_encoding", (st, e))
     c.check("server alive after oversize bodies", alive(srv))
     st, _, e = post(srv, gz(text), {"Content-Encoding": "gzip"})
     c.check("a gzip body within the limit is accepted", st == 201, (st, e))

@@ -116,14 +116,14 @@ TEST(SqliteStorage, KeepsAClientsGzipAndReadsItBack) {
     const std::string path = temp_db("gm_storage_gzip.sqlite");
     auto store = open_sqlite_storage(path);
     StoredRun run = padded_run("00112233445566778899aabbccddeeff", 'b');
-    run.document_gzip = test_support::gzip(run.document);
-    ASSERT_TRUE(is_compressed_document(run.document_gzip));
+    run.document_compressed = test_support::gzip(run.document);
+    ASSERT_TRUE(is_compressed_document(run.document_compressed));
     ASSERT_EQ(store->insert(run, sample_points(), nullptr), InsertOutcome::Inserted);
     const auto back = store->get(run.id);
     ASSERT_TRUE(back);
     EXPECT_EQ(back->document, run.document);
-    EXPECT_TRUE(back->document_gzip.empty());
-    EXPECT_EQ(decompress_document(run.document_gzip), run.document);
+    EXPECT_TRUE(back->document_compressed.empty());
+    EXPECT_EQ(decompress_document(run.document_compressed), run.document);
 }
 
 TEST(SqliteStorage, ReadsFilesFromBeforePackedPoints) {

@@ -4,14 +4,21 @@ It records every request (path, headers, raw and decompressed body, arrival
 time), can fail the first K requests with 500 or with 429 + Retry-After, can
 reject every upload with a 4xx, and can be stopped to look like a server that
 is down. Accepted uploads are stored by submission_id, so that a repeated
-submission gets the id it got the first time, as the real server does.
+submission gets the id it got the first time, as the real server does. Bodies
+are decoded by their Content-Encoding (zstd or gzip); with refuse_zstd set, a
+zstd body is answered 415, as a server without zstd does.
 """
 import gzip
 import http.server
 import json
+import os
 import secrets
+import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server"))
+import zstd_codec  # noqa: E402
 
 
 class FakeServer:
@@ -21,6 +28,7 @@ class FakeServer:
         self.fail_status = 500
         self.retry_after = None      # Retry-After value sent with failures
         self.reject_status = None    # every upload answered with this 4xx
+        self.refuse_zstd = False     # answer zstd bodies 415
         self.stored = {}             # submission_id -> id
         self._lock = threading.Lock()
         self._httpd = None
@@ -48,8 +56,14 @@ class FakeServer:
                 raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 rec = {"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
                        "raw": raw, "time": time.monotonic(), "doc": None}
+                encoding = rec["headers"].get("content-encoding", "")
+                if encoding == "zstd" and fake.refuse_zstd:
+                    with fake._lock:
+                        fake.requests.append(rec)
+                    return self._answer(415, {"code": "unsupported_encoding", "message": "zstd is not supported"})
                 try:
-                    rec["doc"] = json.loads(gzip.decompress(raw))
+                    decode = zstd_codec.decompress if encoding == "zstd" else gzip.decompress
+                    rec["doc"] = json.loads(decode(raw))
                 except Exception as e:  # recorded as absent: the test checks it
                     rec["error"] = str(e)
                 with fake._lock:
@@ -101,3 +115,4 @@ class FakeServer:
             self.fail_status = 500
             self.retry_after = None
             self.reject_status = None
+            self.refuse_zstd = False

@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server"))
 from fake_server import FakeServer  # noqa: E402
 from harness import Checks  # noqa: E402  (the server tests' pass/fail counter)
+import zstd_codec  # noqa: E402
 
 UPLOAD, SOURCE = sys.argv[1], sys.argv[2]
 GMLAB = sys.argv[3] if len(sys.argv) > 3 else None
@@ -41,6 +42,11 @@ def upload(*args, env=None):
     return p, time.monotonic() - t0
 
 
+def gzip_doc_matches(sent, original):
+    """The sent document is the prepared one: the original's results, unchanged."""
+    return sent.get("results") == original["results"]
+
+
 def spooled(spool):
     return sorted(f for f in os.listdir(spool) if f.endswith(".json")) if os.path.isdir(spool) else []
 
@@ -50,15 +56,18 @@ with tempfile.TemporaryDirectory() as tmp:
     spool = os.path.join(tmp, "spool")
     srv = FakeServer().start()
 
-    # 1. Two 500s, then success: three requests, one submission_id, gzip JSON.
+    # 1. Two 500s, then success: three requests, one submission_id, zstd JSON.
     srv.fail_first, srv.fail_status = 2, 500
     p, _ = upload(run_path, "--server", srv.url, "--spool", spool, "--backoff", "0.05")
     check("retry_5xx_exit_0", p.returncode == 0, p.stderr)
     check("retry_5xx_three_requests", len(srv.requests) == 3, len(srv.requests))
     docs = [r["doc"] for r in srv.requests]
-    check("body_is_gzip_json", all(d is not None for d in docs), [r.get("error") for r in srv.requests])
+    check("body_is_zstd_json", all(d is not None for d in docs), [r.get("error") for r in srv.requests])
     check("content_type_json", all(r["headers"].get("content-type") == "application/json" for r in srv.requests))
-    check("content_encoding_gzip", all(r["headers"].get("content-encoding") == "gzip" for r in srv.requests))
+    check("content_encoding_zstd", all(r["headers"].get("content-encoding") == "zstd" for r in srv.requests))
+    check("one_zstd_frame_declaring_its_size",
+          all(r["raw"][:4] == zstd_codec.MAGIC and len(zstd_codec.decompress(r["raw"])) > len(r["raw"]) * 3
+              for r in srv.requests))
     check("path_is_api_v1_results", all(r["path"] == "/api/v1/results" for r in srv.requests))
     sids = {d.get("submission_id") for d in docs if d}
     check("same_submission_id_on_every_retry", len(sids) == 1 and re.fullmatch(r"[0-9a-f]{32}", next(iter(sids)) or ""), sids)
@@ -82,6 +91,19 @@ with tempfile.TemporaryDirectory() as tmp:
     check("retry_after_exit_0", p.returncode == 0, p.stderr)
     check("retry_after_waited_2s", 1.95 <= gap < 5, "waited %.2f s" % gap)
     print("measured wait after 429 Retry-After: 2 -> %.2f s" % gap)
+
+    # 2b. A server that does not take zstd (415): the same document again at
+    # once as gzip, without using up a retry, and accepted.
+    srv.reset()
+    srv.refuse_zstd = True
+    p, _ = upload(run_path, "--server", srv.url, "--spool", spool, "--retries", "0")
+    encodings = [r["headers"].get("content-encoding") for r in srv.requests]
+    check("zstd_refused_then_gzip_exit_0", p.returncode == 0, p.stderr)
+    check("zstd_refused_then_gzip_requests", encodings == ["zstd", "gzip"], encodings)
+    check("zstd_refused_then_gzip_same_document", len(srv.requests) == 2 and srv.requests[1]["doc"] is not None and
+          gzip_doc_matches(srv.requests[1]["doc"], original), srv.requests[-1].get("error"))
+    check("zstd_refused_then_gzip_says_so", "does not take zstd" in p.stderr, p.stderr)
+    check("zstd_refused_then_gzip_spools_nothing", spooled(spool) == [])
 
     # 3. Invalid input: exit 2 and nothing sent.
     srv.reset()

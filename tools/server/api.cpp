@@ -211,10 +211,10 @@ private:
         run.created_at = utc_now();
         run.gpu = std::move(v.gpu);
         run.document = std::move(v.document);
-        // A client's gzip is stored as it came when it compresses well: no
-        // second compression. Anything else is compressed by the storage.
-        if (!req.gzip_body.empty() && req.gzip_body.size() * kStoredGzipRatio <= run.document.size())
-            run.document_gzip = std::move(req.gzip_body);
+        // A client's gzip or zstd is stored as it came when it compresses
+        // well: no second compression. Anything else is compressed by the storage.
+        if (!req.compressed_body.empty() && req.compressed_body.size() * kStoredCompressedRatio <= run.document.size())
+            run.document_compressed = std::move(req.compressed_body);
         // The headline figures are judged before the upload is stored (so that
         // the model's values are those of the other uploads) and stored with
         // its points, as its figure set, in the same transaction.

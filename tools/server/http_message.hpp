@@ -23,7 +23,7 @@ struct HttpRequest {
     std::multimap<std::string, std::string> params;  // the query, decoded
     HeaderMap headers;
     std::string body;         // after Content-Encoding was undone
-    std::string gzip_body;    // the body as received when it was one plain gzip member, else ""
+    std::string compressed_body;  // the body as received when it can be stored as it came (body_decoding.hpp), else ""
     std::string remote_addr;  // the TCP peer
     std::vector<std::string> matches;  // the route pattern's groups; [0] is the whole path
 

@@ -289,7 +289,7 @@ private:
         const bool queued = srv_.pool.submit([self = shared_from_this(), &srv, req = std::move(req), keep_alive]() mutable {
             HttpResponse res;
             std::string why;
-            switch (decode_body(req.header("Content-Encoding"), &req.body, srv.limits.max_body_bytes, &why, &req.gzip_body)) {
+            switch (decode_body(req.header("Content-Encoding"), &req.body, srv.limits.max_body_bytes, &why, &req.compressed_body)) {
             case DecodeOutcome::Ok:
                 req.headers.erase("Content-Encoding");
                 srv.router.handle(req, res);

@@ -147,7 +147,7 @@ std::string compress_document(std::string_view text) {
 }
 
 std::string packed_document(const StoredRun &run) {
-    return run.document_gzip.empty() ? compress_document(run.document) : run.document_gzip;
+    return run.document_compressed.empty() ? compress_document(run.document) : run.document_compressed;
 }
 
 namespace {

@@ -40,8 +40,9 @@ bool decode_point_set(std::string_view blob, std::vector<std::string> &strings,
 
 // zstd at level 1 (a run document shrinks about 4:1; see kDocumentLevel).
 std::string compress_document(std::string_view text);
-// The form in which a run's document is stored: the client's gzip when the
-// run carries it (StoredRun::document_gzip), otherwise compress_document.
+// The form in which a run's document is stored: the client's gzip member or
+// zstd frame when the run carries it (StoredRun::document_compressed),
+// otherwise compress_document.
 std::string packed_document(const StoredRun &run);
 // A stored document: a zstd frame (compress_document) or one plain gzip
 // member (a client's body kept as it came). Throws std::runtime_error when the

@@ -29,17 +29,18 @@ struct StoredRun {
     std::string created_at;            // UTC ISO 8601
     GpuIdentity gpu;
     std::string document;              // the validated gmlab.run/1 document (JSON text)
-    // On insert only: the same document as one plain gzip member, as the
-    // client sent it, which the storage keeps as it is instead of compressing
-    // `document` again (empty: the storage compresses it). Reads return
-    // `document` and leave this empty.
-    std::string document_gzip;
+    // On insert only: the same document as the client compressed it (one
+    // plain gzip member or one zstd frame that declares its size), which the
+    // storage keeps as it is instead of compressing `document` again (empty:
+    // the storage compresses it). Reads return `document` and leave this empty.
+    std::string document_compressed;
 };
 
-// A client's gzip is stored as it came only when it is at most 1/kStoredGzipRatio
-// of the document: a stream sent uncompressed ("stored" blocks) is compressed by
-// the storage rather than kept at full size.
-constexpr std::size_t kStoredGzipRatio = 3;
+// A client's compressed body is stored as it came only when it is at most
+// 1/kStoredCompressedRatio of the document: a body that barely compresses
+// (gzip "stored" blocks, zstd raw blocks) is compressed by the storage rather
+// than kept at full size.
+constexpr std::size_t kStoredCompressedRatio = 3;
 
 // One point of one upload, kept apart from the document so that per-GPU
 // distributions are maintained without parsing documents.

@@ -1,7 +1,8 @@
-// One POST of a gzip-compressed document through libcurl, repeated with
-// bounded exponential backoff while the failure may be temporary.
+// One POST of a compressed document through libcurl, repeated with bounded
+// exponential backoff while the failure may be temporary.
 #include <curl/curl.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -72,7 +73,13 @@ void global_init() {
     std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
-Answer post_once(const std::string &url, const std::string &gz, const SendOptions &opt) {
+// A compressed body and the Content-Encoding that names it.
+struct Body {
+    std::string data;
+    const char *encoding_header;
+};
+
+Answer post_once(const std::string &url, const Body &body, const SendOptions &opt) {
     Answer a;
     CURL *c = curl_easy_init();
     if (!c) {
@@ -83,7 +90,7 @@ Answer post_once(const std::string &url, const std::string &gz, const SendOption
     char errbuf[CURL_ERROR_SIZE] = {0};
     curl_slist *headers = nullptr;
     headers = curl_slist_append(headers, "Content-Type: application/json");
-    headers = curl_slist_append(headers, "Content-Encoding: gzip");
+    headers = curl_slist_append(headers, body.encoding_header);
     headers = curl_slist_append(headers, "Accept: application/json");
     headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
     curl_easy_setopt(c, CURLOPT_URL, url.c_str());
@@ -91,8 +98,8 @@ Answer post_once(const std::string &url, const std::string &gz, const SendOption
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 #endif
     curl_easy_setopt(c, CURLOPT_POST, 1L);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, gz.data());
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(gz.size()));
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data.data());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.data.size()));
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(c, CURLOPT_USERAGENT, "gmlab-upload");
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -184,18 +191,36 @@ std::string gzip(const std::string &data) {
     return out;
 }
 
+std::string zstd_frame(const std::string &data) {
+    std::string out(ZSTD_compressBound(data.size()), '\0');
+    const std::size_t n = ZSTD_compress(out.data(), out.size(), data.data(), data.size(), kZstdLevel);
+    if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
+    out.resize(n);
+    return out;
+}
+
 SendResult send(const std::string &json_text, const SendOptions &opt) {
     global_init();
     const std::string url = results_endpoint(opt.server);
-    const std::string gz = gzip(json_text);
+    Body body{zstd_frame(json_text), "Content-Encoding: zstd"};
     std::mt19937_64 rng(std::random_device{}());
     std::uniform_real_distribution<double> jitter(0.5, 1.0);
     SendResult r;
+    bool fell_back = false;
     for (int attempt = 0;; ++attempt) {
         r.attempts = attempt + 1;
-        const Answer a = post_once(url, gz, opt);
+        const Answer a = post_once(url, body, opt);
         r.http_status = a.status;
         bool retry = false;
+        // A server (or proxy) that does not take zstd says 415: the same
+        // document goes again at once as gzip, which every gmlab-server takes.
+        if (a.curl == CURLE_OK && a.status == 415 && !fell_back) {
+            fell_back = true;
+            body = Body{gzip(json_text), "Content-Encoding: gzip"};
+            if (opt.log) *opt.log << "gmlab-upload: the server does not take zstd; sending gzip\n";
+            --attempt;
+            continue;
+        }
         if (a.curl != CURLE_OK) {
             r.kind = SendResult::Unavailable;
             r.message = a.curl_error;

@@ -405,13 +405,13 @@ void document_tests(const std::string &url) {
     {
         z_stream z{};
         deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-        zipped.document_gzip.resize(deflateBound(&z, doc.size()) + 64);
+        zipped.document_compressed.resize(deflateBound(&z, doc.size()) + 64);
         z.next_in = reinterpret_cast<Bytef *>(doc.data());
         z.avail_in = static_cast<uInt>(doc.size());
-        z.next_out = reinterpret_cast<Bytef *>(zipped.document_gzip.data());
-        z.avail_out = static_cast<uInt>(zipped.document_gzip.size());
+        z.next_out = reinterpret_cast<Bytef *>(zipped.document_compressed.data());
+        z.avail_out = static_cast<uInt>(zipped.document_compressed.size());
         deflate(&z, Z_FINISH);
-        zipped.document_gzip.resize(z.total_out);
+        zipped.document_compressed.resize(z.total_out);
         deflateEnd(&z);
     }
     check(db->insert(zipped, {point(zipped.id, "stream", "copy", 1, 1)}, nullptr) == InsertOutcome::Inserted,
