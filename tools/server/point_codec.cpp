@@ -9,6 +9,7 @@
 #include <zstd.h>
 
 #include "gzip_member.hpp"
+#include "zstd_frame.hpp"
 
 #include "counter_rows.hpp"
 
@@ -150,29 +151,20 @@ std::string packed_document(const StoredRun &run) {
     return run.document_compressed.empty() ? compress_document(run.document) : run.document_compressed;
 }
 
-namespace {
-constexpr unsigned char kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
-bool is_zstd(std::string_view data) { return data.size() >= 4 && std::memcmp(data.data(), kZstdMagic, 4) == 0; }
-}  // namespace
-
-bool is_compressed_document(std::string_view data) { return is_zstd(data) || is_plain_gzip_header(data); }
+bool is_compressed_document(std::string_view data) { return is_zstd_frame(data) || is_plain_gzip_header(data); }
 
 std::string decompress_document(std::string_view data) {
-    if (!is_zstd(data)) {
-        // Stored documents are bounded by the request size limit (at most 4 GiB
-        // here, which the gzip length field can express).
-        std::string out;
-        if (!is_plain_gzip_header(data) || inflate_gzip_member(data, 0xFFFFFFFFu, &out) != GzipOutcome::Ok)
-            throw std::runtime_error("stored document is neither a zstd frame nor one gzip member");
+    // Stored documents are bounded by the request size limit (at most 4 GiB
+    // here, which the gzip length field can express); anything claiming more
+    // is damaged.
+    constexpr std::size_t kMaxStored = 0xFFFFFFFFu;
+    std::string out;
+    if (is_zstd_frame(data)) {
+        if (!decode_one_zstd_frame(data, kMaxStored, &out)) throw std::runtime_error("stored document is a damaged zstd frame");
         return out;
     }
-    const unsigned long long size = ZSTD_getFrameContentSize(data.data(), data.size());
-    // Documents are bounded by the request size limit; anything claiming more is damaged.
-    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > (1ull << 32))
-        throw std::runtime_error("stored document is not a zstd frame");
-    std::string out(static_cast<std::size_t>(size), '\0');
-    const std::size_t n = ZSTD_decompress(out.data(), out.size(), data.data(), data.size());
-    if (ZSTD_isError(n) || n != size) throw std::runtime_error("stored document is damaged");
+    if (!is_plain_gzip_header(data) || inflate_gzip_member(data, kMaxStored, &out) != GzipOutcome::Ok)
+        throw std::runtime_error("stored document is neither a zstd frame nor one gzip member");
     return out;
 }
 

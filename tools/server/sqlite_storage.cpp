@@ -393,12 +393,17 @@ private:
     // text) is prepared afresh instead.
     class StatementCache {
     public:
+        struct Entry {
+            sqlite3_stmt *stmt;
+            bool in_use;
+        };
         explicit StatementCache(sqlite3 *&db) : db_(db) {}
         ~StatementCache() { clear(); }
         StatementCache(const StatementCache &) = delete;
         StatementCache &operator=(const StatementCache &) = delete;
-        // Nullptr when the statement is in use.
-        sqlite3_stmt *take(const char *sql) {
+        // Nullptr when the statement is in use; else it is marked in use
+        // until give_back.
+        Entry *take(const char *sql) {
             auto it = entries_.find(std::string_view(sql));
             if (it == entries_.end()) {
                 sqlite3_stmt *s = nullptr;
@@ -408,13 +413,12 @@ private:
             }
             if (it->second.in_use) return nullptr;
             it->second.in_use = true;
-            return it->second.stmt;
+            return &it->second;
         }
-        void give_back(sqlite3_stmt *s) {
-            sqlite3_reset(s);
-            sqlite3_clear_bindings(s);
-            for (auto &[sql, e] : entries_)
-                if (e.stmt == s) e.in_use = false;
+        static void give_back(Entry &e) {
+            sqlite3_reset(e.stmt);
+            sqlite3_clear_bindings(e.stmt);
+            e.in_use = false;
         }
         // Before the connection closes.
         void clear() {
@@ -423,34 +427,26 @@ private:
         }
 
     private:
-        struct Entry {
-            sqlite3_stmt *stmt;
-            bool in_use;
-        };
         sqlite3 *&db_;
-        std::map<std::string, Entry, std::less<>> entries_;
+        std::map<std::string, Entry, std::less<>> entries_;  // nodes stay put: Stmt holds an Entry *
     };
 
     struct Stmt {
         sqlite3 *db;
         sqlite3_stmt *s = nullptr;
-        StatementCache *cache = nullptr;  // set when s came from it
-        Stmt(sqlite3 *d, const char *sql) : db(d) {
-            if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK)
-                throw std::runtime_error(std::string("SQLite: ") + sqlite3_errmsg(db));
-        }
-        Stmt(sqlite3 *d, StatementCache &c, const char *sql) : db(d) {
-            s = c.take(sql);
-            if (s) {
-                cache = &c;
-                return;
-            }
-            if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK)
-                throw std::runtime_error(std::string("SQLite: ") + sqlite3_errmsg(db));
+        StatementCache::Entry *cached = nullptr;  // set when s came from the cache
+        Stmt(sqlite3 *d, const char *sql) : db(d) { prepare(sql); }
+        Stmt(sqlite3 *d, StatementCache &c, const char *sql) : db(d), cached(c.take(sql)) {
+            if (cached) s = cached->stmt;
+            else prepare(sql);
         }
         ~Stmt() {
-            if (cache) cache->give_back(s);
+            if (cached) StatementCache::give_back(*cached);
             else sqlite3_finalize(s);
+        }
+        void prepare(const char *sql) {
+            if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK)
+                throw std::runtime_error(std::string("SQLite: ") + sqlite3_errmsg(db));
         }
         Stmt(const Stmt &) = delete;
         Stmt &operator=(const Stmt &) = delete;

@@ -1,6 +1,7 @@
 #include "zstd_frame.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 
 #include <zstd.h>
@@ -19,10 +20,15 @@ ZSTD_DCtx *thread_decoder() {
     return ctx.get();
 }
 
-// One frame, nothing after it, its size declared and within the cap, and no
-// dictionary: decoded in one call into exactly that many bytes (the output
-// buffer is the window, so the frame's window size costs nothing).
-bool decode_single_frame(std::string_view data, std::size_t max_bytes, std::string *out, std::size_t spare) {
+}  // namespace
+
+bool is_zstd_frame(std::string_view data) {
+    static constexpr unsigned char kMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
+    return data.size() >= 4 && std::memcmp(data.data(), kMagic, 4) == 0;
+}
+
+// The output buffer is the window, so the frame's window size costs nothing.
+bool decode_one_zstd_frame(std::string_view data, std::size_t max_bytes, std::string *out, std::size_t spare) {
     const unsigned long long size = ZSTD_getFrameContentSize(data.data(), data.size());
     if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR || size > max_bytes) return false;
     if (ZSTD_findFrameCompressedSize(data.data(), data.size()) != data.size()) return false;
@@ -38,12 +44,10 @@ bool decode_single_frame(std::string_view data, std::size_t max_bytes, std::stri
     return true;
 }
 
-}  // namespace
-
 ZstdOutcome decode_zstd_body(std::string_view data, std::size_t max_bytes, std::string *out, std::size_t spare,
                              bool *single_frame) {
     *single_frame = false;
-    if (decode_single_frame(data, max_bytes, out, spare)) {
+    if (decode_one_zstd_frame(data, max_bytes, out, spare)) {
         *single_frame = true;
         return ZstdOutcome::Ok;
     }

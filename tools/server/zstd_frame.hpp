@@ -14,6 +14,15 @@ namespace gmserver {
 
 enum class ZstdOutcome { Ok, TooLarge, WindowTooLarge, Corrupt };
 
+// True when data starts with a zstd frame's magic number.
+bool is_zstd_frame(std::string_view data);
+
+// One frame, nothing after it, its size declared and at most max_bytes, and no
+// dictionary: decoded in one call into exactly that many bytes (plus `spare`
+// bytes of capacity). False, with *out unchanged, for anything else. Request
+// bodies and stored documents (decompress_document) both go through it.
+bool decode_one_zstd_frame(std::string_view data, std::size_t max_bytes, std::string *out, std::size_t spare = 0);
+
 // On Ok, *out holds the decoded bytes with `spare` bytes of extra capacity,
 // and *single_frame says whether the body was one frame that declared its size
 // and uses no dictionary (what can be stored as it came and read back by
