@@ -1,0 +1,124 @@
+// What experiments declare: counter sets, derived figures, and the check of
+// each declared figure against the model's prediction.
+#include <algorithm>
+#include <cmath>
+
+#include "core/counters/counters.hpp"
+
+namespace gmlab {
+
+CounterSet &CounterSet::operator+=(const CounterSet &o) {
+    for (const auto &m : o.metrics)
+        if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
+    derived.insert(derived.end(), o.derived.begin(), o.derived.end());
+    agreements.insert(agreements.end(), o.agreements.begin(), o.agreements.end());
+    return *this;
+}
+
+CounterSet CounterSet::agree(const std::string &counter, const std::string &predicted, double tolerance) const {
+    CounterSet s = *this;
+    s.agreements.push_back({counter, predicted, tolerance});
+    return s;
+}
+
+namespace counter_sets {
+
+CounterSet global_sectors() {
+    CounterSet s;
+    s.metrics = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+                 "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"};
+    s.derived = {{"sectors_per_request_ld", s.metrics[0], s.metrics[1]},
+                 {"sectors_per_request_st", s.metrics[2], s.metrics[3]}};
+    return s;
+}
+
+CounterSet dram() {
+    CounterSet s;
+    s.metrics = {"dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_hit_rate.pct"};
+    return s;
+}
+
+CounterSet shared_banks() {
+    CounterSet s;
+    s.metrics = {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                 "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+                 "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                 "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+                 "smsp__inst_executed_op_shared_ld.sum",
+                 "smsp__inst_executed_op_shared_st.sum"};
+    // Wavefronts per warp-level shared load or store instruction: the guide's
+    // n-way conflict is n wavefronts for one request.
+    s.derived = {{"wavefronts_per_request_ld", s.metrics[2], s.metrics[4]},
+                 {"wavefronts_per_request_st", s.metrics[3], s.metrics[5]}};
+    return s;
+}
+
+CounterSet local_sectors() {
+    CounterSet s;
+    s.metrics = {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
+                 "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum"};
+    s.derived = {{"local_sectors_per_request_ld", s.metrics[0], s.metrics[2]},
+                 {"local_sectors_per_request_st", s.metrics[1], s.metrics[3]}};
+    return s;
+}
+
+CounterSet global_load_instructions() {
+    CounterSet s;
+    // The hardware counter of warp-level global load instructions; Nsight
+    // Compute's smsp__sass_inst_executed_op_global_ld counts the same
+    // instructions by patching the code, which the range profiler does not do.
+    s.metrics = {"smsp__inst_executed_op_global_ld.sum"};
+    return s;
+}
+
+CounterSet occupancy() {
+    CounterSet s;
+    s.metrics = {"sm__warps_active.avg.pct_of_peak_sustained_active"};
+    return s;
+}
+
+}  // namespace counter_sets
+
+const char *counter_mode_name(CounterMode m) {
+    switch (m) {
+    case CounterMode::Off: return "off";
+    case CounterMode::On: return "on";
+    case CounterMode::Auto: return "auto";
+    }
+    return "auto";
+}
+
+std::string counters_off_reason() { return "counters are switched off (setting counters = off, gmlab run --counters off)"; }
+
+std::vector<AgreementCheck> evaluate_counter_set(const CounterSet &set, std::map<std::string, double> &values,
+                                                 const std::map<std::string, double> &predicted) {
+    for (const auto &d : set.derived) {
+        auto n = values.find(d.numerator);
+        if (n == values.end()) continue;
+        if (d.denominator.empty()) {
+            if (d.divisor > 0) values[d.name] = n->second / d.divisor;
+            continue;
+        }
+        auto q = values.find(d.denominator);
+        if (q != values.end() && q->second > 0) values[d.name] = n->second / q->second;
+    }
+    std::vector<AgreementCheck> checks;
+    for (const auto &a : set.agreements) {
+        auto m = values.find(a.counter);
+        auto p = predicted.find(a.predicted);
+        if (m == values.end() || p == predicted.end()) continue;
+        AgreementCheck c;
+        c.counter = a.counter;
+        c.predicted = a.predicted;
+        c.tolerance = a.tolerance;
+        c.measured = m->second;
+        c.model = p->second;
+        // "Exactly" allows for the rounding of the counters' evaluation in doubles.
+        const double allowed = std::max(a.tolerance, 1e-9) * std::fabs(c.model) + 1e-12;
+        c.agrees = std::fabs(c.measured - c.model) <= allowed;
+        checks.push_back(c);
+    }
+    return checks;
+}
+
+}  // namespace gmlab

@@ -1,0 +1,102 @@
+#include "core/experiment/registry.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "core/experiment/kernel_resources.hpp"
+
+namespace gmlab {
+
+using nlohmann::json;
+
+const Experiment &find_experiment(const std::string &name) {
+    for (const auto &e : registry())
+        if (e.name == name) return e;
+    std::string names;
+    for (const auto &e : registry()) names += (names.empty() ? "" : ", ") + e.name;
+    fail(GM_ERROR_UNKNOWN_EXPERIMENT, "unknown experiment '" + name + "'; known: " + names);
+}
+
+json describe(const Experiment &e) {
+    json params = json::array();
+    for (const auto &p : e.params) params.push_back(describe(p));
+    return {{"name", e.name},
+            {"guide_section", e.guide_section},
+            {"summary", e.summary},
+            {"default_suite", e.default_suite},
+            {"parameters", params},
+            {"quick_parameters", e.quick},
+            {"kernels", kernel_names(e.name)}};
+}
+
+json parse_params_text(const char *text) {
+    if (!text || !*text) return json::object();
+    json j = json::parse(text, nullptr, false);
+    if (j.is_discarded()) invalid(std::string("params_json is not valid JSON: ") + text);
+    if (j.is_null()) return json::object();
+    return j;
+}
+
+std::size_t default_working_set(const DeviceInfo &d) {
+    constexpr std::size_t kMiB = 1024 * 1024;
+    return std::max<std::size_t>(4 * d.l2_bytes, 64 * kMiB);
+}
+
+void require_memory(ContextState &ctx, std::size_t bytes, const std::string &what) {
+    std::size_t free_b = 0, total_b = 0;
+    GM_CUDA(cudaMemGetInfo(&free_b, &total_b));
+    const std::size_t budget = static_cast<std::size_t>(ctx.settings.memory_fraction * static_cast<double>(free_b));
+    if (bytes > free_b)
+        fail(GM_ERROR_OUT_OF_MEMORY, what + " needs " + std::to_string(bytes) + " bytes of device memory, more than the " +
+                                         std::to_string(free_b) + " bytes free");
+    if (bytes > budget)
+        fail(GM_ERROR_OUT_OF_MEMORY,
+             what + " needs " + std::to_string(bytes) + " bytes of device memory, more than its budget of " +
+                 std::to_string(budget) + " bytes (memory_fraction " + std::to_string(ctx.settings.memory_fraction) +
+                 " of " + std::to_string(free_b) + " bytes free); ask for less or raise memory_fraction");
+}
+
+Result run_experiment(ContextState &ctx, const std::string &name, const json &given) {
+    const Experiment &e = find_experiment(name);
+    Params params(resolve_params(e.params, given, e.name));
+    ctx.activate();
+    Result r;
+    r.experiment = e.name;
+    r.guide_section = e.guide_section;
+    r.summary = e.summary;
+    r.started_at = utc_now();
+    r.device = to_json(ctx.fresh_info());
+    r.settings = ctx.settings.to_json();
+    r.parameters = params.json();
+    r.theoretical_gbs = ctx.info().theoretical_bandwidth_gbs();
+    r.memcpy_gbs = ctx.memcpy_peak_gbs();
+    r.memory_budget_bytes = ctx.memory_budget();
+    r.counters_mode = counter_mode_name(ctx.settings.counters);
+    if (ctx.settings.counters == CounterMode::Off) {
+        r.counters_reason = counters_off_reason();
+    } else {
+        const CounterAvailability &a = ctx.counter_availability();
+        if (!a.available && ctx.settings.counters == CounterMode::On)
+            fail(GM_ERROR_NOT_SUPPORTED, "hardware counters were asked for (counters = on) but are not available: " + a.reason);
+        r.counters_available = a.available;
+        r.counters_reason = a.reason;
+        r.counters_chip = a.chip;
+    }
+    CounterSession *session = ctx.counter_session();
+    r.counter_seconds_before = session ? session->seconds() : 0.0;
+    const double launched_before = session ? session->launch_seconds() : 0.0;
+    r.measuring_since = std::chrono::steady_clock::now();
+    ctx.reset_peak();
+    e.run(ctx, params, r);
+    if (session) {
+        r.counter_seconds = session->seconds() - r.counter_seconds_before;
+        r.counter_launch_seconds = session->launch_seconds() - launched_before;
+    }
+    r.device_bytes_allocated = ctx.peak_bytes();
+    if (r.applicable && !r.verification.passed)
+        fail(GM_ERROR_INTERNAL, e.name + " finished without verifying its output");
+    r.finished_at = utc_now();
+    return r;
+}
+
+}  // namespace gmlab

@@ -1,0 +1,49 @@
+// The experiment registry: every experiment is declared once (name, guide
+// section, summary, typed parameters) and runs through run_experiment.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/device/context.hpp"
+#include "core/experiment/params.hpp"
+#include "core/experiment/result.hpp"
+
+namespace gmlab {
+
+struct Experiment {
+    std::string name;
+    std::string guide_section;
+    std::string summary;
+    bool default_suite = false;
+    std::vector<ParamSpec> params;
+    // Parameters of `gmlab run --quick`: a smoke check that every kernel runs
+    // and verifies, in seconds; its figures are not measurements to compare.
+    nlohmann::json quick = nlohmann::json::object();
+    // Fills series, verification, notes and summary of `out`; throws Error.
+    void (*run)(ContextState &ctx, const Params &params, Result &out) = nullptr;
+};
+
+// Every experiment, in the standard suite's order. Defined by the experiment
+// families' catalogue (src/experiments/catalogue.cpp), the one place that
+// names them all: the core knows no experiment.
+const std::vector<Experiment> &registry();
+// Throws Error(GM_ERROR_UNKNOWN_EXPERIMENT) listing the known names.
+const Experiment &find_experiment(const std::string &name);
+nlohmann::json describe(const Experiment &e);
+
+// Parses a params JSON text ("" or null pointer: {}); throws on malformed JSON.
+nlohmann::json parse_params_text(const char *text);
+
+// Resolves the parameters, runs the experiment on the context and returns the
+// finished result (device block, settings, references, memory, timestamps).
+Result run_experiment(ContextState &ctx, const std::string &name, const nlohmann::json &params);
+
+// Memory planning shared by experiments: a default working set of several
+// times the L2 size, and a check of a plan against the context's budget.
+std::size_t default_working_set(const DeviceInfo &d);
+void require_memory(ContextState &ctx, std::size_t bytes, const std::string &what);
+
+}  // namespace gmlab

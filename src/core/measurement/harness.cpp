@@ -1,0 +1,133 @@
+#include "core/measurement/harness.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace gmlab {
+
+namespace {
+
+// Two events, destroyed on every path.
+class EventPair {
+public:
+    EventPair() {
+        GM_CUDA(cudaEventCreate(&start));
+        if (cudaError_t err = cudaEventCreate(&stop); err != cudaSuccess) {
+            cudaEventDestroy(start);
+            GM_CUDA(err);
+        }
+    }
+    ~EventPair() {
+        cudaEventDestroy(start);
+        cudaEventDestroy(stop);
+    }
+    EventPair(const EventPair &) = delete;
+    EventPair &operator=(const EventPair &) = delete;
+    cudaEvent_t start = nullptr, stop = nullptr;
+};
+
+void checked_launch(const Launch &launch, cudaStream_t stream) {
+    GM_CUDA(launch(stream));
+}
+
+}  // namespace
+
+Stats time_launch(ContextState &ctx, const Launch &launch) {
+    const Settings &s = ctx.settings;
+    cudaStream_t stream = ctx.stream();
+    for (int i = 0; i < s.warmup; ++i) checked_launch(launch, stream);
+    GM_CUDA(cudaStreamSynchronize(stream));
+
+    EventPair ev;
+    std::vector<double> samples;
+    double total_ms = 0;
+    while (true) {
+        const bool enough = static_cast<int>(samples.size()) >= s.min_repetitions &&
+                            total_ms >= s.min_time_ms;
+        if (enough || static_cast<int>(samples.size()) >= s.max_repetitions) break;
+        if (s.flush_l2)
+            ctx.flush_l2();
+        else
+            ctx.hold_stream();
+        GM_CUDA(cudaEventRecord(ev.start, stream));
+        checked_launch(launch, stream);
+        GM_CUDA(cudaEventRecord(ev.stop, stream));
+        GM_CUDA(cudaEventSynchronize(ev.stop));
+        float ms = 0;
+        GM_CUDA(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+        samples.push_back(ms);
+        total_ms += ms;
+    }
+    return summarize(std::move(samples));
+}
+
+void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out) {
+    measure_counters(ctx, launch, set, p, out, ctx.settings.flush_l2);
+}
+
+void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out, bool flush) {
+    if (set.empty()) return;
+    CounterSession *session = ctx.counter_session();
+    if (!session) return;
+    // auto: counting takes at most kAutoCountingShare of the time the
+    // experiment spends otherwise (a count replays the kernel once per pass and
+    // costs 8..80 ms, more than timing most points). The points counted spread
+    // over the sweep; the first is always counted. on: every point.
+    if (ctx.settings.counters == CounterMode::Auto) {
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - out.measuring_since).count();
+        const double counting = session->seconds() - out.counter_seconds_before;
+        if (counting > kAutoCountingShare * (elapsed - counting)) {
+            ++out.counter_points_skipped;
+            return;
+        }
+    }
+    cudaStream_t stream = ctx.stream();
+    std::map<std::string, double> values;
+    try {
+        values = session->count(
+            set.metrics,
+            [&]() -> int {
+                if (cudaError_t err = launch(stream); err != cudaSuccess) return static_cast<int>(err);
+                return static_cast<int>(cudaStreamSynchronize(stream));
+            },
+            [&]() -> int {
+                if (flush) {
+                    try {
+                        ctx.flush_and_clean_l2();
+                    } catch (const Error &) {
+                        return static_cast<int>(cudaErrorLaunchFailure);
+                    }
+                }
+                return static_cast<int>(cudaStreamSynchronize(stream));
+            });
+    } catch (const Error &e) {
+        if (e.status() != GM_ERROR_NOT_SUPPORTED) {
+            (void)cudaGetLastError();
+            throw;
+        }
+        out.counter_errors.push_back(e.what());
+        return;
+    }
+    // A metric the profiler could not evaluate comes back as NaN: left out of
+    // the point (a document holds numbers only) and named once in the result.
+    for (auto it = values.begin(); it != values.end();) {
+        if (std::isfinite(it->second)) {
+            ++it;
+            continue;
+        }
+        const std::string why = "no value for " + it->first + " (the range profiler did not collect it)";
+        if (std::find(out.counter_errors.begin(), out.counter_errors.end(), why) == out.counter_errors.end())
+            out.counter_errors.push_back(why);
+        it = values.erase(it);
+    }
+    p.counters = std::move(values);
+    p.counter_checks = evaluate_counter_set(set, p.counters, p.predicted);
+    out.counter_passes = std::max(out.counter_passes, static_cast<int>(session->last_passes()));
+}
+
+}  // namespace gmlab

@@ -1,0 +1,51 @@
+// The measurement harness: the one place where anything is timed.
+#pragma once
+
+#include <functional>
+
+#include <cuda_runtime_api.h>
+
+#include "core/counters/counters.hpp"
+#include "core/device/context.hpp"
+#include "core/experiment/result.hpp"
+#include "core/measurement/statistics.hpp"
+
+namespace gmlab {
+
+// Enqueues the work to time on the given stream and returns the launch status.
+using Launch = std::function<cudaError_t(cudaStream_t)>;
+
+// Times `launch` with CUDA events on the context's stream: settings.warmup
+// untimed launches first, then timed launches until both min_repetitions and
+// min_time_ms are reached (or max_repetitions). Before each timed launch L2 is
+// flushed (settings.flush_l2) or the stream is held by a short busy kernel, so
+// that the host's enqueue never falls inside the interval. Milliseconds.
+Stats time_launch(ContextState &ctx, const Launch &launch);
+
+// counters = auto: the most that counting may add to an experiment's time, as
+// a share of the rest. Enabling the profiler and its configurations costs about
+// 5% more outside the counts, so the standard suite takes under a quarter longer.
+inline constexpr double kAutoCountingShare = 0.2;
+
+// Counts one more launch, outside the timed ones, with the counters the
+// experiment declared (counters.hpp), when the context counts. Before it L2 is
+// flushed as before a timed launch and then cleaned of the flush's dirty
+// lines, so that the DRAM counters see what the kernel itself moves (as
+// Nsight Compute's cache control does). Stores the values, the figures derived from them and the
+// agreement with p.predicted (so set the predictions first) in the point. A
+// counting failure is recorded in the result (Result::counter_errors), never
+// fails the experiment; a failing launch does. With counters = auto a point is
+// counted only while the experiment's counting so far stays within
+// kAutoCountingShare of its other time (the rest are counted in
+// Result::counter_points_skipped); with counters = on every point is counted.
+void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out);
+// The same with the flush chosen by the experiment: false counts the launch in
+// the cache state the previous launches left (a warm pointer chase).
+void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out, bool flush);
+
+// Effective bandwidth as the guide defines it: bytes / time, in GB/s (1e9 B/s).
+inline double bandwidth_gbs(double bytes, double milliseconds) {
+    return milliseconds > 0 ? bytes / (milliseconds * 1e-3) / 1e9 : 0.0;
+}
+
+}  // namespace gmlab

@@ -1,0 +1,242 @@
+// Experiment family "global memory access": the guide's offset (misaligned) and
+// strided copy kernels, with the 32-byte sector model's prediction per point.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/device/host_memory.hpp"
+#include "core/error.hpp"
+#include "core/experiment/registry.hpp"
+#include "core/measurement/harness.hpp"
+#include "core/measurement/verify.hpp"
+#include "experiments/global_copy/global_copy.cuh"
+#include "experiments/global_copy/sectors.hpp"
+#include "shared_kernels/copy_ops.cuh"
+#include "shared_kernels/fill_pattern.cuh"
+#include "shared_kernels/pattern.hpp"
+
+namespace gmlab {
+
+namespace {
+
+using kernels::CopyVariant;
+constexpr std::uint32_t kSeed = 0x5eed;
+
+// The counters that explain a copy point, declared beside its predictions:
+// every warp request of the loads and of the stores should touch exactly the
+// sectors the model predicts; DRAM bytes show what the sector model leaves out.
+CounterSet copy_counters() {
+    return (counter_sets::global_sectors() + counter_sets::dram())
+        .agree("sectors_per_request_ld", "sectors_per_request")
+        .agree("sectors_per_request_st", "sectors_per_request");
+}
+
+CopyVariant variant_of(const std::string &name) { return name == "ilp4" ? CopyVariant::Ilp4 : CopyVariant::Guide; }
+
+std::string hex(std::uint32_t v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08x", v);
+    return buf;
+}
+
+// Checks host[t] == pattern_word(first_u32 + index(t)) for the n_u32 words of
+// `host`, where index maps a position of the downloaded copy to a u32 index of
+// the input array.
+template <class Index>
+void check_words(const std::uint32_t *host, std::uint64_t n_u32, Index index, const std::string &what, Result &out) {
+    const std::uint64_t bad = first_mismatch(n_u32, [&](std::uint64_t t) { return host[t] == pattern_word(index(t), kSeed); });
+    if (bad < n_u32) verification_failed(what, bad, hex(pattern_word(index(bad), kSeed)), hex(host[bad]));
+    out.verified(n_u32, "every copied word compared with the host's pattern generator");
+}
+
+std::size_t elements_for(ContextState &ctx, const Params &params, int word_size) {
+    return params.is_auto("elements") ? default_working_set(ctx.info()) / static_cast<std::size_t>(word_size)
+                                      : params.size("elements");
+}
+
+Series make_series(const std::string &variant, int word_size, const char *x_name, std::size_t n, int block) {
+    Series s;
+    s.name = variant + ", " + std::to_string(word_size) + "-byte words";
+    s.variant = variant;
+    s.x_name = x_name;
+    s.x_unit = "words";
+    s.attributes = {{"word_size", word_size}, {"elements", n}, {"block_size", block}};
+    return s;
+}
+
+void add_ratio(Result &out, const Series &s, double at, double base, const std::string &label) {
+    const Point *p_at = nullptr, *p_base = nullptr;
+    for (const Point &p : s.points) {
+        if (p.x == at) p_at = &p;
+        if (p.x == base) p_base = &p;
+    }
+    if (!p_at || !p_base) return;
+    // Same bytes at both points, so the bandwidth ratio is the inverse time ratio.
+    out.summary_values[s.variant + "_w" + std::to_string(s.attributes["word_size"].get<int>()) + "_" + label] =
+        p_base->time_ms.median / p_at->time_ms.median;
+}
+
+void run_offset_copy(ContextState &ctx, const Params &params, Result &out) {
+    const int block = static_cast<int>(params.integer("block_size"));
+    const std::vector<long long> offsets = params.integers("offsets");
+    const long long max_offset = *std::max_element(offsets.begin(), offsets.end());
+    cudaStream_t st = ctx.stream();
+    for (long long w_ll : params.integers("word_sizes")) {
+        const int w = static_cast<int>(w_ll);
+        std::size_t n = elements_for(ctx, params, w);
+        const std::size_t words = n + static_cast<std::size_t>(max_offset);
+        const std::size_t bytes = words * static_cast<std::size_t>(w);
+        require_memory(ctx, 2 * bytes, "offset_copy (" + std::to_string(n) + " words of " + std::to_string(w) + " bytes, two arrays)");
+        DeviceArray in(ctx, bytes), outbuf(ctx, bytes);
+        GM_CUDA(kernels::launch_fill_pattern(in.as<std::uint32_t>(), bytes / 4, kSeed, st));
+        const std::uint64_t k = static_cast<std::uint64_t>(w) / 4;  // u32 lanes per word
+        StagingBuffer staging(n * static_cast<std::size_t>(w), "offset_copy's verification");
+        std::uint32_t *host = staging.as<std::uint32_t>();
+        for (const std::string &vname : params.texts("variants")) {
+            Series s = make_series(vname, w, "offset", n, block);
+            for (long long off : offsets) {
+                auto launch = [&](cudaStream_t stream) {
+                    return kernels::launch_offset_copy(variant_of(vname), w, outbuf.get(), in.get(), n,
+                                                       static_cast<int>(off), block, stream);
+                };
+                GM_CUDA(cudaMemsetAsync(outbuf.get(), 0xFF, bytes, st));
+                GM_CUDA(launch(st));
+                GM_CUDA(cudaMemcpyAsync(host, outbuf.as<char>() + off * w, n * w, cudaMemcpyDeviceToHost, st));
+                GM_CUDA(cudaStreamSynchronize(st));
+                const std::uint64_t first = static_cast<std::uint64_t>(off) * k;
+                check_words(host, n * k, [&](std::uint64_t t) { return first + t; },
+                            "offset_copy " + vname + " offset " + std::to_string(off), out);
+                Point p;
+                p.x = static_cast<double>(off);
+                p.bytes = 2.0 * static_cast<double>(n) * w;
+                p.time_ms = time_launch(ctx, launch);
+                p.predicted["sectors_per_request"] = sectors_per_request(w, 1, static_cast<std::size_t>(off));
+                p.predicted["efficiency"] = sector_efficiency(w, 1, static_cast<std::size_t>(off));
+                measure_counters(ctx, launch, copy_counters(), p, out);
+                s.points.push_back(std::move(p));
+            }
+            add_ratio(out, s, 1, 0, "offset1_over_offset0");
+            out.series.push_back(std::move(s));
+        }
+    }
+    out.notes.push_back("guide: the guide's offsetCopy, one word per thread (the faithful reproduction). "
+                        "ilp4: four independent words per thread with the same warp access pattern, which keeps "
+                        "more bytes in flight so that a bandwidth-bound device shows the cost of the extra sectors.");
+    out.notes.push_back("Prediction (compute capability 6.0 and later): a warp of 4-byte words touches 4 32-byte "
+                        "sectors when aligned and 5 when not. The guide measured misaligned copies at about 9/10 "
+                        "of aligned on a V100, not 4/5, because neighbouring warps reuse the lines in L1 and L2.");
+}
+
+void run_stride_copy(ContextState &ctx, const Params &params, Result &out) {
+    const int block = static_cast<int>(params.integer("block_size"));
+    const std::vector<long long> strides = params.integers("strides");
+    const std::size_t max_stride = static_cast<std::size_t>(*std::max_element(strides.begin(), strides.end()));
+    cudaStream_t st = ctx.stream();
+    for (long long w_ll : params.integers("word_sizes")) {
+        const int w = static_cast<int>(w_ll);
+        std::size_t n = elements_for(ctx, params, w);
+        auto array_bytes = [&](std::size_t count) { return ((count - 1) * max_stride + 1) * static_cast<std::size_t>(w); };
+        // Two strided arrays plus the dense copy used to check the output.
+        auto plan = [&](std::size_t count) { return 2 * array_bytes(count) + count * static_cast<std::size_t>(w); };
+        if (params.is_auto("elements")) {
+            const std::size_t budget = ctx.memory_budget();
+            if (plan(n) > budget) {
+                n = budget / (2 * max_stride * static_cast<std::size_t>(w) + static_cast<std::size_t>(w));
+                out.notes.push_back("elements for " + std::to_string(w) + "-byte words reduced to " + std::to_string(n) +
+                                    " to fit the memory budget at stride " + std::to_string(max_stride));
+            }
+        }
+        if (n == 0) fail(GM_ERROR_OUT_OF_MEMORY, "stride_copy: no device memory left for one element");
+        const std::size_t bytes = array_bytes(n);
+        require_memory(ctx, plan(n), "stride_copy (" + std::to_string(n) + " words of " + std::to_string(w) +
+                                         " bytes at stride up to " + std::to_string(max_stride) + ")");
+        DeviceArray in(ctx, bytes), outbuf(ctx, bytes), dense(ctx, n * static_cast<std::size_t>(w));
+        GM_CUDA(kernels::launch_fill_pattern(in.as<std::uint32_t>(), bytes / 4, kSeed, st));
+        const std::uint64_t k = static_cast<std::uint64_t>(w) / 4;
+        StagingBuffer staging(n * static_cast<std::size_t>(w), "stride_copy's verification");
+        std::uint32_t *host = staging.as<std::uint32_t>();
+        for (const std::string &vname : params.texts("variants")) {
+            Series s = make_series(vname, w, "stride", n, block);
+            for (long long stride_ll : strides) {
+                const std::size_t stride = static_cast<std::size_t>(stride_ll);
+                auto launch = [&](cudaStream_t stream) {
+                    return kernels::launch_stride_copy(variant_of(vname), w, outbuf.get(), in.get(), n, stride,
+                                                       block, stream);
+                };
+                GM_CUDA(cudaMemsetAsync(outbuf.get(), 0xFF, bytes, st));
+                GM_CUDA(launch(st));
+                // Gather the strided output densely on the device, then compare on the host.
+                GM_CUDA(kernels::launch_strided_copy(dense.get(), 0, 1, outbuf.get(), 0, stride, n, w,
+                                                     ctx.info().multiprocessors, st));
+                GM_CUDA(cudaMemcpyAsync(host, dense.get(), n * w, cudaMemcpyDeviceToHost, st));
+                GM_CUDA(cudaStreamSynchronize(st));
+                check_words(host, n * k, [&](std::uint64_t t) { return (t / k) * stride * k + t % k; },
+                            "stride_copy " + vname + " stride " + std::to_string(stride), out);
+                Point p;
+                p.x = static_cast<double>(stride);
+                p.bytes = 2.0 * static_cast<double>(n) * w;
+                p.time_ms = time_launch(ctx, launch);
+                p.predicted["sectors_per_request"] = sectors_per_request(w, stride, 0);
+                p.predicted["efficiency"] = sector_efficiency(w, stride, 0);
+                measure_counters(ctx, launch, copy_counters(), p, out);
+                s.points.push_back(std::move(p));
+            }
+            add_ratio(out, s, 2, 1, "stride2_over_stride1");
+            add_ratio(out, s, 32, 1, "stride32_over_stride1");
+            out.series.push_back(std::move(s));
+        }
+    }
+    out.notes.push_back("guide: the guide's strideCopy, one word per thread. ilp4: four independent words per "
+                        "thread with the same warp access pattern.");
+    out.notes.push_back("Bandwidth counts the useful bytes (each copied word read once and written once), as the "
+                        "guide does. The sector model predicts efficiency falling as 1/stride until every thread "
+                        "needs its own 32-byte sector. DRAM is read in units larger than a sector (Nsight Compute "
+                        "showed about 2x the touched sectors at stride 2 and 3x at stride 32 on an H200), so "
+                        "measured bandwidth falls below the sector model's prediction at large strides.");
+}
+
+Experiment copy_experiment(const char *name, const char *section, const char *summary, ParamSpec sweep,
+                           std::vector<long long> default_words, void (*run)(ContextState &, const Params &, Result &)) {
+    Experiment e;
+    e.name = name;
+    e.guide_section = section;
+    e.summary = summary;
+    e.default_suite = true;
+    ParamSpec words = int_list_param("word_sizes", default_words, 4, 16, "bytes per word", "bytes");
+    words.allowed = {4, 8, 16};
+    ParamSpec block = int_param("block_size", 256, 32, 1024, "threads per block", "threads");
+    block.multiple_of = 32;
+    e.params = {
+        std::move(sweep),
+        std::move(words),
+        enum_list_param("variants", {"guide", "ilp4"}, {"guide", "ilp4"},
+                        "kernels: guide (one word per thread) and ilp4 (four per thread)"),
+        size_param("elements", 0, 0, 1LL << 36, "words copied per launch; 0 chooses max(4 x L2, 64 MiB) of them"),
+        std::move(block),
+    };
+    e.run = run;
+    return e;
+}
+
+}  // namespace
+
+void add_global_copy_experiments(std::vector<Experiment> &out) {
+    std::vector<long long> offsets, strides;
+    for (int i = 0; i <= 32; ++i) offsets.push_back(i);
+    // Every stride to 8 (where 4-byte words reach a sector per thread), then
+    // every second to 16 and every fourth to 32: the curves are smooth there,
+    // and the 17 strides left out cost half the experiment's time.
+    for (int i = 1; i <= 8; ++i) strides.push_back(i);
+    for (int i : {10, 12, 14, 16, 20, 24, 28, 32}) strides.push_back(i);
+    out.push_back(copy_experiment(
+        "offset_copy", "Best Practices Guide: Coalesced Access to Global Memory, A Sequential but Misaligned Access Pattern",
+        "Copy whose threads start `offset` words past an aligned base: misaligned warps touch one more 32-byte sector.",
+        int_list_param("offsets", offsets, 0, 32, "offsets swept, in words", "words"),
+        {4}, run_offset_copy));
+    out.push_back(copy_experiment(
+        "stride_copy", "Best Practices Guide: Coalesced Access to Global Memory, Strided Accesses",
+        "Copy of every `stride`-th word: efficiency falls as 1/stride until every thread needs its own sector.",
+        int_list_param("strides", strides, 1, 32, "strides swept, in words", "words"), {4, 8, 16}, run_stride_copy));
+}
+
+}  // namespace gmlab

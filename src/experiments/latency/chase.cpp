@@ -1,0 +1,71 @@
+#include "experiments/latency/chase.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "core/measurement/statistics.hpp"
+#include "core/measurement/verify.hpp"
+
+namespace gmlab {
+
+namespace {
+
+int kept_repetitions(const Settings &s) { return std::max(1, std::min(s.min_repetitions, s.max_repetitions)); }
+
+}  // namespace
+
+ChaseRunner::ChaseRunner(ContextState &ctx)
+    : ctx_(ctx),
+      warmup_(std::max(0, ctx.settings.warmup)),
+      repetitions_(kept_repetitions(ctx.settings)),
+      slots_(ctx, static_cast<std::size_t>(warmup_ + repetitions_) * sizeof(kernels::ChaseSample)) {}
+
+std::vector<kernels::ChaseSample> ChaseRunner::run(const ChaseLaunch &launch, bool cold, const ChaseEnd &expected_last,
+                                                   const std::string &what, Result &out) {
+    cudaStream_t st = ctx_.stream();
+    auto *slots = slots_.as<kernels::ChaseSample>();
+    const int total = warmup_ + repetitions_;
+    GM_CUDA(cudaMemsetAsync(slots, 0xFF, static_cast<std::size_t>(total) * sizeof(kernels::ChaseSample), st));
+    for (int i = 0; i < total; ++i) {
+        if (cold) ctx_.flush_l2();
+        GM_CUDA(launch(i, slots + i, st));
+    }
+    std::vector<kernels::ChaseSample> all(static_cast<std::size_t>(total));
+    GM_CUDA(cudaMemcpyAsync(all.data(), slots, all.size() * sizeof(kernels::ChaseSample), cudaMemcpyDeviceToHost, st));
+    GM_CUDA(cudaStreamSynchronize(st));
+    for (int i = 0; i < total; ++i)
+        if (all[i].last != expected_last(i))
+            verification_failed(what + " (launch " + std::to_string(i) + ")", i, std::to_string(expected_last(i)),
+                                std::to_string(all[i].last));
+    out.verified(static_cast<std::uint64_t>(total), "every chase's final node compared with the host's walk of the same ring");
+    std::vector<kernels::ChaseSample> kept(all.begin() + warmup_, all.end());
+    for (const auto &s : kept) {
+        cycles_ += static_cast<double>(s.cycles);
+        ns_ += static_cast<double>(s.ns);
+    }
+    return kept;
+}
+
+double ChaseRunner::clock_ghz(double fallback) const { return ns_ > 0 && cycles_ > 0 ? cycles_ / ns_ : fallback; }
+
+Point chase_point(double x, unsigned hops, const std::vector<kernels::ChaseSample> &samples, double clock_ghz) {
+    std::vector<double> per_hop, ms;
+    double cycles = 0, ns = 0;
+    for (const auto &s : samples) {
+        per_hop.push_back(static_cast<double>(s.cycles) / hops);
+        ms.push_back(static_cast<double>(s.cycles) / clock_ghz * 1e-6);
+        cycles += static_cast<double>(s.cycles);
+        ns += static_cast<double>(s.ns);
+    }
+    Point p;
+    p.x = x;
+    p.time_ms = summarize(std::move(ms));
+    const double median = summarize(std::move(per_hop)).median;
+    p.values["latency_cycles"] = median;
+    p.values["latency_ns"] = median / clock_ghz;
+    if (ns > 0) p.values["clock_mhz"] = cycles / ns * 1e3;
+    p.values["hops"] = hops;
+    return p;
+}
+
+}  // namespace gmlab

@@ -1,0 +1,244 @@
+// Experiment family "latency": one thread chasing a random single-cycle ring
+// of pointers, one per cache line, over working sets from a few KiB to several
+// times L2, through L1 (ld.global.ca) and around it (ld.global.cg). The sizes
+// where the latency steps up are the cache capacities found by measurement.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/experiment/registry.hpp"
+#include "core/measurement/harness.hpp"
+#include "experiments/latency/chase.hpp"
+#include "experiments/latency/latency.cuh"
+#include "experiments/latency/latency_model.hpp"
+
+namespace gmlab {
+
+namespace {
+
+using kernels::LoadPath;
+constexpr std::uint64_t kSeed = 0x6c6174656e6379ull;  // "latency"
+// Serial untimed hops before each warm chase: covers every ring up to 1 MiB
+// (128-byte lines), several times any L1.
+constexpr std::size_t kSerialWarm = 8192;
+
+nlohmann::json plateaus_json(const std::vector<Plateau> &ps) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const Plateau &p : ps)
+        a.push_back({{"latency_cycles", p.latency}, {"from_bytes", p.size_from}, {"to_bytes", p.size_to}, {"open", p.open}});
+    return a;
+}
+
+Series chase_series(const std::string &name, const std::string &variant) {
+    Series s;
+    s.name = name;
+    s.variant = variant;
+    s.x_name = "working set";
+    s.x_unit = "bytes";
+    s.y_field = "latency_cycles";
+    s.y_name = "latency per dependent load";
+    s.y_unit = "cycles";
+    return s;
+}
+
+void run_latency(ContextState &ctx, const Params &params, Result &out) {
+    const DeviceInfo &dev = ctx.info();
+    const std::size_t stride = static_cast<std::size_t>(params.integer("stride"));
+    const std::size_t min_bytes = params.size("min_bytes");
+    const std::size_t max_bytes = params.is_auto("max_bytes") ? 4 * std::max<std::size_t>(dev.l2_bytes, 1 << 20)
+                                                              : params.size("max_bytes");
+    const unsigned hops = static_cast<unsigned>(params.integer("hops"));
+    const double tolerance = params.number("tolerance");
+    const std::vector<std::size_t> sizes =
+        working_sets(min_bytes, max_bytes, static_cast<int>(params.integer("points_per_octave")), stride);
+    const std::size_t max_lines = sizes.back() / stride;
+    if (max_lines > 0xFFFFFFFFull) invalid("max_bytes / stride must be below 2^32 lines, got " + std::to_string(max_lines));
+
+    require_memory(ctx, sizes.back() + max_lines * sizeof(std::uint32_t), "latency (the ring and its permutation)");
+    DeviceArray ring(ctx, sizes.back()), next_d(ctx, max_lines * sizeof(std::uint32_t));
+    ChaseRunner runner(ctx);
+    GM_CUDA(kernels::prefer_l1_for_chase());
+    cudaStream_t st = ctx.stream();
+    const std::size_t stride_words = stride / sizeof(unsigned long long);
+
+    // The cold (DRAM) chase runs on the first ring at least as large as L2:
+    // after the flush none of it is cached, and it is small enough for the TLBs
+    // to matter less than at the end of the sweep.
+    std::size_t cold_size = sizes.back();
+    for (std::size_t s : sizes)
+        if (s >= dev.l2_bytes) {
+            cold_size = s;
+            break;
+        }
+
+    struct Raw {
+        std::size_t bytes;
+        std::vector<kernels::ChaseSample> samples;
+        Point counted;  // the counters of one more chase, in the same cache state
+    };
+    // Counters: where the chase's loads were served (L2 hit rate) and the DRAM
+    // bytes, from one more launch of the same chase into a slot of its own.
+    DeviceArray counted_slot(ctx, sizeof(kernels::ChaseSample));
+    auto count_chase = [&](const std::function<cudaError_t(kernels::ChaseSample *, cudaStream_t)> &chase, bool cold) {
+        Point p;
+        measure_counters(ctx, [&](cudaStream_t s) { return chase(counted_slot.as<kernels::ChaseSample>(), s); },
+                         counter_sets::dram(), p, out, cold);
+        return p;
+    };
+    std::vector<Raw> cached, bypass, cold;
+    for (std::size_t bytes : sizes) {
+        const std::size_t lines = bytes / stride;
+        const std::vector<std::uint32_t> next = single_cycle(lines, kSeed ^ lines);
+        GM_CUDA(cudaMemcpyAsync(next_d.get(), next.data(), lines * sizeof(std::uint32_t), cudaMemcpyHostToDevice, st));
+        GM_CUDA(kernels::launch_build_ring(ring.as<unsigned long long>(), stride_words, next_d.as<std::uint32_t>(), lines, st));
+        // Each launch starts somewhere else on the ring: repeating the same
+        // lines launch after launch lets L2's replacement keep them past its
+        // capacity (measured: a flat L2 latency up to twice the L2 size).
+        // Thread 0 first walks up to kSerialWarm lines untimed, the whole ring
+        // where it is small enough for L1 to matter.
+        const unsigned prewalk = static_cast<unsigned>(std::min<std::size_t>(lines, kSerialWarm));
+        // The two paths take different starts too: the lines one path's chases
+        // just walked would still be in L2 for the other.
+        auto start_of = [lines](int index, LoadPath path) {
+            const std::uint64_t k = std::uint64_t(index) * 2 + (path == LoadPath::Bypass ? 1 : 0);
+            return static_cast<std::uint32_t>(((k + 1) * 0x9E3779B97F4A7C15ull >> 20) % lines);
+        };
+        for (LoadPath path : {LoadPath::Cached, LoadPath::Bypass}) {
+            auto end_of = [&, prewalk, path](int index) {
+                return std::uint64_t(walk(next, start_of(index, path), std::uint64_t(prewalk) + hops));
+            };
+            auto launch = [&, path, lines, prewalk](int index, kernels::ChaseSample *o, cudaStream_t s) {
+                return kernels::launch_chase(path, ring.as<unsigned long long>(), stride_words, lines, start_of(index, path),
+                                             prewalk, hops, true, o, s);
+            };
+            const std::string what = std::string("latency ") + (path == LoadPath::Cached ? "ld.ca" : "ld.cg") + " chase over " +
+                                     std::to_string(bytes) + " bytes";
+            Raw raw{bytes, runner.run(launch, false, end_of, what, out), {}};
+            const int fresh = ctx.settings.warmup + ctx.settings.max_repetitions;  // a start the timed chases did not use
+            raw.counted = count_chase([&](kernels::ChaseSample *o, cudaStream_t s) { return launch(fresh, o, s); }, false);
+            (path == LoadPath::Cached ? cached : bypass).push_back(std::move(raw));
+        }
+        if (bytes == cold_size) {
+            auto launch = [&, lines](kernels::ChaseSample *o, cudaStream_t s) {
+                return kernels::launch_chase(LoadPath::Bypass, ring.as<unsigned long long>(), stride_words, lines, 0, 0, hops, false, o, s);
+            };
+            Raw raw{bytes, runner.run(launch, true, walk(next, 0, hops), "latency cold chase over " + std::to_string(bytes) + " bytes", out), {}};
+            raw.counted = count_chase(launch, true);
+            cold.push_back(std::move(raw));
+        }
+    }
+
+    // Cycles to nanoseconds at the clock the SM ran during these chases.
+    const double reported_ghz = dev.clock_khz / 1e6;
+    const double ghz = runner.clock_ghz(reported_ghz);
+    Series sc = chase_series("default path (ld.global.ca: L1 and L2)", "ca");
+    Series sb = chase_series("L1 bypassed (ld.global.cg: L2 only)", "cg");
+    Series sd = chase_series("cold: L2 flushed, no warm-up (ld.global.cg: DRAM)", "dram");
+    auto add = [&](Series &s, const std::vector<Raw> &raws) {
+        for (const Raw &r : raws) {
+            Point p = chase_point(static_cast<double>(r.bytes), hops, r.samples, ghz);
+            p.counters = r.counted.counters;
+            s.points.push_back(std::move(p));
+        }
+    };
+    add(sc, cached);
+    add(sb, bypass);
+    add(sd, cold);
+
+    auto curve = [](const Series &s, std::vector<double> &x, std::vector<double> &y) {
+        for (const Point &p : s.points) {
+            x.push_back(p.x);
+            y.push_back(p.values.at("latency_cycles"));
+        }
+    };
+    std::vector<double> xc, yc, xb, yb;
+    curve(sc, xc, yc);
+    curve(sb, xb, yb);
+    const std::vector<Plateau> pc = find_plateaus(xc, yc, tolerance), pb = find_plateaus(xb, yb, tolerance);
+    const double dram = sd.points.empty() ? 0.0 : sd.points[0].values.at("latency_cycles");
+    const CacheLevels lv = name_levels(pc, pb, dram);
+    sc.attributes = {{"stride_bytes", stride}, {"hops", hops}, {"plateaus", plateaus_json(pc)}};
+    sb.attributes = {{"stride_bytes", stride}, {"hops", hops}, {"plateaus", plateaus_json(pb)}};
+    sd.attributes = {{"stride_bytes", stride}, {"hops", hops}};
+
+    auto &sum = out.summary_values;
+    auto level = [&](const std::string &key, double cycles) {
+        sum[key + "_cycles"] = cycles;
+        sum[key + "_ns"] = cycles / ghz;
+    };
+    if (lv.l1) {
+        level("l1", lv.l1_level.latency);
+        sum["l1_bytes"] = lv.l1_level.size_to;
+    }
+    if (lv.l2) {
+        level("l2_near", lv.l2_near.latency);
+        if (lv.l2_far) {
+            sum["l2_near_bytes"] = lv.l2_near.size_to;
+            level("l2_far", lv.l2_far_level.latency);
+        }
+        sum["l2_bytes"] = lv.l2_capacity;
+        if (dev.l2_bytes > 0) sum["l2_detected_over_reported"] = lv.l2_capacity / static_cast<double>(dev.l2_bytes);
+    }
+    if (dram > 0) level("dram", dram);
+    sum["l2_reported_bytes"] = static_cast<double>(dev.l2_bytes);
+    sum["sm_clock_mhz_measured"] = ghz * 1e3;
+    sum["sm_clock_mhz_reported"] = reported_ghz * 1e3;
+
+    out.series.push_back(std::move(sc));
+    out.series.push_back(std::move(sb));
+    out.series.push_back(std::move(sd));
+
+    out.notes.push_back(
+        "One thread follows a random single-cycle ring (Sattolo, fixed seed) with one pointer per " + std::to_string(stride) +
+        "-byte line, so every hop is a dependent load of a new line. Before each launch's timed " + std::to_string(hops) +
+        " hops the whole block reads every line through the same path (so what fits is in L2), then the chasing "
+        "thread walks up to 8192 lines untimed (the whole ring where L1 can matter) and the timed hops continue from there. "
+        "Each launch and each path starts at a different line. Each chase's final node is checked against the host's walk.");
+    out.notes.push_back("Cycles are clock64 inside the kernel; nanoseconds use the SM clock measured during the run (clock64 "
+                        "cycles over %globaltimer nanoseconds of the same chases): " +
+                        std::to_string(static_cast<long long>(std::llround(ghz * 1e3))) + " MHz, against " +
+                        std::to_string(dev.clock_khz / 1000) + " MHz reported.");
+    out.notes.push_back("Plateaus are runs of points within " + std::to_string(static_cast<int>(std::lround(tolerance * 100))) +
+                        "% of one another (tolerance); a capacity is the largest working set still on its plateau, good to one "
+                        "step of the sweep. Past a capacity a random chase still hits about capacity / working set of the time, "
+                        "so the curve climbs towards DRAM gradually; dram is the cold chase, L2 flushed before each launch.");
+    if (!lv.l1) out.notes.push_back("No L1 plateau below half the L2 latency was found in the ld.ca chase.");
+    if (!lv.l2) out.notes.push_back("No L2 plateau below 0.85 x the DRAM latency was found in the ld.cg chase.");
+    if (lv.l2 && lv.l2_capacity_open)
+        out.notes.push_back("The last L2 plateau runs to the end of the sweep: L2 is at least l2_bytes; raise max_bytes to see its end.");
+    if (lv.l2_far)
+        out.notes.push_back("Two L2 plateaus: the L2 is split in two partitions, and past what the near one holds (l2_near_bytes) "
+                            "hits come from the far one, slower by the crossing between them.");
+    out.notes.push_back("At large working sets a random chase also misses the TLBs (one translation per few lines visited), so "
+                        "part of the rise towards DRAM there is address translation, not the cache.");
+    out.published_source = "published pointer-chase microbenchmarks (H100 PCIe at 1755 MHz), cycles";
+    out.published = {{"l1_cycles", 34}, {"l2_near_cycles", 265}, {"l2_far_cycles", 475}, {"dram_cycles", 660}};
+}
+
+}  // namespace
+
+void add_latency_experiments(std::vector<Experiment> &out) {
+    Experiment e;
+    e.name = "latency";
+    e.guide_section = "Beyond the guide: memory latency by pointer chasing (Programming Guide: Device Memory Accesses)";
+    e.summary = "One thread chasing a random ring of cache lines over working sets from 4 KiB to 4 x L2, through L1 and "
+                "around it: L1, L2 and DRAM latency in cycles and ns, and the cache capacities where the latency steps up.";
+    e.default_suite = true;
+    ParamSpec stride = int_param("stride", 128, 32, 512, "bytes between the ring's pointers (one per line)", "bytes");
+    stride.allowed = {32, 64, 128, 256, 512};
+    e.params = {
+        size_param("min_bytes", 4096, 1024, 1LL << 30, "smallest working set"),
+        size_param("max_bytes", 0, 0, 1LL << 36, "largest working set; 0: 4 x L2"),
+        int_param("points_per_octave", 3, 1, 16, "working sets per doubling"),
+        int_param("hops", 2048, 16, 1 << 22, "timed dependent loads per launch"),
+        std::move(stride),
+        double_param("tolerance", 0.10, 0.01, 1.0, "largest spread of latencies within one plateau (relative)"),
+    };
+    e.run = run_latency;
+    out.push_back(std::move(e));
+}
+
+}  // namespace gmlab

@@ -1,0 +1,138 @@
+// Experiment family "register pressure": one kernel with 64 live values per
+// thread compiled under several register caps (__launch_bounds__ min blocks):
+// registers, spill (local) bytes, theoretical occupancy and time per cap.
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/experiment/registry.hpp"
+#include "core/measurement/harness.hpp"
+#include "core/measurement/verify.hpp"
+#include "experiments/register_pressure/register_pressure.cuh"
+#include "shared_kernels/fill_pattern.cuh"
+#include "shared_kernels/pattern.hpp"
+
+namespace gmlab {
+
+namespace {
+
+using kernels::kPressureLive;
+constexpr std::uint32_t kSeed = 777;
+
+std::uint32_t reference(std::uint64_t t, std::uint64_t threads, int iterations) {
+    std::uint32_t v[kPressureLive];
+    for (int k = 0; k < kPressureLive; ++k) v[k] = pattern_word(static_cast<std::uint64_t>(k) * threads + t, kSeed);
+    for (int it = 0; it < iterations; ++it)
+        for (int k = 0; k < kPressureLive; ++k)
+            v[k] = v[k] * (v[(k + 1) % kPressureLive] | 1u) + static_cast<std::uint32_t>(k) * 0x9E3779B1u;
+    std::uint32_t sum = 0;
+    for (int k = 0; k < kPressureLive; ++k) sum += v[k];
+    return sum;
+}
+
+void run_register_pressure(ContextState &ctx, const Params &params, Result &out) {
+    const DeviceInfo &dev = ctx.info();
+    const std::size_t threads = params.is_auto("threads")
+                                    ? static_cast<std::size_t>(dev.multiprocessors) * dev.max_threads_per_sm * 2
+                                    : params.size("threads");
+    const int iterations = static_cast<int>(params.integer("iterations"));
+    const std::size_t in_bytes = threads * kPressureLive * sizeof(std::uint32_t), out_bytes = threads * sizeof(std::uint32_t);
+    require_memory(ctx, in_bytes + out_bytes, "register_pressure (" + std::to_string(threads) + " threads x 64 words of input)");
+    DeviceArray in(ctx, in_bytes), result(ctx, out_bytes);
+    cudaStream_t st = ctx.stream();
+    GM_CUDA(kernels::launch_fill_pattern(in.as<std::uint32_t>(), threads * kPressureLive, kSeed, st));
+    std::vector<std::uint32_t> want(threads), host(threads);
+    parallel_for(threads, [&](std::uint64_t t) { want[t] = reference(t, threads, iterations); });
+
+    Series s;
+    s.name = "register cap (__launch_bounds__(256, min_blocks))";
+    s.variant = "launch_bounds";
+    s.x_name = "register cap";
+    s.x_unit = "registers per thread";
+    s.y_field = "giga_updates_per_s";
+    s.y_name = "value updates per second";
+    s.y_unit = "G/s";
+    s.attributes = {{"threads", threads}, {"block_size", kernels::kPressureBlock}, {"iterations", iterations},
+                    {"live_values", kPressureLive}};
+    double best = 0, best_cap = 0;
+    for (long long cap_ll : params.integers("caps")) {
+        const int cap = static_cast<int>(cap_ll);
+        int min_blocks = 0;
+        for (const auto &c : kernels::pressure_caps())
+            if (c.cap == cap) min_blocks = c.min_blocks;
+        if (min_blocks == 0) invalid("caps: " + std::to_string(cap) + " is not compiled");  // params already checked
+        auto launch = [&, cap](cudaStream_t stream) {
+            return kernels::launch_pressure(cap, in.as<std::uint32_t>(), result.as<std::uint32_t>(), threads, iterations, stream);
+        };
+        GM_CUDA(cudaMemsetAsync(result.get(), 0xFF, out_bytes, st));
+        GM_CUDA(launch(st));
+        GM_CUDA(cudaMemcpyAsync(host.data(), result.get(), out_bytes, cudaMemcpyDeviceToHost, st));
+        GM_CUDA(cudaStreamSynchronize(st));
+        const std::uint64_t bad = first_mismatch(threads, [&](std::uint64_t t) { return host[t] == want[t]; });
+        if (bad < threads)
+            verification_failed("register_pressure cap " + std::to_string(cap), bad, std::to_string(want[bad]), std::to_string(host[bad]));
+        out.verified(threads, "every thread's sum compared with the host's");
+
+        cudaFuncAttributes attr{};
+        GM_CUDA(kernels::pressure_attributes(cap, &attr));
+        int blocks_per_sm = 0;
+        GM_CUDA(kernels::pressure_occupancy(cap, &blocks_per_sm));
+        Point p;
+        p.x = cap;
+        p.time_ms = time_launch(ctx, launch);
+        const double updates = static_cast<double>(threads) * iterations * kPressureLive;
+        p.values["giga_updates_per_s"] = p.time_ms.median > 0 ? updates / (p.time_ms.median * 1e-3) / 1e9 : 0.0;
+        p.values["min_blocks"] = min_blocks;
+        p.values["registers"] = attr.numRegs;
+        p.values["local_bytes_per_thread"] = static_cast<double>(attr.localSizeBytes);
+        p.values["blocks_per_sm"] = blocks_per_sm;
+        p.values["occupancy"] = dev.max_threads_per_sm > 0
+                                    ? static_cast<double>(blocks_per_sm) * kernels::kPressureBlock / dev.max_threads_per_sm
+                                    : 0.0;
+        p.predicted["occupancy_from_cap"] =
+            dev.max_threads_per_sm > 0 ? std::min(1.0, static_cast<double>(min_blocks) * kernels::kPressureBlock / dev.max_threads_per_sm) : 0.0;
+        // Counters: spilled registers as local traffic, and the occupancy reached.
+        measure_counters(ctx, launch, counter_sets::local_sectors() + counter_sets::occupancy(), p, out);
+        if (p.values["giga_updates_per_s"] > best) {
+            best = p.values["giga_updates_per_s"];
+            best_cap = cap;
+        }
+        s.points.push_back(std::move(p));
+    }
+    // Time of every cap relative to the fastest, and the spill-free optimum.
+    for (const Point &p : s.points)
+        out.summary_values["cap" + std::to_string(static_cast<int>(p.x)) + "_time_over_best"] =
+            p.values.at("giga_updates_per_s") > 0 ? best / p.values.at("giga_updates_per_s") : 0.0;
+    out.summary_values["fastest_cap"] = best_cap;
+    out.series.push_back(std::move(s));
+    out.notes.push_back("One kernel keeps 64 32-bit values per thread live through every iteration (v[k] = v[k] * (v[k+1] | 1) "
+                        "+ c_k), about 80 registers on sm_90. __launch_bounds__(256, min_blocks) asks the compiler to fit "
+                        "min_blocks blocks per multiprocessor, which caps the registers at 65536 / (256 x min_blocks): more "
+                        "resident warps (occupancy), but below about 80 registers the values spill to local memory "
+                        "(local_bytes_per_thread), and every iteration then loads and stores them.");
+    out.notes.push_back("Occupancy is cudaOccupancyMaxActiveBlocksPerMultiprocessor x 256 / max threads per multiprocessor. "
+                        "Read the table from the largest cap down: the time improves while occupancy rises without spills, "
+                        "and worsens once the spill traffic outweighs the extra warps.");
+}
+
+}  // namespace
+
+void add_register_pressure_experiments(std::vector<Experiment> &out) {
+    Experiment e;
+    e.name = "register_pressure";
+    e.guide_section = "Best Practices Guide: Registers, Register Pressure and Occupancy";
+    e.summary = "One kernel with many live values built under several register caps: registers, spilled (local) bytes, "
+                "theoretical occupancy and time per cap.";
+    e.default_suite = true;
+    std::vector<long long> caps;
+    for (const auto &c : kernels::pressure_caps()) caps.push_back(c.cap);
+    ParamSpec cap_param = int_list_param("caps", caps, 32, 255, "register caps to run (each a compiled instance)", "registers");
+    cap_param.allowed = caps;
+    e.params = {std::move(cap_param),
+                size_param("threads", 0, 0, 1LL << 28, "threads; 0: 2 x the device's resident threads"),
+                int_param("iterations", 32, 1, 4096, "updates of all 64 values per thread")};
+    e.run = run_register_pressure;
+    out.push_back(std::move(e));
+}
+
+}  // namespace gmlab

@@ -1,0 +1,210 @@
+// Experiment family "stream": the reference copy/scale/add/triad kernels that
+// measure the device's attainable DRAM bandwidth, timed beside cudaMemcpy.
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/experiment/registry.hpp"
+#include "core/measurement/harness.hpp"
+#include "core/measurement/verify.hpp"
+#include "experiments/stream/stream.cuh"
+#include "shared_kernels/pattern.hpp"
+
+namespace gmlab {
+
+namespace {
+
+using kernels::StreamOp;
+
+struct OpInfo {
+    const char *name;
+    StreamOp op;
+    int arrays_moved;  // arrays read + written: bytes = arrays_moved * n * 8
+};
+
+constexpr OpInfo kOps[] = {
+    {"copy", StreamOp::Copy, 2},
+    {"scale", StreamOp::Scale, 2},
+    {"add", StreamOp::Add, 3},
+    {"triad", StreamOp::Triad, 3},
+};
+
+constexpr std::uint32_t kSeedA = 11, kSeedB = 22, kSeedC = 33;
+
+double host_reference(StreamOp op, std::uint64_t i, double s) {
+    const double a = pattern_double(i, kSeedA), b = pattern_double(i, kSeedB), c = pattern_double(i, kSeedC);
+    switch (op) {
+    case StreamOp::Copy: return a;       // c = a
+    case StreamOp::Scale: return s * c;  // b = s * c
+    case StreamOp::Add: return a + b;    // c = a + b
+    case StreamOp::Triad: return b + s * c;  // a = b + s * c
+    }
+    return 0;
+}
+
+std::string show(double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+void run_stream(ContextState &ctx, const Params &params, Result &out) {
+    const DeviceInfo &dev = ctx.info();
+    std::size_t array_bytes = params.size("array_bytes");
+    const bool automatic = array_bytes == 0;
+    if (automatic) array_bytes = std::max<std::size_t>(default_working_set(dev), 256u << 20);
+    array_bytes = array_bytes / 16 * 16;
+    if (automatic) {
+        // Three arrays must fit the budget; shrink the default rather than fail.
+        const std::size_t budget = ctx.memory_budget();
+        if (3 * array_bytes > budget) {
+            array_bytes = budget / 3 / 16 * 16;
+            out.notes.push_back("array size reduced to fit the memory budget");
+        }
+    }
+    if (array_bytes < 16) invalid("array_bytes must be at least 16, got " + std::to_string(array_bytes));
+    require_memory(ctx, 3 * array_bytes, "stream (3 arrays of " + std::to_string(array_bytes) + " bytes)");
+    const std::size_t n = array_bytes / sizeof(double);
+    const int block = static_cast<int>(params.integer("block_size"));
+    const int unroll = static_cast<int>(params.integer("unroll"));
+    const double scalar = params.number("scalar");
+    const bool streaming = params.text("cache_hint") == "streaming";
+    const bool persistent = params.text("grid") == "persistent";
+    cudaStream_t st = ctx.stream();
+
+    DeviceArray a(ctx, array_bytes), b(ctx, array_bytes), c(ctx, array_bytes);
+    std::vector<double> host(n);
+    auto init = [&] {
+        GM_CUDA(kernels::launch_fill_doubles(a.as<double>(), n, kSeedA, st));
+        GM_CUDA(kernels::launch_fill_doubles(b.as<double>(), n, kSeedB, st));
+        GM_CUDA(kernels::launch_fill_doubles(c.as<double>(), n, kSeedC, st));
+    };
+
+    const std::vector<std::string> wanted = params.texts("kernels");
+    for (const OpInfo &op : kOps) {
+        if (std::find(wanted.begin(), wanted.end(), op.name) == wanted.end()) continue;
+        double *x = nullptr, *y = nullptr, *o = nullptr;
+        switch (op.op) {
+        case StreamOp::Copy: x = a.as<double>(); o = c.as<double>(); break;
+        case StreamOp::Scale: x = c.as<double>(); o = b.as<double>(); break;
+        case StreamOp::Add: x = a.as<double>(); y = b.as<double>(); o = c.as<double>(); break;
+        case StreamOp::Triad: x = b.as<double>(); y = c.as<double>(); o = a.as<double>(); break;
+        }
+        int resident = 0;  // persistent grid: as many blocks as fit on the device at once
+        if (persistent)
+            GM_CUDA(kernels::stream_resident_blocks(op.op, unroll, streaming, block, dev.multiprocessors, &resident));
+        auto launch = [&, x, y, o, resident](cudaStream_t s) {
+            return kernels::launch_stream(op.op, unroll, streaming, block, resident, x, y, o, scalar, n, s);
+        };
+        // Verify on fresh inputs with the output poisoned, then time. Each kernel's
+        // output is none of its inputs, so repeated launches compute the same values.
+        init();
+        GM_CUDA(cudaMemsetAsync(o, 0xFF, array_bytes, st));
+        GM_CUDA(launch(st));
+        GM_CUDA(cudaMemcpyAsync(host.data(), o, array_bytes, cudaMemcpyDeviceToHost, st));
+        GM_CUDA(cudaStreamSynchronize(st));
+        // Exact but for triad, where the device may fuse s*y + x into one rounding.
+        const double tol = op.op == StreamOp::Triad ? 4e-16 : 0.0;
+        const std::uint64_t bad = first_mismatch(n, [&](std::uint64_t i) {
+            const double e = host_reference(op.op, i, scalar);
+            return std::fabs(host[i] - e) <= tol * std::fabs(e);
+        });
+        if (bad < n)
+            verification_failed(std::string("stream ") + op.name, bad, show(host_reference(op.op, bad, scalar)),
+                                show(host[bad]));
+        out.verified(n, "every output element compared with a host reference (triad within 4e-16 relative)");
+
+        Series s;
+        s.name = op.name;
+        s.variant = "stream";
+        s.x_name = "array size";
+        s.x_unit = "bytes";
+        s.attributes = {{"block_size", block}, {"unroll", unroll}, {"cache_hint", params.text("cache_hint")},
+                        {"grid", params.text("grid")}, {"blocks", resident}, {"element_bytes", 8}, {"vector_bytes", 16}};
+        Point p;
+        p.x = static_cast<double>(array_bytes);
+        p.bytes = static_cast<double>(op.arrays_moved) * static_cast<double>(array_bytes);
+        p.time_ms = time_launch(ctx, launch);
+        // Counters: the DRAM bytes the launch really moved, against the bytes counted.
+        measure_counters(ctx, launch, counter_sets::dram(), p, out);
+        s.points.push_back(std::move(p));
+        out.series.push_back(std::move(s));
+    }
+
+    if (params.flag("include_memcpy")) {
+        // The vendor's copy on the same arrays in the same run: the figure the
+        // copy kernel must match.
+        init();
+        GM_CUDA(cudaMemsetAsync(c.get(), 0xFF, array_bytes, st));
+        auto launch = [&](cudaStream_t s) {
+            return cudaMemcpyAsync(c.get(), a.get(), array_bytes, cudaMemcpyDeviceToDevice, s);
+        };
+        GM_CUDA(launch(st));
+        GM_CUDA(cudaMemcpyAsync(host.data(), c.get(), array_bytes, cudaMemcpyDeviceToHost, st));
+        GM_CUDA(cudaStreamSynchronize(st));
+        const std::uint64_t bad =
+            first_mismatch(n, [&](std::uint64_t i) { return host[i] == pattern_double(i, kSeedA); });
+        if (bad < n) verification_failed("cudaMemcpy", bad, show(pattern_double(bad, kSeedA)), show(host[bad]));
+        out.verified(n, "every output element compared with a host reference");
+        Series s;
+        s.name = "cudaMemcpy";
+        s.variant = "cudaMemcpyAsync device-to-device";
+        s.x_name = "array size";
+        s.x_unit = "bytes";
+        Point p;
+        p.x = static_cast<double>(array_bytes);
+        p.bytes = 2.0 * static_cast<double>(array_bytes);
+        p.time_ms = time_launch(ctx, launch);
+        // Counters: the DRAM bytes the launch really moved, against the bytes counted.
+        measure_counters(ctx, launch, counter_sets::dram(), p, out);
+        s.points.push_back(std::move(p));
+        out.series.push_back(std::move(s));
+    }
+
+    // Key figures: each kernel against the theoretical peak, and copy against cudaMemcpy.
+    const double theoretical = dev.theoretical_bandwidth_gbs();
+    double copy_bw = 0, memcpy_bw = 0;
+    for (const Series &s : out.series) {
+        const double bw = bandwidth_gbs(s.points[0].bytes, s.points[0].time_ms.median);
+        out.summary_values[s.name + "_gbs"] = bw;
+        if (theoretical > 0) out.summary_values[s.name + "_fraction_of_theoretical"] = bw / theoretical;
+        if (s.name == "copy") copy_bw = bw;
+        if (s.name == "cudaMemcpy") memcpy_bw = bw;
+    }
+    if (copy_bw > 0 && memcpy_bw > 0) out.summary_values["copy_over_memcpy"] = copy_bw / memcpy_bw;
+    out.notes.push_back("Bandwidth counts bytes read plus bytes written, as STREAM and the guide do: "
+                        "copy and scale move 2 arrays, add and triad 3.");
+}
+
+}  // namespace
+
+void add_stream_experiments(std::vector<Experiment> &out) {
+    Experiment e;
+    e.name = "stream";
+    e.guide_section = "Best Practices Guide: Performance Metrics, Effective Bandwidth Calculation";
+    e.summary = "STREAM copy, scale, add and triad on double arrays: the attainable DRAM bandwidth every "
+                "other figure is compared to, with cudaMemcpy device-to-device beside it.";
+    e.default_suite = true;
+    e.params = {
+        size_param("array_bytes", 0, 0, 1LL << 40, "bytes per array; 0 chooses max(4 x L2, 256 MiB) within the memory budget"),
+        enum_list_param("kernels", {"copy", "scale", "add", "triad"}, {"copy", "scale", "add", "triad"},
+                        "which STREAM kernels to time"),
+        int_param("block_size", 256, 32, 1024, "threads per block", "threads"),
+        // One vector per thread measured fastest on an H200 (bench/stream_tune.sh):
+        // consecutive blocks then stream through consecutive DRAM pages.
+        int_param("unroll", 1, 1, 8, "16-byte vectors per thread, loaded before any is stored"),
+        enum_param("cache_hint", "default", {"default", "streaming"},
+                   "default loads and stores, or the evict-first streaming hint (ld/st.global.cs)"),
+        enum_param("grid", "one_pass", {"one_pass", "persistent"},
+                   "one_pass: one block per chunk of the array; persistent: as many blocks as fit at once, looping"),
+        double_param("scalar", 0.4, -1e6, 1e6, "the scalar of scale and triad"),
+        bool_param("include_memcpy", true, "also time cudaMemcpyAsync device-to-device on the same arrays"),
+    };
+    e.params[2].multiple_of = 32;
+    e.params[3].allowed = {1, 2, 4, 8};
+    e.run = run_stream;
+    out.push_back(std::move(e));
+}
+
+}  // namespace gmlab

@@ -1,0 +1,82 @@
+// RAII for the extra CUDA objects of the transfer experiments: streams and
+// events on a chosen device, and a guard that restores the current device.
+#pragma once
+
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "core/error.hpp"
+
+namespace gmlab {
+
+// Restores the calling thread's current device when it leaves scope, so that
+// work on a peer device never leaves the context's device switched.
+class DeviceGuard {
+public:
+    DeviceGuard() { GM_CUDA(cudaGetDevice(&saved_)); }
+    ~DeviceGuard() { cudaSetDevice(saved_); }
+    DeviceGuard(const DeviceGuard &) = delete;
+    DeviceGuard &operator=(const DeviceGuard &) = delete;
+
+private:
+    int saved_ = 0;
+};
+
+// A non-blocking stream on `device` (like the context's own stream).
+class OwnedStream {
+public:
+    explicit OwnedStream(int device) : device_(device) {
+        DeviceGuard g;
+        GM_CUDA(cudaSetDevice(device));
+        GM_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
+    }
+    ~OwnedStream() {
+        if (s_) {
+            int cur = 0;
+            cudaGetDevice(&cur);
+            cudaSetDevice(device_);
+            cudaStreamDestroy(s_);
+            cudaSetDevice(cur);
+        }
+    }
+    OwnedStream(const OwnedStream &) = delete;
+    OwnedStream &operator=(const OwnedStream &) = delete;
+    OwnedStream(OwnedStream &&o) noexcept : s_(o.s_), device_(o.device_) { o.s_ = nullptr; }
+    cudaStream_t get() const { return s_; }
+    int device() const { return device_; }
+
+private:
+    cudaStream_t s_ = nullptr;
+    int device_ = 0;
+};
+
+// An event without timing, for ordering streams (fork and join).
+class SyncEvent {
+public:
+    explicit SyncEvent(int device) : device_(device) {
+        DeviceGuard g;
+        GM_CUDA(cudaSetDevice(device));
+        GM_CUDA(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming));
+    }
+    ~SyncEvent() {
+        if (e_) cudaEventDestroy(e_);
+    }
+    SyncEvent(const SyncEvent &) = delete;
+    SyncEvent &operator=(const SyncEvent &) = delete;
+    SyncEvent(SyncEvent &&o) noexcept : e_(o.e_), device_(o.device_) { o.e_ = nullptr; }
+    cudaEvent_t get() const { return e_; }
+
+private:
+    cudaEvent_t e_ = nullptr;
+    int device_ = 0;
+};
+
+// Makes `waiter` wait for everything enqueued on `from` so far; returns the
+// first failing status (for use inside a harness launch).
+inline cudaError_t order_after(cudaStream_t waiter, cudaStream_t from, cudaEvent_t via) {
+    if (cudaError_t e = cudaEventRecord(via, from); e != cudaSuccess) return e;
+    return cudaStreamWaitEvent(waiter, via, 0);
+}
+
+}  // namespace gmlab

@@ -1,0 +1,41 @@
+// Helpers shared by the host<->device experiments: host-side pattern fill and
+// byte-exact comparison (on all host cores), sizes as text, and a
+// least-squares fit used to split a time into per-transfer and per-byte parts.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/device/device_info.hpp"
+#include "core/experiment/result.hpp"
+
+namespace gmlab {
+
+// p[i] = pattern_word(i, seed) for every whole 32-bit word of `bytes`, and the
+// bytes of a partial last word from the next pattern word.
+void fill_pattern_host(void *p, std::size_t bytes, std::uint32_t seed);
+
+// Throws Error(GM_ERROR_VERIFICATION_FAILED) naming `what` and the first byte
+// where got and want differ; records the bytes as verified otherwise.
+void check_same_bytes(const void *got, const void *want, std::size_t bytes, const std::string &what, Result &out);
+
+// "4 KiB", "1 MiB", "1.5 GiB", "1000 B".
+std::string size_text(std::size_t bytes);
+
+// Least squares without intercept: y = a * u + b * v. False when the points do
+// not determine both (fewer than two independent ones).
+bool fit_two(const std::vector<double> &u, const std::vector<double> &v, const std::vector<double> &y, double *a,
+             double *b);
+
+// Host<->device figures are read against the host link, not DRAM: sets
+// out.theoretical_gbs (what each point's fraction_of_theoretical and the
+// report's "of peak %" divide by) to the link's theoretical bandwidth times
+// `directions` (2 where the points count bytes moved both ways at once), adds
+// "host_link_theoretical_gbs" to the summary and a note naming the link. Where
+// the link cannot be read, the points carry no fraction and the note says why.
+// Returns the bandwidth used (0 when unknown).
+double use_host_link_reference(const DeviceInfo &dev, int directions, Result &out);
+
+}  // namespace gmlab

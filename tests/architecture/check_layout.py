@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""Checks the source tree against docs/architecture.md.
+
+The include rules are read from the table under "## Include rules" in
+docs/architecture.md, so the map and the check cannot drift apart:
+
+    | folder | may include |
+    |---|---|
+    | `src/core` | `src/core`, `src/shared_kernels`, `include` |
+
+A file belongs to the longest folder in the table that holds it. Each quoted
+#include of the file is resolved to a path in the repository (the file's
+include roots are given per folder in the "## Include roots" table) and must
+lie under one of the folders its row allows. `<family>` stands for the file's
+own experiment family; an entry with a `*` is a glob over paths.
+
+Besides the include rules:
+  - nothing includes a .cu file (host code never includes kernels' sources);
+  - kernels and launchers (.cu, .cuh) do no I/O: no stdio, streams, files or JSON;
+  - every experiment family folder holds its host code (.cpp) and its kernels (.cu);
+  - no source folder holds more than --max-files source files.
+
+Exit 0 when the tree follows the rules, 1 with one line per violation.
+--self-test builds small trees that break each rule and checks that each is caught.
+"""
+import argparse
+import fnmatch
+import os
+import re
+import sys
+import tempfile
+
+SOURCE_EXT = ('.c', '.h', '.cpp', '.hpp', '.cu', '.cuh')
+CHECKED_TREES = ('src', 'tools', 'tests', 'bindings')
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+KERNEL_IO_HEADERS = ('iostream', 'fstream', 'sstream', 'cstdio', 'stdio.h', 'filesystem', 'nlohmann/')
+KERNEL_IO_CALLS = re.compile(r'\b(printf|fprintf|puts|fopen|std::cout|std::cerr)\s*[(<]')
+
+
+def read_table(text, heading):
+    """Rows of the markdown table under `## heading`: {folder: [entries]}."""
+    m = re.search(r'^## ' + re.escape(heading) + r'\s*$', text, re.M)
+    if not m:
+        raise SystemExit('docs/architecture.md has no "## %s" section' % heading)
+    rows = {}
+    for line in text[m.end():].split('\n'):
+        line = line.strip()
+        if line.startswith('## '):
+            break
+        if not line.startswith('|') or set(line) <= set('|-: '):
+            continue
+        cells = [c.strip() for c in line.strip('|').split('|')]
+        if len(cells) < 2 or not cells[0].startswith('`'):
+            continue
+        folder = cells[0].strip('`')
+        rows[folder] = re.findall(r'`([^`]+)`', cells[1])
+    if not rows:
+        raise SystemExit('the "## %s" table in docs/architecture.md is empty' % heading)
+    return rows
+
+
+def owner(path, folders):
+    """The longest folder of the table that holds path (None if none)."""
+    best = None
+    for f in folders:
+        pattern = f.replace('<family>', '*')
+        parts = pattern.split('/')
+        head = '/'.join(path.split('/')[:len(parts)])
+        if fnmatch.fnmatchcase(head, pattern) and (best is None or len(parts) > len(best.split('/'))):
+            best = f
+    return best
+
+
+def family_of(path):
+    parts = path.split('/')
+    if len(parts) >= 4 and parts[0] == 'src' and parts[1] == 'experiments':
+        return parts[2]
+    return None
+
+
+def allowed(target, entries, family):
+    for e in entries:
+        if '<family>' in e:
+            if family is None:
+                continue
+            e = e.replace('<family>', family)
+        if '*' in e:
+            if fnmatch.fnmatchcase(target, e):
+                return True
+        elif target == e or target.startswith(e.rstrip('/') + '/'):
+            return True
+    return False
+
+
+def source_files(root):
+    for tree in CHECKED_TREES:
+        for d, dirs, files in os.walk(os.path.join(root, tree)):
+            dirs[:] = sorted(x for x in dirs if not x.startswith('.') and x != '__pycache__')
+            for f in sorted(files):
+                if f.endswith(SOURCE_EXT):
+                    yield os.path.relpath(os.path.join(d, f), root).replace(os.sep, '/')
+
+
+def check(root, max_files):
+    doc = open(os.path.join(root, 'docs', 'architecture.md')).read()
+    rules = read_table(doc, 'Include rules')
+    roots = read_table(doc, 'Include roots')
+    problems = []
+    per_folder = {}
+    for path in source_files(root):
+        per_folder.setdefault(os.path.dirname(path), []).append(path)
+        text = open(os.path.join(root, path), errors='replace').read()
+        is_kernel = path.endswith(('.cu', '.cuh'))
+        rule = owner(path, rules)
+        family = family_of(path)
+        for kind, name in INCLUDE.findall(text):
+            if name.endswith('.cu'):
+                problems.append('%s includes %s: host code never includes a .cu (include its .cuh)' % (path, name))
+            if is_kernel and path.startswith('src/') and any(name.startswith(h) for h in KERNEL_IO_HEADERS):
+                problems.append('%s includes <%s>: kernels and launchers do no I/O' % (path, name))
+            if kind != '"' or rule is None:
+                continue
+            search = [os.path.dirname(path)] + roots.get(owner(path, roots), [])
+            target = None
+            for base in search:
+                candidate = os.path.normpath(os.path.join(base, name)).replace(os.sep, '/')
+                if os.path.isfile(os.path.join(root, candidate)):
+                    target = candidate
+                    break
+            if target is None:
+                problems.append('%s includes "%s", which is in none of its include roots (%s)' %
+                                (path, name, ', '.join(search)))
+            elif not allowed(target, rules[rule], family):
+                problems.append('%s includes %s: files in %s may include only %s' %
+                                (path, target, rule, ', '.join(rules[rule])))
+        if is_kernel and path.startswith('src/') and KERNEL_IO_CALLS.search(text):
+            problems.append('%s calls an I/O function: kernels and launchers do no I/O' % path)
+    families = os.path.join(root, 'src', 'experiments')
+    if os.path.isdir(families):
+        for fam in sorted(os.listdir(families)):
+            d = os.path.join(families, fam)
+            if not os.path.isdir(d):
+                continue
+            files = os.listdir(d)
+            if not any(f.endswith('.cpp') for f in files) or not any(f.endswith('.cu') for f in files):
+                problems.append('src/experiments/%s must hold its host code (.cpp) and its kernels (.cu)' % fam)
+    for folder, files in sorted(per_folder.items()):
+        if len(files) > max_files:
+            problems.append('%s holds %d source files (at most %d): split it by concern' % (folder, len(files), max_files))
+    return problems
+
+
+SELF_TEST_DOC = '''# map
+## Include rules
+| folder | may include |
+|---|---|
+| `src/core` | `src/core`, `include` |
+| `src/experiments/<family>` | `src/core`, `src/experiments/<family>`, `src/experiments/*/*.hpp` |
+| `tools/cli` | `tools/cli`, `include` |
+## Include roots
+| folder | roots |
+|---|---|
+| `src` | `src`, `include` |
+| `tools/cli` | `include` |
+'''
+
+SELF_TEST_CASES = {
+    'clean': ({}, 0),
+    'core includes an experiment': ({'src/core/a.cpp': '#include "experiments/x/x.cuh"\n'}, 1),
+    'a family includes another family\'s kernels': ({'src/experiments/y/y.cpp': '#include "experiments/x/x.cuh"\n'}, 1),
+    'a family includes another family\'s host header': ({'src/experiments/y/y.cpp': '#include "experiments/x/x.hpp"\n'}, 0),
+    'a tool includes the library\'s internals': ({'tools/cli/m.cpp': '#include "../../src/core/a.hpp"\n'}, 1),
+    'an include that resolves nowhere': ({'tools/cli/m.cpp': '#include "nothere.hpp"\n'}, 1),
+    'host code includes a .cu': ({'src/experiments/x/x.cpp': '#include "experiments/x/x.cu"\n'}, 1),
+    'a kernel prints': ({'src/experiments/x/x.cu': '__global__ void k() { printf("hi"); }\n'}, 1),
+    'a kernel includes iostream': ({'src/experiments/x/x.cu': '#include <iostream>\n'}, 1),
+    'a family without kernels': ({'src/experiments/z/z.cpp': ''}, 1),
+    'a folder of too many files': ({'src/core/f%d.hpp' % i: '' for i in range(30)}, 1),
+}
+
+
+def self_test():
+    base = {
+        'docs/architecture.md': SELF_TEST_DOC,
+        'include/gmlab.h': '',
+        'src/core/a.hpp': '#include "gmlab.h"\n',
+        'src/experiments/x/x.cpp': '#include "core/a.hpp"\n#include "experiments/x/x.cuh"\n',
+        'src/experiments/x/x.cu': '#include "experiments/x/x.cuh"\n',
+        'src/experiments/x/x.cuh': '#include <cstddef>\n',
+        'src/experiments/x/x.hpp': '',
+        'src/experiments/y/y.cpp': '',
+        'src/experiments/y/y.cu': '',
+        'tools/cli/m.cpp': '#include "gmlab.h"\n',
+    }
+    failed = 0
+    for name, (extra, expected) in SELF_TEST_CASES.items():
+        with tempfile.TemporaryDirectory() as d:
+            for p, text in {**base, **extra}.items():
+                os.makedirs(os.path.dirname(os.path.join(d, p)), exist_ok=True)
+                with open(os.path.join(d, p), 'a') as f:
+                    f.write(text)
+            got = check(d, 25)
+            if (len(got) > 0) != (expected > 0):
+                failed += 1
+                print('self-test "%s": expected %s, got %s' % (name, 'a violation' if expected else 'none', got or 'none'))
+    print('self-test: %d of %d cases as expected' % (len(SELF_TEST_CASES) - failed, len(SELF_TEST_CASES)))
+    return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--root', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+    ap.add_argument('--max-files', type=int, default=25)
+    ap.add_argument('--self-test', action='store_true')
+    a = ap.parse_args()
+    if a.self_test:
+        return self_test()
+    problems = check(os.path.abspath(a.root), a.max_files)
+    for p in problems:
+        print(p)
+    print('%d problem(s)' % len(problems) if problems else 'the tree follows docs/architecture.md')
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,214 @@
+// The pointer-chase ring, the working-set sweep and the plateau/knee finder on
+// synthetic latency curves, without a device.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/experiment/params.hpp"
+#include "core/experiment/registry.hpp"
+#include "experiments/latency/latency_model.hpp"
+
+using namespace gmlab;
+
+namespace {
+
+constexpr double KiB = 1024.0, MiB = 1024.0 * 1024.0;
+
+// An H100-like hierarchy: L1 up to 192 KiB, near L2 up to 24 MiB, far L2 up to
+// 48 MiB, then L2 hits falling as capacity / working set towards DRAM.
+double hierarchy(double ws) {
+    if (ws <= 192 * KiB) return 34;
+    if (ws <= 24 * MiB) return 265;
+    if (ws <= 48 * MiB) return 475;
+    const double hit = 48 * MiB / ws;
+    return hit * 475 + (1 - hit) * 660;
+}
+
+struct Curve {
+    std::vector<double> sizes, latency;
+};
+
+Curve sample(double (*f)(double), double from, double to, int per_octave, double noise = 0) {
+    Curve c;
+    for (int k = 0;; ++k) {
+        const double s = from * std::pow(2.0, static_cast<double>(k) / per_octave);
+        if (s > to) break;
+        // Deterministic "noise": alternating up and down by the given fraction.
+        c.sizes.push_back(s);
+        c.latency.push_back(f(s) * (1 + (k % 2 ? noise : -noise)));
+    }
+    return c;
+}
+
+std::string error_of(std::size_t min_b, std::size_t max_b, int ppo, std::size_t stride) {
+    try {
+        working_sets(min_b, max_b, ppo, stride);
+    } catch (const Error &e) {
+        EXPECT_EQ(e.status(), GM_ERROR_INVALID_ARGUMENT);
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST(ChaseRing, IsOneCycleThroughEveryNode) {
+    for (std::size_t n : {1u, 2u, 3u, 7u, 128u, 4099u}) {
+        const auto next = single_cycle(n, 42);
+        ASSERT_EQ(next.size(), n);
+        std::vector<bool> seen(n, false);
+        std::uint32_t p = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            EXPECT_FALSE(seen[p]) << "node " << p << " visited twice, n = " << n;
+            seen[p] = true;
+            p = next[p];
+        }
+        EXPECT_EQ(p, 0u) << "not back at the start after n hops, n = " << n;
+        if (n > 1)
+            for (std::size_t i = 0; i < n; ++i) EXPECT_NE(next[i], i) << "a node pointing at itself, n = " << n;
+    }
+}
+
+TEST(ChaseRing, IsFixedBySeedAndWalks) {
+    EXPECT_EQ(single_cycle(1000, 7), single_cycle(1000, 7));
+    EXPECT_NE(single_cycle(1000, 7), single_cycle(1000, 8));
+    const auto next = single_cycle(1000, 7);
+    EXPECT_EQ(walk(next, 5, 0), 5u);
+    EXPECT_EQ(walk(next, 5, 1), next[5]);
+    EXPECT_EQ(walk(next, 5, 2), next[next[5]]);
+    EXPECT_EQ(walk(next, 5, 1000), 5u);
+    EXPECT_EQ(walk(next, 5, 1003), walk(next, 5, 3));
+}
+
+TEST(WorkingSets, SpanTheRangeGeometrically) {
+    const auto s = working_sets(4096, 1 << 20, 3, 128);
+    ASSERT_FALSE(s.empty());
+    EXPECT_EQ(s.front(), 4096u);
+    EXPECT_EQ(s.back(), 1u << 20);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        EXPECT_EQ(s[i] % 128, 0u);
+        if (i) EXPECT_GT(s[i], s[i - 1]);
+    }
+    EXPECT_EQ(s.size(), 25u);  // 8 octaves x 3 points + the end
+    EXPECT_EQ(working_sets(4096, 5000, 1, 128).size(), 2u);
+    EXPECT_EQ(working_sets(4096, 5000, 1, 128).back(), 4992u);  // rounded down to the stride
+}
+
+TEST(WorkingSets, BadRangesNameTheParameter) {
+    EXPECT_NE(error_of(4096, 4096, 3, 128).find("max_bytes must be larger than min_bytes"), std::string::npos);
+    EXPECT_NE(error_of(128, 4096, 3, 128).find("min_bytes must be at least 2 x stride = 256, got 128"), std::string::npos);
+    EXPECT_NE(error_of(4096, 8192, 0, 128).find("points_per_octave"), std::string::npos);
+    EXPECT_NE(error_of(4096, 8192, 3, 0).find("stride"), std::string::npos);
+}
+
+TEST(Plateaus, FindsEveryLevelOfAHierarchy) {
+    const Curve c = sample(hierarchy, 4 * KiB, 256 * MiB, 3);
+    const auto p = find_plateaus(c.sizes, c.latency);
+    ASSERT_GE(p.size(), 3u);
+    EXPECT_DOUBLE_EQ(p[0].latency, 34);
+    EXPECT_DOUBLE_EQ(p[1].latency, 265);
+    EXPECT_DOUBLE_EQ(p[2].latency, 475);
+    EXPECT_DOUBLE_EQ(p[0].size_from, 4 * KiB);
+    // Each capacity is found to within one step (a third of an octave) of the
+    // true one: the last size at or below it, or the first past it where a
+    // random chase still hits almost every time.
+    const double step = std::pow(2.0, 1.0 / 3);
+    const double truth[] = {192 * KiB, 24 * MiB, 48 * MiB};
+    for (int k = 0; k < 3; ++k) {
+        EXPECT_GT(p[k].size_to, truth[k] / step) << "level " << k;
+        EXPECT_LT(p[k].size_to, truth[k] * step) << "level " << k;
+        EXPECT_FALSE(p[k].open);
+    }
+    EXPECT_DOUBLE_EQ(p[0].size_to, c.sizes[p[0].last]);
+    // The slow approach to DRAM past L2 may flatten into plateaus of its own,
+    // but only close to DRAM's latency, where name_levels calls nothing a cache.
+    for (std::size_t k = 3; k < p.size(); ++k) EXPECT_GT(p[k].latency, 0.85 * 660);
+}
+
+TEST(Plateaus, TolerateNoiseWithinTheTolerance) {
+    const Curve c = sample(hierarchy, 4 * KiB, 256 * MiB, 3, 0.02);
+    const auto p = find_plateaus(c.sizes, c.latency);
+    ASSERT_GE(p.size(), 3u);
+    EXPECT_NEAR(p[0].latency, 34, 34 * 0.03);
+    EXPECT_NEAR(p[1].latency, 265, 265 * 0.03);
+    EXPECT_NEAR(p[2].latency, 475, 475 * 0.03);
+    for (std::size_t k = 3; k < p.size(); ++k) EXPECT_GT(p[k].latency, 0.85 * 660);
+}
+
+TEST(Plateaus, AFlatCurveIsOneOpenPlateau) {
+    const Curve c = sample([](double) { return 300.0; }, 4 * KiB, 1 * MiB, 3);
+    const auto p = find_plateaus(c.sizes, c.latency);
+    ASSERT_EQ(p.size(), 1u);
+    EXPECT_TRUE(p[0].open);
+    EXPECT_EQ(p[0].first, 0u);
+    EXPECT_EQ(p[0].last, c.sizes.size() - 1);
+}
+
+TEST(Plateaus, ASteadyRiseHasNone) {
+    const Curve c = sample([](double s) { return 10.0 * std::pow(s / KiB, 0.5); }, 4 * KiB, 64 * MiB, 3);
+    EXPECT_TRUE(find_plateaus(c.sizes, c.latency).empty());
+}
+
+TEST(Plateaus, ShortRunsAreNotLevels) {
+    const std::vector<double> sizes = {1, 2, 3, 4, 5, 6, 7, 8};
+    const std::vector<double> lat = {10, 10, 10, 50, 50, 100, 100, 100};
+    const auto p = find_plateaus(sizes, lat, 0.1, 3);
+    ASSERT_EQ(p.size(), 2u);
+    EXPECT_EQ(p[0].last, 2u);
+    EXPECT_EQ(p[1].first, 5u);
+    EXPECT_TRUE(p[1].open);
+    EXPECT_EQ(find_plateaus(sizes, lat, 0.1, 2).size(), 3u);
+    EXPECT_TRUE(find_plateaus({}, {}).empty());
+}
+
+TEST(CacheLevels, NamedFromBothChases) {
+    const Curve cached = sample(hierarchy, 4 * KiB, 256 * MiB, 3);
+    const Curve bypass = sample([](double s) { return s <= 192 * KiB ? 265.0 : hierarchy(s); }, 4 * KiB, 256 * MiB, 3);
+    const auto lv = name_levels(find_plateaus(cached.sizes, cached.latency), find_plateaus(bypass.sizes, bypass.latency), 660);
+    ASSERT_TRUE(lv.l1);
+    EXPECT_DOUBLE_EQ(lv.l1_level.latency, 34);
+    ASSERT_TRUE(lv.l2);
+    EXPECT_DOUBLE_EQ(lv.l2_near.latency, 265);
+    ASSERT_TRUE(lv.l2_far);
+    EXPECT_DOUBLE_EQ(lv.l2_far_level.latency, 475);
+    EXPECT_DOUBLE_EQ(lv.l2_capacity, lv.l2_far_level.size_to);
+    EXPECT_FALSE(lv.l2_capacity_open);
+}
+
+TEST(CacheLevels, OneL2PlateauAndNoL1) {
+    auto flat_l2 = [](double s) { return s <= 32 * MiB ? 250.0 : 600.0; };
+    const Curve c = sample(flat_l2, 4 * KiB, 256 * MiB, 3);
+    const auto p = find_plateaus(c.sizes, c.latency);
+    const auto lv = name_levels(p, p, 600);
+    EXPECT_FALSE(lv.l1);  // the cached chase starts at L2 latency: no L1 level
+    ASSERT_TRUE(lv.l2);
+    EXPECT_FALSE(lv.l2_far);  // the 600-cycle plateau is DRAM, not a cache
+    EXPECT_LE(lv.l2_capacity, 32 * MiB);
+    // A sweep that ends inside L2 gives an open capacity: "at least".
+    const Curve short_sweep = sample(flat_l2, 4 * KiB, 16 * MiB, 3);
+    const auto q = find_plateaus(short_sweep.sizes, short_sweep.latency);
+    EXPECT_TRUE(name_levels(q, q, 600).l2_capacity_open);
+}
+
+TEST(LatencyParams, RangesAreChecked) {
+    for (const char *name : {"latency", "memory_spaces"}) {
+        const Experiment &e = find_experiment(name);
+        EXPECT_NO_THROW(resolve_params(e.params, nlohmann::json::object(), name));
+        try {
+            resolve_params(e.params, {{"hops", 0}}, name);
+            ADD_FAILURE() << name << ": hops = 0 accepted";
+        } catch (const Error &err) {
+            EXPECT_EQ(err.status(), GM_ERROR_INVALID_ARGUMENT);
+            EXPECT_NE(std::string(err.what()).find("hops"), std::string::npos) << err.what();
+        }
+    }
+    const Experiment &e = find_experiment("latency");
+    EXPECT_THROW(resolve_params(e.params, {{"stride", 100}}, "latency"), Error);
+    EXPECT_THROW(resolve_params(e.params, {{"points_per_octave", 0}}, "latency"), Error);
+    EXPECT_THROW(resolve_params(e.params, {{"tolerance", 0}}, "latency"), Error);
+    EXPECT_NO_THROW(resolve_params(e.params, {{"stride", 64}, {"max_bytes", "64MiB"}}, "latency"));
+}
