@@ -1,12 +1,3 @@
-// The PostgreSQL storage's class and its libpq helpers, shared by its parts
-// (not for other users: they call open_postgres_storage in
-// postgres_storage.hpp):
-//   connection.cpp  the pool of connections and running statements
-//   schema.cpp      the tables, the migrations and the prepared statements
-//   writes.cpp      insert, remove, set_counted, rate-limit tokens
-//   reads.cpp       runs, models, points and the aggregates as readers see them
-//   refresh.cpp     the queue folded into the stored aggregates
-//
 // Storage over PostgreSQL through libpq: the same tables and the same
 // semantics as the SQLite backend, made for several server processes on one
 // database. Every statement is prepared once per connection and executed with
@@ -16,6 +7,14 @@
 // (runs.submission_id is UNIQUE), delete tokens (their hashes in runs), rate
 // limits (rate_buckets, one atomic statement per request) and the aggregates
 // (agg_queue, aggregates, models; see fold_model()).
+//
+// This header is the storage's class and its libpq helpers, shared by its
+// parts (others call open_postgres_storage in postgres_storage.hpp):
+//   connection.cpp  the pool of connections, and running statements on them
+//   schema.cpp      the tables, the migrations and the prepared statements
+//   writes.cpp      insert, remove, set_counted, rate-limit tokens
+//   reads.cpp       runs, models, points and the aggregates as readers see them
+//   refresh.cpp     the queue folded into the stored aggregates
 #pragma once
 
 #include <libpq-fe.h>

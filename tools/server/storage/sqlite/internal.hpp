@@ -1,5 +1,5 @@
-// The SQLite storage's class, shared by its parts (not for other users: they
-// call open_sqlite_storage in sqlite_storage.hpp):
+// The SQLite storage's class, shared by its parts (others call
+// open_sqlite_storage in sqlite_storage.hpp):
 //   database.cpp  the file: connections, tables and migrations, WAL checkpoints
 //   writes.cpp    insert, remove, set_counted, rate-limit tokens
 //   reads.cpp     runs, models, points and the aggregates as readers see them
