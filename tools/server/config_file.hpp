@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "api.hpp"
+#include "web/api.hpp"
 
 namespace gmserver {
 

@@ -29,10 +29,10 @@
 #include <thread>
 #include <vector>
 
-#include "key_figures.hpp"
-#include "sha256.hpp"
-#include "storage.hpp"
-#include "validate.hpp"
+#include "crowd/key_figures.hpp"
+#include "storage/storage.hpp"
+#include "upload/sha256.hpp"
+#include "upload/validate.hpp"
 
 namespace {
 

@@ -11,12 +11,12 @@
 
 #include <sys/resource.h>
 
-#include "api.hpp"
+#include "web/api.hpp"
 #include "config_file.hpp"
-#include "crowd_store.hpp"
-#include "http_server.hpp"
-#include "router.hpp"
-#include "storage.hpp"
+#include "crowd/crowd_store.hpp"
+#include "http/http_server.hpp"
+#include "http/router.hpp"
+#include "storage/storage.hpp"
 
 namespace {
 

@@ -1,0 +1,70 @@
+# The tests of gmlab-server, in folders that mirror tools/server: http/,
+# storage/, upload/, crowd/ and web/ hold the tests of that layer; this folder
+# those of the whole server (security, crash, replicas, proxy, the
+# configuration file) and what the tests share (harness.py, zstd_codec.py,
+# gzip_for_tests.hpp, fixtures/). Included from tools/server/CMakeLists.txt
+# after the server's targets are defined.
+find_program(GM_SERVER_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+set(GM_SERVER_TESTS ${PROJECT_SOURCE_DIR}/tests/server)
+# counters_pages: a GPU model's page with the model against the hardware
+# counters across uploads (and tests/server/fixtures/counted_h200.json).
+foreach(t web/api security crash http/slow_client web/counters_pages)
+  get_filename_component(n ${t} NAME)
+  add_test(NAME server_${n}
+    COMMAND ${GM_SERVER_PYTHON3} ${GM_SERVER_TESTS}/${t}_test.py --server $<TARGET_FILE:gmlab-server>
+            --document ${PROJECT_SOURCE_DIR}/results/nvidia-h200.json --workdir ${CMAKE_CURRENT_BINARY_DIR}/test-${n})
+  set_tests_properties(server_${n} PROPERTIES LABELS server TIMEOUT 300)
+endforeach()
+# The view across models on SYNTHETIC fixtures of several GPU models (made
+# from the H200 run at test time); with Chromium, an experiment page and a
+# comparison are drawn and their screenshots kept in crowd-artifacts/.
+find_program(GM_CROWD_CHROMIUM chromium)
+set(GM_CROWD_BROWSER)
+if(GM_CROWD_CHROMIUM AND TARGET gmlab_report)
+  set(GM_CROWD_BROWSER --chromium ${GM_CROWD_CHROMIUM} --artifacts ${CMAKE_BINARY_DIR}/crowd-artifacts)
+endif()
+add_test(NAME server_crowd
+  COMMAND ${GM_SERVER_PYTHON3} ${GM_SERVER_TESTS}/crowd/crowd_test.py --server $<TARGET_FILE:gmlab-server>
+          --document ${PROJECT_SOURCE_DIR}/results/nvidia-h200.json --workdir ${CMAKE_CURRENT_BINARY_DIR}/test-crowd ${GM_CROWD_BROWSER})
+set_tests_properties(server_crowd PROPERTIES LABELS server TIMEOUT 600)
+# 10,000 uploads over 8 models, then the export: rows, rate and resident memory.
+add_test(NAME server_crowd_export_10k
+  COMMAND ${GM_SERVER_PYTHON3} ${GM_SERVER_TESTS}/crowd/crowd_export_test.py --server $<TARGET_FILE:gmlab-server>
+          --document ${PROJECT_SOURCE_DIR}/results/nvidia-h200.json --workdir ${CMAKE_CURRENT_BINARY_DIR}/test-crowd-export)
+set_tests_properties(server_crowd_export_10k PROPERTIES LABELS server TIMEOUT 600)
+# The deployment behind nginx with TLS (deploy/nginx): needs nginx and openssl.
+find_program(GM_NGINX nginx PATHS /usr/sbin NO_DEFAULT_PATH)
+find_program(GM_OPENSSL openssl)
+if(GM_NGINX AND GM_OPENSSL)
+  add_test(NAME server_proxy
+    COMMAND ${GM_SERVER_PYTHON3} ${GM_SERVER_TESTS}/proxy_test.py --server $<TARGET_FILE:gmlab-server> --nginx ${GM_NGINX}
+            --document ${PROJECT_SOURCE_DIR}/results/nvidia-h200.json --workdir ${CMAKE_CURRENT_BINARY_DIR}/test-proxy)
+  set_tests_properties(server_proxy PROPERTIES LABELS server TIMEOUT 120)
+else()
+  message(WARNING "gmlab-server: nginx or openssl not found; the proxy test is not registered")
+endif()
+# The pieces that need no server, each layer's in its folder; one binary.
+add_executable(gm_server_unit_tests
+  ${GM_SERVER_TESTS}/http/http_test.cpp
+  ${GM_SERVER_TESTS}/storage/storage_test.cpp ${GM_SERVER_TESTS}/storage/aggregate_test.cpp
+  ${GM_SERVER_TESTS}/storage/counter_rows_test.cpp ${GM_SERVER_TESTS}/storage/rate_limit_test.cpp
+  ${GM_SERVER_TESTS}/upload/validate_test.cpp ${GM_SERVER_TESTS}/upload/counter_rows_validation_test.cpp
+  ${GM_SERVER_TESTS}/crowd/crowd_test.cpp ${GM_SERVER_TESTS}/web/client_address_test.cpp
+  ${GM_SERVER_TESTS}/config_file_test.cpp ${GM_SERVER_DIR}/config_file.cpp)
+target_include_directories(gm_server_unit_tests PRIVATE ${GM_SERVER_TESTS})  # gzip_for_tests.hpp
+target_link_libraries(gm_server_unit_tests PRIVATE gmlab_server_web SQLite::SQLite3 GTest::gtest_main Threads::Threads)
+add_test(NAME server_unit COMMAND gm_server_unit_tests)
+set_tests_properties(server_unit PROPERTIES LABELS server)
+if(GM_FUZZ_OK)
+  add_test(NAME server_fuzz_validate
+    COMMAND ${GM_SERVER_PYTHON3} ${GM_SERVER_TESTS}/upload/run_fuzz.py --fuzzer ${GM_FUZZ_BIN} --seconds 20
+            --document ${PROJECT_SOURCE_DIR}/results/nvidia-h200.json --workdir ${CMAKE_CURRENT_BINARY_DIR}/test-fuzz)
+  set_tests_properties(server_fuzz_validate PROPERTIES LABELS server TIMEOUT 120)
+endif()
+# The pages' and PostgreSQL parts register their own tests.
+if(EXISTS ${GM_SERVER_TESTS}/web/pages/tests.cmake AND TARGET gmlab_report)
+  include(${GM_SERVER_TESTS}/web/pages/tests.cmake)
+endif()
+if(EXISTS ${GM_SERVER_TESTS}/postgres/CMakeLists.txt)
+  add_subdirectory(${GM_SERVER_TESTS}/postgres ${CMAKE_CURRENT_BINARY_DIR}/postgres-tests)
+endif()

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""gmlab-server's HTTP API against a real server process and a real database
+(a fresh SQLite file, or --db postgres://... for the PostgreSQL suite): every
+endpoint, idempotent retries, deletion with right, wrong and absent tokens,
+export as JSON and CSV."""
+import copy
+import csv
+import gzip
+import json
+import os
+import re
+import sqlite3
+import sys
+
+# tests/server, where the shared helpers are (harness.py, zstd_codec.py, fixtures/).
+SERVER_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, SERVER_TESTS)
+from harness import Checks, Server, arguments, default_db, fresh_workdir, gz, load_document, trimmed  # noqa: E402
+import zstd_codec  # noqa: E402
+
+HEX32 = re.compile(r"^[0-9a-f]{32}$")
+
+
+def main():
+    args = arguments(__doc__)
+    fresh_workdir(args.workdir)
+    c = Checks()
+    doc = trimmed(load_document(args.document))
+    text = json.dumps(doc)
+    admin = "admin-secret-0123456789"
+    db = default_db(args)
+    srv = Server(args.server, db, args.workdir, ["--write-rate", "0", "--read-rate", "0", "--admin-token", admin])
+    try:
+        run(srv, c, doc, text, admin)
+        stored_forms(srv, c, doc, text, db)
+    finally:
+        srv.stop()
+    return c.finish()
+
+
+def stored_forms(srv, c, doc, text, db):
+    """A gzip or zstd body is stored as the client compressed it when that is
+    at least 3:1, and compressed by the server otherwise (gzip level 0 holds the
+    text in stored blocks); either way the document reads back exactly."""
+    bodies = {"gzip 9": (gzip.compress(text.encode(), 9), "gzip"),
+              "gzip 0": (gzip.compress(text.encode(), 0), "gzip"),
+              "zstd 19": (zstd_codec.compress(text.encode(), 19), "zstd")}
+    ids = {}
+    for name, (body, encoding) in bodies.items():
+        st, _, r = srv.json("POST", "/api/v1/results", body,
+                            {"Content-Type": "application/json", "Content-Encoding": encoding})
+        c.check(f"{name} post returns 201", st == 201, st)
+        ids[name] = r["id"] if r else ""
+        st, _, raw = srv.request("GET", f"/api/v1/results/{ids[name]}?format=document")
+        c.check(f"{name}: the document reads back as sent", st == 200 and raw == text.encode(), st)
+        st, _, got = srv.json("GET", f"/api/v1/results/{ids[name]}")
+        c.check(f"{name}: the result reads back", st == 200 and got and got.get("document") == doc, st)
+    if not db.startswith("sqlite:"):
+        return
+    with sqlite3.connect(db[len("sqlite:"):], timeout=30) as con:
+        stored = {name: bytes(con.execute("SELECT document FROM runs WHERE id = ?", (i,)).fetchone()[0])
+                  for name, i in ids.items()}
+    c.check("a well compressed gzip body is stored as it came", stored["gzip 9"] == bodies["gzip 9"][0],
+            stored["gzip 9"][:4])
+    c.check("an uncompressed gzip body is stored as zstd", stored["gzip 0"][:4] == zstd_codec.MAGIC, stored["gzip 0"][:4])
+    c.check("a zstd frame is stored as it came", stored["zstd 19"] == bodies["zstd 19"][0], stored["zstd 19"][:4])
+
+
+def run(srv, c, doc, text, admin):
+    # Upload, plain and gzip-compressed.
+    st, _, a = srv.json("POST", "/api/v1/results", text, {"Content-Type": "application/json"})
+    c.check("post returns 201", st == 201, st)
+    c.check("post returns a 128-bit hex id", a and HEX32.match(a.get("id", "")), a)
+    c.check("post returns a 128-bit hex delete token", a and HEX32.match(a.get("delete_token", "")), a)
+    c.check("post returns the result url", a and a.get("url", "").endswith("/result/" + a["id"]), a)
+    st, _, b = srv.json("POST", "/api/v1/results", gz(text), {"Content-Type": "application/json", "Content-Encoding": "gzip"})
+    c.check("gzip post returns 201", st == 201, st)
+    c.check("ids differ and are not sequential", b and b["id"] != a["id"] and abs(int(b["id"], 16) - int(a["id"], 16)) > 1000)
+    c.check("delete tokens differ", b and b["delete_token"] != a["delete_token"])
+
+    # Read back.
+    st, h, got = srv.json("GET", "/api/v1/results/" + a["id"])
+    c.check("get returns 200 JSON", st == 200 and h.get("content-type", "").startswith("application/json"), st)
+    c.check("get returns the document as uploaded", got and got.get("document") == doc)
+    c.check("get names the normalised GPU", got and got["gpu"]["key"] == "nvidia-h200-cc9.0-140gib-6016bit", got and got["gpu"])
+    c.check("get keeps the raw device name and driver", got and got["gpu"]["name"] == "NVIDIA H200" and got["gpu"]["driver_version"] == doc["device"]["driver_version"])
+    c.check("get never shows the token hash", got is not None and "delete_token_hash" not in json.dumps(got))
+    st, h, raw = srv.request("GET", "/api/v1/results/" + a["id"] + "?format=document")
+    c.check("export document is the stored run", st == 200 and json.loads(raw) == doc, st)
+    st, h, raw = srv.request("GET", "/api/v1/results/" + b["id"] + "?format=csv")
+    lines = raw.decode().splitlines()
+    npoints = sum(len(s["points"]) for r in doc["results"] for s in r["series"])
+    # Beside each point's headline: three rows per counted figure of a series
+    # with an agreement (counters.*, model.*, tolerance.*; counter_rows.hpp).
+    counter_rows = [r for r in csv.reader(lines[1:]) if r[2].startswith(("counters.", "model.", "tolerance."))]
+    ncounted = sum(1 for r in doc["results"] for s in r["series"] for name, a in s.get("agreement", {}).items() for p in s["points"]
+                   if name in p.get("counters", {}) and a["prediction"] in p.get("predicted", {}))
+    c.check("export csv is text/csv", st == 200 and h.get("content-type", "").startswith("text/csv"), (st, h.get("content-type")))
+    c.check("export csv has a header and one row per point", lines[0] == "experiment,series,field,x,value" and
+            len(lines) - len(counter_rows) == npoints + 1, (lines[:1], len(lines), len(counter_rows), npoints))
+    c.check("export csv has three counter rows per counted figure", ncounted > 0 and len(counter_rows) == 3 * ncounted,
+            (len(counter_rows), ncounted))
+    c.check("export csv rows carry the stream copy bandwidth",
+            any(l.startswith("stream,copy,bandwidth_gbs,") and abs(float(l.split(",")[-1]) - doc["results"][0]["series"][0]["points"][0]["bandwidth_gbs"]) < 1e-6 for l in lines))
+    st, _, e = srv.json("GET", "/api/v1/results/" + a["id"] + "?format=xml")
+    c.check("unknown export format is 400", st == 400 and e and e.get("code") == "bad_format", (st, e))
+    st, _, e = srv.json("GET", "/api/v1/results/" + "0" * 32)
+    c.check("unknown id is 404 with {code, message}", st == 404 and e and e.get("code") == "not_found" and e.get("message"), (st, e))
+    st, _, e = srv.json("GET", "/api/v1/results/not-an-id")
+    c.check("malformed id is 404", st == 404, st)
+
+    # Idempotent retries: submission_id in the document, or in a header.
+    d2 = copy.deepcopy(doc)
+    d2["submission_id"] = "retry-test-1"
+    st1, _, r1 = srv.json("POST", "/api/v1/results", json.dumps(d2))
+    st2, _, r2 = srv.json("POST", "/api/v1/results", json.dumps(d2))
+    c.check("first submission is 201", st1 == 201, st1)
+    c.check("repeated submission is 200 with the same id", st2 == 200 and r2["id"] == r1["id"], (st2, r2))
+    c.check("repeated submission hands out no new token", r2 is not None and "delete_token" not in r2 and r2.get("duplicate") is True, r2)
+    st1, _, h1 = srv.json("POST", "/api/v1/results", text, {"X-Submission-Id": "hdr-1"})
+    st2, _, h2 = srv.json("POST", "/api/v1/results", gz(text), {"X-Submission-Id": "hdr-1", "Content-Encoding": "gzip"})
+    c.check("X-Submission-Id makes retries idempotent", st1 == 201 and st2 == 200 and h1["id"] == h2["id"], (st1, st2))
+    st, _, e = srv.json("POST", "/api/v1/results", text, {"X-Submission-Id": "bad id!"})
+    c.check("malformed submission id is 400", st == 400 and e["code"] == "invalid_submission_id", (st, e))
+
+    # Another GPU model, and an invalid document.
+    other = copy.deepcopy(doc)
+    other["device"]["name"] = "NVIDIA Test GPU"
+    other["device"]["global_memory_bytes"] = 80 * 2**30
+    st, _, o = srv.json("POST", "/api/v1/results", json.dumps(other))
+    c.check("a second GPU model is stored", st == 201, st)
+    scrubbed = copy.deepcopy(doc)
+    for field in ("uuid", "pci_bus_id"):  # what gmlab-upload leaves out
+        scrubbed["device"].pop(field, None)
+    st, _, sc = srv.json("POST", "/api/v1/results", json.dumps(scrubbed))
+    c.check("a document without board serials is accepted", st == 201, (st, sc))
+    bad = copy.deepcopy(doc)
+    del bad["results"][0]["series"]
+    st, _, e = srv.json("POST", "/api/v1/results", json.dumps(bad))
+    c.check("a document without series is 422", st == 422 and e and "series" in e.get("message", ""), (st, e))
+    st, _, e = srv.json("POST", "/api/v1/results", "{not json")
+    c.check("broken JSON is 422 invalid_json", st == 422 and e and e.get("code") == "invalid_json", (st, e))
+
+    # GPU models with counts.
+    st, _, g = srv.json("GET", "/api/v1/gpus")
+    counts = {x["key"]: x["uploads"] for x in g["gpus"]} if g else {}
+    c.check("gpus lists the H200 with 5 uploads", counts.get("nvidia-h200-cc9.0-140gib-6016bit") == 5, counts)
+    c.check("gpus lists the second model with 1 upload", counts.get("nvidia-test-gpu-cc9.0-80gib-6016bit") == 1, counts)
+
+    # Per-point distribution across uploads.
+    st, _, agg = srv.json("GET", "/api/v1/gpus/nvidia-h200-cc9.0-140gib-6016bit/experiments/stream")
+    c.check("experiment aggregate is 200", st == 200, st)
+    copy_series = [s for s in agg.get("series", []) if s["name"] == "copy"] if agg else []
+    p = copy_series[0]["points"][0] if copy_series else {}
+    want = doc["results"][0]["series"][0]["points"][0]["bandwidth_gbs"]
+    c.check("aggregate counts n across uploads", p.get("n") == 5 and agg.get("uploads") == 5, p)
+    c.check("aggregate median and quartiles of identical uploads equal the value",
+            all(abs(p.get(k, 0) - want) < 1e-6 for k in ("median", "q1", "q3")), p)
+    st, _, e = srv.json("GET", "/api/v1/gpus/nvidia-h200-cc9.0-140gib-6016bit/experiments/no_such")
+    c.check("unknown experiment is 404", st == 404 and e["code"] == "not_found", st)
+    st, _, e = srv.json("GET", "/api/v1/gpus/no-such-gpu/experiments/stream")
+    c.check("unknown GPU model is 404", st == 404, st)
+    st, _, s = srv.json("GET", "/api/v1/stats")
+    c.check("stats counts the stored results", st == 200 and s["results"] == 6, s)
+
+    # Deletion.
+    path = "/api/v1/results/" + a["id"]
+    st, _, e = srv.json("DELETE", path)
+    c.check("delete without a token is 401", st == 401 and e["code"] == "unauthorized", st)
+    st, _, e = srv.json("DELETE", path, headers={"Authorization": "Bearer " + b["delete_token"]})
+    c.check("delete with another result's token is 403", st == 403 and e["code"] == "forbidden", st)
+    st, _, e = srv.json("DELETE", path, headers={"Authorization": "Basic " + a["delete_token"]})
+    c.check("delete with a non-Bearer scheme is 401", st == 401, st)
+    c.check("the result survives wrong tokens", srv.request("GET", path)[0] == 200)
+    st, _, e = srv.json("DELETE", path, headers={"Authorization": "Bearer " + a["delete_token"]})
+    c.check("delete with its token is 200", st == 200 and e.get("deleted") is True, (st, e))
+    c.check("a deleted result is 404", srv.request("GET", path)[0] == 404)
+    st, _, e = srv.json("DELETE", path, headers={"Authorization": "Bearer " + a["delete_token"]})
+    c.check("deleting twice is 404", st == 404, st)
+    st, _, e = srv.json("DELETE", "/api/v1/results/" + o["id"], headers={"Authorization": "Bearer " + admin})
+    c.check("the admin token deletes any result", st == 200, st)
+    st, _, g = srv.json("GET", "/api/v1/gpus")
+    counts = {x["key"]: x["uploads"] for x in g["gpus"]}
+    c.check("gpus counts follow deletions", counts == {"nvidia-h200-cc9.0-140gib-6016bit": 4}, counts)
+    st, _, agg = srv.json("GET", "/api/v1/gpus/nvidia-h200-cc9.0-140gib-6016bit/experiments/stream")
+    n = [s for s in agg["series"] if s["name"] == "copy"][0]["points"][0]["n"]
+    c.check("deleted results leave the aggregate", n == 4, n)
+
+    # Pages where built in; JSON 404 otherwise.
+    st, h, body = srv.request("GET", "/")
+    c.check("home is an HTML page (or a JSON 404 without pages)",
+            (st == 200 and h.get("content-type", "").startswith("text/html") and b"NVIDIA H200" in body) or
+            (st == 404 and h.get("content-type", "").startswith("application/json")), st)
+    st, _, e = srv.json("GET", "/api/v1/nothing-here")
+    c.check("unknown paths are JSON 404", st == 404 and e and e.get("code") == "not_found", (st, e))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,563 @@
+#include "http/http_server.hpp"
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include "http/body_decoding.hpp"
+
+namespace gmserver {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// A fixed number of threads taking jobs from a bounded queue: when it is full
+// the caller hears so at once and answers 503 instead of piling up work.
+class WorkerPool {
+public:
+    WorkerPool(std::size_t threads, std::size_t capacity) : capacity_(capacity < 1 ? 1 : capacity) {
+        for (std::size_t i = 0; i < (threads < 1 ? 1 : threads); ++i) threads_.emplace_back([this] { loop(); });
+    }
+    ~WorkerPool() { stop(); }
+
+    bool submit(std::function<void()> job) {
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            if (stopping_ || jobs_.size() >= capacity_) return false;
+            jobs_.push_back(std::move(job));
+        }
+        cv_.notify_one();
+        return true;
+    }
+    std::size_t queued() {
+        std::lock_guard<std::mutex> lock(mu_);
+        return jobs_.size();
+    }
+    std::size_t capacity() const { return capacity_; }
+    // Finishes the jobs being run, drops the queued ones, joins the threads.
+    void stop() {
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            if (stopping_ && threads_.empty()) return;
+            stopping_ = true;
+            jobs_.clear();
+        }
+        cv_.notify_all();
+        for (std::thread &t : threads_) t.join();
+        threads_.clear();
+    }
+
+private:
+    void loop() {
+        while (true) {
+            std::function<void()> job;
+            {
+                std::unique_lock<std::mutex> lock(mu_);
+                cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+                if (stopping_) return;
+                job = std::move(jobs_.front());
+                jobs_.pop_front();
+            }
+            job();
+        }
+    }
+    const std::size_t capacity_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::deque<std::function<void()>> jobs_;
+    std::vector<std::thread> threads_;
+    bool stopping_ = false;
+};
+
+class Connection;
+
+}  // namespace
+
+class HttpServer::Impl {
+public:
+    Impl(const Router &router, TransportLimits limits)
+        : router(router), limits(std::move(limits)), pool(this->limits.workers, this->limits.queue_capacity),
+          acceptor(ioc), accept_pause(ioc), signals(ioc, SIGINT, SIGTERM) {}
+
+    int listen(const std::string &host, int port);
+    void run();
+    void do_accept();
+    void admit(tcp::socket socket);
+    void release(const std::string &peer);
+
+    const Router &router;
+    const TransportLimits limits;
+    WorkerPool pool;
+    mutable std::mutex mu;
+    std::unordered_map<std::string, std::size_t> per_client;
+    std::size_t open = 0;
+    std::atomic<std::size_t> refused{0}, timed_out{0}, queue_full{0};
+    // Declared last, destroyed first: the connections its handlers still own
+    // release their counts into the members above.
+    asio::io_context ioc;
+    tcp::acceptor acceptor;
+    asio::steady_timer accept_pause;
+    asio::signal_set signals;
+};
+
+namespace {
+
+// One client connection. Every member is touched only on the connection's
+// strand (its socket's executor); the worker that runs the handler hands the
+// response back by posting to it.
+class Connection : public std::enable_shared_from_this<Connection> {
+public:
+    Connection(HttpServer::Impl &srv, tcp::socket socket, std::string peer, bool counted)
+        : srv_(srv), socket_(std::move(socket)), timer_(socket_.get_executor()), peer_(std::move(peer)),
+          counted_(counted) {}
+    ~Connection() {
+        if (counted_) srv_.release(peer_);
+    }
+
+    void start() { read_header(); }
+
+    // Answers at once and closes: the connection was not admitted.
+    void refuse(int status, const std::string &code, const std::string &message) {
+        HttpResponse res;
+        send_error(res, status, code, message);
+        if (status == 503) res.set_header("Retry-After", "1");
+        res.close = true;
+        respond(std::move(res), false);
+    }
+
+private:
+    enum class Phase { Header, Body, Handling, Writing, Draining };
+
+    void arm(Clock::time_point deadline) {
+        const unsigned gen = ++timer_gen_;
+        timer_.expires_at(deadline);
+        timer_.async_wait([self = shared_from_this(), gen](beast::error_code ec) {
+            if (!ec && gen == self->timer_gen_) self->on_deadline();
+        });
+    }
+    void disarm() {
+        ++timer_gen_;
+        timer_.cancel();
+    }
+
+    void on_deadline() {
+        // The body's deadline moves on with every byte; the timer is not set
+        // again at each chunk that arrives (a 500 KiB upload comes in dozens)
+        // but only here, when the deadline it was set to has come.
+        if (phase_ == Phase::Body && body_deadline() > Clock::now()) return arm(body_deadline());
+        if (phase_ == Phase::Header || phase_ == Phase::Body) {
+            // The pending read ends with operation_aborted; its handler answers 408.
+            timed_out_ = true;
+            beast::error_code ignored;
+            socket_.cancel(ignored);
+        } else if (phase_ == Phase::Writing || phase_ == Phase::Draining) {
+            close();
+        }
+    }
+
+    void read_header() {
+        phase_ = Phase::Header;
+        timed_out_ = false;
+        parser_.emplace();
+        parser_->header_limit(static_cast<std::uint32_t>(srv_.limits.max_header_bytes));
+        parser_->body_limit(srv_.limits.max_body_bytes);
+        arm(Clock::now() + srv_.limits.header_timeout);
+        http::async_read_header(socket_, buffer_, *parser_,
+                                [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+    }
+
+    void on_header(beast::error_code ec) {
+        if (timed_out_) {
+            // A kept-alive connection that stayed silent just ends; one that
+            // started a request (or never sent one) hears why.
+            if (!first_request_ && buffer_.size() == 0) return close();
+            return fail(408, "header_timeout",
+                        "the request headers did not arrive within " +
+                            std::to_string(srv_.limits.header_timeout.count()) + " ms");
+        }
+        if (ec == http::error::body_limit)  // a declared Content-Length beyond the limit
+            return fail(413, "too_large",
+                        "the body is larger than " + std::to_string(srv_.limits.max_body_bytes) + " bytes");
+        if (ec == http::error::header_limit)
+            return fail(431, "headers_too_large",
+                        "the request headers exceed " + std::to_string(srv_.limits.max_header_bytes) + " bytes");
+        if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
+            ec == asio::error::operation_aborted)
+            return close();
+        if (ec) return fail(400, "bad_request", "malformed HTTP request: " + ec.message());
+        first_request_ = false;
+        const auto &h = parser_->get();
+        if (h.version() != 10 && h.version() != 11)
+            return fail(505, "http_version", "only HTTP/1.0 and HTTP/1.1 are served");
+        const auto length = parser_->content_length();
+        if (length && *length > srv_.limits.max_body_bytes)
+            return fail(413, "too_large",
+                        "the body is larger than " + std::to_string(srv_.limits.max_body_bytes) + " bytes");
+        if (parser_->is_done()) return dispatch();
+        body_start_ = Clock::now();
+        body_received_ = 0;
+        const auto expect = h.find(http::field::expect);
+        if (expect != h.end() && beast::iequals(expect->value(), "100-continue")) {
+            // curl and others wait for this before sending a large body.
+            static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+            phase_ = Phase::Writing;
+            arm(Clock::now() + srv_.limits.write_timeout);
+            return asio::async_write(socket_, asio::buffer(kContinue),
+                                     [self = shared_from_this()](beast::error_code e, std::size_t) {
+                                         if (e) return self->close();
+                                         self->read_body();
+                                     });
+        }
+        read_body();
+    }
+
+    // The body must keep up min_body_rate on average once body_grace has
+    // passed: the next byte is due by start + grace + (received + 1) / rate.
+    Clock::time_point body_deadline() const {
+        const double due_s = (static_cast<double>(body_received_) + 1) / srv_.limits.min_body_rate;
+        return body_start_ + srv_.limits.body_grace + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(due_s));
+    }
+
+    void read_body() {
+        if (phase_ != Phase::Body) {
+            phase_ = Phase::Body;
+            arm(body_deadline());
+        }
+        http::async_read_some(socket_, buffer_, *parser_,
+                              [self = shared_from_this()](beast::error_code ec, std::size_t n) { self->on_body(ec, n); });
+    }
+
+    void on_body(beast::error_code ec, std::size_t n) {
+        body_received_ += n;
+        if (timed_out_) {
+            const double seconds = std::chrono::duration<double>(Clock::now() - body_start_).count();
+            return fail(408, "body_too_slow",
+                        "the body arrived too slowly: " + std::to_string(body_received_) + " bytes in " +
+                            std::to_string(static_cast<long long>(seconds)) + " s; at least " +
+                            std::to_string(static_cast<long long>(srv_.limits.min_body_rate)) +
+                            " bytes/s are needed after the first " +
+                            std::to_string(srv_.limits.body_grace.count() / 1000) + " s");
+        }
+        if (ec == http::error::body_limit)
+            return fail(413, "too_large",
+                        "the body is larger than " + std::to_string(srv_.limits.max_body_bytes) + " bytes");
+        if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
+            ec == asio::error::operation_aborted)
+            return close();
+        if (ec) return fail(400, "bad_request", "malformed request body: " + ec.message());
+        if (parser_->is_done()) return dispatch();
+        read_body();
+    }
+
+    void dispatch() {
+        disarm();
+        phase_ = Phase::Handling;
+        auto msg = parser_->release();
+        parser_.reset();
+        const bool keep_alive = msg.keep_alive();
+        HttpRequest req;
+        req.method = std::string(msg.method_string());
+        const std::string target(msg.target());
+        const std::size_t q = target.find('?');
+        req.path = percent_decode(target.substr(0, q), false);
+        if (q != std::string::npos) req.params = parse_query(target.substr(q + 1));
+        for (const auto &f : msg) {
+            auto [it, fresh] = req.headers.emplace(std::string(f.name_string()), std::string(f.value()));
+            if (!fresh) it->second += ", " + std::string(f.value());  // repeated headers form one list
+        }
+        req.body = std::move(msg.body());
+        req.remote_addr = peer_;
+        HttpServer::Impl &srv = srv_;
+        const bool queued = srv_.pool.submit([self = shared_from_this(), &srv, req = std::move(req), keep_alive]() mutable {
+            HttpResponse res;
+            std::string why;
+            switch (decode_body(req.header("Content-Encoding"), &req.body, srv.limits.max_body_bytes, &why, &req.compressed_body)) {
+            case DecodeOutcome::Ok:
+                req.headers.erase("Content-Encoding");
+                srv.router.handle(req, res);
+                break;
+            case DecodeOutcome::TooLarge: send_error(res, 413, "too_large", why); break;
+            case DecodeOutcome::UnsupportedEncoding: send_error(res, 415, "unsupported_encoding", why); break;
+            case DecodeOutcome::Corrupt: send_error(res, 400, "bad_encoding", why); break;
+            }
+            if (res.stream) return self->stream_response(std::move(res), keep_alive);
+            asio::post(self->socket_.get_executor(), [self, res = std::move(res), keep_alive]() mutable {
+                self->respond(std::move(res), keep_alive);
+            });
+        });
+        if (!queued) {
+            ++srv_.queue_full;
+            HttpResponse res;
+            send_error(res, 503, "busy",
+                       "the server is busy: its queue of " + std::to_string(srv_.pool.capacity()) +
+                           " requests is full; retry after 1 s");
+            res.set_header("Retry-After", "1");
+            respond(std::move(res), keep_alive);
+        }
+    }
+
+    void fail(int status, const std::string &code, const std::string &message) {
+        if (status == 408) ++srv_.timed_out;
+        HttpResponse res;
+        send_error(res, status, code, message);
+        res.close = true;
+        respond(std::move(res), false);
+    }
+
+    void respond(HttpResponse res, bool keep_alive) {
+        phase_ = Phase::Writing;
+        keep_alive = keep_alive && !res.close;
+        out_ = std::make_shared<http::response<http::string_body>>();
+        out_->version(11);
+        out_->result(static_cast<unsigned>(res.status));
+        for (const auto &h : res.headers) out_->set(h.first, h.second);
+        out_->body() = std::move(res.body);
+        out_->keep_alive(keep_alive);
+        out_->prepare_payload();
+        arm(Clock::now() + srv_.limits.write_timeout);
+        http::async_write(socket_, *out_, [self = shared_from_this(), keep_alive](beast::error_code ec, std::size_t) {
+            self->out_.reset();
+            if (ec) return self->close();
+            if (keep_alive) return self->read_header();
+            self->linger();
+        });
+    }
+
+    // A streamed response (HttpResponse::stream), driven from the worker that
+    // ran the handler: each chunk is handed to the strand and written before
+    // the next is made, so the worker holds one chunk at a time. The worker
+    // is taken for as long as the client reads (the handler limits how many
+    // such responses run at once).
+    void stream_response(HttpResponse res, bool keep_alive) {
+        auto self = shared_from_this();
+        keep_alive = keep_alive && !res.close;
+        auto head = std::make_shared<http::response<http::empty_body>>();
+        head->version(11);
+        head->result(static_cast<unsigned>(res.status));
+        for (const auto &h : res.headers) head->set(h.first, h.second);
+        head->keep_alive(keep_alive);
+        head->chunked(true);
+        auto serializer = std::make_shared<http::response_serializer<http::empty_body>>(*head);
+        bool ok = on_strand_and_wait([self, head, serializer](std::function<void(bool)> done) {
+            self->phase_ = Phase::Writing;
+            self->arm(Clock::now() + self->srv_.limits.write_timeout);
+            http::async_write_header(self->socket_, *serializer,
+                                     [head, serializer, done](beast::error_code ec, std::size_t) { done(!ec); });
+        });
+        bool finished = false;
+        if (ok) {
+            const HttpResponse::Writer writer = [&](std::string_view data) {
+                if (!ok || data.empty()) return ok;
+                // A copy that the write owns: it outlives this call if the wait gives up.
+                auto chunk = std::make_shared<std::string>(data);
+                ok = on_strand_and_wait([self, chunk](std::function<void(bool)> done) {
+                    self->arm(Clock::now() + self->srv_.limits.write_timeout);
+                    asio::async_write(self->socket_, http::make_chunk(asio::buffer(*chunk)),
+                                      [chunk, done](beast::error_code ec, std::size_t) { done(!ec); });
+                });
+                return ok;
+            };
+            try {
+                res.stream(writer);
+                finished = ok;
+            } catch (const std::exception &) {
+                finished = false;
+            }
+        }
+        asio::post(socket_.get_executor(), [self, finished, keep_alive] {
+            if (!finished) return self->close();
+            auto last = std::make_shared<http::chunk_last<http::chunk_crlf>>(http::make_chunk_last());
+            self->arm(Clock::now() + self->srv_.limits.write_timeout);
+            asio::async_write(self->socket_, *last, [self, last, keep_alive](beast::error_code ec, std::size_t) {
+                if (ec) return self->close();
+                if (keep_alive) return self->read_header();
+                self->linger();
+            });
+        });
+    }
+
+    // Runs start(done) on the connection's strand and waits (on a worker) for
+    // done(result); false when it does not come within the write timeout and
+    // a margin (the I/O thread has stopped, say).
+    bool on_strand_and_wait(std::function<void(std::function<void(bool)>)> start) {
+        auto promise = std::make_shared<std::promise<bool>>();
+        std::future<bool> result = promise->get_future();
+        asio::post(socket_.get_executor(), [start = std::move(start), promise]() {
+            start([promise](bool v) { promise->set_value(v); });
+        });
+        if (result.wait_for(srv_.limits.write_timeout + std::chrono::seconds(5)) != std::future_status::ready) return false;
+        return result.get();
+    }
+
+    // Closing a socket with unread request bytes makes the kernel send a
+    // reset, which can destroy the answer before the client reads it (a 413
+    // to a client still sending its body). So: stop sending, then read and
+    // drop what still comes, for a short while and up to a cap, then close.
+    void linger() {
+        phase_ = Phase::Draining;
+        beast::error_code ignored;
+        socket_.shutdown(tcp::socket::shutdown_send, ignored);
+        arm(Clock::now() + std::chrono::seconds(2));
+        drain();
+    }
+    void drain() {
+        if (!drain_buffer_) drain_buffer_ = std::make_unique<std::array<char, 16384>>();
+        socket_.async_read_some(asio::buffer(*drain_buffer_), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+            self->drained_ += n;
+            if (ec || self->drained_ > (4u << 20)) return self->close();
+            self->drain();
+        });
+    }
+
+    void close() {
+        disarm();
+        beast::error_code ignored;
+        socket_.close(ignored);
+    }
+
+    HttpServer::Impl &srv_;
+    tcp::socket socket_;
+    asio::steady_timer timer_;
+    beast::flat_buffer buffer_;
+    std::optional<http::request_parser<http::string_body>> parser_;
+    std::shared_ptr<http::response<http::string_body>> out_;
+    std::unique_ptr<std::array<char, 16384>> drain_buffer_;
+    const std::string peer_;
+    const bool counted_;
+    Phase phase_ = Phase::Header;
+    unsigned timer_gen_ = 0;
+    bool timed_out_ = false;
+    bool first_request_ = true;
+    Clock::time_point body_start_;
+    std::size_t body_received_ = 0, drained_ = 0;
+};
+
+}  // namespace
+
+int HttpServer::Impl::listen(const std::string &host, int port) {
+    beast::error_code ec;
+    tcp::resolver resolver(ioc);
+    const auto endpoints = resolver.resolve(host, std::to_string(port), tcp::resolver::passive, ec);
+    if (ec || endpoints.empty()) throw std::runtime_error("cannot resolve " + host + ": " + ec.message());
+    const tcp::endpoint ep = endpoints.begin()->endpoint();
+    acceptor.open(ep.protocol(), ec);
+    if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor.bind(ep, ec);
+    if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(port) + ": " + ec.message());
+    return acceptor.local_endpoint().port();
+}
+
+void HttpServer::Impl::do_accept() {
+    acceptor.async_accept(asio::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+        if (!acceptor.is_open()) return;
+        if (ec) {
+            // Out of descriptors or memory: accepting again at once would spin.
+            // Pause briefly; the connections being served will free some.
+            if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space || ec == asio::error::no_memory) {
+                accept_pause.expires_after(std::chrono::milliseconds(50));
+                accept_pause.async_wait([this](beast::error_code) { do_accept(); });
+                return;
+            }
+            return do_accept();
+        }
+        admit(std::move(socket));
+        do_accept();
+    });
+}
+
+void HttpServer::Impl::admit(tcp::socket socket) {
+    beast::error_code ec;
+    const auto remote = socket.remote_endpoint(ec);
+    if (ec) return;  // already gone
+    std::string peer = remote.address().to_string();
+    // Responses go out as headers and body: without TCP_NODELAY the second
+    // write waits for the client's delayed ACK of the first (~40 ms on Linux).
+    socket.set_option(tcp::no_delay(true), ec);
+    int status = 0;
+    std::string code, message;
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        std::size_t &mine = per_client[peer];
+        if (open >= limits.max_connections) {
+            status = 503;
+            code = "too_many_connections";
+            message = "the server is at its limit of " + std::to_string(limits.max_connections) +
+                      " connections; retry after 1 s";
+        } else if (mine >= limits.max_connections_per_client && !limits.exempt_clients.count(peer)) {
+            status = 429;
+            code = "too_many_connections";
+            message = std::to_string(mine) + " connections from " + peer + " are open already (at most " +
+                      std::to_string(limits.max_connections_per_client) + " per address)";
+        } else {
+            ++open;
+            ++mine;
+        }
+        if (status && mine == 0) per_client.erase(peer);
+    }
+    if (status) {
+        ++refused;
+        std::make_shared<Connection>(*this, std::move(socket), peer, false)->refuse(status, code, message);
+        return;
+    }
+    std::make_shared<Connection>(*this, std::move(socket), std::move(peer), true)->start();
+}
+
+void HttpServer::Impl::release(const std::string &peer) {
+    std::lock_guard<std::mutex> lock(mu);
+    --open;
+    auto it = per_client.find(peer);
+    if (it != per_client.end() && --it->second == 0) per_client.erase(it);
+}
+
+void HttpServer::Impl::run() {
+    signals.async_wait([this](beast::error_code ec, int) {
+        if (!ec) ioc.stop();
+    });
+    do_accept();
+    std::vector<std::thread> extra;
+    for (std::size_t i = 1; i < limits.io_threads; ++i) extra.emplace_back([this] { ioc.run(); });
+    ioc.run();
+    for (std::thread &t : extra) t.join();
+    pool.stop();
+}
+
+HttpServer::HttpServer(const Router &router, TransportLimits limits)
+    : impl_(std::make_unique<Impl>(router, std::move(limits))) {}
+HttpServer::~HttpServer() = default;
+int HttpServer::listen(const std::string &host, int port) { return impl_->listen(host, port); }
+void HttpServer::run() { impl_->run(); }
+void HttpServer::stop() { impl_->ioc.stop(); }
+
+TransportStats HttpServer::stats() const {
+    TransportStats s;
+    {
+        std::lock_guard<std::mutex> lock(impl_->mu);
+        s.open_connections = impl_->open;
+    }
+    s.queued = impl_->pool.queued();
+    s.refused_connections = impl_->refused;
+    s.timed_out = impl_->timed_out;
+    s.queue_full = impl_->queue_full;
+    return s;
+}
+
+}  // namespace gmserver

@@ -1,0 +1,76 @@
+// The server's transport: event-driven HTTP/1.1 I/O (Boost.Asio and
+// Boost.Beast) that slow or idle clients cannot exhaust.
+//
+// Sockets are read and written by a few I/O threads that never block; a
+// request reaches a worker thread only once its headers and its whole body
+// have arrived. A client that trickles its bytes therefore holds a socket and
+// a few KiB of buffer, never a worker. What it may hold is bounded:
+//   - the headers must be complete within header_timeout of the connection's
+//     start (or of the previous response, on a kept-alive connection);
+//   - the body must keep up min_body_rate bytes/s on average after
+//     body_grace (so a 100 KB body declared and then trickled is cut off);
+//   - max_connections in all, max_connections_per_client per peer address
+//     (trusted proxies are exempt: they carry many clients);
+//   - complete requests wait for a worker in a queue of queue_capacity.
+// Each refusal is an answer that says why: 408 (too slow), 413 (too large),
+// 429 (too many connections from this address), 431 (headers too large),
+// 503 (server full or queue full, with Retry-After).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "http/router.hpp"
+
+namespace gmserver {
+
+struct TransportLimits {
+    std::chrono::milliseconds header_timeout{10000};
+    std::chrono::milliseconds body_grace{10000};
+    double min_body_rate = 16384;  // bytes per second, averaged from the end of the headers
+    std::chrono::milliseconds write_timeout{30000};
+    std::size_t max_connections = 20000;
+    std::size_t max_connections_per_client = 256;
+    std::size_t queue_capacity = 512;
+    std::size_t workers = 8;
+    std::size_t io_threads = 1;
+    std::size_t max_header_bytes = 16 << 10;
+    std::size_t max_body_bytes = 16u << 20;  // as sent and after Content-Encoding is undone
+    std::set<std::string> exempt_clients;    // no per-client connection cap (trusted proxies)
+};
+
+// Counters of what the transport did, for tests and the stats endpoint.
+struct TransportStats {
+    std::size_t open_connections = 0;
+    std::size_t queued = 0;
+    std::size_t refused_connections = 0;  // 429 and 503 at accept
+    std::size_t timed_out = 0;            // 408
+    std::size_t queue_full = 0;           // 503 from the queue
+};
+
+class HttpServer {
+public:
+    HttpServer(const Router &router, TransportLimits limits);
+    ~HttpServer();
+    HttpServer(const HttpServer &) = delete;
+    HttpServer &operator=(const HttpServer &) = delete;
+
+    // Binds and listens; returns the port (port 0 picks a free one). Throws
+    // std::runtime_error with the reason.
+    int listen(const std::string &host, int port);
+    // Serves until stop() or SIGINT/SIGTERM.
+    void run();
+    // Safe from any thread.
+    void stop();
+    TransportStats stats() const;
+
+    class Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gmserver

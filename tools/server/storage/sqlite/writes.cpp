@@ -1,0 +1,193 @@
+// The SQLite storage's writes: an upload with its point sets and queue entry,
+// a delete, moderation's set_counted, and the rate limit's tokens (in memory:
+// an SQLite file is served by one process).
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "storage/point_codec.hpp"
+#include "storage/sqlite/internal.hpp"
+
+namespace gmserver::sqlite {
+
+InsertOutcome SqliteStorage::insert(const StoredRun &run, const std::vector<PointRow> &points, StoredRun *existing) {
+    // The expensive part, compression and packing, happens before the lock.
+    const std::string document = packed_document(run);
+    std::map<std::string, std::vector<const PointRow *>> by_experiment;
+    for (const PointRow &p : points) by_experiment[p.experiment].push_back(&p);
+    std::vector<std::pair<const std::string *, std::string>> sets;
+    for (const auto &[experiment, rows] : by_experiment) sets.emplace_back(&experiment, encode_points(rows));
+
+    std::lock_guard<std::mutex> lock(mu_);
+    exec_cached("BEGIN IMMEDIATE");
+    try {
+        if (!run.submission_id.empty()) {
+            std::optional<StoredRun> found;
+            {
+                Stmt q(db_, writer_statements_, "SELECT " GM_SQLITE_RUN_COLUMNS " FROM runs WHERE submission_id = ?");
+                q.bind(1, run.submission_id);
+                if (q.step()) found = q.run();
+            }
+            if (found) {
+                if (existing) *existing = *found;
+                exec_cached("ROLLBACK");
+                return InsertOutcome::DuplicateSubmission;
+            }
+        }
+        Stmt ins(db_, writer_statements_, "INSERT INTO runs (id, submission_id, delete_token_hash, created_at, gpu_key, gpu_name, cc,"
+                      " memory_bytes, bus_width, driver, runtime, document) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+        ins.bind(1, run.id);
+        if (run.submission_id.empty()) sqlite3_bind_null(ins.s, 2);
+        else ins.bind(2, run.submission_id);
+        ins.bind(3, run.delete_token_hash);
+        ins.bind(4, run.created_at);
+        ins.bind(5, run.gpu.key);
+        ins.bind(6, run.gpu.name);
+        ins.bind(7, run.gpu.compute_capability);
+        sqlite3_bind_int64(ins.s, 8, static_cast<sqlite3_int64>(run.gpu.memory_bytes));
+        sqlite3_bind_int(ins.s, 9, run.gpu.bus_width_bits);
+        ins.bind(10, run.gpu.driver_version);
+        ins.bind(11, run.gpu.runtime_version);
+        ins.bind_blob(12, document);
+        ins.done();
+        insert_point_sets(run.id, run.gpu.key, sets);
+        // Queued for the aggregates in the same transaction: stored means queued.
+        Stmt q(db_, writer_statements_, "INSERT INTO agg_queue (run_id, gpu_key, created_at) VALUES (?,?,?)");
+        q.bind(1, run.id);
+        q.bind(2, run.gpu.key);
+        q.bind(3, run.created_at);
+        q.done();
+        exec_cached("COMMIT");
+    } catch (...) {
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+    }
+    if (refresher_) refresher_->poke();
+    return InsertOutcome::Inserted;
+}
+
+bool SqliteStorage::remove(const std::string &id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    exec_cached("BEGIN IMMEDIATE");
+    try {
+        const std::optional<std::string> found = gpu_key_of(id);
+        if (!found) {
+            exec_cached("ROLLBACK");
+            return false;
+        }
+        const std::string &gpu_key = *found;
+        // A queued run is not in the aggregates yet: dropping it from the
+        // queue is all. A folded one is subtracted from them; one left out
+        // (set_counted) is in neither.
+        Stmt du(db_, "DELETE FROM uncounted WHERE run_id = ?");
+        du.bind(1, id);
+        du.done();
+        const bool was_uncounted = sqlite3_changes(db_) > 0;
+        Stmt dq(db_, writer_statements_, "DELETE FROM agg_queue WHERE run_id = ?");
+        dq.bind(1, id);
+        dq.done();
+        if (!was_uncounted && sqlite3_changes(db_) == 0) subtract_folded(id, gpu_key);
+        Stmt p(db_, "DELETE FROM point_sets WHERE run_id = ?");
+        p.bind(1, id);
+        p.done();
+        Stmt r(db_, "DELETE FROM runs WHERE id = ?");
+        r.bind(1, id);
+        r.done();
+        const bool deleted = sqlite3_changes(db_) > 0;
+        exec_cached("COMMIT");
+        return deleted;
+    } catch (...) {
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+    }
+}
+
+// --- Moderation: uploads left out of the aggregates (crowd/crowd.hpp) ---
+bool SqliteStorage::set_counted(const std::string &id, bool counted) {
+    std::unique_lock<std::mutex> lock(mu_);
+    exec_cached("BEGIN IMMEDIATE");
+    try {
+        const std::optional<std::string> found = gpu_key_of(id);
+        if (!found) {
+            exec_cached("ROLLBACK");
+            return false;
+        }
+        const std::string &gpu_key = *found;
+        bool uncounted = false;
+        {
+            Stmt u(db_, "SELECT 1 FROM uncounted WHERE run_id = ?");
+            u.bind(1, id);
+            uncounted = u.step();
+        }
+        bool requeued = false;
+        if (!counted && !uncounted) {
+            Stmt dq(db_, writer_statements_, "DELETE FROM agg_queue WHERE run_id = ?");
+            dq.bind(1, id);
+            dq.done();
+            if (sqlite3_changes(db_) == 0) subtract_folded(id, gpu_key);  // folded already
+            Stmt ins(db_, "INSERT INTO uncounted (run_id, gpu_key) VALUES (?, ?)");
+            ins.bind(1, id);
+            ins.bind(2, gpu_key);
+            ins.done();
+        } else if (counted && uncounted) {
+            Stmt du(db_, "DELETE FROM uncounted WHERE run_id = ?");
+            du.bind(1, id);
+            du.done();
+            Stmt q(db_, "INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM runs WHERE id = ?");
+            q.bind(1, id);
+            q.done();
+            requeued = true;
+        }
+        exec_cached("COMMIT");
+        lock.unlock();
+        if (requeued && refresher_) refresher_->poke();
+        return true;
+    } catch (...) {
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+    }
+}
+
+bool SqliteStorage::take_token(const std::string &client, bool write, double rate, double burst, int *retry_after_s) {
+    return buckets_.take((write ? "w " : "r ") + client, rate, burst, retry_after_s);
+}
+
+// The model a stored run was counted for; nothing when no such run.
+std::optional<std::string> SqliteStorage::gpu_key_of(const std::string &id) {
+    Stmt k(db_, "SELECT gpu_key FROM runs WHERE id = ?");
+    k.bind(1, id);
+    if (!k.step()) return std::nullopt;
+    return k.text(0);
+}
+
+// A run already folded into its model's aggregates leaves them: its point
+// sets are folded out and the model counts one upload less. Inside the
+// caller's write transaction.
+void SqliteStorage::subtract_folded(const std::string &id, const std::string &gpu_key) {
+    States states(*this, gpu_key);
+    Stmt sets(db_, writer_statements_, "SELECT experiment, data FROM point_sets WHERE run_id = ?");
+    sets.bind(1, id);
+    while (sets.step()) states.fold(sets.text(0), sets.blob(1), -1);
+    states.save();
+    Stmt m(db_, "UPDATE models SET uploads = uploads - 1 WHERE gpu_key = ? AND uploads > 0");
+    m.bind(1, gpu_key);
+    m.done();
+}
+
+void SqliteStorage::insert_point_sets(const std::string &run_id, const std::string &gpu_key,
+                                      const std::vector<std::pair<const std::string *, std::string>> &sets) {
+    Stmt pt(db_, writer_statements_, "INSERT INTO point_sets (run_id, gpu_key, experiment, data) VALUES (?,?,?,?)");
+    for (const auto &[experiment, data] : sets) {
+        sqlite3_reset(pt.s);
+        pt.bind(1, run_id);
+        pt.bind(2, gpu_key);
+        pt.bind(3, *experiment);
+        pt.bind_blob(4, data);
+        pt.done();
+    }
+}
+
+}  // namespace gmserver::sqlite

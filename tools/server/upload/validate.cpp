@@ -1,0 +1,513 @@
+#include "upload/validate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <string_view>
+#include <utility>
+
+#include <simdjson.h>
+
+#include "storage/counter_rows.hpp"
+
+namespace gmserver {
+namespace {
+
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+using simdjson::dom::object;
+
+struct Reject {
+    std::string code, message;
+};
+
+[[noreturn]] void reject(const std::string &code, const std::string &message) { throw Reject{code, message}; }
+
+void require(bool ok, const std::string &where, const std::string &what) {
+    if (!ok) reject("invalid_document", where + ": " + what);
+}
+
+// Looks a key up without building its path unless it is missing.
+element member(object obj, const char *key, const std::string &where) {
+    element v;
+    if (obj.at_key(key).get(v) != simdjson::SUCCESS) reject("invalid_document", where + ": missing \"" + key + "\"");
+    return v;
+}
+
+bool has(object obj, const char *key) {
+    element v;
+    return obj.at_key(key).get(v) == simdjson::SUCCESS;
+}
+
+// A place in the document, given as text or as a function that spells it
+// out: a function costs nothing unless the check fails.
+std::string spell(std::string_view where) { return std::string(where); }
+template <class Where, class = decltype(std::declval<const Where &>()())>
+std::string spell(const Where &where) {
+    return where();
+}
+
+template <class Where>
+object as_object(element v, const Where &where) {
+    object o;
+    if (v.get(o) != simdjson::SUCCESS) reject("invalid_document", spell(where) + ": must be an object");
+    return o;
+}
+
+template <class Where>
+array as_array(element v, const Where &where) {
+    array a;
+    if (v.get(a) != simdjson::SUCCESS) reject("invalid_document", spell(where) + ": must be an array");
+    return a;
+}
+
+std::string text(object obj, const char *key, const std::string &where, std::size_t max_len) {
+    std::string_view s;
+    if (member(obj, key, where).get(s) != simdjson::SUCCESS) reject("invalid_document", where + "." + key + ": must be a string");
+    require(s.size() <= max_len, where + "." + key, "longer than " + std::to_string(max_len) + " bytes");
+    return std::string(s);
+}
+
+// Numbers arrive as 64-bit integers or doubles; all are read as double.
+// JSON has no NaN or infinity, but a huge literal may overflow to infinity.
+// The place is only spelled out on failure: a document has thousands of these.
+double number(object obj, const char *key, const std::string &where) {
+    double d = 0;
+    if (member(obj, key, where).get_double().get(d) != simdjson::SUCCESS)
+        reject("invalid_document", where + "." + key + ": must be a number");
+    if (!std::isfinite(d)) reject("invalid_document", where + "." + key + ": must be finite");
+    return d;
+}
+
+struct DeviceFacts {
+    double theoretical_gbs = 0;
+    double l2_bytes = 0;
+};
+
+// Bandwidth above this is not a measurement. Data that cannot sit in L2
+// (bytes moved per launch at least twice the L2 size) comes from DRAM, so 1.5x
+// the theoretical DRAM bandwidth is generous; cache-resident working sets
+// (l2_persist, small arrays, shared-memory kernels) legitimately exceed DRAM
+// bandwidth, so they get 10x. A device that reports no theoretical bandwidth
+// (integrated GPUs) gets a fixed ceiling far above any current GPU.
+double bandwidth_bound(const DeviceFacts &dev, double bytes) {
+    if (dev.theoretical_gbs <= 0) return 50000.0;
+    const bool dram = dev.l2_bytes > 0 && bytes >= 2 * dev.l2_bytes;
+    return (dram ? 1.5 : 10.0) * dev.theoretical_gbs + 50.0;
+}
+
+// A member found in one pass over an object; the first occurrence of a key
+// counts, as with at_key.
+struct Found {
+    element value;
+    bool present = false;
+};
+
+// One pass over the object's fields instead of one lookup per key: a run
+// document has thousands of points, each read for a dozen keys.
+template <std::size_t N>
+void pick(object o, const std::string_view (&keys)[N], Found (&out)[N]) {
+    for (auto field : o)
+        for (std::size_t i = 0; i < N; ++i)
+            if (!out[i].present && field.key == keys[i]) {
+                out[i] = Found{field.value, true};
+                break;
+            }
+}
+
+template <class Where>
+double number(const Found &f, std::string_view key, const Where &where) {
+    if (!f.present) reject("invalid_document", spell(where) + ": missing \"" + std::string(key) + "\"");
+    double d = 0;
+    if (f.value.get_double().get(d) != simdjson::SUCCESS)
+        reject("invalid_document", spell(where) + "." + std::string(key) + ": must be a number");
+    if (!std::isfinite(d)) reject("invalid_document", spell(where) + "." + std::string(key) + ": must be finite");
+    return d;
+}
+
+constexpr std::string_view kPointKeys[] = {"x", "time_ms", "bytes", "bandwidth_gbs", "fraction_of_theoretical",
+                                           "fraction_of_memcpy", "counters"};
+enum PointKey { kX, kTime, kBytes, kBandwidth, kFractionTheoretical, kFractionMemcpy, kCounters };
+constexpr std::string_view kTimeKeys[] = {"median", "min", "max", "mean", "stddev", "n", "samples", "quantiles"};
+enum TimeKey { kMedian, kMin, kMax, kMean, kStddev, kN, kSamples, kQuantiles };
+
+// A point's x, the members of its time_ms and its counters, as check_point
+// read them.
+struct CheckedPoint {
+    double x = 0;
+    Found time[std::size(kTimeKeys)];
+    Found counters;  // an object of finite numbers >= 0 when present
+};
+
+// A point's place in the document ("results[2].series[0].points[17]"), spelled
+// out only when a message needs it: a document has thousands of points.
+struct PointPlace {
+    const std::string &series;
+    std::size_t index;
+    std::string str() const { return series + ".points[" + std::to_string(index) + "]"; }
+};
+
+// The same checks as the library's gmlab.result/1, /1.1 and /1.2 reader (x and
+// the time_ms statistics are numbers), plus the plausibility rules.
+CheckedPoint check_point(object p, const PointPlace &place, const DeviceFacts &dev) {
+    // Places are spelled out only in messages.
+    const auto where = [&] { return place.str(); };
+    const auto tw = [&] { return place.str() + ".time_ms"; };
+    Found f[std::size(kPointKeys)];
+    pick(p, kPointKeys, f);
+    CheckedPoint out;
+    out.x = number(f[kX], "x", where);
+    if (!f[kTime].present) reject("invalid_document", where() + ": missing \"time_ms\"");
+    pick(as_object(f[kTime].value, tw), kTimeKeys, out.time);
+    const Found *t = out.time;
+    double stat[4];
+    for (int k : {kMedian, kMin, kMax, kMean}) {
+        stat[k] = number(t[k], kTimeKeys[k], tw);
+        if (stat[k] <= 0) reject("implausible", tw() + "." + std::string(kTimeKeys[k]) + ": must be > 0");
+    }
+    const double median = stat[kMedian], mn = stat[kMin], mx = stat[kMax];
+    if (!(mn <= median * (1 + 1e-9) && median <= mx * (1 + 1e-9)))
+        reject("implausible", tw() + ": min <= median <= max does not hold");
+    if (number(t[kStddev], "stddev", tw) < 0) reject("implausible", tw() + ".stddev: must be >= 0");
+    if (!t[kN].present) reject("invalid_document", tw() + ": missing \"n\"");
+    std::int64_t count = 0;
+    if (t[kN].value.get_int64().get(count) != simdjson::SUCCESS) reject("invalid_document", tw() + ".n: must be an integer");
+    if (count < 1 || count > 100000000) reject("implausible", tw() + ".n: must be 1..1e8");
+    if (t[kSamples].present) {
+        const array s = as_array(t[kSamples].value, [&] { return tw() + ".samples"; });
+        // Uploads may carry a trimmed subset of the samples, never more than n.
+        if (static_cast<std::int64_t>(s.size()) > count) reject("implausible", tw() + ".samples: more samples than n");
+        for (element v : s) {
+            double d = 0;
+            if (v.get_double().get(d) != simdjson::SUCCESS) reject("invalid_document", tw() + ".samples: must hold numbers");
+            if (!std::isfinite(d) || d <= 0) reject("implausible", tw() + ".samples: every sample must be finite and > 0");
+        }
+    }
+    // Compact documents (1.1) keep the deciles in place of the samples: nine
+    // times in order, within min..max (they carry 6 significant digits).
+    if (t[kQuantiles].present) {
+        const array q = as_array(t[kQuantiles].value, [&] { return tw() + ".quantiles"; });
+        if (q.size() != 9) reject("invalid_document", tw() + ".quantiles: must hold 9 numbers (the deciles)");
+        double previous = 0;
+        for (element v : q) {
+            double d = 0;
+            if (v.get_double().get(d) != simdjson::SUCCESS) reject("invalid_document", tw() + ".quantiles: must hold numbers");
+            if (!std::isfinite(d) || d <= 0) reject("implausible", tw() + ".quantiles: every decile must be finite and > 0");
+            if (d < previous) reject("implausible", tw() + ".quantiles: the deciles must not decrease");
+            if (d < mn * (1 - 1e-5) || d > mx * (1 + 1e-5)) reject("implausible", tw() + ".quantiles: a decile lies outside min..max");
+            previous = d;
+        }
+    }
+    double bytes = 0;
+    if (f[kBytes].present) {
+        bytes = number(f[kBytes], "bytes", where);
+        if (bytes < 0) reject("implausible", where() + ".bytes: must be >= 0");
+    }
+    if (f[kBandwidth].present) {
+        const double bw = number(f[kBandwidth], "bandwidth_gbs", where);
+        if (bw < 0) reject("implausible", where() + ".bandwidth_gbs: must be >= 0");
+        const double bound = bandwidth_bound(dev, bytes);
+        if (bw > bound)
+            reject("implausible", where() + ".bandwidth_gbs: " + std::to_string(bw) + " GB/s is above the bound of " +
+                                      std::to_string(bound) + " GB/s derived from the device block");
+        // bandwidth is bytes / median time: a document whose figures disagree was edited.
+        if (bytes > 0) {
+            const double expected = bytes / (median * 1e6);
+            if (std::fabs(bw - expected) > 0.02 * expected + 1e-9)
+                reject("implausible", where() + ".bandwidth_gbs: does not equal bytes / median time");
+        }
+    }
+    for (int k : {kFractionTheoretical, kFractionMemcpy}) {
+        if (!f[k].present) continue;
+        const double v = number(f[k], kPointKeys[k], where);
+        if (v < 0 || v > 20) reject("implausible", where() + "." + std::string(kPointKeys[k]) + ": must be within 0..20");
+    }
+    // 1.2: hardware counters (counts, rates and ratios of counts): finite and >= 0.
+    if (f[kCounters].present) {
+        object counters;
+        if (f[kCounters].value.get(counters) != simdjson::SUCCESS) reject("invalid_document", where() + ".counters: must be an object");
+        for (auto field : counters) {
+            double d = 0;
+            const auto cw = [&] { return where() + ".counters." + std::string(field.key); };
+            if (field.value.get_double().get(d) != simdjson::SUCCESS) reject("invalid_document", cw() + ": must be a number");
+            if (!std::isfinite(d) || d < 0) reject("implausible", cw() + ": must be finite and >= 0");
+        }
+        out.counters = f[kCounters];
+    }
+    return out;
+}
+
+// The value a series plots, named by its y.field with the library's rules
+// (gm_result_point_value): a time statistic ("median_ms", ..., "repetitions"),
+// "predicted.<key>", a number member of the point, or a member of "values".
+bool field_value(object point, const CheckedPoint &checked, std::string_view field, double &out) {
+    static constexpr std::pair<std::string_view, TimeKey> kTimeFields[] = {
+        {"median_ms", kMedian}, {"min_ms", kMin}, {"max_ms", kMax},
+        {"mean_ms", kMean}, {"stddev_ms", kStddev}, {"repetitions", kN}};
+    for (const auto &[name, key] : kTimeFields)
+        if (field == name) return checked.time[key].value.get_double().get(out) == simdjson::SUCCESS;
+    constexpr std::string_view kPredicted = "predicted.";
+    if (field.substr(0, kPredicted.size()) == kPredicted)
+        return point.at_key("predicted").at_key(field.substr(kPredicted.size())).get_double().get(out) == simdjson::SUCCESS;
+    if (point.at_key(field).get_double().get(out) == simdjson::SUCCESS) return true;
+    return point.at_key("values").at_key(field).get_double().get(out) == simdjson::SUCCESS;
+}
+
+// One entry of a series' "agreement": counted figure, prediction, tolerance.
+struct Agreement {
+    std::string counter, prediction;
+    double tolerance = 0;
+};
+
+// The series' agreement entries that can be stored (storage/counter_rows.hpp). The
+// block is the library's own summary of its points, not a measurement, so a
+// malformed entry is left out rather than refused: it only loses its rows.
+std::vector<Agreement> agreements_of(object series) {
+    std::vector<Agreement> out;
+    object block;
+    if (series.at_key("agreement").get(block) != simdjson::SUCCESS) return out;
+    for (auto field : block) {
+        Agreement a;
+        a.counter = std::string(field.key);
+        std::string_view prediction;
+        if (field.value.at_key("prediction").get(prediction) != simdjson::SUCCESS ||
+            field.value.at_key("tolerance").get_double().get(a.tolerance) != simdjson::SUCCESS)
+            continue;
+        a.prediction = std::string(prediction);
+        // Names bounded as a y.field is (the counter's becomes part of three stored fields).
+        if (a.counter.empty() || a.prediction.empty() || a.counter.size() > 128 || a.prediction.size() > 128) continue;
+        if (!std::isfinite(a.tolerance) || a.tolerance < 0) continue;
+        // A key given twice (JSON allows it) would count each point twice.
+        if (std::any_of(out.begin(), out.end(), [&](const Agreement &b) { return b.counter == a.counter; })) continue;
+        out.push_back(std::move(a));
+    }
+    return out;
+}
+
+// A counted point of a series with agreements: its x, counters and predictions.
+struct CountedPoint {
+    double x;
+    object counters;
+    element predicted;
+};
+
+// The counter rows of one series (storage/counter_rows.hpp): per agreement entry, the
+// points that have both the counted figure and its prediction. Each field's
+// rows are appended together, so that the aggregates meet one series at a time.
+void append_counter_rows(const std::string &experiment, const std::string &series, const std::vector<Agreement> &agreements,
+                         const std::vector<CountedPoint> &counted, std::vector<PointRow> &rows) {
+    for (const Agreement &a : agreements) {
+        const std::string counted_field = counter_field(CounterRow::Counted, a.counter),
+                          model_field = counter_field(CounterRow::Model, a.counter),
+                          tolerance_field = counter_field(CounterRow::Tolerance, a.counter);
+        std::vector<PointRow> measured, model, tolerance;
+        for (const CountedPoint &p : counted) {
+            double c = 0, m = 0;
+            if (p.counters.at_key(a.counter).get_double().get(c) != simdjson::SUCCESS) continue;
+            if (p.predicted.at_key(a.prediction).get_double().get(m) != simdjson::SUCCESS || !std::isfinite(m)) continue;
+            measured.push_back(PointRow{"", experiment, series, counted_field, p.x, c});
+            model.push_back(PointRow{"", experiment, series, model_field, p.x, m});
+            tolerance.push_back(PointRow{"", experiment, series, tolerance_field, p.x, a.tolerance});
+        }
+        for (std::vector<PointRow> *group : {&measured, &model, &tolerance})
+            rows.insert(rows.end(), std::make_move_iterator(group->begin()), std::make_move_iterator(group->end()));
+    }
+}
+
+// One result of the run: the library's gmlab.result/1 rules, every point's
+// plausibility, and one stored row per point (the value its series plots),
+// plus the counter rows of series that compare counters with their model.
+void read_result(element r_el, const std::string &where, const DeviceFacts &dev, std::vector<PointRow> &rows) {
+    const object r = as_object(r_el, where);
+    require(!has(r, "device"), where, "must not carry its own device block");
+    std::string_view schema;
+    require(member(r, "schema", where).get(schema) == simdjson::SUCCESS &&
+                (schema == "gmlab.result/1" || schema == "gmlab.result/1.1" || schema == "gmlab.result/1.2"),
+            where + ".schema", "must be \"gmlab.result/1\", \"gmlab.result/1.1\" or \"gmlab.result/1.2\"");
+    bool quick = false;
+    if (r.at_key("quick").get(quick) == simdjson::SUCCESS && quick)
+        reject("invalid_document", where + ".quick: a quick run (gmlab run --quick) is a smoke check, not measurements; "
+                                           "upload a standard run");
+    const object exp = as_object(member(r, "experiment", where), where + ".experiment");
+    const std::string name = text(exp, "name", where + ".experiment", 64);
+    element summary;
+    if (r.at_key("summary").get(summary) == simdjson::SUCCESS) as_object(summary, where + ".summary");
+    const array series = as_array(member(r, "series", where), where + ".series");
+    std::size_t s = 0;
+    for (element se : series) {
+        const std::string sw = where + ".series[" + std::to_string(s++) + "]";
+        const object so = as_object(se, sw);
+        const std::string sname = text(so, "name", sw, 256);
+        const object y = as_object(member(so, "y", sw), sw + ".y");
+        const std::string field = text(y, "field", sw + ".y", 128);
+        const array points = as_array(member(so, "points", sw), sw + ".points");
+        const std::vector<Agreement> agreements = agreements_of(so);
+        std::vector<CountedPoint> counted;
+        std::size_t p = 0;
+        for (element pe : points) {
+            const PointPlace place{sw, p++};
+            object po;
+            if (pe.get(po) != simdjson::SUCCESS) reject("invalid_document", place.str() + ": must be an object");
+            const CheckedPoint checked = check_point(po, place, dev);
+            double v = 0;
+            if (!field_value(po, checked, field, v))
+                reject("invalid_document", place.str() + ": has no number \"" + field + "\" (the series' y.field)");
+            if (!std::isfinite(v)) reject("implausible", place.str() + ": non-finite value");
+            rows.push_back(PointRow{"", name, sname, field, checked.x, v});
+            element predicted;
+            if (!agreements.empty() && checked.counters.present && po.at_key("predicted").get(predicted) == simdjson::SUCCESS)
+                counted.push_back(CountedPoint{checked.x, object(checked.counters.value), predicted});
+        }
+        append_counter_rows(name, sname, agreements, counted, rows);
+    }
+}
+
+// The size limits over the parsed document: the length of every string (keys
+// too) and the number of items of every array. The body size limit bounds what
+// the parser builds before this runs; depth is bounded by the parser itself.
+void check_limits(element e, const ValidationLimits &limits) {
+    switch (e.type()) {
+    case element_type::STRING:
+        if (std::string_view(e).size() > limits.max_string_bytes)
+            reject("too_large", "a string is longer than " + std::to_string(limits.max_string_bytes) + " bytes");
+        break;
+    case element_type::ARRAY: {
+        const array a(e);
+        if (a.size() > limits.max_array_items)
+            reject("too_large", "an array has more than " + std::to_string(limits.max_array_items) + " items");
+        for (element v : a) check_limits(v, limits);
+        break;
+    }
+    case element_type::OBJECT:
+        for (auto field : object(e)) {
+            if (field.key.size() > limits.max_string_bytes)
+                reject("too_large", "a string is longer than " + std::to_string(limits.max_string_bytes) + " bytes");
+            check_limits(field.value, limits);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+bool valid_cc(const std::string &cc) {
+    const auto dot = cc.find('.');
+    if (dot == std::string::npos || dot == 0 || dot > 2 || cc.size() - dot - 1 < 1 || cc.size() - dot - 1 > 2) return false;
+    for (std::size_t i = 0; i < cc.size(); ++i)
+        if (i != dot && (cc[i] < '0' || cc[i] > '9')) return false;
+    return true;
+}
+
+}  // namespace
+
+std::string gpu_key(const std::string &name, const std::string &cc, std::uint64_t memory_bytes, int bus_width_bits) {
+    std::string k;
+    for (unsigned char c : name) {
+        if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) k.push_back(char(c));
+        else if (!k.empty() && k.back() != '-') k.push_back('-');
+    }
+    while (!k.empty() && k.back() == '-') k.pop_back();
+    if (k.empty()) k = "gpu";
+    const auto gib = static_cast<unsigned long long>(std::llround(double(memory_bytes) / (1024.0 * 1024.0 * 1024.0)));
+    return k + "-cc" + cc + "-" + std::to_string(gib) + "gib-" + std::to_string(bus_width_bits) + "bit";
+}
+
+bool valid_submission_id(const std::string &s) {
+    if (s.empty() || s.size() > 128) return false;
+    for (char c : s)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+            return false;
+    return true;
+}
+
+ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits) {
+    return validate_upload(std::move(body), limits, nullptr);
+}
+
+ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits, const ParsedDocumentReader &also) {
+    static_assert(kParserPadding >= simdjson::SIMDJSON_PADDING, "kParserPadding must cover the parser's padding");
+    ValidatedUpload out;
+    try {
+        // One parser per thread, reused: its buffers grow to the largest body
+        // seen (bounded by the request size limit). simdjson checks UTF-8 in
+        // full (overlong forms, surrogates, > U+10FFFF) and escapes, and stops at
+        // the depth limit before building deeper levels.
+        thread_local simdjson::dom::parser parser;
+        if (parser.max_depth() != static_cast<std::size_t>(limits.max_depth) &&
+            parser.allocate(std::max<std::size_t>(body.size(), 64), static_cast<std::size_t>(limits.max_depth)) != simdjson::SUCCESS)
+            reject("too_large", "the body does not fit in memory");
+        element root;
+        const simdjson::error_code err = parser.parse(body).get(root);
+        if (err == simdjson::DEPTH_ERROR) reject("too_deep", "JSON nested deeper than " + std::to_string(limits.max_depth));
+        if (err == simdjson::UTF8_ERROR) reject("invalid_json", "the body is not valid UTF-8");
+        if (err == simdjson::MEMALLOC || err == simdjson::CAPACITY) reject("too_large", "the body does not fit in memory");
+        if (err) reject("invalid_json", std::string("not JSON: ") + simdjson::error_message(err));
+        check_limits(root, limits);
+
+        const object doc = as_object(root, "document");
+        std::string_view schema;
+        require(member(doc, "schema", "document").get(schema) == simdjson::SUCCESS &&
+                    (schema == "gmlab.run/1" || schema == "gmlab.run/1.1" || schema == "gmlab.run/1.2"),
+                "document.schema", "must be \"gmlab.run/1\", \"gmlab.run/1.1\" or \"gmlab.run/1.2\"");
+        bool quick = false;
+        if (doc.at_key("quick").get(quick) == simdjson::SUCCESS && quick)
+            reject("invalid_document", "document.quick: a quick run (gmlab run --quick) is a smoke check, not measurements; "
+                                       "upload a standard run");
+        for (const char *k : {"library", "settings"}) as_object(member(doc, k, "document"), std::string("document.") + k);
+        const object device = as_object(member(doc, "device", "document"), "document.device");
+        text(doc, "created_at", "document", 64);
+        text(doc, "command", "document", 4096);
+        element sid;
+        if (doc.at_key("submission_id").get(sid) == simdjson::SUCCESS) {
+            std::string_view s;
+            require(sid.get(s) == simdjson::SUCCESS && valid_submission_id(std::string(s)), "document.submission_id",
+                    "must be 1..128 characters of [A-Za-z0-9._-]");
+            out.submission_id = std::string(s);
+        }
+
+        GpuIdentity &g = out.gpu;
+        g.name = text(device, "name", "device", 256);
+        require(!g.name.empty(), "device.name", "must not be empty");
+        g.compute_capability = text(device, "compute_capability", "device", 8);
+        require(valid_cc(g.compute_capability), "device.compute_capability", "must look like \"9.0\"");
+        const double mem = number(device, "global_memory_bytes", "device");
+        if (mem < 1 || mem > 1e15) reject("implausible", "device.global_memory_bytes: must be 1..1e15");
+        g.memory_bytes = static_cast<std::uint64_t>(mem);
+        const double bus = number(device, "memory_bus_width_bits", "device");
+        if (bus < 0 || bus > 65536 || bus != std::floor(bus)) reject("implausible", "device.memory_bus_width_bits: must be an integer 0..65536");
+        g.bus_width_bits = static_cast<int>(bus);
+        g.driver_version = has(device, "driver_version") ? text(device, "driver_version", "device", 256) : "";
+        g.runtime_version = has(device, "runtime_version") ? text(device, "runtime_version", "device", 256) : "";
+        g.key = gpu_key(g.name, g.compute_capability, g.memory_bytes, g.bus_width_bits);
+
+        DeviceFacts dev;
+        dev.theoretical_gbs = number(device, "theoretical_bandwidth_gbs", "device");
+        if (dev.theoretical_gbs < 0 || dev.theoretical_gbs > 1e5) reject("implausible", "device.theoretical_bandwidth_gbs: must be 0..1e5");
+        if (has(device, "l2_cache_bytes")) dev.l2_bytes = number(device, "l2_cache_bytes", "device");
+
+        const array results = as_array(member(doc, "results", "document"), "document.results");
+        require(results.size() > 0, "document.results", "must be a non-empty array");
+        require(results.size() <= limits.max_results, "document.results", "too many results");
+        std::size_t i = 0;
+        for (element r : results) read_result(r, "results[" + std::to_string(i++) + "]", dev, out.points);
+        if (also) also(root);
+        // Stored as received: valid UTF-8 JSON that passed every check above.
+        out.document = std::move(body);
+        out.ok = true;
+    } catch (const Reject &r) {
+        out.ok = false;
+        out.error_code = r.code;
+        out.error_message = r.message;
+        out.points.clear();
+    } catch (const std::exception &e) {
+        out.ok = false;
+        out.error_code = "invalid_document";
+        out.error_message = e.what();
+        out.points.clear();
+    }
+    return out;
+}
+
+}  // namespace gmserver
