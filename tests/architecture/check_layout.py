@@ -12,7 +12,9 @@ A file belongs to the longest folder in the table that holds it. Each quoted
 #include of the file is resolved to a path in the repository (the file's
 include roots are given per folder in the "## Include roots" table) and must
 lie under one of the folders its row allows. `<family>` stands for the file's
-own experiment family; an entry with a `*` is a glob over paths.
+own experiment family; an entry with a `*` is a glob over paths in which `*`
+stays within one folder name (`storage/*` is storage's own files, not its
+subfolders').
 
 Besides the include rules:
   - nothing includes a .cu file (host code never includes kernels' sources);
@@ -24,7 +26,6 @@ Exit 0 when the tree follows the rules, 1 with one line per violation.
 --self-test builds small trees that break each rule and checks that each is caught.
 """
 import argparse
-import fnmatch
 import os
 import re
 import sys
@@ -66,7 +67,7 @@ def owner(path, folders):
         pattern = f.replace('<family>', '*')
         parts = pattern.split('/')
         head = '/'.join(path.split('/')[:len(parts)])
-        if fnmatch.fnmatchcase(head, pattern) and (best is None or len(parts) > len(best.split('/'))):
+        if glob_match(head, pattern) and (best is None or len(parts) > len(best.split('/'))):
             best = f
     return best
 
@@ -78,6 +79,12 @@ def family_of(path):
     return None
 
 
+def glob_match(path, pattern):
+    """fnmatch in which `*` stays within one folder name."""
+    regex = ''.join('[^/]*' if c == '*' else re.escape(c) for c in pattern)
+    return re.fullmatch(regex, path) is not None
+
+
 def allowed(target, entries, family):
     for e in entries:
         if '<family>' in e:
@@ -85,7 +92,7 @@ def allowed(target, entries, family):
                 continue
             e = e.replace('<family>', family)
         if '*' in e:
-            if fnmatch.fnmatchcase(target, e):
+            if glob_match(target, e):
                 return True
         elif target == e or target.startswith(e.rstrip('/') + '/'):
             return True
@@ -169,6 +176,7 @@ SELF_TEST_CASES = {
     'core includes an experiment': ({'src/core/a.cpp': '#include "experiments/x/x.cuh"\n'}, 1),
     'a family includes another family\'s kernels': ({'src/experiments/y/y.cpp': '#include "experiments/x/x.cuh"\n'}, 1),
     'a family includes another family\'s host header': ({'src/experiments/y/y.cpp': '#include "experiments/x/x.hpp"\n'}, 0),
+    'a glob reaches into a subfolder': ({'src/experiments/x/sub/deep.hpp': '', 'src/experiments/y/y.cpp': '#include "experiments/x/sub/deep.hpp"\n'}, 1),
     'a tool includes the library\'s internals': ({'tools/cli/m.cpp': '#include "../../src/core/a.hpp"\n'}, 1),
     'an include that resolves nowhere': ({'tools/cli/m.cpp': '#include "nothere.hpp"\n'}, 1),
     'host code includes a .cu': ({'src/experiments/x/x.cpp': '#include "experiments/x/x.cu"\n'}, 1),

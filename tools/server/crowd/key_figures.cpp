@@ -15,7 +15,7 @@ struct Catalogued {
     const char *experiment, *id, *label, *unit;
 };
 
-// The library's own summary values (src/<experiment>.cpp computes them), the
+// The library's own summary values (src/experiments/<family>/ computes them), the
 // ones the guide's statements are about. Ratios first where the guide states
 // an effect; absolute figures where the model's speed itself is the point.
 const Catalogued kCatalogue[] = {
