@@ -90,7 +90,7 @@ if [ -f "$src/results/nvidia-h200.json" ] && [ "$(cached GM_READ_COMPRESSED)" = 
     "$tool" -c -q "$src/results/nvidia-h200.json" >"$work/run.json.$ext"
     report=$(cd "$work/empty" && env -u LD_LIBRARY_PATH "$root/bin/gmlab" report "$work/run.json.$ext" 2>&1) ||
       fail "the unpacked gmlab does not report a $kind run: $(echo "$report" | tail -3)"
-    echo "$report" | grep -q 'of same-size memcpy %' || fail "the unpacked gmlab's report of a $kind run lacks stream's table"
+    grep -q 'of same-size memcpy %' <<<"$report" || fail "the unpacked gmlab's report of a $kind run lacks stream's table"
     echo "ok: the unpacked gmlab reports a $kind run"
   done
 fi
@@ -114,8 +114,8 @@ if command -v dpkg-deb >/dev/null; then
   echo "deb Depends: $depends"
   if [ "$with_upload" = 1 ]; then echo "$depends" | grep -q 'libcurl' || fail "the .deb does not declare libcurl"; fi
   gmlab_needs=$(readelf -d "$root/bin/gmlab" | awk '/\(NEEDED\)/ {print $NF}' | tr -d '[]')
-  if echo "$gmlab_needs" | grep -q '^libz\.so'; then echo "$depends" | grep -q 'zlib1g' || fail "gmlab needs zlib; the .deb does not declare zlib1g"; fi
-  if echo "$gmlab_needs" | grep -q '^libzstd\.so'; then echo "$depends" | grep -q 'libzstd1' || fail "gmlab needs libzstd; the .deb does not declare libzstd1"; fi
+  if grep -q '^libz\.so' <<<"$gmlab_needs"; then grep -q 'zlib1g' <<<"$depends" || fail "gmlab needs zlib; the .deb does not declare zlib1g"; fi
+  if grep -q '^libzstd\.so' <<<"$gmlab_needs"; then grep -q 'libzstd1' <<<"$depends" || fail "gmlab needs libzstd; the .deb does not declare libzstd1"; fi
   echo "$depends" | grep -Eiq 'cuda|nvidia' && fail "the .deb depends on a CUDA package: $depends"
 fi
 echo "package check passed ($root)"
