@@ -36,7 +36,6 @@ void heading(std::ostream &os, const std::string &text, int level, bool markdown
         os << "\n" << (level <= 2 ? "== " : "  ") << text << "\n";
 }
 
-
 // What the "of memcpy" column divides a point's bandwidth by: the
 // experiment's own cudaMemcpy at the same x where it times one
 // (ChartSpec::memcpy_series), else the context's reference copy.
