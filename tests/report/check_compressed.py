@@ -30,7 +30,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import time
 import zlib
 
 results = []
@@ -89,36 +88,27 @@ def zstd_bomb(declared):
 
 
 def contribute_refused(gmlab, path, tmp):
-    """gmlab contribute --run PATH on a terminal (a pty), answering no: (rc, stdout, terminal)."""
+    """gmlab contribute --run PATH on a terminal (a pty) whose answer, no, is typed ahead: (rc, stdout, terminal)."""
     env = {k: v for k, v in os.environ.items() if k not in ("GMLAB_SERVER", "XDG_CONFIG_HOME", "XDG_STATE_HOME")}
     env.update({"XDG_CONFIG_HOME": os.path.join(tmp, "cfg"), "XDG_STATE_HOME": os.path.join(tmp, "state"), "HOME": tmp})
     master, slave = pty.openpty()
+    os.write(master, b"n\n")
     # The document shown is larger than a pipe holds: stdout goes to a file.
-    shown = open(os.path.join(tmp, "contribute.out"), "w+b")
-    p = subprocess.Popen([gmlab, "contribute", "--run", path, "--server", "http://127.0.0.1:9"], stdin=slave,
-                         stdout=shown, stderr=slave, env=env)
-    os.close(slave)
-    seen, deadline = b"", time.monotonic() + 60
-    while b"[y/N]" not in seen and time.monotonic() < deadline and p.poll() is None:
-        ready, _, _ = select.select([master], [], [], 0.5)
-        if ready:
-            try:
-                seen += os.read(master, 4096)
-            except OSError:
-                break
-    if p.poll() is None:
-        os.write(master, b"n\n")
-    p.wait(timeout=60)
-    shown.seek(0)
-    out = shown.read()
-    shown.close()
+    with open(os.path.join(tmp, "contribute.out"), "w+b") as shown:
+        p = subprocess.Popen([gmlab, "contribute", "--run", path, "--server", "http://127.0.0.1:9"], stdin=slave,
+                             stdout=shown, stderr=slave, env=env)
+        os.close(slave)
+        p.wait(timeout=60)
+        shown.seek(0)
+        out = shown.read()
+    terminal = b""
     try:
         while select.select([master], [], [], 0.2)[0]:
-            seen += os.read(master, 4096)
-    except OSError:
+            terminal += os.read(master, 4096)
+    except OSError:  # the terminal closed with the process
         pass
     os.close(master)
-    return p.returncode, out.decode(errors="replace"), seen.decode(errors="replace")
+    return p.returncode, out.decode(errors="replace"), terminal.decode(errors="replace")
 
 
 def refused(gmlab, path, expect, name):
