@@ -24,6 +24,7 @@ std::vector<ChartSpec> make_specs() {
     auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
     {
         ChartSpec s = named("stream", "bar");
+        s.memcpy_series = "cudaMemcpy";
         s.explanation = "The bandwidth this device really reaches: STREAM's copy, scale, add and triad and cudaMemcpy on the same "
                         "arrays, counting bytes read plus written. Every other bandwidth in this report is best read as a fraction of these.";
         add(s);
