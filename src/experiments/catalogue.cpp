@@ -22,6 +22,8 @@ void add_matmul_experiments(std::vector<Experiment> &out);
 void add_transpose_experiments(std::vector<Experiment> &out);
 void add_shared_alloc_experiments(std::vector<Experiment> &out);
 void add_async_copy_experiments(std::vector<Experiment> &out);
+void add_tma_copy_experiments(std::vector<Experiment> &out);
+void add_cluster_shared_experiments(std::vector<Experiment> &out);
 void add_constant_experiments(std::vector<Experiment> &out);
 void add_texture_experiments(std::vector<Experiment> &out);
 void add_transfer_experiments(std::vector<Experiment> &out);
@@ -54,6 +56,8 @@ json quick_parameters(const std::string &name) {
         {"transpose", {{"rows", 1024}, {"cols", 1024}}},
         {"shared_alloc", {{"elements", 4 * kMiB}}},
         {"async_copy", {{"copy_counts", {1, 4, 7}}}},
+        {"tma_copy", {{"array_bytes", 64 * kMiB}, {"sizes", {1024, 16384}}, {"stages", {1, 3}}}},
+        {"cluster_shared", {{"cluster_sizes", {1, 2, 8}}, {"hops", 256}, {"rounds", 16}}},
         {"constant_broadcast", {{"k", {1, 2, 32}}, {"iterations", 256}}},
         {"stencil", {{"elements", 4 * kMiB}}},
         {"texture", {{"width", 1024}, {"height", 1024}}},
@@ -86,6 +90,8 @@ const std::vector<Experiment> &registry() {
         add_transpose_experiments(v);
         add_shared_alloc_experiments(v);
         add_async_copy_experiments(v);
+        add_tma_copy_experiments(v);
+        add_cluster_shared_experiments(v);
         add_constant_experiments(v);
         add_texture_experiments(v);
         add_transfer_experiments(v);

@@ -109,6 +109,32 @@ std::vector<ChartSpec> make_specs() {
         add(s);
     }
     {
+        ChartSpec s = named("tma_copy", "line");
+        s.x_title = "bulk / tile / chunk size (KiB)";
+        s.x_log = true;
+        s.leave_out = {"copy", "cudaMemcpy"};  // one point each, at the array's size: in the table and the key figures
+        s.explanation = "The same bytes copied global -> shared -> global four ways, one line per path and number of stages: "
+                        "the Tensor Memory Accelerator's 1D bulk copies and 2D tensor-map tiles, driven by one thread per block, "
+                        "against cp.async and plain register copies by every thread. Small chunks leave too few bytes in flight; "
+                        "more stages keep more in flight. The stream copy kernel and cudaMemcpy on the same array are the "
+                        "ceiling (table; tma_over_stream_copy and tma_over_memcpy in the key figures), and the counters give "
+                        "the instructions each path issues per byte, which is what TMA saves.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("cluster_shared", "line");
+        s.x_title = "cluster size (blocks)";
+        s.x_log = true;
+        s.y_log = true;
+        s.leave_out = {"dsm", "global"};  // the exchange's bandwidths: GB/s, in the table
+        s.explanation = "The latency of one dependent load from another block's shared memory in the same cluster (distributed "
+                        "shared memory, over the SM-to-SM network) against the block's own shared memory and an L2 hit, for each "
+                        "cluster size. Distributed shared memory sits between the two: several times local shared memory, below "
+                        "L2. The table adds the all-to-all exchange through distributed shared memory against the same exchange "
+                        "through global memory, and the key figures the clusters each size lets the device hold.";
+        add(s);
+    }
+    {
         ChartSpec s = named("constant_broadcast", "line");
         s.x_title = "distinct addresses per warp (k)";
         s.prediction = "predicted.linear_fit_ns";
