@@ -12,7 +12,7 @@ mono=$1 tests=$2
 nupkg=$release/Gmlab.$version.nupkg
 pkg=$work/package
 zip_extract "$nupkg" "$pkg"
-for f in Gmlab.nuspec README.md lib/netstandard2.0/Gmlab.dll runtimes/linux-x64/native/libgmlab_csharp.so \
+for f in Gmlab.nuspec README.md lib/netstandard2.0/Gmlab.dll lib/netstandard2.0/Gmlab.dll.config runtimes/linux-x64/native/libgmlab_csharp.so \
          "runtimes/linux-x64/native/libgmlab.so.$abi" "[Content_Types].xml" _rels/.rels; do
   [ -f "$pkg/$f" ] || fail "$f is not in $(basename "$nupkg")"
 done
@@ -34,12 +34,13 @@ export MONO_PATH=$pkg/lib/netstandard2.0 GMLAB_SOURCE_DIR=$source_dir
 out=$("$mono" --debug "$work/app/$(basename "$tests")" 2>&1) || fail "the C# tests failed against the package:
 $out"
 echo "$out" | tail -3
-grep -q "^libgmlab $version from $pkg/runtimes/linux-x64/native/libgmlab.so.$abi\$" <<<"$out" ||
+loaded=$(sed -n "s/^libgmlab $version from //p" <<<"$out")
+[ -n "$loaded" ] && [ "$(readlink -f "$loaded")" = "$pkg/runtimes/linux-x64/native/libgmlab.so.$abi" ] ||
   fail "the tests did not load libgmlab from the package's runtimes folder: $(grep '^libgmlab' <<<"$out")"
 ok "C# tests against the unpacked package"
 
 cp -r "$pkg" "$work/other"
 cp "$other_abi" "$work/other/runtimes/linux-x64/native/libgmlab.so.$abi"
-refuses "a libgmlab of another ABI" "ABI $abi|ABI $other|$work/other/runtimes/linux-x64/native/libgmlab.so.$abi" \
+refuses "a libgmlab of another ABI" "ABI $abi|ABI $other|$work/other/|runtimes/linux-x64/native/libgmlab.so.$abi" \
   env MONO_PATH="$work/other/lib/netstandard2.0" "$mono" --debug "$work/app/$(basename "$tests")" LibraryTests.VersionMatchesTheHeader
 echo "csharp release check passed"

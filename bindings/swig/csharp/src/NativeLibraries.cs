@@ -19,8 +19,11 @@ namespace Gmlab {
 /// P/Invoke name gmlab_csharp then finds that loaded copy by its SONAME (the
 /// dynamic loader matches a bare name against the libraries already loaded).
 /// Where none of those places holds it (the build tree, an installed copy with
-/// a dllmap), the runtime's own lookup is left to find it. LD_LIBRARY_PATH is
-/// never needed: libgmlab_csharp.so finds libgmlab through its RPATH ($ORIGIN).
+/// a dllmap), the runtime's own lookup is left to find it. Mono resolves a
+/// P/Invoke when it compiles the caller, before any static constructor runs:
+/// there the package's Gmlab.dll.config (a dllmap to the same runtimes folder)
+/// does the finding, and this class the checks. LD_LIBRARY_PATH is never
+/// needed: libgmlab_csharp.so finds libgmlab through its RPATH ($ORIGIN).
 /// </summary>
 internal static class NativeLibraries {
   internal const string WrapperFile = "libgmlab_csharp.so";
