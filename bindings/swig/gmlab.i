@@ -526,11 +526,13 @@ struct gm_result {};
 
 /* ---- The ABI this binding is made for ------------------------------------ */
 
-/* GM_ABI_VERSION of the header SWIG reads, written into each language's
-   generated code as a literal (Gmlab.BINDING_ABI_VERSION, ...): the code that
-   ships in a jar, an assembly, a Go module or a wheel keeps the number it was
-   made for, whichever header or library it meets later. The header is only
-   imported (its macros read, nothing wrapped); GMLAB_STATIC makes GM_API empty. */
-#define GMLAB_STATIC
-%import "gmlab.h"
-%constant int BINDING_ABI_VERSION = GM_ABI_VERSION;
+/* GM_ABI_VERSION, given to SWIG by the build (-DGMB_ABI_VERSION=..., from the
+   top-level CMakeLists.txt, which also writes it into gmlab.h's SONAME), is
+   written into each language's generated code as a literal
+   (Gmlab.BINDING_ABI_VERSION, ...): the code that ships in a jar, an assembly,
+   a Go module or a wheel keeps the number it was made for, whichever header or
+   library it meets later. */
+#ifndef GMB_ABI_VERSION
+#error "run SWIG with -DGMB_ABI_VERSION=<GM_ABI_VERSION of include/gmlab.h>"
+#endif
+%constant int BINDING_ABI_VERSION = GMB_ABI_VERSION;
