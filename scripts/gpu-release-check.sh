@@ -102,6 +102,14 @@ if [ "$parts" != --java-only ]; then
   grep -E "^gmlab |passed|failed|error" "$OUT/pytest.log" | tail -4
   "$work/venv/bin/python" -c "import gmlab; print('wheel: gmlab', gmlab.version(), 'from', gmlab.__file__, \
 'devices', gmlab.device_count())" | tee -a "$OUT/pytest.log"
+  # The GPU code the released libgmlab carries (real code per architecture, and PTX).
+  lib=$(ls "$work"/venv/lib/python3*/site-packages/gmlab/libgmlab.so.*)
+  cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+  if [ -x "$cuobjdump" ]; then
+    echo "== $(basename "$lib") in the wheel ($(du -h "$lib" | cut -f1)): cuobjdump --list-elf / --list-ptx"
+    "$cuobjdump" --list-elf "$lib" | sed -E 's/.*\.(sm_[0-9a-z]+)\..*/\1/' | sort | uniq -c
+    "$cuobjdump" --list-ptx "$lib" | sed -E 's/.*\.(sm_[0-9a-z]+)\..*/PTX \1/' | sort | uniq -c
+  fi
 fi
 rm -rf "$work"
 echo "gpu-release-check: exit $status (logs in $OUT)"
