@@ -11,12 +11,13 @@ packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libcli11-dev libgt
 # Bindings, uploader and server (skip with GM_CORE_ONLY=1): SWIG, Java + JUnit 5,
 # Mono's C# compiler and runtime, Go, Python's headers with NumPy, pytest and pip
 # (the binding's install test), zstandard (the binding's zstd documents, also
-# read without it through libzstd); libcurl and zlib; Boost.Asio/Beast, SQLite,
+# read without it through libzstd), venv and pandas (the release wheel's test);
+# libcurl and zlib; Boost.Asio/Beast, SQLite,
 # simdjson (upload validation), zstd (stored documents), libdeflate (gzip bodies), libpq, and PostgreSQL
 # clang (libFuzzer), nginx and openssl (the TLS proxy test) for the server's tests.
 if [ "${GM_CORE_ONLY:-0}" != 1 ]; then
   packages+=(swig openjdk-17-jdk-headless junit5 mono-mcs mono-runtime golang-go
-             python3-dev python3-numpy python3-pytest python3-pip python3-zstandard
+             python3-dev python3-numpy python3-pytest python3-pip python3-zstandard python3-venv python3-pandas
              libcurl4-openssl-dev zlib1g-dev libboost1.81-dev libsimdjson-dev libzstd-dev libdeflate-dev libsqlite3-dev libpq-dev postgresql clang
              nginx-light openssl)
 fi
