@@ -1,5 +1,6 @@
 #include "experiments/managed_memory/ping_pong.hpp"
 
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -51,9 +52,15 @@ Series measure_ping_pong(ContextState &ctx, const std::vector<long long> &pages,
             for (std::size_t i = 0; i < words; ++i) ++w[i];
             ++rounds;
         };
+        // The first round trip, before the driver has seen the pages bounce:
+        // later ones run under its thrashing mitigation (throttling, then
+        // pinning the pages on one side and mapping them remotely).
+        const auto t0 = std::chrono::steady_clock::now();
         round();
+        const double first_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
         check_rounds(w, words, rounds, what + " (first round)", out);
         Point p;
+        p.values["first_round_trip_us"] = first_us;
         p.x = static_cast<double>(bytes);
         p.bytes = 2.0 * static_cast<double>(bytes);  // the array crosses the link once each way
         p.time_ms = time_host(ctx, round);
