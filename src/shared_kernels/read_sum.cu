@@ -1,6 +1,7 @@
 #include "shared_kernels/read_sum.cuh"
 
 #include "shared_kernels/kernel_catalogue.cuh"
+#include "shared_kernels/launch_grid.cuh"
 
 namespace gmlab::kernels {
 
@@ -26,8 +27,7 @@ GM_KERNEL("support", "read_sum_kernel (a whole array read and summed)", read_sum
 cudaError_t launch_read_sum(const void *p, std::size_t n16, unsigned long long *sum, int multiprocessors,
                             cudaStream_t stream) {
     if (n16 == 0) return cudaSuccess;
-    const std::size_t wanted = (n16 + 255) / 256, most = 8 * static_cast<std::size_t>(multiprocessors > 0 ? multiprocessors : 16);
-    read_sum_kernel<<<static_cast<unsigned>(wanted < most ? wanted : most), 256, 0, stream>>>(static_cast<const uint4 *>(p), n16, sum);
+    read_sum_kernel<<<capped_grid(n16, 256, multiprocessors), 256, 0, stream>>>(static_cast<const uint4 *>(p), n16, sum);
     return cudaGetLastError();
 }
 

@@ -120,6 +120,20 @@ private:
     DeviceArray bad_;
 };
 
+// The empty series of a spec: sizes against the time of one call pair.
+Series series_of(const SeriesSpec &spec) {
+    Series s;
+    s.name = spec.label;
+    s.variant = spec.name;
+    s.x_name = "size";
+    s.x_unit = "bytes";
+    s.y_field = "us_per_call";
+    s.y_name = std::string(spec.name) == "memset" ? "one cudaMemsetAsync + synchronize" : "one allocation + release";
+    s.y_unit = "us";
+    s.attributes = {{"memory", spec.host ? "host" : "device"}, {"timed_on", "host"}};
+    return s;
+}
+
 // One point: the check once, then the call timed on the host.
 Point host_timed_point(ContextState &ctx, std::size_t bytes, const std::function<void()> &call) {
     Point p;
@@ -203,19 +217,6 @@ private:
         ctx_.note_free(n);
     }
 
-    static Series series_of(const SeriesSpec &spec) {
-        Series s;
-        s.name = spec.label;
-        s.variant = spec.name;
-        s.x_name = "size";
-        s.x_unit = "bytes";
-        s.y_field = "us_per_call";
-        s.y_name = std::string(spec.name) == "memset" ? "one cudaMemsetAsync + synchronize" : "one allocation + free";
-        s.y_unit = "us";
-        s.attributes = {{"memory", spec.host ? "host" : "device"}, {"timed_on", "host"}};
-        return s;
-    }
-
     ContextState &ctx_;
     UsableCheck &check_;
     std::uint64_t threshold_;
@@ -224,15 +225,7 @@ private:
 // The host-memory series: pinned, registered, and first touch.
 Series run_host_series(ContextState &ctx, UsableCheck &check, const SeriesSpec &spec, const std::vector<std::size_t> &sizes,
                        Result &out) {
-    Series s;
-    s.name = spec.label;
-    s.variant = spec.name;
-    s.x_name = "size";
-    s.x_unit = "bytes";
-    s.y_field = "us_per_call";
-    s.y_name = "one allocation (or registration) + release";
-    s.y_unit = "us";
-    s.attributes = {{"memory", "host"}, {"timed_on", "host"}};
+    Series s = series_of(spec);
     const std::string name = spec.name;
     const std::size_t page = page_bytes();
     for (std::size_t n : sizes) {

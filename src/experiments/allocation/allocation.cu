@@ -1,6 +1,7 @@
 #include "experiments/allocation/allocation.cuh"
 
 #include "shared_kernels/kernel_catalogue.cuh"
+#include "shared_kernels/launch_grid.cuh"
 #include "shared_kernels/pattern.hpp"
 
 namespace gmlab::kernels {
@@ -42,12 +43,6 @@ __global__ void count_bad_bytes(const std::uint8_t *p, std::size_t bytes, std::u
     if (n) atomicAdd(bad, n);
 }
 
-unsigned check_grid(std::size_t bytes, int multiprocessors) {
-    const std::size_t words = bytes / 4 + 1, blocks = (words + 255) / 256;
-    const std::size_t most = 8 * static_cast<std::size_t>(multiprocessors > 0 ? multiprocessors : 16);
-    return static_cast<unsigned>(blocks < most ? blocks : most);
-}
-
 GM_KERNEL("allocation", "write_byte_pattern (is the allocation usable)", write_byte_pattern);
 GM_KERNEL("allocation", "count_bad_bytes (pattern or memset value)", count_bad_bytes);
 
@@ -56,7 +51,7 @@ GM_KERNEL("allocation", "count_bad_bytes (pattern or memset value)", count_bad_b
 cudaError_t launch_write_byte_pattern(void *p, std::size_t bytes, std::uint32_t seed, int multiprocessors,
                                       cudaStream_t stream) {
     if (bytes == 0) return cudaSuccess;
-    write_byte_pattern<<<check_grid(bytes, multiprocessors), 256, 0, stream>>>(static_cast<std::uint8_t *>(p), bytes, seed);
+    write_byte_pattern<<<capped_grid(bytes / 4, 256, multiprocessors), 256, 0, stream>>>(static_cast<std::uint8_t *>(p), bytes, seed);
     return cudaGetLastError();
 }
 
@@ -64,7 +59,7 @@ cudaError_t launch_count_bad_bytes(const void *p, std::size_t bytes, std::uint32
                                    unsigned long long *bad, int multiprocessors, cudaStream_t stream) {
     if (bytes == 0) return cudaSuccess;
     if (value > 255) return cudaErrorInvalidValue;
-    count_bad_bytes<<<check_grid(bytes, multiprocessors), 256, 0, stream>>>(static_cast<const std::uint8_t *>(p), bytes,
+    count_bad_bytes<<<capped_grid(bytes / 4, 256, multiprocessors), 256, 0, stream>>>(static_cast<const std::uint8_t *>(p), bytes,
                                                                             seed, value, bad);
     return cudaGetLastError();
 }

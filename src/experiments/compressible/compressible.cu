@@ -1,6 +1,7 @@
 #include "experiments/compressible/compressible.cuh"
 
 #include "shared_kernels/kernel_catalogue.cuh"
+#include "shared_kernels/launch_grid.cuh"
 
 namespace gmlab::kernels {
 
@@ -29,11 +30,6 @@ __global__ void count_bad_words(const uint4 *__restrict__ p, std::size_t n16, Da
     if (n) atomicAdd(bad, n);
 }
 
-unsigned data_grid(std::size_t n16, int multiprocessors) {
-    const std::size_t wanted = (n16 + 255) / 256, most = 8 * static_cast<std::size_t>(multiprocessors > 0 ? multiprocessors : 16);
-    return static_cast<unsigned>(wanted == 0 ? 1 : (wanted < most ? wanted : most));
-}
-
 GM_KERNEL("compressible", "write_data (zeros, repeated or random)", write_data);
 GM_KERNEL("compressible", "count_bad_words (check of the written data)", count_bad_words);
 
@@ -42,14 +38,14 @@ GM_KERNEL("compressible", "count_bad_words (check of the written data)", count_b
 cudaError_t launch_write_data(void *p, std::size_t n16, DataKind kind, std::uint32_t seed, int multiprocessors,
                               cudaStream_t stream) {
     if (n16 == 0) return cudaSuccess;
-    write_data<<<data_grid(n16, multiprocessors), 256, 0, stream>>>(static_cast<uint4 *>(p), n16, kind, seed);
+    write_data<<<capped_grid(n16, 256, multiprocessors), 256, 0, stream>>>(static_cast<uint4 *>(p), n16, kind, seed);
     return cudaGetLastError();
 }
 
 cudaError_t launch_count_bad_words(const void *p, std::size_t n16, DataKind kind, std::uint32_t seed,
                                    unsigned long long *bad, int multiprocessors, cudaStream_t stream) {
     if (n16 == 0) return cudaSuccess;
-    count_bad_words<<<data_grid(n16, multiprocessors), 256, 0, stream>>>(static_cast<const uint4 *>(p), n16, kind, seed, bad);
+    count_bad_words<<<capped_grid(n16, 256, multiprocessors), 256, 0, stream>>>(static_cast<const uint4 *>(p), n16, kind, seed, bad);
     return cudaGetLastError();
 }
 

@@ -44,9 +44,11 @@ private:
 cudaMemLocation host_location();
 cudaMemLocation device_location(int device);
 
-// Whether this run reads the unified-memory counters, and if not why. With
-// counters = on and the counters unavailable, throws GM_ERROR_NOT_SUPPORTED
-// before anything is measured.
+// Whether this run reads the unified-memory counters, and if not why. They
+// are read with counters = auto and on; where they are not available the run
+// goes on without them (with counters = on the reason is also listed among
+// the result's counter errors: the range profiler's counters, which `on`
+// requires, are checked before the run).
 struct UnifiedMemoryCounting {
     bool on = false;
     std::string reason;

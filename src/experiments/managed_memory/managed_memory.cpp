@@ -302,6 +302,9 @@ void run_managed_memory(ContextState &ctx, const Params &params, Result &out) {
     require_host_memory(largest, ctx.settings.memory_fraction, "managed_memory (the largest array in host memory)");
     const UnifiedMemoryCounting counting = unified_memory_counting(ctx);
     out.summary_values["um_counters_available"] = counting.on ? 1 : 0;
+    if (!counting.on && ctx.settings.counters == CounterMode::On)
+        out.counter_errors.push_back("unified-memory counters were asked for (counters = on) but are not available: " +
+                                     counting.reason);
 
     SweepRunner runner(ctx, counting, out);
     std::vector<Series> made;

@@ -1,20 +1,14 @@
 #include "experiments/managed_memory/managed_memory.cuh"
 
 #include "shared_kernels/kernel_catalogue.cuh"
+#include "shared_kernels/launch_grid.cuh"
 #include "shared_kernels/pattern.hpp"
 
 namespace gmlab::kernels {
 
 namespace {
 
-constexpr int kBlock = 256;
-
-// Enough blocks for every vector, at most 8 per multiprocessor (grid-stride beyond).
-unsigned managed_grid(std::size_t n16, int multiprocessors) {
-    const std::size_t per_sm = 8, wanted = (n16 + kBlock - 1) / kBlock;
-    const std::size_t most = per_sm * static_cast<std::size_t>(multiprocessors > 0 ? multiprocessors : 16);
-    return static_cast<unsigned>(wanted == 0 ? 1 : (wanted < most ? wanted : most));
-}
+constexpr unsigned kBlock = 256;
 
 __global__ void managed_write_pattern(uint4 *__restrict__ p, std::size_t n16, std::uint32_t seed) {
     for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n16;
@@ -45,13 +39,13 @@ GM_KERNEL("managed_memory", "managed_increment (ping-pong)", managed_increment);
 cudaError_t launch_managed_write_pattern(void *p, std::size_t n16, std::uint32_t seed, int multiprocessors,
                                          cudaStream_t stream) {
     if (n16 == 0) return cudaSuccess;
-    managed_write_pattern<<<managed_grid(n16, multiprocessors), kBlock, 0, stream>>>(static_cast<uint4 *>(p), n16, seed);
+    managed_write_pattern<<<capped_grid(n16, kBlock, multiprocessors), kBlock, 0, stream>>>(static_cast<uint4 *>(p), n16, seed);
     return cudaGetLastError();
 }
 
 cudaError_t launch_managed_increment(void *p, std::size_t n16, int multiprocessors, cudaStream_t stream) {
     if (n16 == 0) return cudaSuccess;
-    managed_increment<<<managed_grid(n16, multiprocessors), kBlock, 0, stream>>>(static_cast<uint4 *>(p), n16);
+    managed_increment<<<capped_grid(n16, kBlock, multiprocessors), kBlock, 0, stream>>>(static_cast<uint4 *>(p), n16);
     return cudaGetLastError();
 }
 
