@@ -28,6 +28,9 @@ namespace {
 
 constexpr std::uint32_t kSeed = 0xa110;
 constexpr int kMemsetValue = 0x5a;
+constexpr const char *kVerifiedHow =
+    "every byte of each allocation written and read back (device and mapped host memory by a kernel, fresh pages "
+    "by the host); every byte after a memset compared with its value";
 
 // The measured series, in the order they run: device memory, then host memory.
 struct SeriesSpec {
@@ -112,7 +115,7 @@ private:
         if (got != 0)
             fail(GM_ERROR_VERIFICATION_FAILED, "verification failed: " + what + ": " + std::to_string(got) + " of " +
                                                    std::to_string(bytes) + " bytes read back differ from what was written");
-        out_.verified(bytes, "every byte of each allocation written and read back by a kernel; every byte after a memset compared with its value");
+        out_.verified(bytes, kVerifiedHow);
     }
 
     ContextState &ctx_;
@@ -257,7 +260,7 @@ Series run_host_series(ContextState &ctx, UsableCheck &check, const SeriesSpec &
                                                                " reads " + std::to_string(once.get()[i]) + ", want " +
                                                                std::to_string(want));
                 }
-                out.verified(n, "every byte of each allocation written and read back by a kernel; every byte after a memset compared with its value");
+                out.verified(n, kVerifiedHow);
             }
             s.points.push_back(host_timed_point(ctx, n, [n, page, &what] {
                 FreshPages fresh(n, what);
@@ -279,7 +282,7 @@ std::vector<std::size_t> checked_sweep(const Params &params, const char *lo_name
 void model_and_summarize(std::vector<Series> &made, Result &out) {
     std::map<std::string, Series *> by;
     for (Series &s : made) by[s.variant] = &s;
-    auto us_at = [](const Series &s, std::size_t i) { return s.points[i].time_ms.median * 1e3; };
+    auto largest_us = [&](const char *v) { return by[v]->points.back().time_ms.median * 1e3; };
     for (Series &s : made) {
         std::vector<double> bytes, ms, us;
         for (const Point &p : s.points) {
@@ -307,12 +310,10 @@ void model_and_summarize(std::vector<Series> &made, Result &out) {
         }
     }
     if (by.count("malloc") && by.count("pool_threshold"))
-        out.summary_values["malloc_over_pool_threshold_largest"] =
-            us_at(*by["malloc"], by["malloc"]->points.size() - 1) / us_at(*by["pool_threshold"], by["pool_threshold"]->points.size() - 1);
+        out.summary_values["malloc_over_pool_threshold_largest"] = largest_us("malloc") / largest_us("pool_threshold");
     if (by.count("pool_default") && by.count("pool_threshold"))
         out.summary_values["pool_default_over_pool_threshold_largest"] =
-            us_at(*by["pool_default"], by["pool_default"]->points.size() - 1) /
-            us_at(*by["pool_threshold"], by["pool_threshold"]->points.size() - 1);
+            largest_us("pool_default") / largest_us("pool_threshold");
 }
 
 void run_allocation(ContextState &ctx, const Params &params, Result &out) {
@@ -361,8 +362,8 @@ void run_allocation(ContextState &ctx, const Params &params, Result &out) {
         "Each point is the median time on the host's steady clock of one synchronous call pair: allocate and free "
         "(cudaMalloc + cudaFree; cudaMallocAsync + cudaFreeAsync + cudaStreamSynchronize), or cudaMemsetAsync + "
         "cudaStreamSynchronize. Every size was first allocated once and checked usable: a kernel wrote a pattern "
-        "to it (or the host did, for host memory) and a kernel read every byte back; the memset's every byte was "
-        "compared with its value.");
+        "to it (the host did, for pinned and registered memory) and a kernel read every byte back (the host did, "
+        "for fresh pages); the memset's every byte was compared with its value.");
     out.notes.push_back(
         "Device memory: cudaMalloc maps fresh memory and cudaFree waits for the device and unmaps it, so both cost "
         "more as sizes grow. The stream-ordered allocator hands out memory from a pool: the default pool (release "

@@ -23,6 +23,8 @@ namespace gmlab {
 namespace {
 
 constexpr std::uint32_t kSeed = 0xc0de;
+constexpr const char *kVerifiedHow =
+    "every word written compared with the data on the device; every read summed and compared with the host's sum";
 
 DataKind data_kind(const std::string &name) {
     if (name == "zeros") return DataKind::Zeros;
@@ -92,7 +94,7 @@ private:
         });
         if (wrong != 0)
             verification_failed("compressible " + what + " (words that differ from the data written)", 0, "0", std::to_string(wrong));
-        out_.verified(mem.bytes() / 4, "every word written compared with the data on the device; every read summed and compared with the host's sum");
+        out_.verified(mem.bytes() / 4, kVerifiedHow);
         return point(mem, launch, counter_sets::dram());
     }
 
@@ -106,8 +108,10 @@ private:
         const unsigned long long got = counted(launch);
         const std::uint64_t want =
             parallel_sum(mem.bytes() / 4, [kind](std::uint64_t i) -> std::uint64_t { return data_word(kind, i, kSeed); });
-        if (got != want) verification_failed("compressible " + what + " (the sum of every word read)", 0, std::to_string(want), std::to_string(got));
-        out_.verified(mem.bytes() / 4, "every word written compared with the data on the device; every read summed and compared with the host's sum");
+        if (got != want)
+            verification_failed("compressible " + what + " (the sum of every word read)", 0, std::to_string(want),
+                                std::to_string(got));
+        out_.verified(mem.bytes() / 4, kVerifiedHow);
         // Plain memory reads the array once from DRAM: the counters must say so.
         const CounterSet set = plain ? counter_sets::dram().agree("dram__bytes_read.sum", "dram_bytes", 0.05) : counter_sets::dram();
         return point(mem, launch, set);

@@ -29,6 +29,8 @@ namespace gmlab {
 namespace {
 
 constexpr std::uint32_t kSeed = 0x3a11, kWriteSeed = 0x3a12;
+constexpr const char *kVerifiedHow =
+    "every word written compared on the host; every read summed and compared with the host's sum";
 
 struct Variant {
     const char *name, *label;
@@ -84,7 +86,7 @@ void report_attributes(const ManagedAttributes &a, Result &out) {
 void check_written(const std::uint32_t *w, std::size_t words, const std::string &what, Result &out) {
     const std::uint64_t bad = first_mismatch(words, [&](std::uint64_t i) { return w[i] == pattern_word(i, kWriteSeed); });
     if (bad < words) verification_failed(what, bad, std::to_string(pattern_word(bad, kWriteSeed)), std::to_string(w[bad]));
-    out.verified(words, "every word written compared on the host; every read summed and compared with the host's sum");
+    out.verified(words, kVerifiedHow);
 }
 
 class SweepRunner {
@@ -109,7 +111,7 @@ private:
         GM_CUDA(cudaStreamSynchronize(st));
         const std::uint64_t want = parallel_sum(bytes / 4, [](std::uint64_t i) -> std::uint64_t { return pattern_word(i, kSeed); });
         if (got != want) verification_failed(what + " (the sum of every word read)", 0, std::to_string(want), std::to_string(got));
-        out_.verified(bytes / 4, "every word written compared on the host; every read summed and compared with the host's sum");
+        out_.verified(bytes / 4, kVerifiedHow);
     }
 
     Point timed(const Launch &launch, const Prepare &prepare, std::size_t bytes) {
@@ -213,7 +215,7 @@ private:
     DeviceArray sum_;
 };
 
-double median_at(const Series &s, std::size_t i) { return s.points[i].time_ms.median; }
+double last_median(const Series &s) { return s.points.back().time_ms.median; }
 
 // The model over the on-demand points that were counted; predictions on each.
 void fit_and_predict(std::vector<Series> &made, const UnifiedMemoryCounting &counting, Result &out) {
@@ -228,7 +230,10 @@ void fit_and_predict(std::vector<Series> &made, const UnifiedMemoryCounting &cou
     }
     const FaultModel m = fit_fault_model(pts);
     if (!m.fitted) {
-        out.notes.push_back("No model fitted: " + (counting.on ? m.why_not : "it needs the counted faults and bytes, and the unified-memory counters were not read (" + counting.reason + ")") + ".");
+        const std::string why = counting.on ? m.why_not
+                                            : "it needs the counted faults and bytes, and the unified-memory counters "
+                                              "were not read (" + counting.reason + ")";
+        out.notes.push_back("No model fitted: " + why + ".");
         return;
     }
     for (Series &s : made) {
@@ -256,7 +261,7 @@ void summarize(const std::vector<Series> &made, Result &out) {
         out.summary_values[s.variant + "_gbs"] = bandwidth_gbs(p.bytes, p.time_ms.median);
     }
     auto ratio = [&](const char *a, const char *b, const std::string &key) {
-        if (by.count(a) && by.count(b)) out.summary_values[key] = median_at(*by[a], by[a]->points.size() - 1) / median_at(*by[b], by[b]->points.size() - 1);
+        if (by.count(a) && by.count(b)) out.summary_values[key] = last_median(*by[a]) / last_median(*by[b]);
     };
     ratio("on_demand_read", "prefetch_read", "on_demand_over_prefetch_time");
     ratio("on_demand_read", "explicit_copy_read", "on_demand_over_explicit_copy_time");
