@@ -65,6 +65,9 @@ if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
     "memcheck|register_pressure --set threads=4096 --set iterations=2 --no-flush-l2"
     "memcheck|alignment --set records=10007 --set offsets=1,2,4,8,12 --no-flush-l2"
     "memcheck|pitch_2d --set widths=1,33,1025,32769 --set height=9 --no-flush-l2"
+    "memcheck|managed_memory --set max_size=256KiB --set points_per_octave=0.5 --set pingpong_pages=1,4 --counters off --no-flush-l2"
+    "memcheck|allocation --set max_size=4MiB --set host_max_size=1MiB --set points_per_octave=0.5 --no-flush-l2"
+    "memcheck|compressible --set bytes=8MiB --no-flush-l2"
   )
   for check in "${checks[@]}"; do
     tool=${check%%|*}; exp=${check#*|}; name="$tool-${exp%% *}"
@@ -88,6 +91,7 @@ benches=(
   "transfers|transfer transfer_batching copy_overlap"
   "latency|latency memory_spaces"
   "local_and_alignment|local_memory register_pressure alignment pitch_2d"
+  "off_chip|managed_memory allocation compressible"
 )
 for b in "${benches[@]}"; do
   script=${b%%|*}; covers=${b#*|}; run=1

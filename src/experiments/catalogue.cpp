@@ -36,6 +36,9 @@ void add_local_memory_experiments(std::vector<Experiment> &out);
 void add_register_pressure_experiments(std::vector<Experiment> &out);
 void add_alignment_experiments(std::vector<Experiment> &out);
 void add_pitch_experiments(std::vector<Experiment> &out);
+void add_managed_memory_experiments(std::vector<Experiment> &out);
+void add_allocation_experiments(std::vector<Experiment> &out);
+void add_compressible_experiments(std::vector<Experiment> &out);
 
 namespace {
 
@@ -72,6 +75,9 @@ json quick_parameters(const std::string &name) {
         {"register_pressure", {{"caps", {255, 32}}, {"iterations", 4}}},
         {"alignment", {{"records", kMiB}}},
         {"pitch_2d", {{"widths", {1000, 1025}}, {"height", 1024}}},
+        {"managed_memory", {{"max_size", kMiB}, {"pingpong_pages", {1, 16}}}},
+        {"allocation", {{"max_size", 16 * kMiB}, {"host_max_size", kMiB}}},
+        {"compressible", {{"bytes", 16 * kMiB}}},
     };
     const auto it = table.find(name);
     return it == table.end() ? json::object() : it->second;
@@ -104,6 +110,9 @@ const std::vector<Experiment> &registry() {
         add_register_pressure_experiments(v);
         add_alignment_experiments(v);
         add_pitch_experiments(v);
+        add_managed_memory_experiments(v);
+        add_allocation_experiments(v);
+        add_compressible_experiments(v);
         for (Experiment &e : v) e.quick = quick_parameters(e.name);
         return v;
     }();

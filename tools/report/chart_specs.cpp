@@ -264,6 +264,46 @@ std::vector<ChartSpec> make_specs() {
                         "The guide recommends the pitched allocation for 2D arrays accessed by rows.";
         add(s);
     }
+    {
+        ChartSpec s = named("managed_memory", "line");
+        s.x_title = "array (MiB)";
+        s.x_log = true;
+        s.y_log = true;
+        s.leave_out = {"ping_pong"};  // microseconds per round trip, not GB/s: in the table only
+        s.prediction = "predicted.fault_model_gbs";
+        s.prediction_relative = false;
+        s.prediction_label = "model: fault groups x cost + bytes / link";
+        s.explanation = "Getting an array from host memory to a kernel, per path. On demand, the GPU faults on each group of "
+                        "host-resident managed pages and the driver migrates them: slow for small arrays, approaching the link "
+                        "as the driver migrates larger blocks. A prefetch migrates in bulk first; an explicit cudaMemcpy from "
+                        "pinned memory is the link's best; read-mostly keeps a device copy that the host's reads leave in "
+                        "place; accessed-by and mapped pinned memory read over the link without migrating. The dashed line "
+                        "is the fitted fault + link model; the counters (table) give each point's faults and migrated bytes.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("allocation", "line");
+        s.x_title = "size (MiB)";
+        s.x_log = true;
+        s.y_log = true;
+        s.prediction = "predicted.model_us";
+        s.prediction_relative = false;
+        s.prediction_label = "model";
+        s.explanation = "What one allocation and free costs the program, timed on the host. cudaMalloc and a pool that gives "
+                        "its memory back at every synchronisation (the default pool) map memory each time and grow with the "
+                        "size; a pool that keeps its memory (a release threshold) costs about the same at every size (dashed: "
+                        "one cost). Pinning host memory (cudaMallocHost, cudaHostRegister) and touching fresh pages cost per "
+                        "page (dashed: fixed + per GiB).";
+        add(s);
+    }
+    {
+        ChartSpec s = named("compressible", "bar");
+        s.explanation = "Memory allocated with generic compression against plain memory, streaming zeros, a repeated 32-byte "
+                        "block and random data. Data that compresses can move fewer DRAM bytes (counters in the table) and "
+                        "stream faster; random data cannot compress and should gain nothing. Not applicable where the "
+                        "device does not grant compressible memory.";
+        add(s);
+    }
     return v;
 }
 

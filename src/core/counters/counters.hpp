@@ -71,13 +71,18 @@ CounterSet occupancy();       // achieved occupancy
 // ---------------------------------------------------------------------------
 // The CUPTI functions used, as a table: filled by dlsym, or by a test.
 
-struct CuptiApi;  // defined in counters.cpp (it needs the CUPTI headers)
+struct CuptiApi;          // defined in cupti_api.hpp (it needs the CUPTI headers)
+struct CuptiActivityApi;  // the activity API's table, likewise
 
-// What loading libcupti gave: the table, or why there is none.
+// What loading libcupti gave: the tables, or why there are none. The
+// activity API (unified-memory counters) needs libcupti only, so it can be
+// there where the range profiler is not.
 struct CuptiLoad {
     std::shared_ptr<const CuptiApi> api;
-    std::string library;  // the path or name that was loaded
-    std::string reason;   // empty when api is set
+    std::shared_ptr<const CuptiActivityApi> activity;
+    std::string library;          // the path or name that was loaded
+    std::string reason;           // empty when api is set
+    std::string activity_reason;  // why activity is not set (empty when it is)
 };
 
 // Loads libcupti and libnvperf_host once per process (GM_CUPTI_LIBRARY names

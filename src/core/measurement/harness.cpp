@@ -36,10 +36,18 @@ void checked_launch(const Launch &launch, cudaStream_t stream) {
 
 }  // namespace
 
-Stats time_launch(ContextState &ctx, const Launch &launch) {
+Stats time_launch(ContextState &ctx, const Launch &launch) { return time_launch(ctx, launch, Prepare()); }
+
+Stats time_launch(ContextState &ctx, const Launch &launch, const Prepare &prepare) {
     const Settings &s = ctx.settings;
     cudaStream_t stream = ctx.stream();
-    for (int i = 0; i < s.warmup; ++i) checked_launch(launch, stream);
+    for (int i = 0; i < s.warmup; ++i) {
+        if (prepare) {
+            GM_CUDA(cudaStreamSynchronize(stream));
+            prepare();
+        }
+        checked_launch(launch, stream);
+    }
     GM_CUDA(cudaStreamSynchronize(stream));
 
     EventPair ev;
@@ -49,6 +57,10 @@ Stats time_launch(ContextState &ctx, const Launch &launch) {
         const bool enough = static_cast<int>(samples.size()) >= s.min_repetitions &&
                             total_ms >= s.min_time_ms;
         if (enough || static_cast<int>(samples.size()) >= s.max_repetitions) break;
+        if (prepare) {
+            GM_CUDA(cudaStreamSynchronize(stream));
+            prepare();
+        }
         if (s.flush_l2)
             ctx.flush_l2();
         else
@@ -60,6 +72,30 @@ Stats time_launch(ContextState &ctx, const Launch &launch) {
         float ms = 0;
         GM_CUDA(cudaEventElapsedTime(&ms, ev.start, ev.stop));
         samples.push_back(ms);
+        total_ms += ms;
+    }
+    return summarize(std::move(samples));
+}
+
+Stats time_host(ContextState &ctx, const std::function<void()> &work, const Prepare &prepare) {
+    using Clock = std::chrono::steady_clock;
+    const Settings &s = ctx.settings;
+    for (int i = 0; i < s.warmup; ++i) {
+        if (prepare) prepare();
+        work();
+    }
+    std::vector<double> samples;
+    double total_ms = 0;
+    while (true) {
+        const bool enough = static_cast<int>(samples.size()) >= s.min_repetitions && total_ms >= s.min_time_ms;
+        if (enough || static_cast<int>(samples.size()) >= s.max_repetitions) break;
+        if (prepare) prepare();
+        const Clock::time_point t0 = Clock::now();
+        work();
+        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        // A statistic of zero would read as an infinite rate: the clock's
+        // resolution is the least a call can have taken.
+        samples.push_back(std::max(ms, 1e-6));
         total_ms += ms;
     }
     return summarize(std::move(samples));

@@ -77,6 +77,19 @@ const Catalogued kCatalogue[] = {
     {"alignment", "misaligned8_o1_over_aligned", "8-byte loads 1 byte off / aligned", "ratio"},
     {"alignment", "aligned_over_packed_r12", "aligned / packed, 12-byte records", "ratio"},
     {"pitch_2d", "pitched_over_packed_w1025", "pitched / packed rows, width 1025", "ratio"},
+    {"managed_memory", "on_demand_read_gbs", "on-demand read of host-resident managed memory, 16 MiB", "GB/s"},
+    {"managed_memory", "on_demand_over_prefetch_time", "on demand / prefetch then read, time", "ratio"},
+    {"managed_memory", "fit_us_per_fault_group", "cost of a GPU page-fault group (fit)", "us"},
+    {"managed_memory", "fit_link_gbs", "migration bandwidth (fit)", "GB/s"},
+    {"managed_memory", "pingpong_us_64KiB", "host/device ping-pong round trip, 64 KiB", "us"},
+    {"allocation", "malloc_us_largest", "cudaMalloc + cudaFree, 1 GiB", "us"},
+    {"allocation", "pool_threshold_us", "pooled cudaMallocAsync + cudaFreeAsync, any size", "us"},
+    {"allocation", "malloc_over_pool_threshold_largest", "cudaMalloc / pooled allocation, 1 GiB", "ratio"},
+    {"allocation", "malloc_host_ms_per_gib", "cudaMallocHost per GiB", "ms"},
+    {"allocation", "host_register_ms_per_gib", "cudaHostRegister per GiB", "ms"},
+    {"compressible", "zeros_read_compressible_over_plain", "compressible / plain memory, reading zeros", "ratio"},
+    {"compressible", "random_read_compressible_over_plain", "compressible / plain memory, reading random data", "ratio"},
+    {"compressible", "zeros_read_dram_bytes_compressible_over_plain", "DRAM bytes read, compressible / plain, zeros", "ratio"},
 };
 
 const json *summary_of(const json &result) {

@@ -27,4 +27,7 @@ SMALL = {
     "register_pressure": {"threads": 4096, "iterations": 2},
     "alignment": {"records": 10007, "offsets": "1,2,4,8,12"},
     "pitch_2d": {"widths": "1,33,1025,32769", "height": 9},
+    "managed_memory": {"max_size": "256KiB", "points_per_octave": 0.5, "pingpong_pages": "1,4"},
+    "allocation": {"max_size": "1MiB", "host_max_size": "1MiB", "points_per_octave": 0.5},
+    "compressible": {"bytes": "8MiB"},
 }
