@@ -34,6 +34,9 @@ void add_local_memory_experiments(std::vector<Experiment> &out);
 void add_register_pressure_experiments(std::vector<Experiment> &out);
 void add_alignment_experiments(std::vector<Experiment> &out);
 void add_pitch_experiments(std::vector<Experiment> &out);
+void add_l2_partitions_experiments(std::vector<Experiment> &out);
+void add_cache_hints_experiments(std::vector<Experiment> &out);
+void add_carveout_experiments(std::vector<Experiment> &out);
 
 namespace {
 
@@ -68,6 +71,9 @@ json quick_parameters(const std::string &name) {
         {"register_pressure", {{"caps", {255, 32}}, {"iterations", 4}}},
         {"alignment", {{"records", kMiB}}},
         {"pitch_2d", {{"widths", {1000, 1025}}, {"height", 1024}}},
+        {"l2_partitions", {{"lines", 64}, {"sm_step", 16}, {"sweep_points", 1}, {"sweep_hops", 256}}},
+        {"cache_hints", {{"stream_over_l2", 1.0}, {"strides", {32, 256}}}},
+        {"carveout", {{"carveouts", {0, 100}}, {"working_sets_kib", {16, 48, 320}}, {"reads_per_sm", 8 << 20}}},
     };
     const auto it = table.find(name);
     return it == table.end() ? json::object() : it->second;
@@ -98,6 +104,9 @@ const std::vector<Experiment> &registry() {
         add_register_pressure_experiments(v);
         add_alignment_experiments(v);
         add_pitch_experiments(v);
+        add_l2_partitions_experiments(v);
+        add_cache_hints_experiments(v);
+        add_carveout_experiments(v);
         for (Experiment &e : v) e.quick = quick_parameters(e.name);
         return v;
     }();
