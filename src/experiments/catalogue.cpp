@@ -72,7 +72,7 @@ json quick_parameters(const std::string &name) {
         {"alignment", {{"records", kMiB}}},
         {"pitch_2d", {{"widths", {1000, 1025}}, {"height", 1024}}},
         {"l2_partitions", {{"lines", 64}, {"sm_step", 16}, {"sweep_points", 1}, {"sweep_hops", 256}}},
-        {"cache_hints", {{"stream_over_l2", 1.0}, {"strides", {32, 256}}}},
+        {"cache_hints", {{"stream_over_l2", 1.0}, {"strided_bytes", 16 * kMiB}, {"strides", {256}}}},
         {"carveout", {{"carveouts", {0, 100}}, {"working_sets_kib", {16, 48, 320}}, {"reads_per_sm", 8 << 20}}},
     };
     const auto it = table.find(name);
