@@ -61,6 +61,12 @@ if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
     "memcheck|register_pressure --set threads=4096 --set iterations=2 --no-flush-l2"
     "memcheck|alignment --set records=10007 --set offsets=1,2,4,8,12 --no-flush-l2"
     "memcheck|pitch_2d --set widths=1,33,1025,32769 --set height=9 --no-flush-l2"
+    "memcheck|l2_partitions --set lines=32 --set sm_step=32 --set region_bytes=8MiB --set sweep_points=1 --set sweep_hops=64"
+    "racecheck|l2_partitions --set lines=32 --set sm_step=64 --set region_bytes=8MiB --set sweep_points=0"
+    "memcheck|cache_hints --set reused_over_l2=0.05 --set stream_over_l2=0.2 --set strided_bytes=2MiB --set strides=64,256 --no-flush-l2"
+    "racecheck|cache_hints --set reused_over_l2=0.05 --set stream_over_l2=0.2 --set strided_bytes=2MiB --set strides=256 --set hints=default,evict_first_last --set prefetch=plain,prefetch_l2 --no-flush-l2"
+    "memcheck|carveout --set carveouts=0,100 --set working_sets_kib=16,48 --set reads_per_sm=1MiB --no-flush-l2"
+    "racecheck|carveout --set carveouts=100 --set working_sets_kib=16 --set reads_per_sm=1MiB --no-flush-l2"
   )
   for check in "${checks[@]}"; do
     tool=${check%%|*}; exp=${check#*|}; name="$tool-${exp%% *}"
@@ -84,6 +90,7 @@ benches=(
   "transfers|transfer transfer_batching copy_overlap"
   "latency|latency memory_spaces"
   "local_and_alignment|local_memory register_pressure alignment pitch_2d"
+  "onchip_controls|l2_partitions cache_hints carveout"
 )
 for b in "${benches[@]}"; do
   script=${b%%|*}; covers=${b#*|}; run=1

@@ -69,6 +69,16 @@ const Catalogued kCatalogue[] = {
     {"alignment", "misaligned8_o1_over_aligned", "8-byte loads 1 byte off / aligned", "ratio"},
     {"alignment", "aligned_over_packed_r12", "aligned / packed, 12-byte records", "ratio"},
     {"pitch_2d", "pitched_over_packed_w1025", "pitched / packed rows, width 1025", "ratio"},
+    {"l2_partitions", "near_ns", "L2 hit latency, near partition", "ns"},
+    {"l2_partitions", "far_ns", "L2 hit latency, far partition", "ns"},
+    {"l2_partitions", "far_over_near", "far / near L2 hit latency", "ratio"},
+    {"l2_partitions", "far_share_median", "share of lines far from an SM (model 0.5)", "ratio"},
+    {"cache_hints", "evict_first_last_speedup", "evict_first stream + evict_last reused set / default loads", "ratio"},
+    {"cache_hints", "stream_cs_speedup", "streaming (__ldcs) stream / default loads", "ratio"},
+    {"cache_hints", "window_persisting_speedup", "persisting window on the reused set / default loads", "ratio"},
+    {"cache_hints", "granularity_32_s256_dram_bytes_per_read", "DRAM bytes per 4-byte read, stride 256, fetch limit 32", "bytes"},
+    {"carveout", "carveout0_fits_bytes", "largest working set still in L1, carveout 0%", "bytes"},
+    {"carveout", "carveout100_fits_bytes", "largest working set still in L1, carveout 100%", "bytes"},
 };
 
 const json *summary_of(const json &result) {
