@@ -185,22 +185,28 @@ void run_cache_hints(ContextState &ctx, const Params &params, Result &out) {
         if (v.setup != L2Setup::None) scoped.emplace(ctx);
         std::size_t granted = set_aside_found, window = 0;
         double hit_ratio = 0;
-        if (v.setup == L2Setup::SetAside || v.setup == L2Setup::WindowOverReused) {
-            granted = set_persisting_size(ctx, limits.persisting_max);
-            if (granted == 0) {
-                skipped.push_back(std::string(v.label) + " (the device granted no set-aside)");
-                continue;
+        try {
+            if (v.setup == L2Setup::SetAside || v.setup == L2Setup::WindowOverReused)
+                granted = set_persisting_size(ctx, limits.persisting_max);
+            if (v.setup == L2Setup::WindowOverStream) {
+                window = std::min(stream_bytes, limits.max_window);
+                hit_ratio = 1.0;
+                set_window(ctx, stream_d.get(), window, hit_ratio, GM_ACCESS_STREAMING, GM_ACCESS_NORMAL);
+            } else if (v.setup == L2Setup::WindowOverReused && granted > 0) {
+                window = std::min(reused_bytes, limits.max_window);
+                // As many lines asked to persist as the set-aside holds (the guide's tuned hit ratio).
+                hit_ratio = std::min(1.0, static_cast<double>(granted) / static_cast<double>(window));
+                set_window(ctx, reused_d.get(), window, hit_ratio, GM_ACCESS_PERSISTING, GM_ACCESS_NORMAL);
             }
+        } catch (const Error &e) {
+            // Under MIG or MPS the set-aside cannot be changed: a property of the setup, said in the notes.
+            if (e.sticky()) throw;
+            skipped.push_back(std::string(v.label) + " (" + e.what() + ")");
+            continue;
         }
-        if (v.setup == L2Setup::WindowOverStream) {
-            window = std::min(stream_bytes, limits.max_window);
-            hit_ratio = 1.0;
-            set_window(ctx, stream_d.get(), window, hit_ratio, GM_ACCESS_STREAMING, GM_ACCESS_NORMAL);
-        } else if (v.setup == L2Setup::WindowOverReused) {
-            window = std::min(reused_bytes, limits.max_window);
-            // As many lines asked to persist as the set-aside holds (the guide's tuned hit ratio).
-            hit_ratio = std::min(1.0, static_cast<double>(granted) / static_cast<double>(window));
-            set_window(ctx, reused_d.get(), window, hit_ratio, GM_ACCESS_PERSISTING, GM_ACCESS_NORMAL);
+        if ((v.setup == L2Setup::SetAside || v.setup == L2Setup::WindowOverReused) && granted == 0) {
+            skipped.push_back(std::string(v.label) + " (the device granted no set-aside)");
+            continue;
         }
         auto launch = [&](cudaStream_t s) {
             return kernels::launch_reuse_stream(v.stream, v.reused, stream_d.as<std::uint32_t>(), static_cast<std::uint32_t>(n_stream),

@@ -79,7 +79,10 @@ void run_carveout(ContextState &ctx, const Params &params, Result &out) {
     cudaFuncAttributes attrs{};
     GM_CUDA(kernels::l1_reads_attributes(&attrs));
     const std::size_t needed = attrs.sharedSizeBytes + static_cast<std::size_t>(reserved);  // one resident block
-    const UnifiedL1 unified = unified_l1(dev.cc_major, dev.cc_minor, dev.shared_per_sm);
+    int max_shared_attr = 0;
+    GM_CUDA(cudaDeviceGetAttribute(&max_shared_attr, cudaDevAttrMaxSharedMemoryPerMultiprocessor, ctx.device()));
+    const std::size_t max_shared = static_cast<std::size_t>(max_shared_attr);
+    const UnifiedL1 unified = unified_l1(dev.cc_major, dev.cc_minor, max_shared);
 
     const std::size_t largest = sizes.back();
     require_memory(ctx, largest + blocks * sizeof(std::uint64_t), "carveout (a working set of " + std::to_string(largest) + " bytes)");
@@ -92,7 +95,7 @@ void run_carveout(ContextState &ctx, const Params &params, Result &out) {
 
     for (long long c : carveouts) {
         GM_CUDA(kernels::set_l1_reads_carveout(static_cast<int>(c)));
-        const std::size_t shared = shared_capacity_for(unified, static_cast<int>(c), dev.shared_per_sm, needed);
+        const std::size_t shared = shared_capacity_for(unified, static_cast<int>(c), max_shared, needed);
         const std::size_t l1 = l1_left(unified, shared);
         const std::string label = "carveout" + std::to_string(c);
         Series series;
@@ -173,7 +176,7 @@ void run_carveout(ContextState &ctx, const Params &params, Result &out) {
     out.summary_values["carveout_preference_found"] = restore.found();
     out.summary_values["carveout_preference_after"] = after;
     out.summary_values["reserved_shared_per_block"] = reserved;
-    out.summary_values["max_shared_per_sm"] = static_cast<double>(dev.shared_per_sm);
+    out.summary_values["max_shared_per_sm"] = static_cast<double>(max_shared);
     if (unified.known) out.summary_values["unified_l1_shared_bytes"] = static_cast<double>(unified.unified_bytes);
 
     std::string capacities;
@@ -185,14 +188,14 @@ void run_carveout(ContextState &ctx, const Params &params, Result &out) {
     if (unified.known)
         out.notes.push_back("Model: L1 and shared memory share " + kib(unified.unified_bytes) + " per SM, split at a shared "
                             "capacity of " + capacities + " KiB. A carveout is a percentage of the largest shared memory per SM (" +
-                            kib(dev.shared_per_sm) + ", cudaDevAttrMaxSharedMemoryPerMultiprocessor), rounded up to the next "
+                            kib(max_shared) + ", cudaDevAttrMaxSharedMemoryPerMultiprocessor), rounded up to the next "
                             "capacity, and never below what the resident block needs (" + std::to_string(needed) +
                             " bytes: its static shared memory and the " + std::to_string(reserved) +
                             " bytes reserved per block); the L1 is what remains. The preference is a hint: the driver may "
                             "choose otherwise, and the measured fall says what it chose.");
     else
         out.notes.push_back("No model: compute capability " + std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor) +
-                            " with " + kib(dev.shared_per_sm) + " of shared memory per SM is not in the table of unified "
+                            " with " + kib(max_shared) + " of shared memory per SM is not in the table of unified "
                             "L1/shared sizes, so the L1 each carveout leaves is only measured.");
     char buf[200];
     std::snprintf(buf, sizeof buf,

@@ -58,14 +58,16 @@ struct Lines {
     std::uint64_t offset_sum = 0;
 };
 
-Series sm_series(const std::string &name, const std::string &variant) {
+// A series of latencies in cycles (values.latency_cycles) against x.
+Series cycles_series(const std::string &name, const std::string &variant, const std::string &x_name,
+                     const std::string &x_unit = "") {
     Series s;
     s.name = name;
     s.variant = variant;
-    s.x_name = "SM";
-    s.x_unit = "";
+    s.x_name = x_name;
+    s.x_unit = x_unit;
     s.y_field = "latency_cycles";
-    s.y_name = "L2 hit latency";
+    s.y_name = "latency per dependent load";
     s.y_unit = "cycles";
     return s;
 }
@@ -156,17 +158,10 @@ void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
     const std::size_t sweep_max_lines = sweep_points > 0 ? dev.l2_bytes / kChaseLineBytes : 0;
     const std::size_t buffer_bytes = std::max(region, sweep_max_lines * kChaseLineBytes);
     const std::size_t next_words = std::max(n_lines, sweep_max_lines);
-    // The batches' heads and per-hop cycles: at most every SM's launches of two passes.
-    const std::size_t slots = static_cast<std::size_t>(launches) * (1024 / std::max(1u, sm_step) + 2) *
-                              (sizeof(kernels::PinnedChaseHead) + 2 * n_lines * sizeof(unsigned));
-    require_memory(ctx, buffer_bytes + next_words * 4 + n_lines * 8 + slots,
-                   "l2_partitions (a region of " + std::to_string(buffer_bytes) + " bytes and its rings)");
-    DeviceArray buffer(ctx, buffer_bytes), next_d(ctx, next_words * sizeof(std::uint32_t)),
-        offsets_d(ctx, n_lines * sizeof(std::uint64_t)), census_d(ctx, (kernels::kSmIdWords + 2) * sizeof(unsigned));
-    char *base = buffer.as<char>();
-    auto *census = census_d.as<unsigned>();
 
     // Which SM ids exist: the chases are pinned to ids that were seen.
+    DeviceArray census_d(ctx, (kernels::kSmIdWords + 2) * sizeof(unsigned));
+    auto *census = census_d.as<unsigned>();
     GM_CUDA(cudaMemsetAsync(census, 0, census_d.bytes(), st));
     GM_CUDA(kernels::launch_sm_census(census, census + kernels::kSmIdWords,
                                       8 * static_cast<unsigned>(std::max(1, dev.multiprocessors)), st));
@@ -178,6 +173,17 @@ void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
     const std::vector<unsigned> seen = sm_ids_of(bits);
     if (seen.empty()) fail(GM_ERROR_INTERNAL, "l2_partitions: the SM census recorded no SM id");
     const std::vector<unsigned> targets = every_nth_sm(seen, sm_step);
+
+    // The region and its rings, and the largest batch's heads and per-hop
+    // cycles (the map: every chosen SM's launches of two passes).
+    const std::size_t slots = static_cast<std::size_t>(launches) * targets.size() *
+                              (sizeof(kernels::PinnedChaseHead) + 2 * n_lines * sizeof(unsigned));
+    const std::size_t sweep_slots = static_cast<std::size_t>(launches) * (sizeof(kernels::PinnedChaseHead) + sweep_hops * 4);
+    require_memory(ctx, buffer_bytes + next_words * 4 + n_lines * 8 + std::max(slots, sweep_slots),
+                   "l2_partitions (a region of " + std::to_string(buffer_bytes) + " bytes and its rings)");
+    DeviceArray buffer(ctx, buffer_bytes), next_d(ctx, next_words * sizeof(std::uint32_t)),
+        offsets_d(ctx, n_lines * sizeof(std::uint64_t));
+    char *base = buffer.as<char>();
 
     // The lines, written whole from one block: resident in L2 (a write
     // allocates there) and nowhere nearer to any SM.
@@ -260,9 +266,9 @@ void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
 
     const double reported_ghz = dev.clock_khz / 1e6;
     // The per-SM series; the clock is refined below once every chase has run.
-    Series near_s = sm_series("near lines (first visit after the lines were written)", "near");
-    Series far_s = sm_series("far lines (first visit after the lines were written)", "far");
-    Series repeat_s = sm_series("every line, second visit from the same SM", "repeat");
+    Series near_s = cycles_series("near lines (first visit after the lines were written)", "near", "SM");
+    Series far_s = cycles_series("far lines (first visit after the lines were written)", "far", "SM");
+    Series repeat_s = cycles_series("every line, second visit from the same SM", "repeat", "SM");
     std::vector<double> far_shares, repeat_far_shares;
     struct PendingPoint {
         Series *series;
@@ -300,13 +306,8 @@ void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
 
     // The fabric check: from the first SM, a chase over only its near lines
     // and one over only its far lines, timed and counted.
-    Series fabric_s;
-    fabric_s.name = "one SM's near lines only, then its far lines only";
-    fabric_s.variant = "fabric";
-    fabric_s.x_name = "ring (0: near lines, 1: far lines)";
-    fabric_s.y_field = "latency_cycles";
-    fabric_s.y_name = "L2 hit latency";
-    fabric_s.y_unit = "cycles";
+    Series fabric_s = cycles_series("one SM's near lines only, then its far lines only", "fabric",
+                                    "ring (0: near lines, 1: far lines)");
     std::vector<PinnedJob> fabric_jobs;
     std::vector<Point> fabric_points;
     std::vector<std::vector<std::uint32_t>> rings(2);
@@ -410,14 +411,8 @@ void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
         fabric_s.points.push_back(std::move(p));
     }
 
-    Series sweep_s;
-    sweep_s.name = "working set sweep from one SM (its block reads the ring first)";
-    sweep_s.variant = "sweep";
-    sweep_s.x_name = "working set";
-    sweep_s.x_unit = "bytes";
-    sweep_s.y_field = "latency_cycles";
-    sweep_s.y_name = "latency per dependent load";
-    sweep_s.y_unit = "cycles";
+    Series sweep_s = cycles_series("working set sweep from one SM (its block reads the ring first)", "sweep", "working set",
+                                   "bytes");
     for (const SweepRaw &raw : sweep) {
         const std::vector<double> c = kept_cycles(raw.jobs, 0, raw.jobs.size(), warmup);
         if (c.empty()) continue;

@@ -1,5 +1,6 @@
 #include "experiments/l2_partitions/l2_partitions.cuh"
 
+#include "shared_kernels/device_clock.cuh"
 #include "shared_kernels/kernel_catalogue.cuh"
 
 namespace gmlab::kernels {
@@ -19,20 +20,6 @@ __device__ __forceinline__ unsigned sm_id_bound() {
     unsigned s;
     asm volatile("mov.u32 %0, %%nsmid;" : "=r"(s));
     return s;
-}
-
-// The clocks, with a memory clobber so that the compiler keeps the timed
-// load and the store that waits for it between the two readings.
-__device__ __forceinline__ long long clock_now() {
-    long long c;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
-    return c;
-}
-
-__device__ __forceinline__ unsigned long long ns_now() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
-    return t;
 }
 
 // A store into shared memory that cannot issue before `v` is back: what

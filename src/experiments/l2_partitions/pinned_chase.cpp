@@ -74,14 +74,4 @@ void run_pinned(ContextState &ctx, const PinnedSetup &setup, std::vector<PinnedJ
                               "walk of the same ring");
 }
 
-double pinned_clock_ghz(const std::vector<PinnedJob> &jobs, double fallback) {
-    double cycles = 0, ns = 0;
-    for (const PinnedJob &j : jobs)
-        if (j.reached) {
-            cycles += static_cast<double>(j.head.cycles);
-            ns += static_cast<double>(j.head.ns);
-        }
-    return cycles > 0 && ns > 0 ? cycles / ns : fallback;
-}
-
 }  // namespace gmlab

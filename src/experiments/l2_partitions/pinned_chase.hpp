@@ -45,8 +45,4 @@ struct PinnedSetup {
 void run_pinned(ContextState &ctx, const PinnedSetup &setup, std::vector<PinnedJob> &jobs, const std::string &what,
                 Result &out);
 
-// Cycles over nanoseconds of the chases that ran (the SM clock during them),
-// `fallback` where none did.
-double pinned_clock_ghz(const std::vector<PinnedJob> &jobs, double fallback);
-
 }  // namespace gmlab

@@ -17,19 +17,8 @@ class CacheHintsTest : public GpuTest {
 protected:
     void SetUp() override {
         GpuTest::SetUp();
-        char *text = nullptr;
-        ASSERT_EQ(gm_device_info_json(&text, ctx), GM_OK);
-        const json d = json::parse(text);
-        gm_free_string(text);
-        const std::string cc = d["compute_capability"];
-        cc80 = std::stoi(cc.substr(0, cc.find('.'))) >= 8;
-    }
-    json l2_state() {
-        char *text = nullptr;
-        EXPECT_EQ(gm_l2_state_json(&text, ctx), GM_OK) << gm_context_last_error(ctx);
-        json s = json::parse(text ? text : "null");
-        gm_free_string(text);
-        return s;
+        if (HasFatalFailure()) return;
+        cc80 = compute_capability_major(ctx) >= 8;
     }
     bool cc80 = false;
 };
@@ -86,11 +75,8 @@ TEST_F(CacheHintsTest, EveryVariantIsVerifiedAndTimed) {
 }
 
 TEST_F(CacheHintsTest, DramBytesAreAtLeastTheSectorsTouched) {
-    int available = 0;
-    const char *reason = nullptr;
-    ASSERT_EQ(gm_counters_available(&available, &reason, ctx), GM_OK);
-    if (!available) GTEST_SKIP() << "counters not available: " << (reason ? reason : "");
-    ASSERT_EQ(gm_context_set(ctx, GM_SETTING_COUNTERS, GM_COUNTERS_ON), GM_OK);
+    std::string why;
+    if (!count_every_point(ctx, &why)) GTEST_SKIP() << "counters not available: " << why;
     json doc = run("cache_hints", R"({"hints": ["default"], "prefetch": ["plain", "granularity_32", "granularity_128"],
                                       "strided_bytes": "16MiB", "strides": [256]})");
     ASSERT_FALSE(doc.is_null());
@@ -109,13 +95,13 @@ TEST_F(CacheHintsTest, LeavesTheL2AsItFoundIt) {
     if (!cc80) GTEST_SKIP() << "L2 controls need compute capability 8.0";
     size_t granted = 0;
     ASSERT_EQ(gm_set_l2_persisting_size(&granted, ctx, 1 << 20), GM_OK);
-    const size_t before = l2_state()["persisting_set_aside_bytes"];
+    const size_t before = l2_state(ctx)["persisting_set_aside_bytes"];
     for (int i = 0; i < 2; ++i) {
         json doc = run("cache_hints", R"({"reused_over_l2": 0.25, "stream_over_l2": 1.0, "strided_bytes": "4MiB", "strides": [256],
                                           "prefetch": ["plain", "granularity_64"]})");
         ASSERT_FALSE(doc.is_null());
         EXPECT_EQ(doc["summary"]["set_aside_found_bytes"].get<double>(), static_cast<double>(before));
-        const json after = l2_state();
+        const json after = l2_state(ctx);
         EXPECT_TRUE(after["window"].is_null()) << "run " << i;
         EXPECT_EQ(after["persisting_set_aside_bytes"].get<size_t>(), before) << "run " << i;
     }
@@ -135,5 +121,5 @@ TEST_F(CacheHintsTest, RefusesBadInputAndStaysUsable) {
                                       "strided_bytes": "2MiB", "strides": [64]})");
     ASSERT_FALSE(doc.is_null());
     EXPECT_TRUE(doc["verification"]["passed"].get<bool>());
-    if (cc80) EXPECT_TRUE(l2_state()["window"].is_null());
+    if (cc80) EXPECT_TRUE(l2_state(ctx)["window"].is_null());
 }

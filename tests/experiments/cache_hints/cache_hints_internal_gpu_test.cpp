@@ -40,11 +40,7 @@ TEST_F(GpuTest, CacheHintsPutsTheFetchGranularityBack) {
 TEST_F(GpuTest, CacheHintsFailingMidwayLeavesTheDeviceAsFound) {
     size_t free_b = 0, total_b = 0;
     ASSERT_EQ(cudaMemGetInfo(&free_b, &total_b), cudaSuccess);
-    char *text = nullptr;
-    ASSERT_EQ(gm_device_info_json(&text, ctx), GM_OK);
-    const nlohmann::json dev = nlohmann::json::parse(text);
-    gm_free_string(text);
-    const double l2 = dev["l2_bytes"].get<double>();
+    const double l2 = device_info(ctx)["l2_cache_bytes"].get<double>();
     // The smallest budget (1% of the free memory) holds part one (1.25 x L2
     // and a little) but not the 4 GiB strided region of part two.
     const double budget = 0.01 * static_cast<double>(free_b);
@@ -63,10 +59,7 @@ TEST_F(GpuTest, CacheHintsFailingMidwayLeavesTheDeviceAsFound) {
     EXPECT_NE(std::string(gm_context_last_error(ctx)).find("strided region"), std::string::npos) << gm_context_last_error(ctx);
     if (limit) EXPECT_EQ(granularity(), before);
     if (cc80) {
-        char *state = nullptr;
-        ASSERT_EQ(gm_l2_state_json(&state, ctx), GM_OK);
-        const nlohmann::json s = nlohmann::json::parse(state);
-        gm_free_string(state);
+        const nlohmann::json s = l2_state(ctx);
         EXPECT_TRUE(s["window"].is_null());
         EXPECT_EQ(s["persisting_set_aside_bytes"].get<size_t>(), granted);
         gm_set_l2_persisting_size(&granted, ctx, 0);

@@ -7,9 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "core/experiment/params.hpp"
-#include "core/experiment/registry.hpp"
 #include "experiments/cache_hints/hint_models.hpp"
+#include "unit_checks.hpp"
 #include "shared_kernels/pattern.hpp"
 
 using namespace gmlab;
@@ -25,16 +24,6 @@ std::uint64_t brute_fetched(std::uint64_t n, std::uint64_t stride, std::uint64_t
         last = u;
     }
     return units * unit;
-}
-
-std::string param_error(const nlohmann::json &given) {
-    try {
-        resolve_params(find_experiment("cache_hints").params, given, "cache_hints");
-    } catch (const Error &e) {
-        EXPECT_EQ(e.status(), GM_ERROR_INVALID_ARGUMENT);
-        return e.what();
-    }
-    return "";
 }
 
 }  // namespace
@@ -103,10 +92,10 @@ TEST(ReuseModel, SumsMatchTheKernelsWalk) {
 }
 
 TEST(CacheHintsParams, BadValuesAreRefusedWithTheRange) {
-    EXPECT_NE(param_error({{"reused_over_l2", 0}}).find("reused_over_l2 must be in 0.01..4"), std::string::npos);
-    EXPECT_NE(param_error({{"stream_over_l2", 20}}).find("stream_over_l2 must be in 0.1..16"), std::string::npos);
-    EXPECT_NE(param_error({{"strides", {0}}}).find("strides must be in 4..4096"), std::string::npos);
-    EXPECT_NE(param_error({{"hints", {"evict_everything"}}}).find("hints must be"), std::string::npos);
-    EXPECT_NE(param_error({{"prefetch", {"granularity_16"}}}).find("prefetch must be"), std::string::npos);
-    EXPECT_EQ(param_error({{"hints", {"default", "window_persisting"}}, {"prefetch", {"plain", "granularity_32"}}}), "");
+    EXPECT_NE(param_error("cache_hints", {{"reused_over_l2", 0}}).find("reused_over_l2 must be in 0.01..4"), std::string::npos);
+    EXPECT_NE(param_error("cache_hints", {{"stream_over_l2", 20}}).find("stream_over_l2 must be in 0.1..16"), std::string::npos);
+    EXPECT_NE(param_error("cache_hints", {{"strides", {0}}}).find("strides must be in 4..4096"), std::string::npos);
+    EXPECT_NE(param_error("cache_hints", {{"hints", {"evict_everything"}}}).find("hints must be"), std::string::npos);
+    EXPECT_NE(param_error("cache_hints", {{"prefetch", {"granularity_16"}}}).find("prefetch must be"), std::string::npos);
+    EXPECT_EQ(param_error("cache_hints", {{"hints", {"default", "window_persisting"}}, {"prefetch", {"plain", "granularity_32"}}}), "");
 }

@@ -32,11 +32,7 @@ TEST_F(GpuTest, CarveoutSweepsEveryPreference) {
     }
     const json &sum = doc["summary"];
     EXPECT_EQ(sum["carveout_preference_after"], sum["carveout_preference_found"]);
-    char *text = nullptr;
-    ASSERT_EQ(gm_device_info_json(&text, ctx), GM_OK);
-    const json dev = json::parse(text);
-    gm_free_string(text);
-    if (dev["compute_capability"] == "9.0") {
+    if (device_info(ctx)["compute_capability"] == "9.0") {
         // 256 KiB per SM; 100% keeps 228 KiB of shared memory, 0% at least the
         // block's reserved kilobyte, which rounds up to 8 KiB.
         EXPECT_EQ(sum["unified_l1_shared_bytes"].get<double>(), 256 * 1024);

@@ -7,25 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "core/experiment/params.hpp"
-#include "core/experiment/registry.hpp"
 #include "experiments/carveout/carveout_model.hpp"
+#include "unit_checks.hpp"
 
 using namespace gmlab;
 
 namespace {
 
 constexpr std::size_t KiB = 1024;
-
-std::string param_error(const nlohmann::json &given) {
-    try {
-        resolve_params(find_experiment("carveout").params, given, "carveout");
-    } catch (const Error &e) {
-        EXPECT_EQ(e.status(), GM_ERROR_INVALID_ARGUMENT);
-        return e.what();
-    }
-    return "";
-}
 
 }  // namespace
 
@@ -83,9 +72,9 @@ TEST(CarveoutModel, WhereTheRateFalls) {
 }
 
 TEST(CarveoutParams, CarveoutsOutsideZeroToHundredAreRefusedWithTheRange) {
-    EXPECT_NE(param_error({{"carveouts", {0, 101}}}).find("carveouts must be in 0..100, got 101"), std::string::npos);
-    EXPECT_NE(param_error({{"carveouts", {-1}}}).find("carveouts must be in 0..100, got -1"), std::string::npos);
-    EXPECT_NE(param_error({{"working_sets_kib", {0}}}).find("working_sets_kib must be in 1..4096"), std::string::npos);
-    EXPECT_NE(param_error({{"fall_fraction", 1.5}}).find("fall_fraction must be in"), std::string::npos);
-    EXPECT_EQ(param_error({{"carveouts", "0..100"}}), "");
+    EXPECT_NE(param_error("carveout", {{"carveouts", {0, 101}}}).find("carveouts must be in 0..100, got 101"), std::string::npos);
+    EXPECT_NE(param_error("carveout", {{"carveouts", {-1}}}).find("carveouts must be in 0..100, got -1"), std::string::npos);
+    EXPECT_NE(param_error("carveout", {{"working_sets_kib", {0}}}).find("working_sets_kib must be in 1..4096"), std::string::npos);
+    EXPECT_NE(param_error("carveout", {{"fall_fraction", 1.5}}).find("fall_fraction must be in"), std::string::npos);
+    EXPECT_EQ(param_error("carveout", {{"carveouts", "0..100"}}), "");
 }

@@ -9,14 +9,6 @@ using nlohmann::json;
 
 namespace {
 
-json device_of(gm_context *ctx) {
-    char *text = nullptr;
-    EXPECT_EQ(gm_device_info_json(&text, ctx), GM_OK);
-    json d = json::parse(text ? text : "{}");
-    gm_free_string(text);
-    return d;
-}
-
 // H100 and H200: the L2 in two partitions joined by a fabric.
 bool partitioned_hopper(const json &device) {
     const std::string name = device.value("name", "");
@@ -82,7 +74,7 @@ TEST_F(GpuTest, L2PartitionsShowTwoLevelsOnH100AndH200) {
     // The model: two partitions, each SM sees about half the lines far. A
     // failure here is a finding about the chip or the method (the notes say
     // which level the second visits and the sweep found), not only a bug.
-    if (!partitioned_hopper(device_of(ctx))) GTEST_SKIP() << "the two-partition model is checked on H100 and H200";
+    if (!partitioned_hopper(device_info(ctx))) GTEST_SKIP() << "the two-partition model is checked on H100 and H200";
     json doc = run("l2_partitions", R"({"lines": 256, "sm_step": 4, "sweep_points": 0})");
     ASSERT_FALSE(doc.is_null());
     const json &sum = doc["summary"];
@@ -99,12 +91,9 @@ TEST_F(GpuTest, L2PartitionsShowTwoLevelsOnH100AndH200) {
 }
 
 TEST_F(GpuTest, L2PartitionsCountFabricCrossings) {
-    if (!partitioned_hopper(device_of(ctx))) GTEST_SKIP() << "the fabric between L2 partitions: H100 and H200";
-    int available = 0;
-    const char *reason = nullptr;
-    ASSERT_EQ(gm_counters_available(&available, &reason, ctx), GM_OK);
-    if (!available) GTEST_SKIP() << "counters not available: " << (reason ? reason : "");
-    ASSERT_EQ(gm_context_set(ctx, GM_SETTING_COUNTERS, GM_COUNTERS_ON), GM_OK);
+    if (!partitioned_hopper(device_info(ctx))) GTEST_SKIP() << "the fabric between L2 partitions: H100 and H200";
+    std::string why;
+    if (!count_every_point(ctx, &why)) GTEST_SKIP() << "counters not available: " << why;
     json doc = run("l2_partitions", R"({"lines": 512, "sm_step": 64, "sweep_points": 0})");
     ASSERT_FALSE(doc.is_null());
     const auto s = by_variant(doc);

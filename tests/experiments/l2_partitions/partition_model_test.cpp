@@ -9,9 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "core/experiment/params.hpp"
-#include "core/experiment/registry.hpp"
 #include "experiments/l2_partitions/partition_model.hpp"
+#include "unit_checks.hpp"
 
 using namespace gmlab;
 
@@ -26,16 +25,6 @@ std::vector<double> two_levels(std::size_t near, std::size_t far) {
     for (std::size_t i = 0; i < near; ++i) v.push_back(262 + static_cast<double>(i % 7));
     for (std::size_t i = 0; i < far; ++i) v.push_back(470 + static_cast<double>(i % 11));
     return v;
-}
-
-std::string param_error(const std::string &experiment, const nlohmann::json &given) {
-    try {
-        resolve_params(find_experiment(experiment).params, given, experiment);
-    } catch (const Error &e) {
-        EXPECT_EQ(e.status(), GM_ERROR_INVALID_ARGUMENT);
-        return e.what();
-    }
-    return "";
 }
 
 }  // namespace
@@ -56,14 +45,9 @@ TEST(PartitionLines, AreDistinctAlignedAndNeverAPageStart) {
 }
 
 TEST(PartitionLines, TooSmallARegionIsRefusedWithBothNames) {
-    try {
-        choose_lines(2 * MiB, 4096, 1);
-        FAIL() << "2 MiB holds 16384 lines, fewer than 4 x 4096 besides the page start";
-    } catch (const Error &e) {
-        EXPECT_EQ(e.status(), GM_ERROR_INVALID_ARGUMENT);
-        EXPECT_NE(std::string(e.what()).find("region_bytes"), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("lines"), std::string::npos) << e.what();
-    }
+    // 2 MiB holds 16384 lines, fewer than 4 x 4096 besides the page start.
+    const std::string e = argument_error([] { choose_lines(2 * MiB, 4096, 1); });
+    EXPECT_TRUE(contains(e, "region_bytes (2097152) must hold at least 4 x lines (4096)")) << e;
     EXPECT_EQ(choose_lines(2 * MiB, 4095, 1).size(), 4095u);
 }
 
