@@ -77,7 +77,7 @@ for sr in co["series"]:
     pred = s.get(k + "_l1_predicted_bytes")
     fits, falls = s.get(k + "_fits_bytes"), s.get(k + "_falls_bytes")
     kib = lambda b: "-" if b is None else f"{b / 1024:.0f} KiB"
-    bw = ", ".join(f"{p['x']:.0f} KiB {p['bandwidth_gbs']:.0f}" for p in sr["points"])
+    bw = ", ".join(f"{p['x']:.0f} KiB {p['values']['read_gbs']:.0f}" for p in sr["points"])
     print(f"  {k:<12} model L1 {kib(pred)}; fits up to {kib(fits)}, falls at {kib(falls)}"
           + (f" (model {'holds' if s.get(k + '_model_brackets') == 1 else 'does not hold'})" if pred is not None else "")
           + f"; GB/s: {bw}")

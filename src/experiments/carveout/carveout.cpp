@@ -104,6 +104,11 @@ void run_carveout(ContextState &ctx, const Params &params, Result &out) {
         series.variant = label;
         series.x_name = "working set per SM";
         series.x_unit = "KiB";
+        // Not a bandwidth of device memory (most of it is served by L1): a
+        // value of its own, so that nothing reads it as DRAM traffic.
+        series.y_field = "read_gbs";
+        series.y_name = "bytes read per second (L1 and L2 hits)";
+        series.y_unit = "GB/s";
         series.attributes = {{"carveout_percent", c}, {"passes_target_bytes", reads_per_sm}};
         if (unified.known) {
             series.attributes["shared_capacity_bytes"] = shared;
@@ -132,8 +137,10 @@ void run_carveout(ContextState &ctx, const Params &params, Result &out) {
 
             Point p;
             p.x = static_cast<double>(ws) / kKiB;
-            p.bytes = static_cast<double>(blocks) * static_cast<double>(passes) * static_cast<double>(ws);
             p.time_ms = time_launch(ctx, launch);
+            const double read = static_cast<double>(blocks) * static_cast<double>(passes) * static_cast<double>(ws);
+            p.values["bytes_read"] = read;
+            p.values["read_gbs"] = bandwidth_gbs(read, p.time_ms.median);
             p.values["passes"] = static_cast<double>(passes);
             p.values["working_set_bytes"] = static_cast<double>(ws);
             if (unified.known) {
@@ -142,7 +149,7 @@ void run_carveout(ContextState &ctx, const Params &params, Result &out) {
                 p.predicted["fits"] = ws <= l1 ? 1 : 0;
             }
             measure_counters(ctx, launch, counter_sets::l1_global_hits(), p, out);
-            bandwidth.push_back(bandwidth_gbs(p.bytes, p.time_ms.median));
+            bandwidth.push_back(p.values["read_gbs"]);
             if (auto h = p.counters.find("l1_global_hit_share"); h != p.counters.end()) {
                 hits.push_back(h->second);
             }
@@ -184,7 +191,7 @@ void run_carveout(ContextState &ctx, const Params &params, Result &out) {
     out.notes.push_back("One block of " + std::to_string(kernels::kL1ReadThreads) + " threads per SM reads the same working set "
                         "over and over with ld.global.ca (about " + std::to_string(reads_per_sm >> 20) +
                         " MiB per SM per launch), under each carveout preference set on the kernel with cudaFuncSetAttribute. "
-                        "Bandwidth counts every byte the blocks read: L1 hits while the set fits, L2 hits past it.");
+                        "read_gbs counts every byte the blocks read per second: L1 hits while the set fits, L2 hits past it.");
     if (unified.known)
         out.notes.push_back("Model: L1 and shared memory share " + kib(unified.unified_bytes) + " per SM, split at a shared "
                             "capacity of " + capacities + " KiB. A carveout is a percentage of the largest shared memory per SM (" +
@@ -199,7 +206,7 @@ void run_carveout(ContextState &ctx, const Params &params, Result &out) {
                             "L1/shared sizes, so the L1 each carveout leaves is only measured.");
     char buf[200];
     std::snprintf(buf, sizeof buf,
-                  "A working set falls out of L1 where its bandwidth drops below %.2f of the best before it (the counted L1 "
+                  "A working set falls out of L1 where its read_gbs drops below %.2f of the best before it (the counted L1 "
                   "hit share likewise, where every point was counted).",
                   fall_fraction);
     out.notes.push_back(std::string(buf) + " The kernel's carveout preference is put back afterwards (found " +

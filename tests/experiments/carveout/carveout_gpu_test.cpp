@@ -23,12 +23,12 @@ TEST_F(GpuTest, CarveoutSweepsEveryPreference) {
     for (const auto &[name, series] : s) {
         ASSERT_EQ(series["points"].size(), 3u) << name;
         for (const json &p : series["points"]) {
-            EXPECT_GT(p["bandwidth_gbs"].get<double>(), 0);
+            EXPECT_GT(p["values"]["read_gbs"].get<double>(), 0);
             EXPECT_GE(p["values"]["passes"].get<double>(), 1);
         }
         // 320 KiB fits no L1 of any GPU: reading it is slower than reading 16 KiB, which fits every L1.
         const json &pts = series["points"];
-        EXPECT_LT(pts[2]["bandwidth_gbs"].get<double>(), 0.9 * pts[0]["bandwidth_gbs"].get<double>()) << name;
+        EXPECT_LT(pts[2]["values"]["read_gbs"].get<double>(), 0.9 * pts[0]["values"]["read_gbs"].get<double>()) << name;
     }
     const json &sum = doc["summary"];
     EXPECT_EQ(sum["carveout_preference_after"], sum["carveout_preference_found"]);
@@ -40,7 +40,7 @@ TEST_F(GpuTest, CarveoutSweepsEveryPreference) {
         EXPECT_EQ(sum["carveout0_l1_predicted_bytes"].get<double>(), 248 * 1024);
         // 48 KiB does not fit the 28 KiB that 100% leaves: it reads slower than 16 KiB.
         const json &full = s.at("carveout100")["points"];
-        EXPECT_LT(full[1]["bandwidth_gbs"].get<double>(), 0.9 * full[0]["bandwidth_gbs"].get<double>());
+        EXPECT_LT(full[1]["values"]["read_gbs"].get<double>(), 0.9 * full[0]["values"]["read_gbs"].get<double>());
         EXPECT_EQ(full[1]["predicted"]["fits"], 0);
         EXPECT_EQ(s.at("carveout0")["points"][1]["predicted"]["fits"], 1);
     }
