@@ -256,7 +256,7 @@ void run_cache_hints(ContextState &ctx, const Params &params, Result &out) {
         out.summary_values[std::string(v.label) + "_ms"] = ms;
         // Lines left marked evict_last or persisting would favour whatever runs next.
         scoped.reset();
-        if (cc80) GM_CUDA(cudaCtxResetPersistingL2Cache());
+        if (v.reused == LoadHint::EvictLast || v.setup == L2Setup::WindowOverReused) GM_CUDA(cudaCtxResetPersistingL2Cache());
     }
     if (default_ms > 0)
         for (const Series &s : out.series)
