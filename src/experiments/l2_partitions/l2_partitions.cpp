@@ -110,20 +110,19 @@ struct ClockSum {
 
 // Counts one more chase of a ring from SM `sm` with the fabric counters,
 // after the lines were rewritten (not counted) and without the
-// address-translation loads, so that the count holds the ring's loads and the
-// launch's own few accesses (its claim, its results, its instructions). A
-// count of a launch that found no block on the SM is dropped.
+// address-translation loads, launched as a single block (one-block launches
+// go to `sm`), so that the count holds the ring's loads and the block's own
+// few accesses (its claim, its results, its instructions and parameters). A
+// count of a launch whose block ran elsewhere is dropped.
 void count_fabric(ContextState &ctx, const char *base, unsigned sm, std::uint64_t start, unsigned hops, const Launch &rewrite,
                   Point &p, Result &out) {
     DeviceArray head(ctx, sizeof(kernels::PinnedChaseHead));
     CounterSet set = counter_sets::l2_fabric();
     set.derived.push_back({"fabric_sectors_per_load", "lts__t_sectors_srcunit_ltcfabric.sum", "", static_cast<double>(hops)});
-    const unsigned blocks = 4 * static_cast<unsigned>(std::max(1, ctx.info().multiprocessors));
     measure_counters_prepared(
         ctx,
         [&](cudaStream_t s) {
-            return kernels::launch_pinned_chase(base, sm, start, hops, 0, 0, blocks, head.as<kernels::PinnedChaseHead>(),
-                                                nullptr, s);
+            return kernels::launch_pinned_chase(base, sm, start, hops, 0, 0, 1, head.as<kernels::PinnedChaseHead>(), nullptr, s);
         },
         [&](cudaStream_t s) {
             if (cudaError_t e = cudaMemsetAsync(head.get(), 0, head.bytes(), s); e != cudaSuccess) return e;
@@ -136,7 +135,8 @@ void count_fabric(ContextState &ctx, const char *base, unsigned sm, std::uint64_
     if (h.claim != 0) return;
     p.counters.clear();
     p.counter_checks.clear();
-    out.notes.push_back("A counted chase ran on no block of SM " + std::to_string(sm) + "; its counters are left out.");
+    out.notes.push_back("A counted chase, launched as one block, did not run on SM " + std::to_string(sm) +
+                        "; its counters are left out.");
 }
 
 void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
@@ -172,7 +172,20 @@ void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
     bits.pop_back();
     const std::vector<unsigned> seen = sm_ids_of(bits);
     if (seen.empty()) fail(GM_ERROR_INTERNAL, "l2_partitions: the SM census recorded no SM id");
-    const std::vector<unsigned> targets = every_nth_sm(seen, sm_step);
+    // The SM a launch of one block goes to: the fabric check counts a chase
+    // launched as one block there, so that no other SM's instruction and
+    // parameter fetches (which may cross the fabric too) are in its count.
+    GM_CUDA(cudaMemsetAsync(census, 0, kernels::kSmIdWords * sizeof(unsigned), st));
+    GM_CUDA(kernels::launch_sm_census(census, census + kernels::kSmIdWords, 1, st));
+    std::vector<std::uint32_t> lone_bits(kernels::kSmIdWords);
+    GM_CUDA(cudaMemcpyAsync(lone_bits.data(), census, lone_bits.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, st));
+    GM_CUDA(cudaStreamSynchronize(st));
+    const std::vector<unsigned> lone = sm_ids_of(lone_bits);
+    std::vector<unsigned> targets = every_nth_sm(seen, sm_step);
+    if (!lone.empty() && std::find(targets.begin(), targets.end(), lone[0]) == targets.end()) {
+        targets.push_back(lone[0]);
+        std::sort(targets.begin(), targets.end());
+    }
 
     // The region and its rings, and the largest batch's heads and per-hop
     // cycles (the map: every chosen SM's launches of two passes).
@@ -304,16 +317,21 @@ void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
         pending.push_back({&repeat_s, s, point(m.repeat)});
     }
 
-    // The fabric check: from the first SM, a chase over only its near lines
+    // The fabric check: from one SM, a chase over only its near lines
     // and one over only its far lines, timed and counted.
     Series fabric_s = cycles_series("one SM's near lines only, then its far lines only", "fabric",
                                     "ring (0: near lines, 1: far lines)");
     std::vector<PinnedJob> fabric_jobs;
     std::vector<Point> fabric_points;
     std::vector<std::vector<std::uint32_t>> rings(2);
-    const unsigned s0 = maps[0].sm;
+    // The fabric check and the sweep run from the SM one-block launches go to
+    // (else the first SM measured).
+    std::size_t m0 = 0;
+    for (std::size_t m = 0; m < maps.size(); ++m)
+        if (!lone.empty() && maps[m].sm == lone[0]) m0 = m;
+    const unsigned s0 = maps[m0].sm;
     if (levels.found) {
-        for (std::size_t l = 0; l < n_lines; ++l) rings[far[0][l] ? 1 : 0].push_back(static_cast<std::uint32_t>(l));
+        for (std::size_t l = 0; l < n_lines; ++l) rings[far[m0][l] ? 1 : 0].push_back(static_cast<std::uint32_t>(l));
     }
     const bool fabric_check = levels.found && !rings[0].empty() && !rings[1].empty();
     if (fabric_check) {
@@ -351,7 +369,7 @@ void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
         }
     }
 
-    // The working-set sweep from the first SM: a ring over every line of a
+    // The working-set sweep from the same SM: a ring over every line of a
     // quarter, a half, ... of L2, read by the SM's block first, then chased.
     struct SweepRaw {
         std::size_t bytes = 0;
@@ -487,6 +505,8 @@ void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
     sum["far_share_max"] = sorted_shares.back();
     sum["repeat_far_share_median"] = median(repeat_far_shares);
     sum["sms_measured"] = static_cast<double>(maps.size());
+    sum["sms_chosen"] = static_cast<double>(targets.size());
+    sum["fabric_sm"] = s0;
     sum["sms_seen"] = static_cast<double>(seen.size());
     sum["lines"] = static_cast<double>(n_lines);
     for (const Series &s : out.series)
@@ -502,7 +522,8 @@ void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
 
     out.notes.push_back(
         "From each of " + std::to_string(targets.size()) + " SMs (sm_step " + std::to_string(sm_step) + " over the " +
-        std::to_string(seen.size()) + " SM ids seen; %nsmid " + std::to_string(nsmid) + "), one thread follows a ring of " +
+        std::to_string(seen.size()) + " SM ids seen; %nsmid " + std::to_string(nsmid) +
+        "; and the SM one-block launches go to), one thread follows a ring of " +
         std::to_string(n_lines) + " 128-byte lines drawn at random from " + mib(static_cast<double>(region)) +
         " with ld.global.cg (L2 only), twice around, timing every load on its own with clock64 (the cycles from issuing it to "
         "a shared-memory store that waits for its value, so a few cycles above a plain chase's). Before every chase the lines "
@@ -574,7 +595,7 @@ void add_l2_partitions_experiments(std::vector<Experiment> &out) {
         size_param("region_bytes", 64LL << 20, 8LL << 20, 4LL << 30, "region the lines are drawn from (random, fixed seed)"),
         int_param("sm_step", 4, 1, 1024, "chase from every sm_step-th SM id seen (1: every SM, the full map)"),
         double_param("min_gap", 0.15, 0.01, 10.0, "least gap between the two levels, relative to the near level"),
-        int_param("sweep_points", 4, 0, 16, "rings of 1/points .. all of L2 chased from the first SM (0: no sweep)"),
+        int_param("sweep_points", 4, 0, 16, "rings of 1/points .. all of L2 chased from one SM (0: no sweep)"),
         int_param("sweep_hops", 2048, 16, kernels::kMaxTimedHops, "timed hops per sweep chase"),
         bool_param("full_matrix", false, "add every (SM, line) first-visit latency to the result"),
     };
