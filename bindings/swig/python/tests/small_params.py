@@ -27,4 +27,7 @@ SMALL = {
     "register_pressure": {"threads": 4096, "iterations": 2},
     "alignment": {"records": 10007, "offsets": "1,2,4,8,12"},
     "pitch_2d": {"widths": "1,33,1025,32769", "height": 9},
+    "l2_partitions": {"lines": 32, "sm_step": 32, "region_bytes": "8MiB", "sweep_points": 1, "sweep_hops": 64},
+    "cache_hints": {"reused_over_l2": 0.05, "stream_over_l2": 0.2, "strided_bytes": "2MiB", "strides": "64,256"},
+    "carveout": {"carveouts": "0,100", "working_sets_kib": "16,48", "reads_per_sm": "1MiB"},
 }
