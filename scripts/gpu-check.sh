@@ -68,6 +68,12 @@ if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
     "memcheck|managed_memory --set max_size=256KiB --set points_per_octave=0.5 --set pingpong_pages=1,4 --counters off --no-flush-l2"
     "memcheck|allocation --set max_size=4MiB --set host_max_size=1MiB --set points_per_octave=0.5 --no-flush-l2"
     "memcheck|compressible --set bytes=8MiB --no-flush-l2"
+    "memcheck|l2_partitions --set lines=32 --set sm_step=32 --set region_bytes=8MiB --set sweep_points=1 --set sweep_hops=64"
+    "racecheck|l2_partitions --set lines=32 --set sm_step=64 --set region_bytes=8MiB --set sweep_points=0"
+    "memcheck|cache_hints --set reused_over_l2=0.05 --set stream_over_l2=0.2 --set strided_bytes=2MiB --set strides=64,256 --no-flush-l2"
+    "racecheck|cache_hints --set reused_over_l2=0.05 --set stream_over_l2=0.2 --set strided_bytes=2MiB --set strides=256 --set hints=default,evict_first_last --set prefetch=plain,prefetch_l2 --no-flush-l2"
+    "memcheck|carveout --set carveouts=0,100 --set working_sets_kib=16,48 --set reads_per_sm=1MiB --no-flush-l2"
+    "racecheck|carveout --set carveouts=100 --set working_sets_kib=16 --set reads_per_sm=1MiB --no-flush-l2"
   )
   for check in "${checks[@]}"; do
     tool=${check%%|*}; exp=${check#*|}; name="$tool-${exp%% *}"
@@ -92,6 +98,7 @@ benches=(
   "latency|latency memory_spaces"
   "local_and_alignment|local_memory register_pressure alignment pitch_2d"
   "off_chip|managed_memory allocation compressible"
+  "onchip_controls|l2_partitions cache_hints carveout"
 )
 for b in "${benches[@]}"; do
   script=${b%%|*}; covers=${b#*|}; run=1

@@ -39,6 +39,9 @@ void add_pitch_experiments(std::vector<Experiment> &out);
 void add_managed_memory_experiments(std::vector<Experiment> &out);
 void add_allocation_experiments(std::vector<Experiment> &out);
 void add_compressible_experiments(std::vector<Experiment> &out);
+void add_l2_partitions_experiments(std::vector<Experiment> &out);
+void add_cache_hints_experiments(std::vector<Experiment> &out);
+void add_carveout_experiments(std::vector<Experiment> &out);
 
 namespace {
 
@@ -78,6 +81,9 @@ json quick_parameters(const std::string &name) {
         {"managed_memory", {{"max_size", kMiB}, {"pingpong_pages", {1, 16}}}},
         {"allocation", {{"max_size", 16 * kMiB}, {"host_max_size", kMiB}}},
         {"compressible", {{"bytes", 16 * kMiB}}},
+        {"l2_partitions", {{"lines", 64}, {"sm_step", 16}, {"sweep_points", 1}, {"sweep_hops", 256}}},
+        {"cache_hints", {{"stream_over_l2", 1.0}, {"strided_bytes", 16 * kMiB}, {"strides", {256}}}},
+        {"carveout", {{"carveouts", {0, 100}}, {"working_sets_kib", {16, 48, 320}}, {"reads_per_sm", 8 << 20}}},
     };
     const auto it = table.find(name);
     return it == table.end() ? json::object() : it->second;
@@ -113,6 +119,9 @@ const std::vector<Experiment> &registry() {
         add_managed_memory_experiments(v);
         add_allocation_experiments(v);
         add_compressible_experiments(v);
+        add_l2_partitions_experiments(v);
+        add_cache_hints_experiments(v);
+        add_carveout_experiments(v);
         for (Experiment &e : v) e.quick = quick_parameters(e.name);
         return v;
     }();

@@ -304,6 +304,41 @@ std::vector<ChartSpec> make_specs() {
                         "device does not grant compressible memory.";
         add(s);
     }
+    {
+        ChartSpec s = named("l2_partitions", "line");
+        s.x_title = "SM (%smid)";
+        s.leave_out = {"fabric", "sweep"};  // a ring index and a working set, not SMs: in the tables
+        s.published_base = "near_cycles";
+        s.explanation = "The L2 hit latency of each SM's near lines and far lines: with the L2 in two partitions joined by a "
+                        "fabric, every SM sees two levels, and about half the lines (those in the other partition) at the far "
+                        "one. The second visit shows whether a line read across the fabric is kept near the reader afterwards. "
+                        "The tables give each SM's share of far lines against the model's half, the fabric counters of a "
+                        "near-only and a far-only chase, and which level chases over a quarter to all of L2 find.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("cache_hints", "bar");
+        s.leave_out = {"plain",       "granularity_0",    "granularity_32",    "granularity_64",   "granularity_128",
+                       "prefetch_l2", "prefetch_size_64", "prefetch_size_128", "prefetch_size_256"};
+        s.explanation = "A reused set that fits in L2 read beside a stream of twice L2 read once: with default loads the "
+                        "stream evicts it, evict_first on the stream or evict_last (or a persisting window) on the reused set "
+                        "keep it, and the launch is shorter by the DRAM reads saved. The strided reads under the fetch "
+                        "granularity limit and the prefetch qualifiers are in the tables, their DRAM bytes beside the sector model.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("carveout", "line");
+        s.x_title = "working set per SM (KiB)";
+        s.x_log = true;
+        s.markers = {{"carveout0_l1_predicted_kib", "model L1, carveout 0%"},
+                     {"carveout50_l1_predicted_kib", "model L1, carveout 50%"},
+                     {"carveout100_l1_predicted_kib", "model L1, carveout 100%"}};
+        s.explanation = "L1 and shared memory share one array per SM, and the carveout decides how much of it is L1. Reading a "
+                        "working set over and over runs at L1 speed while it fits the L1 the carveout leaves and drops to L2 "
+                        "speed past it; the dashed lines mark the L1 the model predicts for each carveout (unified size minus "
+                        "the shared capacity the preference rounds up to).";
+        add(s);
+    }
     return v;
 }
 

@@ -66,6 +66,9 @@ CounterSet shared_banks();    // shared-memory bank conflicts and wavefronts, lo
 CounterSet local_sectors();   // local-memory sectors loaded and stored
 CounterSet global_load_instructions();  // warp-level global load instructions executed
 CounterSet occupancy();       // achieved occupancy
+CounterSet l2_fabric();       // L2 sectors and requests that arrived over the fabric between L2 partitions
+CounterSet l2_read_hits();    // L2 sectors the SMs read and those that hit, and the share that hit
+CounterSet l1_global_hits();  // L1 sectors of global loads and those that hit, and the hit rate
 }  // namespace counter_sets
 
 // ---------------------------------------------------------------------------

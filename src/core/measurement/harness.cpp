@@ -105,7 +105,12 @@ void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet 
     measure_counters(ctx, launch, set, p, out, ctx.settings.flush_l2);
 }
 
-void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out, bool flush) {
+namespace {
+
+// One counted launch (harness.hpp), `prepare` before each pass: it enqueues
+// and waits, returning a cudaError_t as int.
+void count_point(ContextState &ctx, const Launch &launch, const std::function<int()> &prepare, const CounterSet &set,
+                 Point &p, Result &out) {
     if (set.empty()) return;
     CounterSession *session = ctx.counter_session();
     if (!session) return;
@@ -131,16 +136,7 @@ void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet 
                 if (cudaError_t err = launch(stream); err != cudaSuccess) return static_cast<int>(err);
                 return static_cast<int>(cudaStreamSynchronize(stream));
             },
-            [&]() -> int {
-                if (flush) {
-                    try {
-                        ctx.flush_and_clean_l2();
-                    } catch (const Error &) {
-                        return static_cast<int>(cudaErrorLaunchFailure);
-                    }
-                }
-                return static_cast<int>(cudaStreamSynchronize(stream));
-            });
+            prepare);
     } catch (const Error &e) {
         if (e.status() != GM_ERROR_NOT_SUPPORTED) {
             (void)cudaGetLastError();
@@ -164,6 +160,33 @@ void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet 
     p.counters = std::move(values);
     p.counter_checks = evaluate_counter_set(set, p.counters, p.predicted);
     out.counter_passes = std::max(out.counter_passes, static_cast<int>(session->last_passes()));
+}
+
+}  // namespace
+
+void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out, bool flush) {
+    count_point(ctx, launch,
+                [&]() -> int {
+                    if (flush) {
+                        try {
+                            ctx.flush_and_clean_l2();
+                        } catch (const Error &) {
+                            return static_cast<int>(cudaErrorLaunchFailure);
+                        }
+                    }
+                    return static_cast<int>(cudaStreamSynchronize(ctx.stream()));
+                },
+                set, p, out);
+}
+
+void measure_counters_prepared(ContextState &ctx, const Launch &launch, const Launch &prepare, const CounterSet &set,
+                               Point &p, Result &out) {
+    count_point(ctx, launch,
+                [&]() -> int {
+                    if (cudaError_t err = prepare(ctx.stream()); err != cudaSuccess) return static_cast<int>(err);
+                    return static_cast<int>(cudaStreamSynchronize(ctx.stream()));
+                },
+                set, p, out);
 }
 
 }  // namespace gmlab

@@ -61,6 +61,12 @@ void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet 
 // The same with the flush chosen by the experiment: false counts the launch in
 // the cache state the previous launches left (a warm pointer chase).
 void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out, bool flush);
+// The same with the experiment's own preparation before each counted pass
+// (enqueued on the context's stream, not counted) in place of the L2 flush:
+// for a launch that must find the caches in a state it sets up itself (lines
+// just rewritten, so that no copy of them is left where the count would see it).
+void measure_counters_prepared(ContextState &ctx, const Launch &launch, const Launch &prepare, const CounterSet &set,
+                               Point &p, Result &out);
 
 // Effective bandwidth as the guide defines it: bytes / time, in GB/s (1e9 B/s).
 inline double bandwidth_gbs(double bytes, double milliseconds) {

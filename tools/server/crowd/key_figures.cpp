@@ -90,6 +90,16 @@ const Catalogued kCatalogue[] = {
     {"compressible", "zeros_read_compressible_over_plain", "compressible / plain memory, reading zeros", "ratio"},
     {"compressible", "random_read_compressible_over_plain", "compressible / plain memory, reading random data", "ratio"},
     {"compressible", "zeros_read_dram_bytes_compressible_over_plain", "DRAM bytes read, compressible / plain, zeros", "ratio"},
+    {"l2_partitions", "near_ns", "L2 hit latency, near partition", "ns"},
+    {"l2_partitions", "far_ns", "L2 hit latency, far partition", "ns"},
+    {"l2_partitions", "far_over_near", "far / near L2 hit latency", "ratio"},
+    {"l2_partitions", "far_share_median", "share of lines far from an SM (model 0.5)", "ratio"},
+    {"cache_hints", "evict_first_last_speedup", "evict_first stream + evict_last reused set / default loads", "ratio"},
+    {"cache_hints", "stream_cs_speedup", "streaming (__ldcs) stream / default loads", "ratio"},
+    {"cache_hints", "window_persisting_speedup", "persisting window on the reused set / default loads", "ratio"},
+    {"cache_hints", "granularity_32_s256_dram_bytes_per_read", "DRAM bytes per 4-byte read, stride 256, fetch limit 32", "bytes"},
+    {"carveout", "carveout0_fits_bytes", "largest working set still in L1, carveout 0%", "bytes"},
+    {"carveout", "carveout100_fits_bytes", "largest working set still in L1, carveout 100%", "bytes"},
 };
 
 const json *summary_of(const json &result) {

@@ -30,4 +30,7 @@ SMALL = {
     "managed_memory": {"max_size": "256KiB", "points_per_octave": 0.5, "pingpong_pages": "1,4"},
     "allocation": {"max_size": "1MiB", "host_max_size": "1MiB", "points_per_octave": 0.5},
     "compressible": {"bytes": "8MiB"},
+    "l2_partitions": {"lines": 32, "sm_step": 32, "region_bytes": "8MiB", "sweep_points": 1, "sweep_hops": 64},
+    "cache_hints": {"reused_over_l2": 0.05, "stream_over_l2": 0.2, "strided_bytes": "2MiB", "strides": "64,256"},
+    "carveout": {"carveouts": "0,100", "working_sets_kib": "16,48", "reads_per_sm": "1MiB"},
 }
