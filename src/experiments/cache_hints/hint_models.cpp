@@ -8,29 +8,6 @@
 
 namespace gmlab {
 
-namespace {
-
-constexpr std::uint64_t kSumChunk = 1 << 20;
-
-// Sums f(k) for k < n in chunks on all host cores (modulo 2^64, so the order does not matter).
-template <class F> std::uint64_t parallel_sum(std::uint64_t n, F f) {
-    const std::uint64_t chunks = (n + kSumChunk - 1) / kSumChunk;
-    std::vector<std::uint64_t> part(chunks, 0);
-    parallel_for(
-        chunks,
-        [&](std::uint64_t c) {
-            std::uint64_t s = 0;
-            for (std::uint64_t k = c * kSumChunk, end = std::min(n, k + kSumChunk); k < end; ++k) s += f(k);
-            part[c] = s;
-        },
-        1);
-    std::uint64_t s = 0;
-    for (std::uint64_t p : part) s += p;
-    return s;
-}
-
-}  // namespace
-
 std::uint64_t fetch_unit(std::uint64_t bytes) { return std::max(kSectorBytes, bytes); }
 
 std::uint64_t fetched_bytes(std::uint64_t n_reads, std::uint64_t stride_bytes, std::uint64_t unit_bytes) {
