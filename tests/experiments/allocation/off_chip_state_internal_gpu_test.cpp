@@ -5,6 +5,7 @@
 // whether it finishes or fails midway: run twice in one context, then another
 // experiment, the figures must agree and nothing may be left behind. Reads
 // internal state, so it links the internal static library.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -79,9 +80,13 @@ void expect_as_found(const ProcessState &now, const ProcessState &then, double s
     EXPECT_EQ(now.pinned, then.pinned) << "page-locked buffers left by " << after;
     EXPECT_EQ(now.registered, then.registered) << "registered host memory left by " << after;
     EXPECT_EQ(now.vmm, then.vmm) << "compressible/plain VMM allocations left by " << after;
-    EXPECT_NEAR(mib(static_cast<double>(now.free_bytes)), mib(static_cast<double>(then.free_bytes)), mib(slack))
+    // A leak lowers free memory; the driver may also give back memory of its
+    // own that it held at the baseline (seen: 20 to 36 MiB more free after a pass).
+    EXPECT_GE(mib(static_cast<double>(now.free_bytes)), mib(static_cast<double>(then.free_bytes)) - mib(slack))
         << "free device memory (MiB) after " << after;
 }
+
+constexpr double kComparableMs = 0.05;  // 50 us
 
 // The same experiment twice: the same curves at the same sizes, and times that agree within a factor.
 void expect_consistent(const json &a, const json &b, const std::string &name) {
@@ -95,6 +100,10 @@ void expect_consistent(const json &a, const json &b, const std::string &name) {
             EXPECT_EQ(sa["points"][k]["x"], sb["points"][k]["x"]) << name << " " << sa["variant"];
             const double ta = sa["points"][k]["time_ms"]["median"].get<double>();
             const double tb = sb["points"][k]["time_ms"]["median"].get<double>();
+            // Calls of a few microseconds timed on the host vary more than
+            // fourfold between passes (a first pass's cudaMalloc of 16 KiB
+            // took 16 us, the second 4 us): only longer points are compared.
+            if (std::max(ta, tb) < kComparableMs) continue;
             EXPECT_GT(tb, ta / 4) << name << " " << sa["variant"] << " at " << sa["points"][k]["x"];
             EXPECT_LT(tb, ta * 4) << name << " " << sa["variant"] << " at " << sa["points"][k]["x"];
         }

@@ -1,6 +1,7 @@
 // The carveout experiment on a short sweep: every block's reads verified, the
 // model's L1 per carveout on known chips, L1 hits faster than L2 hits, the
 // kernel's preference left as found, out-of-range carveouts refused.
+#include <algorithm>
 #include <string>
 
 #include "gpu_fixture.hpp"
@@ -26,9 +27,14 @@ TEST_F(GpuTest, CarveoutSweepsEveryPreference) {
             EXPECT_GT(p["values"]["read_gbs"].get<double>(), 0);
             EXPECT_GE(p["values"]["passes"].get<double>(), 1);
         }
-        // 320 KiB fits no L1 of any GPU: reading it is slower than reading 16 KiB, which fits every L1.
+        // 320 KiB fits no L1 of any GPU: reading it is slower than the fastest
+        // working set that fits. (Not than 16 KiB itself: on an H100 at
+        // carveout 0, one block per SM reads 16 KiB slower than 96 KiB, and
+        // 320 KiB still hits L1 in part.)
         const json &pts = series["points"];
-        EXPECT_LT(pts[2]["values"]["read_gbs"].get<double>(), 0.9 * pts[0]["values"]["read_gbs"].get<double>()) << name;
+        double fastest = 0;
+        for (const json &p : pts) fastest = std::max(fastest, p["values"]["read_gbs"].get<double>());
+        EXPECT_LT(pts[2]["values"]["read_gbs"].get<double>(), 0.9 * fastest) << name;
     }
     const json &sum = doc["summary"];
     EXPECT_EQ(sum["carveout_preference_after"], sum["carveout_preference_found"]);
