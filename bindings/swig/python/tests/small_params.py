@@ -13,6 +13,8 @@ SMALL = {
     "transpose": {"rows": 300, "cols": 260},
     "shared_alloc": {"elements": 65536},
     "async_copy": {"copy_counts": "1,4,7"},
+    "tma_copy": {"array_bytes": "4MiB", "sizes": "1024,16384", "stages": "1,3"},
+    "cluster_shared": {"cluster_sizes": "1,2,4", "hops": 64, "rounds": 2},
     "constant_broadcast": {"k": "1,7,32", "iterations": 64},
     "stencil": {"elements": 100003},
     "texture": {"width": 300, "height": 200},
