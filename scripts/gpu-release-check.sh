@@ -42,7 +42,8 @@ prepare() {
   mkdir -p "$CARRY/release/$(dirname "$jar")"
   cp "$release/$jar" "$CARRY/release/$jar"
   cp "$release/$wheel" "$CARRY/release/"
-  grep -F -e "  $jar" -e "  $wheel" "$release/SHA256SUMS" > "$CARRY/release/SHA256SUMS"
+  # Exactly these two files' lines (the jar's name is also the start of its .sha1's).
+  awk -v jar="$jar" -v wheel="$wheel" '$2 == jar || $2 == wheel' "$release/SHA256SUMS" > "$CARRY/release/SHA256SUMS"
   cp -r "$build/bindings/swig/java/tests/classes/." "$CARRY/java-tests/"
   cp /usr/share/java/junit-platform-console-standalone.jar "$CARRY/junit/"
   local javac jlink

@@ -97,8 +97,15 @@ void expect_consistent(const json &a, const json &b, const std::string &name) {
         const json &sa = a["series"][i], &sb = b["series"][i];
         EXPECT_EQ(sa["variant"], sb["variant"]) << name;
         ASSERT_EQ(sa["points"].size(), sb["points"].size()) << name << " " << sa["variant"];
+        // Page-locking and first touch are the host kernel's page allocator at
+        // work, whose state no experiment owns: on an H100, cudaHostRegister of
+        // 1 MiB took 0.21 ms in one pass and 1.92 ms in the next. Their
+        // leftovers are checked directly (pinned and registered counts); their
+        // times are not compared.
+        const bool host_pages = sa.contains("attributes") && sa["attributes"].value("memory", "") == "host";
         for (std::size_t k = 0; k < sa["points"].size(); ++k) {
             EXPECT_EQ(sa["points"][k]["x"], sb["points"][k]["x"]) << name << " " << sa["variant"];
+            if (host_pages) continue;
             const double ta = sa["points"][k]["time_ms"]["median"].get<double>();
             const double tb = sb["points"][k]["time_ms"]["median"].get<double>();
             // Calls of a few microseconds timed on the host vary more than
