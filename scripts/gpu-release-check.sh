@@ -95,6 +95,15 @@ fi
 if [ "$parts" != --java-only ]; then
   echo "== Python: $(basename "$wheel") in a fresh virtual environment (GPU tests must run)"
   python3 -m venv --system-site-packages "$work/venv" || fail "python3 -m venv"
+  # The machine's NumPy may live where a virtual environment does not look
+  # (the user site): then the environment is pointed at it by a .pth file, so
+  # that pip, without an index, finds the wheel's requirement installed.
+  if ! "$work/venv/bin/python" -c "import numpy" 2>/dev/null; then
+    np_site=$(python3 -c "import numpy, os; print(os.path.dirname(os.path.dirname(numpy.__file__)))") ||
+      fail "python3 has no NumPy"
+    echo "NumPy from $np_site"
+    echo "$np_site" > "$(echo "$work"/venv/lib/python3*/site-packages)/machine-numpy.pth"
+  fi
   PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 "$work/venv/bin/python" -m pip install "$wheel" \
     >"$OUT/pip.log" 2>&1 || { cat "$OUT/pip.log"; fail "pip install $(basename "$wheel")"; }
   (cd "$work/empty" && env -u PYTHONPATH GMLAB_SOURCE_DIR=$ROOT PYTHONDONTWRITEBYTECODE=1 \
