@@ -42,11 +42,11 @@ std::vector<FakeActivityRecord> one_launch() {
 }
 
 CuptiLoad fake_activity(const std::string &failing, CUptiResult status, std::vector<FakeActivityRecord> records,
-                        std::vector<FakeActivityRecord> stale = {}) {
+                        std::vector<FakeActivityRecord> stale = {}, std::size_t dropped = 0) {
     CuptiLoad l;
     l.library = "fake";
     l.reason = "the range profiler is not faked here";
-    l.activity = fake_cupti_activity_api(failing, status, std::move(records), std::move(stale));
+    l.activity = fake_cupti_activity_api(failing, status, std::move(records), std::move(stale), dropped);
     return l;
 }
 
@@ -86,6 +86,32 @@ TEST(UnifiedMemoryCounters, EachCountTakesOnlyItsOwnRecords) {
     }
     // The kind is on only while counting: every enabling was undone.
     EXPECT_EQ(fake_activity_enabled_count(), 3);  // the availability trial and the two counts
+    EXPECT_EQ(fake_activity_enabled_count(), fake_activity_disabled_count());
+}
+
+TEST(UnifiedMemoryCounters, DroppedRecordsAreThoseOfTheCountOnly) {
+    // CUPTI's dropped count is read and reset before each count, so the drops
+    // of the availability trial (or any earlier work) are not a count's.
+    FakeLoader fake([] { return fake_activity("", CUPTI_SUCCESS, {{kHtoD, 4096}}, {}, 3); });
+    ASSERT_TRUE(unified_memory_availability(0).available);
+    for (int i = 0; i < 2; ++i) {
+        const UnifiedMemoryCounts c = count_unified_memory(0, [] { return 0; });
+        EXPECT_EQ(c.dropped_records, 3) << "count " << i;
+        EXPECT_EQ(c.as_counters().at("um_dropped_records"), 3) << "count " << i;
+    }
+}
+
+TEST(UnifiedMemoryCounters, AFailingDroppedCountIsNamed) {
+    FakeLoader fake([] {
+        return fake_activity("cuptiActivityGetNumDroppedRecords", CUPTI_ERROR_NOT_INITIALIZED, {{kHtoD, 4096}});
+    });
+    try {
+        count_unified_memory(0, [] { return 0; });
+        FAIL() << "a count whose completeness cannot be checked must throw";
+    } catch (const Error &e) {
+        EXPECT_EQ(e.status(), GM_ERROR_NOT_SUPPORTED);
+        EXPECT_NE(std::string(e.what()).find("cuptiActivityGetNumDroppedRecords"), std::string::npos) << e.what();
+    }
     EXPECT_EQ(fake_activity_enabled_count(), fake_activity_disabled_count());
 }
 

@@ -61,7 +61,8 @@ struct CuptiApi {
     X(cuptiActivityEnable)                       \
     X(cuptiActivityDisable)                      \
     X(cuptiActivityFlushAll)                     \
-    X(cuptiActivityGetNextRecord)
+    X(cuptiActivityGetNextRecord)                \
+    X(cuptiActivityGetNumDroppedRecords)
 
 struct CuptiActivityApi {
 #define GM_CUPTI_MEMBER(f) decltype(&::f) f = nullptr;

@@ -19,6 +19,7 @@ struct FakeActivity {
     CUpti_BuffersCallbackRequestFunc requested = nullptr;
     CUpti_BuffersCallbackCompleteFunc completed = nullptr;
     int enabled = 0, disabled = 0;
+    std::size_t dropped_per_enable = 0, dropped = 0;
 };
 FakeActivity g_fake;
 
@@ -51,6 +52,7 @@ CUptiResult CUPTIAPI enable(CUpti_ActivityKind kind) {
     if (CUptiResult r = fake("cuptiActivityEnable"); r != CUPTI_SUCCESS) return r;
     if (kind == CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER) {
         ++g_fake.enabled;
+        g_fake.dropped += g_fake.dropped_per_enable;
         g_fake.queue.insert(g_fake.queue.end(), g_fake.records.begin(), g_fake.records.end());
     }
     return CUPTI_SUCCESS;
@@ -91,12 +93,21 @@ CUptiResult CUPTIAPI get_next_record(std::uint8_t *buffer, std::size_t valid, CU
     return CUPTI_SUCCESS;
 }
 
+CUptiResult CUPTIAPI get_num_dropped(CUcontext, std::uint32_t, std::size_t *dropped) {
+    if (CUptiResult r = fake("cuptiActivityGetNumDroppedRecords"); r != CUPTI_SUCCESS) return r;
+    *dropped = g_fake.dropped;
+    g_fake.dropped = 0;
+    return CUPTI_SUCCESS;
+}
+
 }  // namespace
 
 std::shared_ptr<const CuptiActivityApi> fake_cupti_activity_api(const std::string &failing_call, int status,
                                                                 std::vector<FakeActivityRecord> records,
-                                                                std::vector<FakeActivityRecord> stale) {
+                                                                std::vector<FakeActivityRecord> stale,
+                                                                std::size_t dropped) {
     g_fake = FakeActivity();
+    g_fake.dropped_per_enable = dropped;
     g_fake.failing = failing_call;
     g_fake.status = static_cast<CUptiResult>(status);
     g_fake.records = std::move(records);
@@ -109,6 +120,7 @@ std::shared_ptr<const CuptiActivityApi> fake_cupti_activity_api(const std::strin
     api->cuptiActivityDisable = &disable;
     api->cuptiActivityFlushAll = &flush_all;
     api->cuptiActivityGetNextRecord = &get_next_record;
+    api->cuptiActivityGetNumDroppedRecords = &get_num_dropped;
     return api;
 }
 
@@ -118,7 +130,7 @@ int fake_activity_disabled_count() { return g_fake.disabled; }
 #else
 
 std::shared_ptr<const CuptiActivityApi> fake_cupti_activity_api(const std::string &, int, std::vector<FakeActivityRecord>,
-                                                                std::vector<FakeActivityRecord>) {
+                                                                std::vector<FakeActivityRecord>, std::size_t) {
     return nullptr;
 }
 int fake_activity_enabled_count() { return 0; }

@@ -20,7 +20,8 @@ std::map<std::string, double> UnifiedMemoryCounts::as_counters() const {
                                          {"um_bytes_dtoh", bytes_dtoh},
                                          {"um_gpu_page_faults", gpu_page_faults},
                                          {"um_gpu_fault_groups", gpu_fault_groups},
-                                         {"um_cpu_page_faults", cpu_page_faults}};
+                                         {"um_cpu_page_faults", cpu_page_faults},
+                                         {"um_dropped_records", dropped_records}};
     if (policies_counted) {
         out["um_thrashing"] = thrashing;
         out["um_throttling"] = throttling;
@@ -239,7 +240,11 @@ public:
               "cuptiActivityDisable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER)");
         check(api_.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
         taken_ = true;
+        // Unified-memory records are not a context's: the global queue's count.
+        std::size_t dropped = 0;
+        check(api_.cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped), "cuptiActivityGetNumDroppedRecords");
         std::lock_guard<std::mutex> lock(collector().m);
+        collector().counts.dropped_records = static_cast<double>(dropped);
         return collector().counts;
     }
 
@@ -271,6 +276,10 @@ UnifiedMemoryCounts count_unified_memory(int device, const std::function<int()> 
     // between counts, so normally there are none).
     if (CUptiResult r = api.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); r != CUPTI_SUCCESS)
         fail(GM_ERROR_NOT_SUPPORTED, explain(api, r, "cuptiActivityFlushAll"));
+    // And the dropped count of earlier work is read, which resets it.
+    std::size_t stale_dropped = 0;
+    if (CUptiResult r = api.cuptiActivityGetNumDroppedRecords(nullptr, 0, &stale_dropped); r != CUPTI_SUCCESS)
+        fail(GM_ERROR_NOT_SUPPORTED, explain(api, r, "cuptiActivityGetNumDroppedRecords"));
     bool policies = true;
     {
         std::lock_guard<std::mutex> lock(setup().m);

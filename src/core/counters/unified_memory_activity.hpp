@@ -31,12 +31,15 @@ struct UnifiedMemoryCounts {
     double throttling = 0;        // times it throttled a processor's faults
     double remote_map_bytes = 0;  // bytes it mapped remotely instead of migrating
     double other_records = 0;     // records of kinds not listed above (device-to-device, ...)
+    // Records CUPTI reported it could not deliver during the count: where it
+    // is not 0, every figure above is a lower bound.
+    double dropped_records = 0;
     // Whether thrashing, throttling and remote maps were asked for: where the
     // driver refuses them, only the first five figures are counted.
     bool policies_counted = true;
 
     // As a point's counters, under the names docs/counters.md lists
-    // (um_bytes_htod, um_gpu_fault_groups, ...).
+    // (um_bytes_htod, um_gpu_fault_groups, ..., um_dropped_records).
     std::map<std::string, double> as_counters() const;
 };
 
@@ -69,7 +72,9 @@ UnifiedMemoryCounts count_unified_memory(int device, const std::function<int()> 
 // CUpti_ActivityUnifiedMemoryCounterKind, its value, and the record's activity
 // kind, 0 for the unified-memory counter kind itself), and `stale` is queued
 // once, before any counting, as records of earlier work would be; a flush
-// delivers what is queued through the registered buffer callbacks.
+// delivers what is queued through the registered buffer callbacks. Each
+// enabling also adds `dropped` to the records CUPTI says it dropped, which
+// cuptiActivityGetNumDroppedRecords returns and resets, as CUPTI does.
 struct FakeActivityRecord {
     int counter_kind = 0;
     std::uint64_t value = 0;
@@ -77,7 +82,8 @@ struct FakeActivityRecord {
 };
 std::shared_ptr<const CuptiActivityApi> fake_cupti_activity_api(const std::string &failing_call, int status,
                                                                 std::vector<FakeActivityRecord> records,
-                                                                std::vector<FakeActivityRecord> stale = {});
+                                                                std::vector<FakeActivityRecord> stale = {},
+                                                                std::size_t dropped = 0);
 // How often the fake's unified-memory kind was enabled and disabled (a test
 // checks that every enabling is undone).
 int fake_activity_enabled_count();

@@ -93,6 +93,7 @@ TEST_F(ManagedMemory, CountersSayWhatEachVariantMigrated) {
         EXPECT_LE(c["um_bytes_htod"].get<double>(), bytes + (2 << 20)) << bytes;
         EXPECT_GT(c["um_gpu_fault_groups"].get<double>(), 0) << bytes;
         EXPECT_GT(c["um_bytes_per_fault_group"].get<double>(), 0) << bytes;
+        EXPECT_TRUE(c.contains("um_dropped_records")) << bytes;
     }
     for (const json &p : series.at("on_demand_write")["points"])
         EXPECT_GT(p["counters"]["um_gpu_fault_groups"].get<double>(), 0);
