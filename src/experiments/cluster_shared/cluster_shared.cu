@@ -3,6 +3,7 @@
 #include <cooperative_groups.h>
 
 #include "experiments/cluster_shared/cluster_plan.hpp"
+#include "shared_kernels/device_clock.cuh"  // clock_now, ns_now: the chase's loads stay between them
 #include "shared_kernels/kernel_catalogue.cuh"
 
 // Clusters exist from sm_90 on. The library is also built for older GPUs,
@@ -19,20 +20,6 @@ namespace gmlab::kernels {
 namespace {
 
 #ifdef GM_HAS_CLUSTERS
-// The clocks, with a memory clobber so that the chase's loads stay between
-// them (as in the latency family).
-__device__ __forceinline__ long long clock_now() {
-    long long c;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
-    return c;
-}
-
-__device__ __forceinline__ unsigned long long ns_now() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
-    return t;
-}
-
 __device__ __forceinline__ std::uint32_t shared_address(const void *p) {
     return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }

@@ -8,14 +8,7 @@ using nlohmann::json;
 
 namespace {
 
-// Compute capability 9.0 or newer, read through the C API.
-bool hopper_or_newer(gm_context *ctx) {
-    char *text = nullptr;
-    if (gm_device_info_json(&text, ctx) != GM_OK) return false;
-    const std::string cc = nlohmann::json::parse(text)["compute_capability"];
-    gm_free_string(text);
-    return std::stoi(cc.substr(0, cc.find('.'))) >= 9;
-}
+bool hopper_or_newer(gm_context *ctx) { return compute_capability_major(ctx) >= 9; }
 
 }  // namespace
 
