@@ -1,0 +1,28 @@
+// The service's own metrics, beside the transport's (http/request_metrics.hpp):
+//   gmlab_uploads_total{outcome}            stored (counted), held, duplicate (a submission stored before)
+//   gmlab_uploads_refused_total{status,reason}
+//   gmlab_refresher_backlog                 uploads queued for the aggregates (all processes on the database)
+//   gmlab_refresher_lag_seconds             age of the oldest of them
+//   gmlab_database_errors_total             errors the database returned to this process
+//   gmlab_schema_version                    the schema version this server writes
+// Uploads are counted from each request's record (the handler names what it
+// did); the rest is read when scraped, from numbers the storage keeps, so a
+// scrape costs no query.
+#pragma once
+
+#include "http/metrics.hpp"
+#include "http/request_record.hpp"
+#include "ops/health.hpp"
+
+namespace gmserver {
+
+class ServiceMetrics {
+public:
+    ServiceMetrics(Metrics &m, Health &health);
+    void record(const RequestRecord &r);
+
+private:
+    Metrics &m_;
+};
+
+}  // namespace gmserver
