@@ -113,6 +113,29 @@ class Server:
         self.log.close()
 
 
+def wait_until(check, seconds=10, step=0.1):
+    """The first true value of check() within `seconds`, else its last value."""
+    deadline = time.time() + seconds
+    while True:
+        v = check()
+        if v or time.time() > deadline:
+            return v
+        time.sleep(step)
+
+
+def wait_folded(srv, seconds=60):
+    """/api/v1/stats once the refresher has folded every queued upload (or
+    after `seconds`)."""
+    last = {}
+
+    def folded():
+        last["stats"] = srv.json("GET", "/api/v1/stats")[2]
+        return last["stats"]["pending"] == 0
+
+    wait_until(folded, seconds)
+    return last["stats"]
+
+
 def default_db(args, name="results.sqlite"):
     return args.db or ("sqlite:" + os.path.join(args.workdir, name))
 

@@ -62,7 +62,7 @@ else()
 endif()
 # The pieces that need no server, each layer's in its folder; one binary.
 add_executable(gm_server_unit_tests
-  ${GM_SERVER_TESTS}/http/http_test.cpp
+  ${GM_SERVER_TESTS}/http/http_test.cpp ${GM_SERVER_TESTS}/http/observe_test.cpp
   ${GM_SERVER_TESTS}/storage/storage_test.cpp ${GM_SERVER_TESTS}/storage/aggregate_test.cpp
   ${GM_SERVER_TESTS}/storage/counter_rows_test.cpp ${GM_SERVER_TESTS}/storage/rate_limit_test.cpp
   ${GM_SERVER_TESTS}/upload/validate_test.cpp ${GM_SERVER_TESTS}/upload/counter_rows_validation_test.cpp

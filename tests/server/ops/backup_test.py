@@ -14,7 +14,6 @@ each is refused with the reason, and nothing is left behind."""
 import glob
 import json
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -23,11 +22,11 @@ import urllib.parse
 
 SERVER_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, SERVER_TESTS)
-from harness import Checks, Server, arguments, default_db, fresh_workdir, load_document, trimmed  # noqa: E402
+from harness import Checks, Server, arguments, default_db, fresh_workdir, load_document, trimmed, wait_folded  # noqa: E402
 
 ADMIN = "backup-test-admin-token-0123456789"
 OPTS = ["--write-rate", "0", "--read-rate", "0", "--admin-token", ADMIN]
-UPLOADERS = 3
+UPLOADERS = 2
 
 
 def uploads(srv, head, stop, acked, lock, tag):
@@ -42,16 +41,6 @@ def uploads(srv, head, stop, acked, lock, tag):
         if st in (200, 201):
             with lock:
                 acked[sid] = r["id"]
-
-
-def wait_folded(srv):
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        _, _, s = srv.json("GET", "/api/v1/stats")
-        if s["pending"] == 0:
-            return s
-        time.sleep(0.2)
-    return s
 
 
 def same(c, a, b, doc):
@@ -107,7 +96,7 @@ def backup_during_uploads(c, args, workdir, doc):
             cmd = [args.server, "backup", "--db", db, "--to", target]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         took = time.time() - t0
-        time.sleep(0.5)
+        time.sleep(0.2)
         stop.set()
         for t in threads:
             t.join()

@@ -21,7 +21,7 @@ import time
 
 SERVER_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, SERVER_TESTS)
-from harness import Checks, Server, arguments, default_db, fresh_workdir, load_document, trimmed  # noqa: E402
+from harness import Checks, Server, arguments, default_db, fresh_workdir, load_document, trimmed, wait_folded  # noqa: E402
 
 UPLOADERS = 4
 READERS = 2
@@ -197,10 +197,7 @@ def drain_under_load(c, args, workdir, doc):
         _, _, s = again.json("GET", "/api/v1/stats")
         c.check("and nothing else: stored count = acknowledged submissions", s["results"] == len(ledger.acked),
                 (s["results"], len(ledger.acked)))
-        deadline = time.time() + 20
-        while time.time() < deadline and s["pending"]:
-            time.sleep(0.2)
-            _, _, s = again.json("GET", "/api/v1/stats")
+        s = wait_folded(again)
         _, _, gpus = again.json("GET", "/api/v1/gpus")
         c.check("the restarted server folded what was queued: the model counts every upload once",
                 s["pending"] == 0 and gpus["gpus"][0]["uploads"] == len(ledger.acked), (s, gpus["gpus"][0]["uploads"]))

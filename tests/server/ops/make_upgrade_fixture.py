@@ -37,13 +37,12 @@ import stat
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SERVER_TESTS = os.path.dirname(HERE)
 sys.path.insert(0, SERVER_TESTS)
 sys.path.insert(0, os.path.join(SERVER_TESTS, "fixtures"))
-from harness import Server  # noqa: E402
+from harness import Server, wait_folded  # noqa: E402
 import make_fixtures as fx  # noqa: E402
 import zstd_codec  # noqa: E402
 
@@ -68,16 +67,6 @@ def encoded(doc, k):
     if k % 3 == 1:
         return gzip.compress(text), {"Content-Type": "application/json", "Content-Encoding": "gzip"}
     return zstd_codec.compress(text), {"Content-Type": "application/json", "Content-Encoding": "zstd"}
-
-
-def wait_folded(srv, seconds=60):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        st, _, s = srv.json("GET", "/api/v1/stats")
-        if st == 200 and s["pending"] == 0:
-            return s
-        time.sleep(0.1)
-    raise RuntimeError("the aggregates were not folded within %d s" % seconds)
 
 
 def upload(srv, doc, k, sid, uploads):
@@ -175,7 +164,8 @@ def main():
         st, _, _ = srv.json("DELETE", "/api/v1/results/" + gone["id"], headers={"Authorization": "Bearer " + gone["delete_token"]})
         if st != 200:
             raise RuntimeError("delete: %s" % st)
-        wait_folded(srv)
+        if wait_folded(srv)["pending"]:
+            raise RuntimeError("the aggregates were not folded within 60 s")
         # Two more, and the server stopped before its refresher (which waits
         # a second after an upload) folds them: they stay queued.
         for i in range(2):
@@ -190,7 +180,8 @@ def main():
     dump(db, sql)
     srv = Server(a.server, db, work, opts, "old-2")
     try:
-        wait_folded(srv)
+        if wait_folded(srv)["pending"]:
+            raise RuntimeError("the aggregates were not folded within 60 s")
         made = answers(srv, uploads)
     finally:
         srv.stop()

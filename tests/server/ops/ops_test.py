@@ -31,7 +31,7 @@ import urllib.parse
 
 SERVER_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, SERVER_TESTS)
-from harness import Checks, Server, arguments, default_db, fresh_workdir, load_document, trimmed  # noqa: E402
+from harness import Checks, Server, arguments, default_db, fresh_workdir, load_document, trimmed, wait_until  # noqa: E402
 
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
@@ -87,6 +87,18 @@ def read_status(s):
     return (int(m.group(1)) if m else None), data
 
 
+def ready(srv, seconds=10):
+    """/readyz's answer once it is 200, or the last one after `seconds`."""
+    last = []
+
+    def answer():
+        last.append(srv.json("GET", "/readyz"))
+        return last[-1][0] == 200
+
+    wait_until(answer, seconds)
+    return last[-1]
+
+
 def as_client(addr):
     return {"X-Forwarded-For": addr}
 
@@ -94,12 +106,7 @@ def as_client(addr):
 def health(c, srv, metrics_port):
     st, _, h = srv.json("GET", "/healthz")
     c.check("GET /healthz answers 200 alive on the public address", st == 200 and h == {"status": "alive"}, (st, h))
-    deadline = time.time() + 10
-    while True:
-        st, _, r = srv.json("GET", "/readyz")
-        if st == 200 or time.time() > deadline:
-            break
-        time.sleep(0.1)
+    st, _, r = ready(srv)
     c.check("GET /readyz answers 200 ready with the backlog", st == 200 and r.get("status") == "ready" and "backlog" in r, (st, r))
     probe = Server.__new__(Server)
     probe.port = metrics_port
@@ -123,12 +130,7 @@ def ready_backlog(c, args, workdir, doc):
         c.check("an upload not yet folded, with --ready-max-backlog 0: /readyz is 503 naming the bound",
                 st == 503 and r.get("code") == "not_ready" and "--ready-max-backlog" in r.get("message", "") and r.get("backlog", 0) >= 1,
                 (st, r))
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            st, _, r = srv.json("GET", "/readyz")
-            if st == 200:
-                break
-            time.sleep(0.1)
+        st, _, r = ready(srv)
         c.check("... and 200 again once the refresher has folded it", st == 200 and r.get("backlog") == 0, (st, r))
     finally:
         srv.stop()
@@ -166,12 +168,7 @@ def postgres_down(c, srv, metrics_port, db):
                 (value(before, "gmlab_database_errors_total"), value(after, "gmlab_database_errors_total")))
     finally:
         sql(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
-    deadline = time.time() + 10
-    while time.time() < deadline:
-        st, _, r = srv.json("GET", "/readyz")
-        if st == 200:
-            break
-        time.sleep(0.2)
+    st, _, r = ready(srv)
     c.check("... and 200 again once the database takes connections again", st == 200, (st, r))
 
 

@@ -19,6 +19,7 @@ import argparse
 import http.client
 import json
 import os
+import random
 import signal
 import ssl
 import sys
@@ -31,6 +32,7 @@ sys.path.insert(0, os.path.join(SERVER_TESTS, "fixtures"))
 from harness import Checks, Server, free_port, fresh_workdir  # noqa: E402
 from proxy_test import make_certificate, start_nginx  # noqa: E402
 import crowd_fill  # noqa: E402
+import make_fixtures as fx  # noqa: E402
 
 OPTS = ["--write-rate", "0", "--read-rate", "0", "--trusted-proxy", "127.0.0.1", "--drain-seconds", "10"]
 
@@ -128,8 +130,6 @@ def main():
         # Small SYNTHETIC documents of two models: the pages stay cheap, so
         # that the two cores go to the restarts, not to drawing charts.
         base = crowd_fill.small_base(args.document)
-        import make_fixtures as fx
-        import random
         rng = random.Random(5)
         docs = [json.dumps(fx.make_document(base, fx.MODELS[m], rng, v)) for m in range(2) for v in range(4)]
         keys = sorted({fx.model_key(*fx.MODELS[m][:4]) for m in range(2)})
@@ -193,7 +193,6 @@ def main():
         c.check("0 duplicated: stored = acknowledged submissions + the 2 first uploads",
                 stats["results"] == len(load.acked) + 2, (stats, len(load.acked)))
         for k in range(2):
-            err = open(replicas[k].log_path, errors="replace").read()
             old_log = open(os.path.join(workdir, "replica-%d-0.log" % k), errors="replace").read()
             c.check("replica %d said it drained" % k, "drained" in old_log, old_log[-300:])
     finally:

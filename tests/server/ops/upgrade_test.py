@@ -16,16 +16,14 @@ import glob
 import hashlib
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
-import time
 import urllib.parse
 
 SERVER_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, SERVER_TESTS)
-from harness import Checks, Server, arguments, default_db, fresh_workdir  # noqa: E402
+from harness import Checks, Server, arguments, fresh_workdir, wait_folded  # noqa: E402
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "upgrade")
 MODERATOR = "fixture-moderator-token-0123456789"
@@ -97,16 +95,6 @@ class Backend:
         t = ",".join(r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"))
         con.close()
         return t
-
-
-def wait_folded(srv):
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        _, _, s = srv.json("GET", "/api/v1/stats")
-        if s["pending"] == 0:
-            return s
-        time.sleep(0.1)
-    return s
 
 
 def compare(c, srv, want, label):

@@ -47,6 +47,18 @@ void append_labels(std::string &out, const MetricLabels &labels, const char *ext
     out += '}';
 }
 
+
+// One sample line: NAME{labels[,extra]} VALUE.
+void append_sample(std::string &out, const std::string &name, const char *suffix, const MetricLabels &labels, double value,
+                   const char *extra_name = nullptr, const std::string *extra_value = nullptr) {
+    out += name;
+    out += suffix;
+    append_labels(out, labels, extra_name, extra_value);
+    out += ' ';
+    append_number(out, value);
+    out += '\n';
+}
+
 }  // namespace
 
 std::string metric_label_value(const std::string &v) {
@@ -151,22 +163,12 @@ std::string Metrics::render() const {
         out += "# HELP " + f->name + " " + f->help + "\n# TYPE " + f->name + " ";
         out += f->kind == Kind::Histogram ? "histogram\n" : f->kind == Kind::Gauge ? "gauge\n" : "counter\n";
         if (f->read) {
-            for (const GaugeSample &s : gauges[f.get()]) {
-                out += f->name;
-                append_labels(out, s.labels);
-                out += ' ';
-                append_number(out, s.value);
-                out += '\n';
-            }
+            for (const GaugeSample &s : gauges[f.get()]) append_sample(out, f->name, "", s.labels, s.value);
             continue;
         }
         for (const auto &[key, s] : f->series) {
             if (f->kind == Kind::Counter) {
-                out += f->name;
-                append_labels(out, s.labels);
-                out += ' ';
-                append_number(out, s.value);
-                out += '\n';
+                append_sample(out, f->name, "", s.labels, s.value);
                 continue;
             }
             double cumulative = 0;
@@ -174,22 +176,10 @@ std::string Metrics::render() const {
                 cumulative = i < f->bounds.size() ? cumulative + s.buckets[i] : s.count;
                 std::string le;
                 append_number(le, i < f->bounds.size() ? f->bounds[i] : INFINITY);
-                out += f->name + "_bucket";
-                append_labels(out, s.labels, "le", &le);
-                out += ' ';
-                append_number(out, cumulative);
-                out += '\n';
+                append_sample(out, f->name, "_bucket", s.labels, cumulative, "le", &le);
             }
-            out += f->name + "_sum";
-            append_labels(out, s.labels);
-            out += ' ';
-            append_number(out, s.sum);
-            out += '\n';
-            out += f->name + "_count";
-            append_labels(out, s.labels);
-            out += ' ';
-            append_number(out, s.count);
-            out += '\n';
+            append_sample(out, f->name, "_sum", s.labels, s.sum);
+            append_sample(out, f->name, "_count", s.labels, s.count);
         }
     }
     return out;

@@ -1,6 +1,7 @@
 #include "ops/backup_command.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <map>
@@ -50,30 +51,24 @@ void print(const char *what, const BackupReport &r, const std::string &where) {
                 r.seconds, where.c_str());
 }
 
+// The subcommand's flags parsed, its work done, its report printed.
+int run(int argc, char **argv, const char *first, const char *second,
+        BackupReport (*work)(const std::string &, const std::string &), const char *where) {
+    std::map<std::string, std::string> a;
+    if (!parse(argc, argv, {first, second}, &a)) return 2;
+    try {
+        print(argv[0], work(a[first], a[second]), a[where]);
+        return 0;
+    } catch (const std::exception &e) {
+        std::cerr << "gmlab-server " << argv[0] << ": " << e.what() << "\n";
+        return 1;
+    }
+}
+
 }  // namespace
 
-int backup_command(int argc, char **argv) {
-    std::map<std::string, std::string> a;
-    if (!parse(argc, argv, {"--db", "--to"}, &a)) return 2;
-    try {
-        print("backup", backup_database(a["--db"], a["--to"]), a["--to"]);
-        return 0;
-    } catch (const std::exception &e) {
-        std::cerr << "gmlab-server backup: " << e.what() << "\n";
-        return 1;
-    }
-}
+int backup_command(int argc, char **argv) { return run(argc, argv, "--db", "--to", backup_database, "--to"); }
 
-int restore_command(int argc, char **argv) {
-    std::map<std::string, std::string> a;
-    if (!parse(argc, argv, {"--from", "--db"}, &a)) return 2;
-    try {
-        print("restore", restore_database(a["--from"], a["--db"]), a["--db"]);
-        return 0;
-    } catch (const std::exception &e) {
-        std::cerr << "gmlab-server restore: " << e.what() << "\n";
-        return 1;
-    }
-}
+int restore_command(int argc, char **argv) { return run(argc, argv, "--from", "--db", restore_database, "--db"); }
 
 }  // namespace gmserver
