@@ -5,8 +5,9 @@ runs):
 
 - a scrape of /metrics on --metrics-listen and a /readyz probe: median, p99
   and max over many, with the metrics' series filled by real traffic first;
-- a backup while uploads go on (SQLite: gmlab-server backup; PostgreSQL:
-  pg_dump --format=custom, as deploy/README.md says): its time and size, and
+- a backup while uploads go on at --upload-rate (SQLite: gmlab-server
+  backup; PostgreSQL: pg_dump --format=custom --compress=0, as
+  deploy/README.md says): its time and size, and
   the restore into a fresh database verified (every upload acknowledged
   before the backup began is there, and the restored count is what the
   backup said).
@@ -33,10 +34,11 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "server"))
 from harness import Server, compact, load_document, wait_folded  # noqa: E402
 
 
-def timed(port, path, n):
+def timed(port, path, n, pause=0.0):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     times = []
     for _ in range(n):
+        time.sleep(pause)
         t0 = time.perf_counter()
         conn.request("GET", path)
         r = conn.getresponse()
@@ -61,6 +63,7 @@ def main():
     p.add_argument("--stored", type=int, default=10000)
     p.add_argument("--full-documents", action="store_true", help="fill with full documents (a realistic backup size)")
     p.add_argument("--uploaders", type=int, default=4)
+    p.add_argument("--upload-rate", type=float, default=50, help="uploads per second during the backup, in all")
     a = p.parse_args()
     work = tempfile.mkdtemp(prefix="gmlab-ops-")
     pg = a.db.startswith("postgres")
@@ -98,8 +101,11 @@ def main():
         text = conn.getresponse().read()
         conn.close()
         report("/metrics with %d stored (%d KiB, %d lines)" % (a.stored, len(text) // 1024, text.count(b"\n")), scrape)
-        report("/readyz on the public address", timed(srv.port, "/readyz", 1000))
-        report("/readyz on the metrics address", timed(srv.metrics_port, "/readyz", 1000))
+        report("/readyz on the public address, back to back (mostly the answer kept for 100 ms)",
+               timed(srv.port, "/readyz", 1000))
+        report("/readyz as a probe sees it (one every 150 ms: the database asked each time)",
+               timed(srv.port, "/readyz", 100, pause=0.15))
+        report("/readyz on the metrics address, a probe every 150 ms", timed(srv.metrics_port, "/readyz", 100, pause=0.15))
         report("/healthz", timed(srv.port, "/healthz", 1000))
 
         # A backup while uploads go on.
@@ -108,7 +114,11 @@ def main():
         def uploader(tag):
             i = 0
             conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=60)
+            interval = a.uploaders / a.upload_rate
+            next_at = time.monotonic()
             while not stop.is_set():
+                next_at += interval
+                time.sleep(max(0.0, next_at - time.monotonic()))
                 conn.request("POST", "/api/v1/results", body=body + ', "submission_id": "%s-%d"}' % (tag, i))
                 r = conn.getresponse()
                 data = r.read()
@@ -126,7 +136,7 @@ def main():
             before = dict(acked)
         target = os.path.join(work, "backup.pgdump" if pg else "backup.sqlite")
         t0 = time.time()
-        cmd = (["pg_dump", "--format=custom", "--file", target, "--dbname", db] if pg
+        cmd = (["pg_dump", "--format=custom", "--compress=0", "--file", target, "--dbname", db] if pg
                else [a.server, "backup", "--db", db, "--to", target])
         r = subprocess.run(cmd, capture_output=True, text=True)
         took = time.time() - t0
@@ -138,8 +148,8 @@ def main():
         if r.returncode:
             print(r.stderr)
             return 1
-        print("backup (%s) while %d clients uploaded: %.2f s, %.1f MB; %d uploads acknowledged during it%s" %
-              (cmd[0] if pg else "gmlab-server backup", a.uploaders, took, os.path.getsize(target) / 1e6, during,
+        print("backup (%s) while uploads went on at %.0f/s: %.2f s, %.1f MB; %d uploads acknowledged during it%s" %
+              (" ".join(cmd[:3]) if pg else "gmlab-server backup", a.upload_rate, took, os.path.getsize(target) / 1e6, during,
                "; " + r.stdout.strip() if r.stdout.strip() else ""))
         t0 = time.time()
         if pg:
@@ -155,6 +165,15 @@ def main():
         if r.returncode:
             print(r.stderr)
             return 1
+        if pg:
+            # What pg_dump's own compression buys on documents stored compressed already.
+            for flags in (["--compress=0"], []):
+                dump = os.path.join(work, "compare.pgdump")
+                t0 = time.time()
+                subprocess.run(["pg_dump", "--format=custom"] + flags + ["--file", dump, "--dbname", db], check=True)
+                print("pg_dump --format=custom %s (no uploads meanwhile): %.2f s, %.1f MB" %
+                      (" ".join(flags) or "(gzip, its default)", time.time() - t0, os.path.getsize(dump) / 1e6))
+                os.unlink(dump)
         restored = Server(a.server, url, work, ["--write-rate", "0", "--read-rate", "0"], "restored")
         missing = [sid for sid, rid in before.items() if restored.request("GET", "/api/v1/results/" + rid)[0] != 200]
         stats = json.loads(restored.request("GET", "/api/v1/stats")[2])

@@ -608,6 +608,8 @@ int HttpServer::Impl::listen(const std::string &host, int port) {
 
 void HttpServer::Impl::do_accept() {
     acceptor.async_accept(asio::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+        // Accepted before a drain closed the listener: served like the rest.
+        if (!ec) admit(std::move(socket));
         if (!acceptor.is_open() || draining) return;
         if (ec) {
             // Out of descriptors or memory: accepting again at once would spin.
@@ -619,7 +621,6 @@ void HttpServer::Impl::do_accept() {
             }
             return do_accept();
         }
-        admit(std::move(socket));
         do_accept();
     });
 }
@@ -664,6 +665,7 @@ void HttpServer::Impl::admit(tcp::socket socket) {
         live[c.get()] = c;
     }
     c->start();
+    if (draining) asio::post(c->executor(), [c] { c->drain(); });
 }
 
 void HttpServer::Impl::release(const std::string &peer, Connection *c) {
