@@ -8,8 +8,11 @@
 # only the NVIDIA driver. Device code: cmake/GmlabCudaArchitectures.cmake.
 #
 # The .deb's dependencies come from dpkg-shlibdeps where it is installed
-# (Debian's dpkg-dev): libc, libstdc++, and libcurl/zlib for the upload code in
-# gmlab and gmlab-upload, never for libgmlab.so itself.
+# (Debian's dpkg-dev): libc, libstdc++, zlib and libzstd for reading compressed
+# documents in gmlab (tools/report/CMakeLists.txt: the system's shared
+# libraries, which every Debian system has and libcurl loads anyway), and
+# libcurl/zlib/libzstd for the upload code in gmlab and gmlab-upload; never
+# for libgmlab.so itself.
 
 set(CPACK_PACKAGE_NAME gmlab)
 set(CPACK_PACKAGE_VENDOR "gmlab")
@@ -42,7 +45,13 @@ else()
   # Without dpkg-shlibdeps: the libraries gmlab links, by their Debian names.
   set(_gm_deps "libc6, libstdc++6, libgcc-s1")
   if(TARGET gmlab-upload)
-    string(APPEND _gm_deps ", libcurl4, libzstd1, zlib1g")
+    string(APPEND _gm_deps ", libcurl4")
+  endif()
+  if(TARGET gmlab-upload OR GM_REPORT_ZSTD)
+    string(APPEND _gm_deps ", libzstd1")
+  endif()
+  if(TARGET gmlab-upload OR GM_REPORT_ZLIB)
+    string(APPEND _gm_deps ", zlib1g")
   endif()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "${_gm_deps}")
 endif()

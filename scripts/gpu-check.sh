@@ -38,6 +38,10 @@ if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
     "memcheck|transpose --set rows=300 --set cols=260 --no-flush-l2"
     "memcheck|shared_alloc --set elements=65536 --no-flush-l2"
     "memcheck|async_copy --set copy_counts=1,4,7 --no-flush-l2"
+    "memcheck|tma_copy --set array_bytes=4MiB --set sizes=1024,16384 --set stages=1,3"
+    "racecheck|tma_copy --set array_bytes=4MiB --set sizes=1024,16384 --set stages=1,3"
+    # cluster_shared under racecheck ran past 100 s on an H100 (the exchange): memcheck only.
+    "memcheck|cluster_shared --set cluster_sizes=1,2,4 --set hops=64 --set rounds=2"
     "memcheck|constant_broadcast --set k=1,7,32 --set iterations=64 --no-flush-l2"
     "memcheck|stencil --set elements=100003 --no-flush-l2"
     "memcheck|texture --set width=300 --set height=200 --no-flush-l2"
@@ -61,6 +65,15 @@ if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
     "memcheck|register_pressure --set threads=4096 --set iterations=2 --no-flush-l2"
     "memcheck|alignment --set records=10007 --set offsets=1,2,4,8,12 --no-flush-l2"
     "memcheck|pitch_2d --set widths=1,33,1025,32769 --set height=9 --no-flush-l2"
+    "memcheck|managed_memory --set max_size=256KiB --set points_per_octave=0.5 --set pingpong_pages=1,4 --counters off --no-flush-l2"
+    "memcheck|allocation --set max_size=4MiB --set host_max_size=1MiB --set points_per_octave=0.5 --no-flush-l2"
+    "memcheck|compressible --set bytes=8MiB --no-flush-l2"
+    "memcheck|l2_partitions --set lines=32 --set sm_step=32 --set region_bytes=8MiB --set sweep_points=1 --set sweep_hops=64"
+    "racecheck|l2_partitions --set lines=32 --set sm_step=64 --set region_bytes=8MiB --set sweep_points=0"
+    "memcheck|cache_hints --set reused_over_l2=0.05 --set stream_over_l2=0.2 --set strided_bytes=2MiB --set strides=64,256 --no-flush-l2"
+    "racecheck|cache_hints --set reused_over_l2=0.05 --set stream_over_l2=0.2 --set strided_bytes=2MiB --set strides=256 --set hints=default,evict_first_last --set prefetch=plain,prefetch_l2 --no-flush-l2"
+    "memcheck|carveout --set carveouts=0,100 --set working_sets_kib=16,48 --set reads_per_sm=1MiB --no-flush-l2"
+    "racecheck|carveout --set carveouts=100 --set working_sets_kib=16 --set reads_per_sm=1MiB --no-flush-l2"
   )
   for check in "${checks[@]}"; do
     tool=${check%%|*}; exp=${check#*|}; name="$tool-${exp%% *}"
@@ -84,6 +97,8 @@ benches=(
   "transfers|transfer transfer_batching copy_overlap"
   "latency|latency memory_spaces"
   "local_and_alignment|local_memory register_pressure alignment pitch_2d"
+  "off_chip|managed_memory allocation compressible"
+  "onchip_controls|l2_partitions cache_hints carveout"
 )
 for b in "${benches[@]}"; do
   script=${b%%|*}; covers=${b#*|}; run=1

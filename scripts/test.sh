@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets everything up, builds (the Java, C#, Go and Python bindings, the uploader and the
-# server too), and runs every test. Tests that need a GPU report themselves skipped where there is none.
+# server too), and runs every test, among them the release's (label release: the
+# tarball, the .deb and one artifact per language, built and used as users would). Tests that need a GPU report themselves skipped where there is none.
 # GM_CORE_ONLY=1 leaves the bindings out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +10,17 @@ bindings=(-DGM_BUILD_JAVA=ON -DGM_BUILD_CSHARP=ON -DGM_BUILD_GO=ON -DGM_BUILD_PY
 # The Python binding is built for, and tested with, Debian's python3, which has
 # the packages install-deps.sh installs (numpy, pytest).
 [ -x /usr/bin/python3 ] && bindings+=(-DPython3_EXECUTABLE=/usr/bin/python3)
+# The release wheel also carries the extension for the other CPython versions
+# found here with their headers (GM_RELEASE_PYTHONS, default 3.12 and 3.13, e.g. pyenv's).
+extra=()
+for v in ${GM_RELEASE_PYTHONS:-3.12 3.13}; do
+  for py in "$(command -v "python$v" || true)" "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/"python$v"; do
+    if [ -x "$py" ] && "$py" -c "import os, sys, sysconfig; sys.exit(not os.path.isfile(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))" 2>/dev/null; then
+      extra+=("$py"); break
+    fi
+  done
+done
+[ ${#extra[@]} -gt 0 ] && bindings+=("-DGM_PYTHON_EXTRA_INTERPRETERS=$(IFS=';'; echo "${extra[*]}")")
 [ "${GM_CORE_ONLY:-0}" = 1 ] && bindings=()
 scripts/build.sh "${bindings[@]}"
 ctest --test-dir "${GM_BUILD_DIR:-build}" --output-on-failure -j "$(nproc)"

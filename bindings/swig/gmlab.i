@@ -17,6 +17,8 @@
 %include <std_string.i>
 
 %{
+#include <dlfcn.h>
+
 #include <cstring>
 #include <string>
 
@@ -165,6 +167,27 @@ static_assert(int(Status::INTERNAL) == int(GM_ERROR_INTERNAL) && int(Status::UNK
 %inline %{
 std::string version() { return gm_version(); }
 int abiVersion() { return gm_abi_version(); }
+
+/* The file the loaded libgmlab was read from ("" where the system cannot say). */
+std::string libraryPath() {
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&gm_abi_version), &info) && info.dli_fname) return info.dli_fname;
+    return "";
+}
+
+/* "" when the loaded libgmlab has the ABI this binding is made for
+   (BINDING_ABI_VERSION, below); otherwise the reason to refuse it, naming both
+   ABI versions and the library's file. Each language calls it once, as it
+   loads, before anything else. */
+std::string abiProblem(int bindingAbi) {
+    const int found = gm_abi_version();
+    if (found == bindingAbi) return "";
+    std::string where = libraryPath();
+    if (where.empty()) where = "an unknown file";
+    return "gmlab: this binding is made for libgmlab ABI " + std::to_string(bindingAbi) + " (libgmlab.so." +
+           std::to_string(bindingAbi) + "), but the libgmlab it loaded, " + where + ", has ABI " +
+           std::to_string(found) + " (version " + gm_version() + "); use the binding and the library of one release";
+}
 std::string statusString(int status) { return gm_status_string((gm_status)status); }
 
 /* Number of CUDA devices; 0 (not an error) where there is none. */
@@ -500,3 +523,16 @@ struct gm_result {};
         return v;
     }
 }
+
+/* ---- The ABI this binding is made for ------------------------------------ */
+
+/* GM_ABI_VERSION, given to SWIG by the build (-DGMB_ABI_VERSION=..., from the
+   top-level CMakeLists.txt, which also writes it into gmlab.h's SONAME), is
+   written into each language's generated code as a literal
+   (Gmlab.BINDING_ABI_VERSION, ...): the code that ships in a jar, an assembly,
+   a Go module or a wheel keeps the number it was made for, whichever header or
+   library it meets later. */
+#ifndef GMB_ABI_VERSION
+#error "run SWIG with -DGMB_ABI_VERSION=<GM_ABI_VERSION of include/gmlab.h>"
+#endif
+%constant int BINDING_ABI_VERSION = GMB_ABI_VERSION;

@@ -22,6 +22,8 @@ void add_matmul_experiments(std::vector<Experiment> &out);
 void add_transpose_experiments(std::vector<Experiment> &out);
 void add_shared_alloc_experiments(std::vector<Experiment> &out);
 void add_async_copy_experiments(std::vector<Experiment> &out);
+void add_tma_copy_experiments(std::vector<Experiment> &out);
+void add_cluster_shared_experiments(std::vector<Experiment> &out);
 void add_constant_experiments(std::vector<Experiment> &out);
 void add_texture_experiments(std::vector<Experiment> &out);
 void add_transfer_experiments(std::vector<Experiment> &out);
@@ -34,6 +36,12 @@ void add_local_memory_experiments(std::vector<Experiment> &out);
 void add_register_pressure_experiments(std::vector<Experiment> &out);
 void add_alignment_experiments(std::vector<Experiment> &out);
 void add_pitch_experiments(std::vector<Experiment> &out);
+void add_managed_memory_experiments(std::vector<Experiment> &out);
+void add_allocation_experiments(std::vector<Experiment> &out);
+void add_compressible_experiments(std::vector<Experiment> &out);
+void add_l2_partitions_experiments(std::vector<Experiment> &out);
+void add_cache_hints_experiments(std::vector<Experiment> &out);
+void add_carveout_experiments(std::vector<Experiment> &out);
 
 namespace {
 
@@ -54,6 +62,8 @@ json quick_parameters(const std::string &name) {
         {"transpose", {{"rows", 1024}, {"cols", 1024}}},
         {"shared_alloc", {{"elements", 4 * kMiB}}},
         {"async_copy", {{"copy_counts", {1, 4, 7}}}},
+        {"tma_copy", {{"array_bytes", 64 * kMiB}, {"sizes", {1024, 16384}}, {"stages", {1, 3}}}},
+        {"cluster_shared", {{"cluster_sizes", {1, 2, 8}}, {"hops", 256}, {"rounds", 16}}},
         {"constant_broadcast", {{"k", {1, 2, 32}}, {"iterations", 256}}},
         {"stencil", {{"elements", 4 * kMiB}}},
         {"texture", {{"width", 1024}, {"height", 1024}}},
@@ -68,6 +78,12 @@ json quick_parameters(const std::string &name) {
         {"register_pressure", {{"caps", {255, 32}}, {"iterations", 4}}},
         {"alignment", {{"records", kMiB}}},
         {"pitch_2d", {{"widths", {1000, 1025}}, {"height", 1024}}},
+        {"managed_memory", {{"max_size", kMiB}, {"pingpong_pages", {1, 16}}}},
+        {"allocation", {{"max_size", 16 * kMiB}, {"host_max_size", kMiB}}},
+        {"compressible", {{"bytes", 16 * kMiB}}},
+        {"l2_partitions", {{"lines", 64}, {"sm_step", 16}, {"sweep_points", 1}, {"sweep_hops", 256}}},
+        {"cache_hints", {{"stream_over_l2", 1.0}, {"strided_bytes", 16 * kMiB}, {"strides", {256}}}},
+        {"carveout", {{"carveouts", {0, 100}}, {"working_sets_kib", {16, 48, 320}}, {"reads_per_sm", 8 << 20}}},
     };
     const auto it = table.find(name);
     return it == table.end() ? json::object() : it->second;
@@ -86,6 +102,8 @@ const std::vector<Experiment> &registry() {
         add_transpose_experiments(v);
         add_shared_alloc_experiments(v);
         add_async_copy_experiments(v);
+        add_tma_copy_experiments(v);
+        add_cluster_shared_experiments(v);
         add_constant_experiments(v);
         add_texture_experiments(v);
         add_transfer_experiments(v);
@@ -98,6 +116,12 @@ const std::vector<Experiment> &registry() {
         add_register_pressure_experiments(v);
         add_alignment_experiments(v);
         add_pitch_experiments(v);
+        add_managed_memory_experiments(v);
+        add_allocation_experiments(v);
+        add_compressible_experiments(v);
+        add_l2_partitions_experiments(v);
+        add_cache_hints_experiments(v);
+        add_carveout_experiments(v);
         for (Experiment &e : v) e.quick = quick_parameters(e.name);
         return v;
     }();

@@ -47,4 +47,5 @@ else()
 endif()
 expect_run(2 "caps must be one of 255, 128, 80, 64, 48, 40, 32, got 50" run register_pressure --set caps=50)
 expect_run(2 "widths must be in 1\\.\\.1073741824, got 0" run pitch_2d --set widths=0)
+expect_run(2 "carveouts must be in 0\\.\\.100, got 150" run carveout --set carveouts=150)
 

@@ -3,9 +3,10 @@
 # unpacks the tarball into an empty directory and checks that it is whole and
 # portable: the files are there, no ELF file needs anything from the CUDA
 # toolkit (the runtime is static) or points into the build tree, libgmlab.so
-# needs no libcurl, and the unpacked `gmlab list` runs (no GPU needed). The
+# needs no libcurl, and the unpacked `gmlab list` runs (no GPU needed), as does
+# `gmlab report` on a gzip and a zstd run where the build reads them. The
 # .deb must hold the same files under /usr and declare libcurl for the
-# uploader when it was built.
+# uploader when it was built, and zlib1g/libzstd1 where gmlab needs them.
 #
 #   check_package.sh BUILD_DIR [WORK_DIR]      ($CPACK: the cpack to use)
 set -euo pipefail
@@ -75,6 +76,25 @@ $out"
 [ -z "$(ls -A "$work/empty")" ] || fail "gmlab list wrote files into the current directory"
 "$root/bin/gmlab" --version | grep -q "^gmlab [0-9]" || fail "gmlab --version"
 
+# The unpacked gmlab reads compressed runs where it was built to (zlib and
+# libzstd found: tools/report/CMakeLists.txt), through the system's libraries.
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
+cached() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
+if [ -f "$src/results/nvidia-h200.json" ] && [ "$(cached GM_READ_COMPRESSED)" = ON ]; then
+  for kind in gzip zstd; do
+    tool=$kind; ext=gz; var=ZLIB
+    [ "$kind" = zstd ] && ext=zst && var=ZSTD
+    case "$(cached GM_${var}_LIBRARY)" in ''|*NOTFOUND) continue ;; esac
+    case "$(cached GM_${var}_INCLUDE_DIR)" in ''|*NOTFOUND) continue ;; esac
+    command -v "$tool" >/dev/null || continue
+    "$tool" -c -q "$src/results/nvidia-h200.json" >"$work/run.json.$ext"
+    report=$(cd "$work/empty" && env -u LD_LIBRARY_PATH "$root/bin/gmlab" report "$work/run.json.$ext" 2>&1) ||
+      fail "the unpacked gmlab does not report a $kind run: $(echo "$report" | tail -3)"
+    grep -q 'of same-size memcpy %' <<<"$report" || fail "the unpacked gmlab's report of a $kind run lacks stream's table"
+    echo "ok: the unpacked gmlab reports a $kind run"
+  done
+fi
+
 # The CMake and pkg-config files point into wherever the tarball was unpacked.
 if command -v pkg-config >/dev/null; then
   cflags=$(PKG_CONFIG_PATH="$root/lib/pkgconfig" pkg-config --cflags gmlab)
@@ -93,6 +113,9 @@ if command -v dpkg-deb >/dev/null; then
   depends=$(dpkg-deb -f "$deb" Depends)
   echo "deb Depends: $depends"
   if [ "$with_upload" = 1 ]; then echo "$depends" | grep -q 'libcurl' || fail "the .deb does not declare libcurl"; fi
+  gmlab_needs=$(readelf -d "$root/bin/gmlab" | awk '/\(NEEDED\)/ {print $NF}' | tr -d '[]')
+  if grep -q '^libz\.so' <<<"$gmlab_needs"; then grep -q 'zlib1g' <<<"$depends" || fail "gmlab needs zlib; the .deb does not declare zlib1g"; fi
+  if grep -q '^libzstd\.so' <<<"$gmlab_needs"; then grep -q 'libzstd1' <<<"$depends" || fail "gmlab needs libzstd; the .deb does not declare libzstd1"; fi
   echo "$depends" | grep -Eiq 'cuda|nvidia' && fail "the .deb depends on a CUDA package: $depends"
 fi
 echo "package check passed ($root)"

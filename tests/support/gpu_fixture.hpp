@@ -103,3 +103,41 @@ struct Buffers {
         gm_buffer_destroy(out);
     }
 };
+
+// Counts every point from now on where counters can be read on the context;
+// false, with the reason in *why, where they cannot.
+inline bool count_every_point(gm_context *ctx, std::string *why) {
+    int available = 0;
+    char *reason = nullptr;
+    if (gm_counters_available(&available, &reason, ctx) != GM_OK) {
+        *why = gm_context_last_error(ctx);
+        return false;
+    }
+    *why = reason ? reason : "";
+    gm_free_string(reason);
+    return available && gm_context_set(ctx, GM_SETTING_COUNTERS, GM_COUNTERS_ON) == GM_OK;
+}
+
+// The context's device as gm_device_info_json describes it.
+inline nlohmann::json device_info(gm_context *ctx) {
+    char *text = nullptr;
+    EXPECT_EQ(gm_device_info_json(&text, ctx), GM_OK);
+    nlohmann::json d = nlohmann::json::parse(text ? text : "{}");
+    gm_free_string(text);
+    return d;
+}
+
+// The major compute capability of the context's device.
+inline int compute_capability_major(gm_context *ctx) {
+    const std::string cc = device_info(ctx).value("compute_capability", "0.0");
+    return std::stoi(cc.substr(0, cc.find('.')));
+}
+
+// The context's L2 persisting controls as gm_l2_state_json reports them.
+inline nlohmann::json l2_state(gm_context *ctx) {
+    char *text = nullptr;
+    EXPECT_EQ(gm_l2_state_json(&text, ctx), GM_OK) << gm_context_last_error(ctx);
+    nlohmann::json s = nlohmann::json::parse(text ? text : "null");
+    gm_free_string(text);
+    return s;
+}

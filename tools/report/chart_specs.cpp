@@ -24,6 +24,7 @@ std::vector<ChartSpec> make_specs() {
     auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
     {
         ChartSpec s = named("stream", "bar");
+        s.memcpy_series = "cudaMemcpy";
         s.explanation = "The bandwidth this device really reaches: STREAM's copy, scale, add and triad and cudaMemcpy on the same "
                         "arrays, counting bytes read plus written. Every other bandwidth in this report is best read as a fraction of these.";
         add(s);
@@ -105,6 +106,32 @@ std::vector<ChartSpec> make_specs() {
         s.x_log = true;
         s.explanation = "Global to shared copies through registers (sync) or with the asynchronous copy: sync prefers multiples of 4, "
                         "async is faster almost everywhere.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("tma_copy", "line");
+        s.x_title = "bulk / tile / chunk size (KiB)";
+        s.x_log = true;
+        s.leave_out = {"copy", "cudaMemcpy"};  // one point each, at the array's size: in the table and the key figures
+        s.explanation = "The same bytes copied global -> shared -> global four ways, one line per path and number of stages: "
+                        "the Tensor Memory Accelerator's 1D bulk copies and 2D tensor-map tiles, driven by one thread per block, "
+                        "against cp.async and plain register copies by every thread. Small chunks leave too few bytes in flight; "
+                        "more stages keep more in flight. The stream copy kernel and cudaMemcpy on the same array are the "
+                        "ceiling (table; tma_over_stream_copy and tma_over_memcpy in the key figures), and the counters give "
+                        "the instructions each path issues per byte, which is what TMA saves.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("cluster_shared", "line");
+        s.x_title = "cluster size (blocks)";
+        s.x_log = true;
+        s.y_log = true;
+        s.leave_out = {"dsm", "global"};  // the exchange's bandwidths: GB/s, in the table
+        s.explanation = "The latency of one dependent load from another block's shared memory in the same cluster (distributed "
+                        "shared memory, over the SM-to-SM network) against the block's own shared memory and an L2 hit, for each "
+                        "cluster size. Distributed shared memory sits between the two: several times local shared memory, below "
+                        "L2. The table adds the all-to-all exchange through distributed shared memory against the same exchange "
+                        "through global memory, and the key figures the clusters each size lets the device hold.";
         add(s);
     }
     {
@@ -235,6 +262,81 @@ std::vector<ChartSpec> make_specs() {
         s.explanation = "Rows of a width that is not a multiple of 32 start off the 128-byte lines when packed, so each warp's "
                         "row access touches an extra sector; cudaMallocPitch pads each row so that every row starts aligned. "
                         "The guide recommends the pitched allocation for 2D arrays accessed by rows.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("managed_memory", "line");
+        s.x_title = "array (MiB)";
+        s.x_log = true;
+        s.y_log = true;
+        s.leave_out = {"ping_pong"};  // microseconds per round trip, not GB/s: in the table only
+        s.prediction = "predicted.fault_model_gbs";
+        s.prediction_relative = false;
+        s.prediction_label = "model: fault groups x cost + bytes / link";
+        s.explanation = "Getting an array from host memory to a kernel, per path. On demand, the GPU faults on each group of "
+                        "host-resident managed pages and the driver migrates them: slow for small arrays, approaching the link "
+                        "as the driver migrates larger blocks. A prefetch migrates in bulk first; an explicit cudaMemcpy from "
+                        "pinned memory is the link's best; read-mostly keeps a device copy that the host's reads leave in "
+                        "place; accessed-by and mapped pinned memory read over the link without migrating. The dashed line "
+                        "is the fitted fault + link model; the counters (table) give each point's faults and migrated bytes.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("allocation", "line");
+        s.x_title = "size (MiB)";
+        s.x_log = true;
+        s.y_log = true;
+        s.prediction = "predicted.model_us";
+        s.prediction_relative = false;
+        s.prediction_label = "model";
+        s.explanation = "What one allocation and free costs the program, timed on the host. cudaMalloc and a pool that gives "
+                        "its memory back at every synchronisation (the default pool) map memory each time and grow with the "
+                        "size; a pool that keeps its memory (a release threshold) costs about the same at every size (dashed: "
+                        "one cost). Pinning host memory (cudaMallocHost, cudaHostRegister) and touching fresh pages cost per "
+                        "page (dashed: fixed + per GiB).";
+        add(s);
+    }
+    {
+        ChartSpec s = named("compressible", "bar");
+        s.explanation = "Memory allocated with generic compression against plain memory, streaming zeros, a repeated 32-byte "
+                        "block and random data. Data that compresses can move fewer DRAM bytes (counters in the table) and "
+                        "stream faster; random data cannot compress and should gain nothing. Not applicable where the "
+                        "device does not grant compressible memory.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("l2_partitions", "line");
+        s.x_title = "SM (%smid)";
+        s.leave_out = {"fabric", "sweep"};  // a ring index and a working set, not SMs: in the tables
+        s.published_base = "near_cycles";
+        s.explanation = "The L2 hit latency of each SM's near lines and far lines: with the L2 in two partitions joined by a "
+                        "fabric, every SM sees two levels, and about half the lines (those in the other partition) at the far "
+                        "one. The second visit shows whether a line read across the fabric is kept near the reader afterwards. "
+                        "The tables give each SM's share of far lines against the model's half, the fabric counters of a "
+                        "near-only and a far-only chase, and which level chases over a quarter to all of L2 find.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("cache_hints", "bar");
+        s.leave_out = {"plain",       "granularity_0",    "granularity_32",    "granularity_64",   "granularity_128",
+                       "prefetch_l2", "prefetch_size_64", "prefetch_size_128", "prefetch_size_256"};
+        s.explanation = "A reused set that fits in L2 read beside a stream of twice L2 read once: with default loads the "
+                        "stream evicts it, evict_first on the stream or evict_last (or a persisting window) on the reused set "
+                        "keep it, and the launch is shorter by the DRAM reads saved. The strided reads under the fetch "
+                        "granularity limit and the prefetch qualifiers are in the tables, their DRAM bytes beside the sector model.";
+        add(s);
+    }
+    {
+        ChartSpec s = named("carveout", "line");
+        s.x_title = "working set per SM (KiB)";
+        s.x_log = true;
+        s.markers = {{"carveout0_l1_predicted_kib", "model L1, carveout 0%"},
+                     {"carveout50_l1_predicted_kib", "model L1, carveout 50%"},
+                     {"carveout100_l1_predicted_kib", "model L1, carveout 100%"}};
+        s.explanation = "L1 and shared memory share one array per SM, and the carveout decides how much of it is L1. Reading a "
+                        "working set over and over runs at L1 speed while it fits the L1 the carveout leaves and drops to L2 "
+                        "speed past it; the dashed lines mark the L1 the model predicts for each carveout (unified size minus "
+                        "the shared capacity the preference rounds up to).";
         add(s);
     }
     return v;

@@ -28,6 +28,12 @@ struct ChartSpec {
     bool counter_inverse = false;
     std::string published_base;     // variant the published and our ratios are taken against
     std::vector<std::string> leave_out;  // series variants not charted (listed in tables instead)
+    // The series (by name) in which the experiment times cudaMemcpy itself, in
+    // the same run on arrays of the same size: the tables' "of memcpy" column
+    // reads each point against its point at the same x. Where it is empty or
+    // absent from a result, the column reads against reference.memcpy_d2d_gbs
+    // (one cudaMemcpy per context, at a size of its own) and says so.
+    std::string memcpy_series;
     // Summary values (in the x axis's unit: bytes where x is bytes) marked on a
     // line chart as dashed vertical lines, each {summary key, label}.
     std::vector<std::pair<std::string, std::string>> markers;

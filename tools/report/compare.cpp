@@ -66,7 +66,8 @@ json compare_runs(const json &a, const json &b) {
                 const double ratio = va != 0 ? vb / va : NAN;
                 const bool flagged = std::isfinite(ratio) && std::fabs(ratio - 1.0) > relative_spread(pa) + relative_spread(*pb);
                 rows.push_back({{"experiment", exp}, {"series", sa["name"]}, {"x", pa["x"]}, {"x_name", sa["x"].value("name", "x")},
-                                {"field", field}, {"a", va}, {"b", vb}, {"ratio", ratio}, {"flagged", flagged}});
+                                {"x_unit", sa["x"].value("unit", "")}, {"field", field}, {"a", va}, {"b", vb}, {"ratio", ratio},
+                                {"flagged", flagged}});
             }
             // Then the counters both points have, one field after the other.
             std::set<std::string> counters;
@@ -83,7 +84,8 @@ json compare_runs(const json &a, const json &b) {
                     const double ratio = va != 0 ? vb / va : (vb == 0 ? 1.0 : NAN);
                     const bool flagged = !std::isfinite(ratio) || std::fabs(ratio - 1.0) > kCounterTolerance;
                     rows.push_back({{"experiment", exp}, {"series", sa["name"]}, {"x", (*pa)["x"]},
-                                    {"x_name", sa["x"].value("name", "x")}, {"field", cfield}, {"a", va}, {"b", vb},
+                                    {"x_name", sa["x"].value("name", "x")}, {"x_unit", sa["x"].value("unit", "")},
+                                    {"field", cfield}, {"a", va}, {"b", vb},
                                     {"ratio", ratio}, {"flagged", flagged}, {"counter", true}});
                 }
             }
@@ -117,7 +119,8 @@ void write_compare_text(std::ostream &os, const json &a, const json &b, const js
             tables.emplace_back(std::vector<std::string>{row["x_name"].get<std::string>(), "A", "B", "B / A", ""});
             table = &tables.back();
         }
-        table->add({gmcli::readable(row["x"].get<double>()), gmcli::readable(row["a"].get<double>()), gmcli::readable(row["b"].get<double>()),
+        table->add({gmcli::x_text(row["x"].get<double>(), row["x_unit"].get<std::string>()), gmcli::readable(row["a"].get<double>()),
+                    gmcli::readable(row["b"].get<double>()),
                     row["ratio"].is_number() ? gmcli::fixed(row["ratio"].get<double>(), 3) : "-", row["flagged"].get<bool>() ? "*" : ""});
     }
     for (std::size_t i = 0; i < tables.size(); ++i) {

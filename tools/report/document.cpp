@@ -2,9 +2,11 @@
 
 #include <cstdio>
 #include <fstream>
-#include <sstream>
+#include <vector>
 
+#include "compressed.hpp"
 #include "gmlab.h"
+#include "table.hpp"
 
 namespace gmreport {
 
@@ -75,12 +77,25 @@ bool is_quick(const json &doc) {
 json load_run(const std::string &path) {
     std::ifstream f(path, std::ios::binary);
     if (!f) bad(path, "cannot be read");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    const std::string text = ss.str();
-    if (text.empty()) bad(path, "is empty");
+    // Read in pieces, and no further than any document goes.
+    std::string bytes;
+    std::vector<char> piece(1 << 20);
+    while (f.read(piece.data(), static_cast<std::streamsize>(piece.size())) || f.gcount() > 0) {
+        bytes.append(piece.data(), static_cast<std::size_t>(f.gcount()));
+        if (bytes.size() > kMaxDocumentBytes)
+            bad(path, "is larger than " + gmcli::bytes_text(double(kMaxDocumentBytes)) + ", far more than any gmlab document: not read");
+    }
+    if (f.bad()) bad(path, "cannot be read");
+    if (bytes.empty()) bad(path, "is empty");
+    // gzip or zstd by the first bytes, whatever the file is called.
+    const Compression c = compression_of(bytes);
+    const std::string text = decompressed(bytes, path);
+    const std::string what = c == Compression::none ? "" : std::string(" ") + compression_name(c) + " document";
+    if (text.empty()) bad(path, "is an empty" + what);  // (bytes is not empty: only compressed text can be)
     json doc = json::parse(text, nullptr, false);
-    if (doc.is_discarded()) bad(path, "is not valid JSON (truncated or damaged?)");
+    if (doc.is_discarded())
+        bad(path, c == Compression::none ? "is not valid JSON (truncated or damaged?)"
+                                         : "is a" + what + " whose content is not valid JSON (truncated or damaged before it was compressed?)");
     return as_run(doc, path);
 }
 

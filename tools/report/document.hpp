@@ -16,7 +16,8 @@ public:
 };
 
 // Reads a gmlab.run/1 document, or a gmlab.result/1 one (wrapped as a run of
-// one result), and checks every result through the library. Throws ReportError.
+// one result), and checks every result through the library. The file may be
+// gzip or zstd (compressed.hpp: told by its first bytes). Throws ReportError.
 nlohmann::json load_run(const std::string &path);
 
 // The same check for a document already in memory; `where` names it in errors.

@@ -229,14 +229,18 @@ std::string html_compare(const json &a, const json &b, const json &cmp) {
         const auto &rows = groups[key];
         const std::string canvas = "chart-" + std::to_string(charts.size());
         h << "<h2>" << escape_html(key) << "</h2>\n<canvas id=\"" << canvas << "\" width=\"960\" height=\"320\"></canvas>\n";
+        // Sizes as the report draws and prints them: the axis in MiB, the labels and cells as "256 MiB".
+        const std::string x_unit = (*rows.front())["x_unit"];
+        const bool bytes_x = x_unit == "bytes";
         json da = json::array(), db = json::array(), labels = json::array();
         for (const json *r : rows) {
-            da.push_back({{"x", (*r)["x"]}, {"y", (*r)["a"]}});
-            db.push_back({{"x", (*r)["x"]}, {"y", (*r)["b"]}});
-            labels.push_back(gmcli::readable((*r)["x"].get<double>()));
+            const double x = (*r)["x"].get<double>();
+            da.push_back({{"x", bytes_x ? x / 1048576.0 : x}, {"y", (*r)["a"]}});
+            db.push_back({{"x", bytes_x ? x / 1048576.0 : x}, {"y", (*r)["b"]}});
+            labels.push_back(gmcli::x_text(x, x_unit));
         }
-        json chart = {{"canvas", canvas}, {"y_title", (*rows.front())["field"]}, {"x_title", (*rows.front())["x_name"]},
-                      {"x_log", false}, {"y_log", false}};
+        json chart = {{"canvas", canvas}, {"y_title", (*rows.front())["field"]},
+                      {"x_title", (*rows.front())["x_name"].get<std::string>() + (bytes_x ? " (MiB)" : "")}, {"x_log", false}, {"y_log", false}};
         if (rows.size() == 1) {
             chart["kind"] = "bar";
             chart["labels"] = labels;
@@ -249,7 +253,7 @@ std::string html_compare(const json &a, const json &b, const json &cmp) {
         charts.push_back(chart);
         h << "<table>\n<tr><th>" << escape_html((*rows.front())["x_name"].get<std::string>()) << "</th><th>A</th><th>B</th><th>B / A</th></tr>\n";
         for (const json *r : rows)
-            h << "<tr" << ((*r)["flagged"].get<bool>() ? " class=\"flagged\"" : "") << "><td>" << cell((*r)["x"].get<double>()) << "</td><td>"
+            h << "<tr" << ((*r)["flagged"].get<bool>() ? " class=\"flagged\"" : "") << "><td>" << gmcli::x_text((*r)["x"].get<double>(), x_unit) << "</td><td>"
               << cell((*r)["a"].get<double>()) << "</td><td>" << cell((*r)["b"].get<double>()) << "</td><td>"
               << ((*r)["ratio"].is_number() ? gmcli::fixed((*r)["ratio"].get<double>(), 3) : "-") << "</td></tr>\n";
         h << "</table>\n";

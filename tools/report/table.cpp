@@ -69,6 +69,11 @@ std::string readable(double v) {
     return fixed(v, a >= 100 ? 1 : a >= 1 ? 3 : 4);
 }
 
+std::string x_text(double x, const std::string &unit) {
+    if (unit == "bytes") return bytes_text(x);
+    return fixed(x, x == std::floor(x) ? 0 : 3);
+}
+
 std::string fixed(double v, int decimals) {
     if (std::isnan(v)) return "-";
     char buf[64];

@@ -28,5 +28,9 @@ std::string fixed(double v, int decimals);
 std::string bytes_text(double bytes);
 // Whole numbers as they are, others with three significant digits or more.
 std::string readable(double v);
+// A swept value (a series' x) as the reports print it, given the axis' unit:
+// bytes_text where it is "bytes" (268435456 -> "256 MiB"), else whole numbers
+// as they are and others with three decimals.
+std::string x_text(double x, const std::string &unit);
 
 }  // namespace gmcli

@@ -15,6 +15,7 @@ using gmcli::Table;
 using gmcli::bytes_text;
 using gmcli::fixed;
 using gmcli::readable;
+using gmcli::x_text;
 using nlohmann::json;
 
 namespace {
@@ -35,11 +36,39 @@ void heading(std::ostream &os, const std::string &text, int level, bool markdown
         os << "\n" << (level <= 2 ? "== " : "  ") << text << "\n";
 }
 
-std::string x_text(const json &s, const json &p) {
-    const double x = p["x"].get<double>();
-    if (s["x"].value("unit", "") == "bytes") return bytes_text(x);
-    return fixed(x, x == std::floor(x) ? 0 : 3);
-}
+// What the "of memcpy" column divides a point's bandwidth by: the
+// experiment's own cudaMemcpy at the same x where it times one
+// (ChartSpec::memcpy_series), else the context's reference copy.
+class MemcpyBase {
+public:
+    explicit MemcpyBase(const json &r) {
+        const std::string name = chart_spec(r["experiment"]["name"].get<std::string>()).memcpy_series;
+        for (const json &s : r["series"])
+            if (!name.empty() && s.value("name", "") == name && !s["points"].empty()) series_ = &s;
+        if (r.contains("reference") && r["reference"].is_object()) reference_ = r["reference"].value("memcpy_d2d_gbs", NAN);
+    }
+    std::string header() const { return series_ ? "of same-size memcpy %" : "of ref. memcpy %"; }
+    double percent(const json &p) const {
+        if (!series_) return 100.0 * p.value("fraction_of_memcpy", NAN);
+        for (const json &m : (*series_)["points"])
+            if (m["x"] == p["x"] && m.value("bandwidth_gbs", 0.0) > 0)
+                return 100.0 * p.value("bandwidth_gbs", NAN) / m["bandwidth_gbs"].get<double>();
+        return NAN;
+    }
+    std::string note() const {
+        if (series_)
+            return header() + ": bandwidth / that of this run's " + (*series_)["name"].get<std::string>() +
+                   " series at the same " + (*series_)["x"].value("name", "x") + " (so " + (*series_)["name"].get<std::string>() +
+                   " itself is 100 %).";
+        return header() + ": bandwidth / reference.memcpy_d2d_gbs" +
+               (std::isfinite(reference_) ? " (" + fixed(reference_, 1) + " GB/s)" : std::string()) +
+               ", a device-to-device cudaMemcpy timed once per context at a size of its own, not at this experiment's.";
+    }
+
+private:
+    const json *series_ = nullptr;
+    double reference_ = NAN;
+};
 
 }  // namespace
 
@@ -49,6 +78,8 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
     os << (markdown ? "\n" : "  ") << chart_spec(name).explanation << "\n";
     if (is_quick(r)) os << (markdown ? "\n**" : "  ") << kQuickNote << (markdown ? "**\n" : "\n");
     if (!r.value("applicable", true)) os << (markdown ? "\n**" : "  ") << "not applicable on this machine (see the notes)" << (markdown ? "**\n" : "\n");
+    const MemcpyBase memcpy_base(r);
+    bool memcpy_noted = false;
     for (const json &s : r["series"]) {
         heading(os, s["name"].get<std::string>(), 3, markdown);
         std::set<std::string> predicted, values, counters;
@@ -63,7 +94,7 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
         }
         const bool bandwidth = !s["points"].empty() && s["points"][0].contains("bandwidth_gbs");
         std::vector<std::string> headers = {s["x"].value("name", "x"), "median ms", "stddev %", "n"};
-        if (bandwidth) headers.insert(headers.end(), {"GB/s", "GB/s min..max", "of peak %", "of memcpy %"});
+        if (bandwidth) headers.insert(headers.end(), {"GB/s", "GB/s min..max", "of peak %", memcpy_base.header()});
         for (const auto &k : values) headers.push_back(k);
         for (const auto &k : predicted) headers.push_back("pred. " + k);
         for (const auto &k : counters) headers.push_back(counter_label(k));
@@ -71,14 +102,14 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
         for (const json &p : s["points"]) {
             const json &tm = p["time_ms"];
             const double median = tm["median"].get<double>();
-            std::vector<std::string> row = {x_text(s, p), fixed(median, 4),
+            std::vector<std::string> row = {x_text(p["x"].get<double>(), s["x"].value("unit", "")), fixed(median, 4),
                                             fixed(median > 0 ? 100.0 * tm["stddev"].get<double>() / median : NAN, 1),
                                             std::to_string(tm["n"].get<long long>())};
             if (bandwidth) {
                 row.push_back(fixed(p["bandwidth_gbs"].get<double>(), 1));
                 row.push_back(fixed(p["bandwidth_gbs_min"].get<double>(), 0) + ".." + fixed(p["bandwidth_gbs_max"].get<double>(), 0));
                 row.push_back(fixed(100.0 * p.value("fraction_of_theoretical", NAN), 1));
-                row.push_back(fixed(100.0 * p.value("fraction_of_memcpy", NAN), 1));
+                row.push_back(fixed(memcpy_base.percent(p), 1));
             }
             for (const auto &k : values) row.push_back(readable(p.contains("values") ? p["values"].value(k, NAN) : NAN));
             for (const auto &k : predicted) row.push_back(readable(p["predicted"].value(k, NAN)));
@@ -89,6 +120,10 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
             t.add(row);
         }
         emit(os, t, markdown);
+        if (bandwidth && !memcpy_noted) {
+            os << (markdown ? "\n" : "    ") << memcpy_base.note() << "\n";
+            memcpy_noted = true;
+        }
         if (s.contains("agreement") && s["agreement"].is_object() && !s["agreement"].empty()) {
             std::string line;
             for (auto it = s["agreement"].begin(); it != s["agreement"].end(); ++it)

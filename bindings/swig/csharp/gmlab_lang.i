@@ -99,6 +99,23 @@ GMB_CS_CONSTANTS(Transpose)
 GMB_CS_CONSTANTS(Matmul)
 GMB_CS_CONSTANTS(AccessProperty)
 
+/* ---- Native libraries ----------------------------------------------------------
+ * Every class that calls into the wrapper first runs NativeLibraries.Load()
+ * (src/NativeLibraries.cs) from its static constructor: it loads the wrapper
+ * from NuGet's runtimes/<rid>/native/ folder and refuses a libgmlab of another
+ * ABI, before the intermediary class makes its first P/Invoke.
+ */
+%pragma(csharp) modulecode=%{
+  static gmlab() {
+    NativeLibraries.Load();
+  }
+%}
+%typemap(cscode) SWIGTYPE %{
+  static $csclassname() {
+    NativeLibraries.Load();
+  }
+%}
+
 /* ---- Room for the hand-written C# ------------------------------------------ */
 
 %typemap(csclassmodifiers) SWIGTYPE "public partial class"

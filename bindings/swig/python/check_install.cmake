@@ -43,7 +43,7 @@ print(gmlab_build_backend.build_wheel(sys.argv[2]))
 ]=])
 run(${PYTHON} -c "${build_wheel}" ${PROJECT_DIR} ${WORK_DIR}/wheel)
 string(STRIP "${run_out}" wheel)
-if(NOT wheel MATCHES "^gmlab-[0-9.]+-cp[0-9]+-cp[0-9]+-linux_[a-z0-9_]+\\.whl$")
+if(NOT wheel MATCHES "^gmlab-[0-9.]+-cp[0-9]+(\\.cp[0-9]+)*-cp[0-9]+(\\.cp[0-9]+)*-linux_[a-z0-9_]+\\.whl$")
   message(FATAL_ERROR "unexpected wheel name ${wheel}")
 endif()
 run(${CMAKE_COMMAND} -E env PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1

@@ -28,7 +28,9 @@ prepare() {
   local out=$CARRY/python
   rm -rf "$out"
   mkdir -p "$out" "$CARRY/include"
-  swig -c++ -python -threads -module swiggmlab -I"$SRC" -I"$ROOT/include" \
+  local abi
+  abi=$(sed -n 's/^#define GM_ABI_VERSION \([0-9][0-9]*\)$/\1/p' "$ROOT/include/gmlab.h")
+  swig -c++ -DGMB_ABI_VERSION="$abi" -python -threads -module swiggmlab -I"$SRC" -I"$ROOT/include" \
        -outdir "$out" -o "$out/gmlab_wrap.cxx" "$ROOT/bindings/swig/gmlab.i"
   if [ ! -d "$CARRY/include/nlohmann" ]; then
     for d in /usr/include /usr/local/include; do

@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"os"
 
-	"gmlab"
+	"gmlab.invalid/gmlab"
 )
 
 const params = `{"elements": 1048576, "strides": "1..8", "word_sizes": [4], "variants": ["guide"]}`

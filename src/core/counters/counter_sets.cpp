@@ -77,6 +77,30 @@ CounterSet occupancy() {
     return s;
 }
 
+CounterSet l2_fabric() {
+    CounterSet s;
+    // Where the L2 is split in partitions joined by a fabric (GA100, GH100),
+    // a load served by the far partition reaches it over the fabric. Chips
+    // without the fabric have no such metric, and the count fails with a reason.
+    s.metrics = {"lts__t_sectors_srcunit_ltcfabric.sum", "lts__t_requests_srcunit_ltcfabric.sum"};
+    return s;
+}
+
+CounterSet l2_read_hits() {
+    CounterSet s;
+    s.metrics = {"lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"};
+    s.derived = {{"l2_read_hit_share", s.metrics[1], s.metrics[0]}};
+    return s;
+}
+
+CounterSet l1_global_hits() {
+    CounterSet s;
+    s.metrics = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum",
+                 "l1tex__t_sector_hit_rate.pct"};
+    s.derived = {{"l1_global_hit_share", s.metrics[1], s.metrics[0]}};
+    return s;
+}
+
 }  // namespace counter_sets
 
 const char *counter_mode_name(CounterMode m) {

@@ -66,18 +66,26 @@ CounterSet shared_banks();    // shared-memory bank conflicts and wavefronts, lo
 CounterSet local_sectors();   // local-memory sectors loaded and stored
 CounterSet global_load_instructions();  // warp-level global load instructions executed
 CounterSet occupancy();       // achieved occupancy
+CounterSet l2_fabric();       // L2 sectors and requests that arrived over the fabric between L2 partitions
+CounterSet l2_read_hits();    // L2 sectors the SMs read and those that hit, and the share that hit
+CounterSet l1_global_hits();  // L1 sectors of global loads and those that hit, and the hit rate
 }  // namespace counter_sets
 
 // ---------------------------------------------------------------------------
 // The CUPTI functions used, as a table: filled by dlsym, or by a test.
 
-struct CuptiApi;  // defined in counters.cpp (it needs the CUPTI headers)
+struct CuptiApi;          // defined in cupti_api.hpp (it needs the CUPTI headers)
+struct CuptiActivityApi;  // the activity API's table, likewise
 
-// What loading libcupti gave: the table, or why there is none.
+// What loading libcupti gave: the tables, or why there are none. The
+// activity API (unified-memory counters) needs libcupti only, so it can be
+// there where the range profiler is not.
 struct CuptiLoad {
     std::shared_ptr<const CuptiApi> api;
-    std::string library;  // the path or name that was loaded
-    std::string reason;   // empty when api is set
+    std::shared_ptr<const CuptiActivityApi> activity;
+    std::string library;          // the path or name that was loaded
+    std::string reason;           // empty when api is set
+    std::string activity_reason;  // why activity is not set (empty when it is)
 };
 
 // Loads libcupti and libnvperf_host once per process (GM_CUPTI_LIBRARY names

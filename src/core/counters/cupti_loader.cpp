@@ -21,10 +21,27 @@ std::string dl_error() {
     return e ? e : "unknown dlopen error";
 }
 
+#if GM_HAVE_CUPTI_HEADERS
+// The activity API's table from an open libcupti, or why it is incomplete.
+void load_activity_api(void *handle, CuptiLoad &out) {
+    auto activity = std::make_shared<CuptiActivityApi>();
+#define GM_CUPTI_LOAD_ACTIVITY(f)                                                                  \
+    activity->f = reinterpret_cast<decltype(activity->f)>(dlsym(handle, #f));                     \
+    if (!activity->f) {                                                                           \
+        out.activity_reason = out.library + " has no " #f ": its activity API cannot count unified memory"; \
+        return;                                                                                   \
+    }
+    GM_CUPTI_ACTIVITY_FUNCTIONS(GM_CUPTI_LOAD_ACTIVITY)
+#undef GM_CUPTI_LOAD_ACTIVITY
+    out.activity = std::move(activity);
+}
+#endif
+
 CuptiLoad dlopen_cupti() {
     CuptiLoad out;
 #if !GM_HAVE_CUPTI_HEADERS
     out.reason = "this libgmlab was built without the CUPTI headers (cupti_range_profiler.h), so it cannot count";
+    out.activity_reason = out.reason;
     return out;
 #else
     std::vector<std::string> names;
@@ -47,8 +64,10 @@ CuptiLoad dlopen_cupti() {
         out.reason = "libcupti (CUDA Profiling Tools Interface) could not be loaded (" + first_error +
                      "); it comes with the CUDA toolkit (lib64/libcupti.so) or the cuda-cupti package: add its "
                      "directory to LD_LIBRARY_PATH or name the file in GM_CUPTI_LIBRARY";
+        out.activity_reason = out.reason;
         return out;
     }
+    load_activity_api(handle, out);
     // libnvperf_host evaluates the metrics; CUPTI loads it from its own
     // directory or the loader's path. Load it here to say so when it is missing.
     std::string dir;

@@ -17,6 +17,7 @@ namespace gmlab {
 namespace {
 
 std::atomic<int> g_live_pinned{0};
+std::atomic<int> g_live_registered{0};
 std::atomic<int> g_fail_after{-1};
 
 std::string mib(std::size_t bytes) {
@@ -97,6 +98,27 @@ PageableHostBuffer::PageableHostBuffer(std::size_t bytes, const std::string &wha
 }
 
 PageableHostBuffer::~PageableHostBuffer() { std::free(ptr_); }
+
+HostRegistration::HostRegistration(void *ptr, std::size_t bytes, unsigned flags, const std::string &what) {
+    cudaError_t err = cudaHostRegister(ptr, bytes, flags);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        fail(err == cudaErrorNotSupported ? GM_ERROR_NOT_SUPPORTED : GM_ERROR_OUT_OF_MEMORY,
+             "cannot page-lock " + std::to_string(bytes) + " bytes (" + mib(bytes) + ") of host memory for " + what +
+                 " with cudaHostRegister (" + cudaGetErrorName(err) + ": " + cudaGetErrorString(err) + ")");
+    }
+    ptr_ = ptr;
+    ++g_live_registered;
+}
+
+HostRegistration::~HostRegistration() {
+    if (ptr_) {
+        cudaHostUnregister(ptr_);
+        --g_live_registered;
+    }
+}
+
+int HostRegistration::live_count() { return g_live_registered.load(); }
 
 StagingBuffer::StagingBuffer(std::size_t bytes, const std::string &what) : bytes_(bytes) {
     if (bytes == 0) fail(GM_ERROR_INTERNAL, "StagingBuffer of 0 bytes for " + what);

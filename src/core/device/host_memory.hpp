@@ -63,6 +63,24 @@ private:
     std::size_t bytes_ = 0;
 };
 
+// Page-locks existing host memory (cudaHostRegister) and unlocks it
+// (cudaHostUnregister) when it leaves scope, on every path. A refused
+// registration is an error (GM_ERROR_OUT_OF_MEMORY, or GM_ERROR_NOT_SUPPORTED
+// where the device cannot register host memory) naming `what`.
+class HostRegistration {
+public:
+    HostRegistration(void *ptr, std::size_t bytes, unsigned flags, const std::string &what);
+    ~HostRegistration();
+    HostRegistration(const HostRegistration &) = delete;
+    HostRegistration &operator=(const HostRegistration &) = delete;
+
+    // Registrations alive now in this process (tests check it returns to 0).
+    static int live_count();
+
+private:
+    void *ptr_ = nullptr;
+};
+
 // Host memory that verification downloads kernel output into: page-locked
 // where the host gives it (the download runs at the link's speed, several
 // times faster than into pageable memory), else ordinary memory. Nothing is

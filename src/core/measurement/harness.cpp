@@ -36,10 +36,18 @@ void checked_launch(const Launch &launch, cudaStream_t stream) {
 
 }  // namespace
 
-Stats time_launch(ContextState &ctx, const Launch &launch) {
+Stats time_launch(ContextState &ctx, const Launch &launch) { return time_launch(ctx, launch, Prepare()); }
+
+Stats time_launch(ContextState &ctx, const Launch &launch, const Prepare &prepare) {
     const Settings &s = ctx.settings;
     cudaStream_t stream = ctx.stream();
-    for (int i = 0; i < s.warmup; ++i) checked_launch(launch, stream);
+    for (int i = 0; i < s.warmup; ++i) {
+        if (prepare) {
+            GM_CUDA(cudaStreamSynchronize(stream));
+            prepare();
+        }
+        checked_launch(launch, stream);
+    }
     GM_CUDA(cudaStreamSynchronize(stream));
 
     EventPair ev;
@@ -49,6 +57,10 @@ Stats time_launch(ContextState &ctx, const Launch &launch) {
         const bool enough = static_cast<int>(samples.size()) >= s.min_repetitions &&
                             total_ms >= s.min_time_ms;
         if (enough || static_cast<int>(samples.size()) >= s.max_repetitions) break;
+        if (prepare) {
+            GM_CUDA(cudaStreamSynchronize(stream));
+            prepare();
+        }
         if (s.flush_l2)
             ctx.flush_l2();
         else
@@ -65,11 +77,40 @@ Stats time_launch(ContextState &ctx, const Launch &launch) {
     return summarize(std::move(samples));
 }
 
+Stats time_host(ContextState &ctx, const std::function<void()> &work, const Prepare &prepare) {
+    using Clock = std::chrono::steady_clock;
+    const Settings &s = ctx.settings;
+    for (int i = 0; i < s.warmup; ++i) {
+        if (prepare) prepare();
+        work();
+    }
+    std::vector<double> samples;
+    double total_ms = 0;
+    while (true) {
+        const bool enough = static_cast<int>(samples.size()) >= s.min_repetitions && total_ms >= s.min_time_ms;
+        if (enough || static_cast<int>(samples.size()) >= s.max_repetitions) break;
+        if (prepare) prepare();
+        const Clock::time_point t0 = Clock::now();
+        work();
+        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        // A statistic of zero would read as an infinite rate: the clock's
+        // resolution is the least a call can have taken.
+        samples.push_back(std::max(ms, 1e-6));
+        total_ms += ms;
+    }
+    return summarize(std::move(samples));
+}
+
 void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out) {
     measure_counters(ctx, launch, set, p, out, ctx.settings.flush_l2);
 }
 
-void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out, bool flush) {
+namespace {
+
+// One counted launch (harness.hpp), `prepare` before each pass: it enqueues
+// and waits, returning a cudaError_t as int.
+void count_point(ContextState &ctx, const Launch &launch, const std::function<int()> &prepare, const CounterSet &set,
+                 Point &p, Result &out) {
     if (set.empty()) return;
     CounterSession *session = ctx.counter_session();
     if (!session) return;
@@ -95,16 +136,7 @@ void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet 
                 if (cudaError_t err = launch(stream); err != cudaSuccess) return static_cast<int>(err);
                 return static_cast<int>(cudaStreamSynchronize(stream));
             },
-            [&]() -> int {
-                if (flush) {
-                    try {
-                        ctx.flush_and_clean_l2();
-                    } catch (const Error &) {
-                        return static_cast<int>(cudaErrorLaunchFailure);
-                    }
-                }
-                return static_cast<int>(cudaStreamSynchronize(stream));
-            });
+            prepare);
     } catch (const Error &e) {
         if (e.status() != GM_ERROR_NOT_SUPPORTED) {
             (void)cudaGetLastError();
@@ -128,6 +160,33 @@ void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet 
     p.counters = std::move(values);
     p.counter_checks = evaluate_counter_set(set, p.counters, p.predicted);
     out.counter_passes = std::max(out.counter_passes, static_cast<int>(session->last_passes()));
+}
+
+}  // namespace
+
+void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out, bool flush) {
+    count_point(ctx, launch,
+                [&]() -> int {
+                    if (flush) {
+                        try {
+                            ctx.flush_and_clean_l2();
+                        } catch (const Error &) {
+                            return static_cast<int>(cudaErrorLaunchFailure);
+                        }
+                    }
+                    return static_cast<int>(cudaStreamSynchronize(ctx.stream()));
+                },
+                set, p, out);
+}
+
+void measure_counters_prepared(ContextState &ctx, const Launch &launch, const Launch &prepare, const CounterSet &set,
+                               Point &p, Result &out) {
+    count_point(ctx, launch,
+                [&]() -> int {
+                    if (cudaError_t err = prepare(ctx.stream()); err != cudaSuccess) return static_cast<int>(err);
+                    return static_cast<int>(cudaStreamSynchronize(ctx.stream()));
+                },
+                set, p, out);
 }
 
 }  // namespace gmlab

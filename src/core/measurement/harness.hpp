@@ -22,6 +22,25 @@ using Launch = std::function<cudaError_t(cudaStream_t)>;
 // that the host's enqueue never falls inside the interval. Milliseconds.
 Stats time_launch(ContextState &ctx, const Launch &launch);
 
+// Puts the state a launch starts from back in place (pages back on the host
+// before a launch that migrates them); runs before every launch, warm-ups
+// included, outside the timed interval, with the context's stream idle, and
+// waits for what it enqueues.
+using Prepare = std::function<void()>;
+
+// time_launch with `prepare` before each launch, for launches that change the
+// state they are measured in (managed memory that migrates as it is read).
+Stats time_launch(ContextState &ctx, const Launch &launch, const Prepare &prepare);
+
+// Times `work`, host code that waits for everything it enqueues, with the
+// host's steady clock: for what CUDA events cannot time, calls whose cost is
+// on the host (cudaMalloc, cudaHostRegister, first touch of pages) and work
+// that alternates host and device (a managed-memory ping-pong). The same
+// repetition rule as time_launch (settings.warmup untimed calls, then until
+// min_repetitions and min_time_ms, or max_repetitions); `prepare` (may be
+// empty) runs before each call, untimed. No L2 flush. Milliseconds.
+Stats time_host(ContextState &ctx, const std::function<void()> &work, const Prepare &prepare = {});
+
 // counters = auto: the most that counting may add to an experiment's time, as
 // a share of the rest. Enabling the profiler and its configurations costs about
 // 5% more outside the counts, so the standard suite takes under a quarter longer.
@@ -42,6 +61,12 @@ void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet 
 // The same with the flush chosen by the experiment: false counts the launch in
 // the cache state the previous launches left (a warm pointer chase).
 void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet &set, Point &p, Result &out, bool flush);
+// The same with the experiment's own preparation before each counted pass
+// (enqueued on the context's stream, not counted) in place of the L2 flush:
+// for a launch that must find the caches in a state it sets up itself (lines
+// just rewritten, so that no copy of them is left where the count would see it).
+void measure_counters_prepared(ContextState &ctx, const Launch &launch, const Launch &prepare, const CounterSet &set,
+                               Point &p, Result &out);
 
 // Effective bandwidth as the guide defines it: bytes / time, in GB/s (1e9 B/s).
 inline double bandwidth_gbs(double bytes, double milliseconds) {

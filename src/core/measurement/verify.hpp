@@ -57,6 +57,28 @@ template <class F> void parallel_for(std::uint64_t n, F f, std::uint64_t min_chu
     for (auto &t : pool) t.join();
 }
 
+// The sum of f(i) for every i in [0, n) as 64-bit unsigned integers, which
+// wrap as a kernel's atomicAdd on unsigned long long does, on all host cores:
+// the host's side of a kernel that sums what it reads.
+template <class F> std::uint64_t parallel_sum(std::uint64_t n, F f, std::uint64_t min_chunk = 1 << 20) {
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned workers = static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(hw, n / min_chunk)));
+    std::vector<std::uint64_t> part(workers, 0);
+    std::vector<std::thread> pool;
+    const std::uint64_t chunk = (n + workers - 1) / workers;
+    for (unsigned w = 0; w < workers; ++w)
+        pool.emplace_back([&, w] {
+            const std::uint64_t begin = std::min(n, w * chunk), end = std::min(n, begin + chunk);
+            std::uint64_t s = 0;
+            for (std::uint64_t i = begin; i < end; ++i) s += f(i);
+            part[w] = s;
+        });
+    for (auto &t : pool) t.join();
+    std::uint64_t total = 0;
+    for (std::uint64_t s : part) total += s;
+    return total;
+}
+
 // Throws Error(GM_ERROR_VERIFICATION_FAILED) with what, where and the values.
 [[noreturn]] void verification_failed(const std::string &what, std::uint64_t index,
                                       const std::string &expected, const std::string &got);

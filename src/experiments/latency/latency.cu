@@ -1,5 +1,6 @@
 #include "experiments/latency/latency.cuh"
 
+#include "shared_kernels/device_clock.cuh"
 #include "shared_kernels/kernel_catalogue.cuh"
 
 namespace gmlab::kernels {
@@ -8,20 +9,9 @@ namespace {
 
 constexpr int kChaseBlock = 512;
 
-// The clocks, with a memory clobber so that the compiler keeps the chase's
-// loads between the two readings. The last hop's load is issued before the
-// end reading but may not have returned: an error of at most one hop in `hops`.
-__device__ __forceinline__ long long clock_now() {
-    long long c;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
-    return c;
-}
-
-__device__ __forceinline__ unsigned long long ns_now() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
-    return t;
-}
+// The clocks (device_clock.cuh) keep the chase's loads between the two
+// readings. The last hop's load is issued before the end reading but may not
+// have returned: an error of at most one hop in `hops`.
 
 // One dependent load with an explicit cache operator: .ca caches in L1 and
 // L2 (the default for global loads), .cg in L2 only.

@@ -3,7 +3,6 @@
 // sizes (transfer), and many small copies against one copy of the same bytes
 // (transfer_batching).
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -45,19 +44,6 @@ struct HostPair {
     }
 };
 
-// min_size, then each step of 2^(1/per_octave), up to and including max_size.
-std::vector<std::size_t> size_sweep(std::size_t lo, std::size_t hi, int per_octave) {
-    std::vector<std::size_t> out;
-    for (int k = 0;; ++k) {
-        const double s = std::round(static_cast<double>(lo) * std::pow(2.0, static_cast<double>(k) / per_octave));
-        if (s > static_cast<double>(hi)) break;
-        const auto v = static_cast<std::size_t>(s);
-        if (out.empty() || out.back() != v) out.push_back(v);
-    }
-    if (out.empty() || out.back() != hi) out.push_back(hi);
-    return out;
-}
-
 std::string direction_text(const std::string &dir) { return dir == "h2d" ? "host to device" : "device to host"; }
 
 void check_sizes(const Params &params, std::size_t *lo, std::size_t *hi) {
@@ -70,7 +56,7 @@ void check_sizes(const Params &params, std::size_t *lo, std::size_t *hi) {
 void run_transfer(ContextState &ctx, const Params &params, Result &out) {
     std::size_t lo = 0, hi = 0;
     check_sizes(params, &lo, &hi);
-    const std::vector<std::size_t> sizes = size_sweep(lo, hi, static_cast<int>(params.integer("points_per_octave")));
+    const std::vector<std::size_t> sizes = size_sweep(lo, hi, static_cast<double>(params.integer("points_per_octave")));
     const std::vector<std::string> dirs = params.texts("directions");
     const std::vector<std::string> kinds = params.texts("memory");
     // Everything is checked before the first allocation: one device buffer of

@@ -53,6 +53,18 @@ void check_same_bytes(const void *got, const void *want, std::size_t bytes, cons
     out.verified(bytes, "every byte copied compared with the source");
 }
 
+std::vector<std::size_t> size_sweep(std::size_t lo, std::size_t hi, double per_octave) {
+    std::vector<std::size_t> out;
+    for (int k = 0;; ++k) {
+        const double s = std::round(static_cast<double>(lo) * std::pow(2.0, static_cast<double>(k) / per_octave));
+        if (s > static_cast<double>(hi)) break;
+        const auto v = static_cast<std::size_t>(s);
+        if (out.empty() || out.back() != v) out.push_back(v);
+    }
+    if (out.empty() || out.back() != hi) out.push_back(hi);
+    return out;
+}
+
 std::string size_text(std::size_t bytes) {
     const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     double v = static_cast<double>(bytes);

@@ -21,6 +21,10 @@ void fill_pattern_host(void *p, std::size_t bytes, std::uint32_t seed);
 // where got and want differ; records the bytes as verified otherwise.
 void check_same_bytes(const void *got, const void *want, std::size_t bytes, const std::string &what, Result &out);
 
+// lo, then each step of 2^(1/per_octave), up to and including hi: powers of
+// two from lo for 1, every fourth power of two for 0.5.
+std::vector<std::size_t> size_sweep(std::size_t lo, std::size_t hi, double per_octave);
+
 // "4 KiB", "1 MiB", "1.5 GiB", "1000 B".
 std::string size_text(std::size_t bytes);
 

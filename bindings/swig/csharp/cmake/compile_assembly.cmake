@@ -1,6 +1,6 @@
-# Compiles gmlab.dll from SWIG's generated C# (whatever files SWIG wrote, found
+# Compiles Gmlab.dll from SWIG's generated C# (whatever files SWIG wrote, found
 # at build time) and the hand-written sources.
-#   cmake -DMCS=... -DGENERATED_DIR=... -DSOURCES=a.cs;b.cs -DOUTPUT=gmlab.dll -P compile_assembly.cmake
+#   cmake -DMCS=... -DGENERATED_DIR=... -DSOURCES=a.cs;b.cs -DOUTPUT=Gmlab.dll -P compile_assembly.cmake
 file(GLOB generated "${GENERATED_DIR}/*.cs")
 if(NOT generated)
   message(FATAL_ERROR "no generated C# in ${GENERATED_DIR}: did SWIG run?")

@@ -1,4 +1,4 @@
-# Install step: writes gmlab.dll.config beside the installed gmlab.dll, mapping
+# Install step: writes Gmlab.dll.config beside the installed Gmlab.dll, mapping
 # the P/Invoke name gmlab_csharp to the installed native library. Runs with the
 # GM_CS_* variables set by the install(CODE) just before it.
 foreach(dir GM_CS_LIBDIR GM_CS_INSTALL_DIR)
@@ -7,6 +7,6 @@ foreach(dir GM_CS_LIBDIR GM_CS_INSTALL_DIR)
   endif()
 endforeach()
 set(GM_CS_NATIVE_LIBRARY "${GM_CS_LIBDIR}/${GM_CS_NATIVE_NAME}")
-set(config "$ENV{DESTDIR}${GM_CS_INSTALL_DIR}/gmlab.dll.config")
+set(config "$ENV{DESTDIR}${GM_CS_INSTALL_DIR}/Gmlab.dll.config")
 message(STATUS "Installing: ${config}")
 configure_file("${GM_CS_CONFIG_TEMPLATE}" "${config}" @ONLY)

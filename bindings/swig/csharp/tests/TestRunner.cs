@@ -31,6 +31,8 @@ static class TestRunner {
       return 1;
     }
 
+    Console.WriteLine("libgmlab " + gmlab.Version() + " from " + gmlab.LibraryPath());
+
     List<MethodInfo> tests = FindTests(args);
     if (tests.Count == 0) {
       Console.WriteLine("no tests found" + (args.Length > 0 ? " named " + string.Join(", ", args) : ""));

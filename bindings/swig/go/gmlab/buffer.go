@@ -3,7 +3,7 @@ package gmlab
 import (
 	"runtime"
 
-	"gmlab/internal/swiggmlab"
+	"gmlab.invalid/gmlab/internal/swiggmlab"
 )
 
 // Buffer is device memory on a context's device. Offsets of transfers count

@@ -3,7 +3,7 @@ package gmlab
 import (
 	"testing"
 
-	"gmlab/internal/swiggmlab"
+	"gmlab.invalid/gmlab/internal/swiggmlab"
 )
 
 // The exported constants are Go constants, so that they can be switched on;

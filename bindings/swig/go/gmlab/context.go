@@ -3,7 +3,7 @@ package gmlab
 import (
 	"runtime"
 
-	"gmlab/internal/swiggmlab"
+	"gmlab.invalid/gmlab/internal/swiggmlab"
 )
 
 // Context is one CUDA device with its own stream and measurement settings.

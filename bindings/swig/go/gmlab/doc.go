@@ -3,6 +3,36 @@
 // memory (coalescing, misaligned and strided access, attainable bandwidth), and
 // offers the same kernels as operations on device buffers.
 //
+// # Adding it to a module
+//
+// The module path is gmlab.invalid/gmlab. The module comes with each gmlab
+// release, in the release's go/ folder, laid out as a Go module proxy; the
+// release's tarball (or .deb) provides libgmlab and its pkg-config file, which
+// cgo reads (pkg-config gmlab). With the tarball unpacked in /opt/gmlab and
+// the release folder in /opt/gmlab-release:
+//
+//	export PKG_CONFIG_PATH=/opt/gmlab/lib/pkgconfig
+//	GOPROXY=file:///opt/gmlab-release/go GONOSUMDB=gmlab.invalid go get gmlab.invalid/gmlab@latest
+//
+// The wrapper SWIG generates is part of the module: building needs Go with cgo,
+// a C++ compiler and pkg-config, not SWIG. Programs find libgmlab at run time
+// through the rpath pkg-config gives; the CUDA runtime is inside libgmlab, so
+// only the NVIDIA driver is needed.
+//
+// # Use
+//
+//	ctx, err := gmlab.Open(0)
+//	if err != nil {
+//		log.Fatal(err) // "gmlab: no CUDA device (...)" where there is none
+//	}
+//	defer ctx.Close()
+//	result, err := ctx.Run("stride_copy", `{"strides": "1..4", "word_sizes": [4]}`)
+//
+// Saved runs need no GPU: RunResultCount and ResultFromRunJSON read the
+// documents gmlab run --json writes.
+//
+// # Errors, handles and threads
+//
 // Every call that can fail returns an error, which is a *Error carrying the
 // library's status code (StatusInvalidArgument, StatusNoDevice, ...) and its
 // message, for example "strides must be in 1..32, got 0".
@@ -16,4 +46,11 @@
 //
 // A Context, and the buffers made from it, are used by one goroutine at a time;
 // different contexts may be used from different goroutines at once.
+//
+// # ABI
+//
+// The package is made for one ABI of libgmlab (BindingABIVersion, the number in
+// libgmlab.so.N). When a program starts, the package checks the libgmlab it
+// loaded and panics if its ABI differs, naming both versions and the file
+// (LibraryPath).
 package gmlab

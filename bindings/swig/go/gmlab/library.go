@@ -1,6 +1,24 @@
 package gmlab
 
-import "gmlab/internal/swiggmlab"
+import "gmlab.invalid/gmlab/internal/swiggmlab"
+
+// BindingABIVersion is the ABI of libgmlab this package is made for: the
+// GM_ABI_VERSION of the header its wrapper was generated from.
+const BindingABIVersion = swiggmlab.BINDING_ABI_VERSION
+
+// The package refuses to start with a libgmlab of another ABI (one found first
+// on LD_LIBRARY_PATH, say): the message names both ABI versions and the file.
+func init() {
+	if problem := swiggmlab.AbiProblem(BindingABIVersion); problem != "" {
+		panic(problem)
+	}
+}
+
+// LibraryPath is the file the loaded libgmlab was read from ("" where the
+// system cannot say).
+func LibraryPath() string {
+	return swiggmlab.LibraryPath()
+}
 
 // Version is the release of the loaded library, such as "0.1.0".
 func Version() string {

@@ -3,7 +3,7 @@ package gmlab
 import (
 	"runtime"
 
-	"gmlab/internal/swiggmlab"
+	"gmlab.invalid/gmlab/internal/swiggmlab"
 )
 
 // Result holds the measurements of one experiment run: series of points, each

@@ -5,7 +5,7 @@ gmlab.run/1 and gmlab.result/1 documents, which need no GPU."""
 import json
 import os
 
-from . import _errors
+from . import _compressed, _errors
 from ._native import native as _s
 
 # The point fields gm_result_point_value reads, from the document's point
@@ -328,11 +328,23 @@ class Run:
 
 def load_run(path) -> Run:
     """Reads a saved run: a gmlab.run/1 document (``gmlab run --json``, the files in
-    results/) or a single gmlab.result/1 document. Needs no GPU."""
+    results/) or a single gmlab.result/1 document, as JSON text or compressed
+    with gzip or zstd (told by its first bytes, whatever the file is called).
+    Needs no GPU."""
     if path is None or not isinstance(path, (str, bytes, os.PathLike)):
         raise TypeError("path must be a str or os.PathLike, got %s" % type(path).__name__)
-    with open(path, "r", encoding="utf-8") as f:
-        text = f.read()
+    where = os.fsdecode(path)
+    limit = _compressed.MAX_DOCUMENT_BYTES
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise _errors.InvalidArgumentError("%s: is larger than %s, far more than any gmlab document: not read"
+                                           % (where, _compressed.size_text(limit)))
+    data = _compressed.decompressed(data, where)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _errors.InvalidArgumentError("%s: not a JSON document (not UTF-8 text: %s)" % (where, e)) from None
     return loads_run(text)
 
 

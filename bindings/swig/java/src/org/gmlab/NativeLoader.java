@@ -32,14 +32,14 @@ final class NativeLoader {
 
     static synchronized void load() {
         if (loadedFrom != null) return;
+        String from;
         try {
             System.loadLibrary(JNI_LIBRARY);
-            loadedFrom = "java.library.path";
-            return;
+            from = "java.library.path";
         } catch (UnsatisfiedLinkError notOnPath) {
             try {
                 loadFromJar();
-                loadedFrom = "jar";
+                from = "jar";
             } catch (UnsatisfiedLinkError | IOException notInJar) {
                 UnsatisfiedLinkError error = new UnsatisfiedLinkError(
                     "gmlab: cannot load the native library " + JNI_LIBRARY + " from java.library.path ("
@@ -49,6 +49,11 @@ final class NativeLoader {
                 throw error;
             }
         }
+        // The classes are made for one ABI of libgmlab; a library of another
+        // ABI (found on java.library.path, say) is refused before any use.
+        String problem = Gmlab.abiProblem(Gmlab.BINDING_ABI_VERSION);
+        if (!problem.isEmpty()) throw new UnsatisfiedLinkError(problem);
+        loadedFrom = from;
     }
 
     /** "java.library.path" or "jar": where the libraries came from; null before loading. */
@@ -65,6 +70,14 @@ final class NativeLoader {
         if (arch.equals("amd64") || arch.equals("x86-64")) arch = "x86_64";
         else if (arch.equals("arm64")) arch = "aarch64";
         return "/native/" + os + "-" + arch + "/";
+    }
+
+    /** The platforms whose libraries the jar holds ("linux-x86_64"), from native/platforms.txt. */
+    static List<String> platformsInJar() throws IOException {
+        try (InputStream in = NativeLoader.class.getResourceAsStream("/native/platforms.txt")) {
+            if (in == null) return List.of();
+            return lines(in);
+        }
     }
 
     private static void loadFromJar() throws IOException {
@@ -92,15 +105,26 @@ final class NativeLoader {
 
     private static List<String> libraryNames(String folder) throws IOException {
         try (InputStream in = NativeLoader.class.getResourceAsStream(folder + "libraries.txt")) {
-            if (in == null) throw new IOException("the jar has no native libraries for this machine (" + folder + ")");
-            List<String> names = new ArrayList<>();
-            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-                String name = line.trim();
-                if (!name.isEmpty()) names.add(name);
+            if (in == null) {
+                String platform = folder.substring("/native/".length(), folder.length() - 1);
+                List<String> held = platformsInJar();
+                throw new IOException("this jar has no native libraries for this platform, " + platform
+                    + " (os.name " + System.getProperty("os.name") + ", os.arch " + System.getProperty("os.arch")
+                    + "); it holds them for " + (held.isEmpty() ? "no platform" : String.join(", ", held)));
             }
+            List<String> names = lines(in);
             if (names.isEmpty()) throw new IOException(folder + "libraries.txt names no library");
             return names;
         }
+    }
+
+    private static List<String> lines(InputStream in) throws IOException {
+        List<String> out = new ArrayList<>();
+        for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+            String text = line.trim();
+            if (!text.isEmpty()) out.add(text);
+        }
+        return out;
     }
 
     private static void removeNowOrAtExit(Path path) {

@@ -1,0 +1,399 @@
+// Experiment family "cache_hints": what the L2 eviction hints and controls do
+// for a reused working set that fits in L2 while a stream of twice the L2 size
+// passes once beside it (default loads, streaming loads, createpolicy
+// evict_first / evict_last, L1::no_allocate, access policy windows), and what
+// the L2 fetch granularity limit and the prefetch instruction and qualifiers
+// make L2 fetch from DRAM for strided reads, against the sector model.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/experiment/registry.hpp"
+#include "core/measurement/harness.hpp"
+#include "core/measurement/verify.hpp"
+#include "experiments/cache_hints/cache_hints.cuh"
+#include "experiments/cache_hints/fetch_limit.hpp"
+#include "experiments/cache_hints/hint_models.hpp"
+#include "experiments/l2_persist/l2_window.hpp"
+#include "shared_kernels/fill_pattern.cuh"
+
+namespace gmlab {
+
+namespace {
+
+using kernels::LoadHint;
+using kernels::Prefetch;
+constexpr std::uint32_t kStreamSeed = 303, kReusedSeed = 404, kStridedSeed = 505;
+constexpr std::size_t kMiB = 1024 * 1024;
+
+// What a variant changes besides the loads: nothing, the persisting set-aside
+// (at its maximum), or an access policy window on the context's stream.
+enum class L2Setup { None, SetAside, WindowOverStream, WindowOverReused };
+
+struct HintVariant {
+    const char *label, *name;
+    LoadHint stream, reused;
+    L2Setup setup;
+    bool needs_cc80;
+};
+
+constexpr HintVariant kHints[] = {
+    {"default", "default loads", LoadHint::Default, LoadHint::Default, L2Setup::None, false},
+    {"stream_cs", "stream read with __ldcs (ld.global.cs)", LoadHint::Streaming, LoadHint::Default, L2Setup::None, false},
+    {"stream_l1_no_allocate", "stream read with ld.global.L1::no_allocate", LoadHint::L1NoAllocate, LoadHint::Default,
+     L2Setup::None, false},
+    {"stream_evict_first", "stream read with an L2::evict_first policy", LoadHint::EvictFirst, LoadHint::Default,
+     L2Setup::None, true},
+    {"reused_evict_last", "reused set read with an L2::evict_last policy", LoadHint::Default, LoadHint::EvictLast,
+     L2Setup::None, true},
+    {"evict_first_last", "evict_first on the stream, evict_last on the reused set", LoadHint::EvictFirst,
+     LoadHint::EvictLast, L2Setup::None, true},
+    {"evict_first_last_set_aside", "evict_first / evict_last with the persisting set-aside at its maximum",
+     LoadHint::EvictFirst, LoadHint::EvictLast, L2Setup::SetAside, true},
+    {"window_streaming", "access policy window over the stream: streaming", LoadHint::Default, LoadHint::Default,
+     L2Setup::WindowOverStream, true},
+    {"window_persisting", "access policy window over the reused set: persisting (set-aside at its maximum)",
+     LoadHint::Default, LoadHint::Default, L2Setup::WindowOverReused, true},
+};
+
+struct PrefetchVariant {
+    const char *label, *name;
+    Prefetch kind;
+    long long granularity;  // the fetch granularity limit asked for; -1: the limit as found
+    std::uint64_t size;     // the prefetch size asked for by the load (0: none)
+    bool needs_cc80;
+};
+
+constexpr PrefetchVariant kPrefetch[] = {
+    {"plain", "plain loads, the fetch granularity limit as found", Prefetch::None, -1, 0, false},
+    {"granularity_0", "fetch granularity limit 0", Prefetch::None, 0, 0, false},
+    {"granularity_32", "fetch granularity limit 32 bytes", Prefetch::None, 32, 0, false},
+    {"granularity_64", "fetch granularity limit 64 bytes", Prefetch::None, 64, 0, false},
+    {"granularity_128", "fetch granularity limit 128 bytes", Prefetch::None, 128, 0, false},
+    {"prefetch_l2", "prefetch.global.L2 one read ahead", Prefetch::Instruction, -1, 0, false},
+    {"prefetch_size_64", "ld.global.L2::64B", Prefetch::Size64, -1, 64, false},
+    {"prefetch_size_128", "ld.global.L2::128B", Prefetch::Size128, -1, 128, false},
+    {"prefetch_size_256", "ld.global.L2::256B", Prefetch::Size256, -1, 256, true},
+};
+
+std::vector<std::string> labels_of_hints() {
+    std::vector<std::string> v;
+    for (const HintVariant &h : kHints) v.push_back(h.label);
+    return v;
+}
+
+std::vector<std::string> labels_of_prefetch() {
+    std::vector<std::string> v;
+    for (const PrefetchVariant &p : kPrefetch) v.push_back(p.label);
+    return v;
+}
+
+bool wanted(const std::vector<std::string> &list, const char *label) {
+    return std::find(list.begin(), list.end(), label) != list.end();
+}
+
+std::string mib(double bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / kMiB);
+    return buf;
+}
+
+// Runs `launch` once into poisoned partials and compares their sums (pairs
+// of stream and reused sums, or single sums) with the host's.
+void check_sums(ContextState &ctx, const Launch &launch, DeviceArray &partials, std::size_t blocks, std::size_t per_block,
+                const std::vector<std::uint64_t> &expected, const std::string &what, Result &out) {
+    cudaStream_t st = ctx.stream();
+    GM_CUDA(cudaMemsetAsync(partials.get(), 0xFF, blocks * per_block * sizeof(std::uint64_t), st));
+    GM_CUDA(launch(st));
+    std::vector<std::uint64_t> got(blocks * per_block);
+    GM_CUDA(cudaMemcpyAsync(got.data(), partials.get(), got.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, st));
+    GM_CUDA(cudaStreamSynchronize(st));
+    for (std::size_t k = 0; k < per_block; ++k) {
+        std::uint64_t sum = 0;
+        for (std::size_t b = 0; b < blocks; ++b) sum += got[b * per_block + k];
+        if (sum != expected[k])
+            verification_failed(what + (per_block > 1 ? (k == 0 ? " (stream sum)" : " (reused sum)") : " (sum)"), k,
+                                std::to_string(expected[k]), std::to_string(sum));
+    }
+    out.verified(blocks * per_block, "every block's sums of the words it read, added up and compared with the host's sums of the same words");
+}
+
+Series one_series(const std::string &name, const std::string &variant, const std::string &x_name, const std::string &x_unit) {
+    Series s;
+    s.name = name;
+    s.variant = variant;
+    s.x_name = x_name;
+    s.x_unit = x_unit;
+    return s;
+}
+
+void run_cache_hints(ContextState &ctx, const Params &params, Result &out) {
+    const DeviceInfo &dev = ctx.info();
+    cudaStream_t st = ctx.stream();
+    const bool cc80 = dev.cc_major >= 8;
+    const L2Limits limits = l2_limits(dev);
+    const double l2 = static_cast<double>(std::max<std::size_t>(dev.l2_bytes, 1 << 20));
+    const std::uint64_t n_reused = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(params.number("reused_over_l2") * l2) / 16);
+    const std::uint64_t n_stream = static_cast<std::uint64_t>(params.number("stream_over_l2") * l2) / 16;
+    if (n_stream < n_reused)
+        invalid("stream_over_l2 (" + std::to_string(params.number("stream_over_l2")) + ") must be at least reused_over_l2 (" +
+                std::to_string(params.number("reused_over_l2")) + "): the stream is read beside the reused set once over");
+    if (n_stream >= (1ull << 31)) invalid("stream_over_l2 x L2 must stay below 32 GiB");
+    const std::size_t stream_bytes = n_stream * 16, reused_bytes = n_reused * 16;
+    const std::size_t strided_bytes = params.size("strided_bytes") / 4 * 4;
+    std::vector<std::uint64_t> strides;
+    for (long long s : params.integers("strides")) {
+        if (s % 4 != 0) invalid("strides must be multiples of 4 bytes (4-byte words), got " + std::to_string(s));
+        strides.push_back(static_cast<std::uint64_t>(s));
+    }
+    const std::vector<std::string> hints = params.texts("hints"), prefetch = params.texts("prefetch");
+
+    const unsigned sms = static_cast<unsigned>(std::max(1, dev.multiprocessors));
+    const unsigned reuse_blocks = 4 * sms, strided_blocks = 2 * sms;
+    const std::size_t partial_bytes = 2 * std::max(reuse_blocks, strided_blocks) * sizeof(std::uint64_t);
+    require_memory(ctx, stream_bytes + reused_bytes + partial_bytes,
+                   "cache_hints (stream " + std::to_string(stream_bytes) + " and reused set " + std::to_string(reused_bytes) +
+                       " bytes)");
+    // Device-wide state as it was on every path out: the stream's window, the
+    // set-aside and persisting lines (CC >= 8.0), the fetch granularity limit.
+    std::optional<L2Restore> l2_restore;
+    if (cc80) l2_restore.emplace(ctx);
+    FetchGranularityRestore fetch(ctx);
+
+    DeviceArray stream_d(ctx, stream_bytes), reused_d(ctx, reused_bytes), partials(ctx, partial_bytes);
+    GM_CUDA(kernels::launch_fill_pattern(stream_d.as<std::uint32_t>(), stream_bytes / 4, kStreamSeed, st));
+    GM_CUDA(kernels::launch_fill_pattern(reused_d.as<std::uint32_t>(), reused_bytes / 4, kReusedSeed, st));
+    const ReuseSums sums = reuse_sums(n_stream, n_reused, kStreamSeed, kReusedSeed);
+    const ReuseModel model = reuse_model(n_stream, n_reused);
+    const std::size_t set_aside_found = cc80 ? persisting_size(ctx) : 0;
+
+    // Part 1: the reused set beside the stream.
+    std::vector<std::string> skipped;
+    double default_ms = 0;
+    for (const HintVariant &v : kHints) {
+        if (!wanted(hints, v.label)) continue;
+        if (v.needs_cc80 && !cc80) {
+            skipped.push_back(v.label);
+            continue;
+        }
+        // The variant's own set-aside and window, put back when it ends.
+        std::optional<L2Restore> scoped;
+        if (v.setup != L2Setup::None) scoped.emplace(ctx);
+        std::size_t granted = set_aside_found, window = 0;
+        double hit_ratio = 0;
+        try {
+            if (v.setup == L2Setup::SetAside || v.setup == L2Setup::WindowOverReused)
+                granted = set_persisting_size(ctx, limits.persisting_max);
+            if (v.setup == L2Setup::WindowOverStream) {
+                window = std::min(stream_bytes, limits.max_window);
+                hit_ratio = 1.0;
+                set_window(ctx, stream_d.get(), window, hit_ratio, GM_ACCESS_STREAMING, GM_ACCESS_NORMAL);
+            } else if (v.setup == L2Setup::WindowOverReused && granted > 0) {
+                window = std::min(reused_bytes, limits.max_window);
+                // As many lines asked to persist as the set-aside holds (the guide's tuned hit ratio).
+                hit_ratio = std::min(1.0, static_cast<double>(granted) / static_cast<double>(window));
+                set_window(ctx, reused_d.get(), window, hit_ratio, GM_ACCESS_PERSISTING, GM_ACCESS_NORMAL);
+            }
+        } catch (const Error &e) {
+            // Under MIG or MPS the set-aside cannot be changed: a property of the setup, said in the notes.
+            if (e.sticky()) throw;
+            skipped.push_back(std::string(v.label) + " (" + e.what() + ")");
+            continue;
+        }
+        if ((v.setup == L2Setup::SetAside || v.setup == L2Setup::WindowOverReused) && granted == 0) {
+            skipped.push_back(std::string(v.label) + " (the device granted no set-aside)");
+            continue;
+        }
+        auto launch = [&](cudaStream_t s) {
+            return kernels::launch_reuse_stream(v.stream, v.reused, stream_d.as<std::uint32_t>(), static_cast<std::uint32_t>(n_stream),
+                                                reused_d.as<std::uint32_t>(), static_cast<std::uint32_t>(n_reused), reuse_blocks,
+                                                partials.as<unsigned long long>(), s);
+        };
+        check_sums(ctx, launch, partials, reuse_blocks, 2, {sums.stream, sums.reused}, std::string("cache_hints ") + v.label, out);
+
+        Series series = one_series(v.name, v.label, "reused set", "bytes");
+        series.y_field = "median_ms";
+        series.y_name = "time per launch";
+        series.y_unit = "ms";
+        series.attributes = {{"stream_bytes", stream_bytes}, {"reused_bytes", reused_bytes}, {"set_aside_bytes", granted},
+                             {"window_bytes", window}, {"hit_ratio", hit_ratio}};
+        Point p;
+        p.x = static_cast<double>(reused_bytes);
+        // Bytes: the stream's, which every variant reads from DRAM once. The
+        // reused set's reads are what the hints make cheaper, so its bytes
+        // would count hits as traffic.
+        p.bytes = static_cast<double>(stream_bytes);
+        p.time_ms = time_launch(ctx, launch);
+        p.values["stream_bytes"] = static_cast<double>(stream_bytes);
+        p.values["reused_reads"] = model.reused_reads;
+        p.values["set_aside_bytes"] = static_cast<double>(granted);
+        p.values["window_bytes"] = static_cast<double>(window);
+        p.values["hit_ratio"] = hit_ratio;
+        p.predicted["dram_bytes_protected"] = static_cast<double>(model.dram_protected);
+        p.predicted["dram_bytes_unprotected"] = static_cast<double>(model.dram_unprotected);
+        p.predicted["reused_hit_share_protected"] = model.reused_hit_share_protected;
+        // Counters: the stream's sectors miss (each is read once after the
+        // flush), so the L2 read hits are the reused set's.
+        CounterSet set = counter_sets::dram() + counter_sets::l2_read_hits();
+        set.derived.push_back({"reused_hit_share", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "",
+                               static_cast<double>(model.reused_read_bytes) / kSectorBytes});
+        measure_counters(ctx, launch, set, p, out);
+        if (auto d = p.counters.find("dram__bytes_read.sum"); d != p.counters.end())
+            p.counters["reused_from_dram_share"] =
+                std::clamp((d->second - static_cast<double>(stream_bytes)) / static_cast<double>(model.reused_read_bytes), 0.0, 1.0);
+        const double ms = p.time_ms.median;
+        if (std::string(v.label) == "default") default_ms = ms;
+        if (auto h = p.counters.find("reused_hit_share"); h != p.counters.end())
+            out.summary_values[std::string(v.label) + "_reused_hit_share"] = h->second;
+        if (auto d = p.counters.find("reused_from_dram_share"); d != p.counters.end())
+            out.summary_values[std::string(v.label) + "_reused_from_dram_share"] = d->second;
+        series.points.push_back(std::move(p));
+        out.series.push_back(std::move(series));
+        out.summary_values[std::string(v.label) + "_ms"] = ms;
+        // Lines left marked evict_last or persisting would favour whatever runs next.
+        scoped.reset();
+        if (v.reused == LoadHint::EvictLast || v.setup == L2Setup::WindowOverReused) GM_CUDA(cudaCtxResetPersistingL2Cache());
+    }
+    if (default_ms > 0)
+        for (const Series &s : out.series)
+            if (s.variant != "default") out.summary_values[s.variant + "_speedup"] = default_ms / s.points[0].time_ms.median;
+
+    // Part 2: strided reads, the fetch granularity limit and prefetching, on
+    // a region of its own (planned here, beside what part 1 holds).
+    require_memory(ctx, strided_bytes, "cache_hints (strided region of " + std::to_string(strided_bytes) + " bytes)");
+    DeviceArray strided_d(ctx, std::max<std::size_t>(strided_bytes, 4));
+    GM_CUDA(kernels::launch_fill_pattern(strided_d.as<std::uint32_t>(), strided_bytes / 4, kStridedSeed, st));
+    const std::uint64_t sector_unit = fetch_unit(fetch.supported() ? fetch.found() : 0);
+    std::map<std::string, double> plain_ms;
+    for (const PrefetchVariant &v : kPrefetch) {
+        if (!wanted(prefetch, v.label)) continue;
+        if (v.needs_cc80 && !cc80) {
+            skipped.push_back(v.label);
+            continue;
+        }
+        std::size_t in_force = fetch.found();
+        if (v.granularity >= 0) {
+            if (!fetch.set(static_cast<std::size_t>(v.granularity), &in_force)) {
+                skipped.push_back(std::string(v.label) + " (the device does not take this fetch granularity limit)");
+                continue;
+            }
+        } else {
+            fetch.restore();
+        }
+        // The unit the model expects L2 to fetch for one missed word.
+        const std::uint64_t unit = v.granularity >= 0 ? fetch_unit(in_force) : std::max(sector_unit, fetch_unit(v.size));
+        Series series = one_series(v.name, v.label, "stride", "bytes");
+        series.y_field = "bandwidth_gbs";
+        series.y_name = "useful bandwidth (the words read)";
+        series.y_unit = "GB/s";
+        series.attributes = {{"region_bytes", strided_bytes}, {"granularity_in_force", in_force}, {"model_unit_bytes", unit}};
+        for (std::uint64_t stride : strides) {
+            const std::uint64_t n_reads = strided_bytes / stride;
+            if (n_reads == 0 || n_reads >= (1ull << 31)) continue;
+            const std::uint32_t stride_words = static_cast<std::uint32_t>(stride / 4);
+            auto launch = [&](cudaStream_t s) {
+                return kernels::launch_strided_read(v.kind, strided_d.as<std::uint32_t>(), static_cast<std::uint32_t>(n_reads),
+                                                    stride_words, strided_blocks, partials.as<unsigned long long>(), s);
+            };
+            check_sums(ctx, launch, partials, strided_blocks, 1, {strided_sum(n_reads, stride_words, kStridedSeed)},
+                       std::string("cache_hints ") + v.label + " stride " + std::to_string(stride), out);
+            Point p;
+            p.x = static_cast<double>(stride);
+            p.bytes = 4.0 * static_cast<double>(n_reads);
+            p.time_ms = time_launch(ctx, launch);
+            p.values["reads"] = static_cast<double>(n_reads);
+            p.values["granularity_in_force"] = static_cast<double>(in_force);
+            p.predicted["dram_bytes_read"] = static_cast<double>(fetched_bytes(n_reads, stride, unit));
+            p.predicted["dram_bytes_per_read"] = static_cast<double>(fetched_bytes(n_reads, stride, unit)) / n_reads;
+            p.predicted["sector_bytes"] = static_cast<double>(fetched_bytes(n_reads, stride, kSectorBytes));
+            CounterSet set = counter_sets::dram();
+            set.derived.push_back({"dram_bytes_per_read", "dram__bytes_read.sum", "", static_cast<double>(n_reads)});
+            measure_counters(ctx, launch, set, p, out);
+            const std::string key = std::string(v.label) + "_s" + std::to_string(stride);
+            if (std::string(v.label) == "plain") plain_ms[std::to_string(stride)] = p.time_ms.median;
+            if (auto it = plain_ms.find(std::to_string(stride)); it != plain_ms.end() && std::string(v.label) != "plain")
+                out.summary_values[key + "_time_over_plain"] = p.time_ms.median / it->second;
+            if (auto d = p.counters.find("dram__bytes_read.sum"); d != p.counters.end()) {
+                out.summary_values[key + "_dram_bytes_per_read"] = d->second / static_cast<double>(n_reads);
+                out.summary_values[key + "_dram_over_sector_model"] = d->second / p.predicted["sector_bytes"];
+            }
+            series.points.push_back(std::move(p));
+        }
+        if (!series.points.empty()) out.series.push_back(std::move(series));
+    }
+    fetch.restore();
+
+    if (out.series.empty()) {
+        out.not_applicable("cache_hints: none of the variants asked for can run on this device (compute capability " +
+                           std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor) + "): " + std::to_string(skipped.size()) +
+                           " need compute capability 8.0 or a fetch granularity limit the device takes.");
+        return;
+    }
+    out.summary_values["reused_bytes"] = static_cast<double>(reused_bytes);
+    out.summary_values["stream_bytes"] = static_cast<double>(stream_bytes);
+    out.summary_values["reused_reads"] = model.reused_reads;
+    out.summary_values["set_aside_found_bytes"] = static_cast<double>(set_aside_found);
+    if (fetch.supported()) out.summary_values["fetch_granularity_found"] = static_cast<double>(fetch.found());
+
+    char reads[32];
+    std::snprintf(reads, sizeof reads, "%.2f", model.reused_reads);
+    out.notes.push_back("Reused set " + mib(static_cast<double>(reused_bytes)) + " (reused_over_l2 of an L2 of " + mib(l2) +
+                        ") read at vector i mod its size for every 16-byte vector i of a stream of " +
+                        mib(static_cast<double>(stream_bytes)) + " read once, in one kernel: the reused set is read " + reads +
+                        " times per launch, and between two reads of one of its lines as many stream bytes pass as the set "
+                        "holds. L2 is flushed before every timed launch, so the first read of the reused set always misses.");
+    out.notes.push_back("Counters: the stream is read once, so its sectors miss and the L2 read hits "
+                        "(lts__t_sectors_srcunit_tex_op_read_lookup_hit) are the reused set's: reused_hit_share is them over the "
+                        "reused set's sectors, against reused_hit_share_protected (every read but the first hits). "
+                        "reused_from_dram_share is (DRAM bytes read - stream bytes) / the reused bytes read. Lines marked "
+                        "evict_last or persisting may outlast the flush between timed launches (the flush writes normal lines), "
+                        "which makes such a variant's later launches start warm; persisting lines are reset after each variant.");
+    out.notes.push_back("Strided reads: 4-byte words `stride` bytes apart over " + mib(static_cast<double>(strided_bytes)) +
+                        ". The model (predicted.dram_bytes_read) fetches every aligned unit a word falls in, whole: the 32-byte "
+                        "sector (the guide's sector model, predicted.sector_bytes), or the fetch granularity limit in force, or "
+                        "the prefetch size the load names. The limit is a hint the device may ignore, and DRAM itself moves "
+                        "units larger than a sector; the counted dram__bytes_read says which unit was fetched. The limit found "
+                        "(" + (fetch.supported() ? std::to_string(fetch.found()) + " bytes" : std::string("not offered")) +
+                        ") is put back after every series and on every path out.");
+    if (!skipped.empty()) {
+        std::string list;
+        for (const std::string &s : skipped) list += (list.empty() ? "" : ", ") + s;
+        out.notes.push_back("Not measured here: " + list +
+                            (cc80 ? "." : " (createpolicy, the L2::cache_hint and L2::256B qualifiers, the set-aside and access "
+                                          "policy windows need compute capability 8.0)."));
+    }
+}
+
+}  // namespace
+
+void add_cache_hints_experiments(std::vector<Experiment> &out) {
+    Experiment e;
+    e.name = "cache_hints";
+    e.guide_section = "Programming Guide: L2 cache control (access policy windows, persisting set-aside), PTX cache eviction "
+                      "priorities and prefetch; Best Practices Guide: L2 Cache";
+    e.summary = "A reused set that fits in L2 read beside a stream of twice L2 read once: default, streaming (__ldcs), "
+                "evict_first / evict_last policies, L1::no_allocate and access policy windows, timed with the reused set's L2 "
+                "hits counted; and strided reads under the L2 fetch granularity limit (0, 32, 64, 128), prefetch.global.L2 and "
+                "the L2::64B/128B/256B qualifiers, DRAM bytes against the sector model.";
+    e.default_suite = true;
+    // Default run, H100 (50 MiB L2): 9 variants of a 100 MiB stream beside a
+    // 25 MiB reused set (about 60 us a launch, 100 timed launches and their
+    // flushes: about 15 ms each) and 9 x 2 strided points over 64 MiB (about
+    // 10 ms each): about 0.35 s of GPU time, counters aside.
+    e.params = {
+        double_param("reused_over_l2", 0.5, 0.01, 4.0, "reused set, as a share of L2"),
+        double_param("stream_over_l2", 2.0, 0.1, 16.0, "stream read once, as a multiple of L2 (at least reused_over_l2)"),
+        enum_list_param("hints", labels_of_hints(), labels_of_hints(), "which hints and controls to time beside the stream"),
+        enum_list_param("prefetch", labels_of_prefetch(), labels_of_prefetch(), "which fetch limits and prefetches to time on strided reads"),
+        int_list_param("strides", {64, 256}, 4, 4096, "bytes between the words of the strided reads (multiples of 4)", "bytes"),
+        size_param("strided_bytes", 64LL << 20, 1LL << 20, 4LL << 30, "region the strided reads cover"),
+    };
+    e.run = run_cache_hints;
+    out.push_back(std::move(e));
+}
+
+}  // namespace gmlab

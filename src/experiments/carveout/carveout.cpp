@@ -1,0 +1,240 @@
+// Experiment family "carveout": L1 and shared memory share one array per SM,
+// and the shared-memory carveout a kernel prefers
+// (cudaFuncAttributePreferredSharedMemoryCarveout) decides how much L1 it
+// keeps. One block per SM reads a working set over and over through L1, for
+// working sets swept across the L1 sizes the carveouts leave: the time and
+// the L1 hit rate per carveout, the working set where the hit rate falls, and
+// beside it the model's L1 (unified size - the shared capacity the preference
+// rounds to).
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/experiment/registry.hpp"
+#include "core/measurement/harness.hpp"
+#include "core/measurement/verify.hpp"
+#include "experiments/carveout/carveout.cuh"
+#include "experiments/carveout/carveout_model.hpp"
+#include "shared_kernels/fill_pattern.cuh"
+#include "shared_kernels/pattern.hpp"
+
+namespace gmlab {
+
+namespace {
+
+constexpr std::uint32_t kSeed = 606;
+
+// The kernel's carveout preference as found, set back when this goes out of
+// scope, on every path (never throws). The preference is a function
+// attribute: it stays with the kernel for the whole process.
+class CarveoutRestore {
+public:
+    CarveoutRestore() {
+        cudaFuncAttributes a{};
+        GM_CUDA(kernels::l1_reads_attributes(&a));
+        saved_ = a.preferredShmemCarveout;
+    }
+    ~CarveoutRestore() {
+        kernels::set_l1_reads_carveout(saved_);
+        (void)cudaGetLastError();
+    }
+    CarveoutRestore(const CarveoutRestore &) = delete;
+    CarveoutRestore &operator=(const CarveoutRestore &) = delete;
+    int found() const { return saved_; }
+    // Puts it back now and returns what the kernel reports afterwards.
+    int restore() {
+        GM_CUDA(kernels::set_l1_reads_carveout(saved_));
+        cudaFuncAttributes a{};
+        GM_CUDA(kernels::l1_reads_attributes(&a));
+        return a.preferredShmemCarveout;
+    }
+
+private:
+    int saved_ = -1;
+};
+
+std::string kib(std::size_t bytes) { return std::to_string(bytes / kKiB) + " KiB"; }
+
+void run_carveout(ContextState &ctx, const Params &params, Result &out) {
+    const DeviceInfo &dev = ctx.info();
+    cudaStream_t st = ctx.stream();
+    const std::vector<long long> carveouts = params.integers("carveouts");
+    std::vector<std::size_t> sizes;
+    for (long long k : params.integers("working_sets_kib")) sizes.push_back(static_cast<std::size_t>(k) * kKiB);
+    std::sort(sizes.begin(), sizes.end());
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    const std::uint64_t reads_per_sm = params.size("reads_per_sm");
+    const double fall_fraction = params.number("fall_fraction");
+    const unsigned blocks = static_cast<unsigned>(std::max(1, dev.multiprocessors));  // one block per SM
+
+    // The model's inputs: the device's largest shared memory per SM, the
+    // shared memory the system reserves per block, the kernel's own.
+    int reserved = 0;
+    if (cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, ctx.device()) != cudaSuccess) {
+        reserved = 0;  // not offered before CUDA 11: none reserved
+        (void)cudaGetLastError();
+    }
+    cudaFuncAttributes attrs{};
+    GM_CUDA(kernels::l1_reads_attributes(&attrs));
+    const std::size_t needed = attrs.sharedSizeBytes + static_cast<std::size_t>(reserved);  // one resident block
+    int max_shared_attr = 0;
+    GM_CUDA(cudaDeviceGetAttribute(&max_shared_attr, cudaDevAttrMaxSharedMemoryPerMultiprocessor, ctx.device()));
+    const std::size_t max_shared = static_cast<std::size_t>(max_shared_attr);
+    const UnifiedL1 unified = unified_l1(dev.cc_major, dev.cc_minor, max_shared);
+
+    const std::size_t largest = sizes.back();
+    require_memory(ctx, largest + blocks * sizeof(std::uint64_t), "carveout (a working set of " + std::to_string(largest) + " bytes)");
+    // The preference as found, on every path out.
+    CarveoutRestore restore;
+    DeviceArray data(ctx, largest), sums_d(ctx, blocks * sizeof(std::uint64_t));
+    GM_CUDA(kernels::launch_fill_pattern(data.as<std::uint32_t>(), largest / 4, kSeed, st));
+    std::vector<std::uint64_t> prefix(largest / 4 + 1, 0);  // sums of the first k words
+    for (std::size_t k = 0; k < largest / 4; ++k) prefix[k + 1] = prefix[k] + pattern_word(k, kSeed);
+
+    for (long long c : carveouts) {
+        GM_CUDA(kernels::set_l1_reads_carveout(static_cast<int>(c)));
+        const std::size_t shared = shared_capacity_for(unified, static_cast<int>(c), max_shared, needed);
+        const std::size_t l1 = l1_left(unified, shared);
+        const std::string label = "carveout" + std::to_string(c);
+        Series series;
+        series.name = "carveout " + std::to_string(c) + "%" +
+                      (unified.known ? " (shared " + kib(shared) + ", L1 " + kib(l1) + " by the model)" : std::string());
+        series.variant = label;
+        series.x_name = "working set per SM";
+        series.x_unit = "KiB";
+        // Not a bandwidth of device memory (most of it is served by L1): a
+        // value of its own, so that nothing reads it as DRAM traffic.
+        series.y_field = "read_gbs";
+        series.y_name = "bytes read per second (L1 and L2 hits)";
+        series.y_unit = "GB/s";
+        series.attributes = {{"carveout_percent", c}, {"passes_target_bytes", reads_per_sm}};
+        if (unified.known) {
+            series.attributes["shared_capacity_bytes"] = shared;
+            series.attributes["l1_bytes_predicted"] = l1;
+        }
+        std::vector<double> bandwidth, hits;
+        for (std::size_t ws : sizes) {
+            const std::uint32_t n_vec = static_cast<std::uint32_t>(ws / 16);
+            const std::uint64_t passes = std::max<std::uint64_t>(1, reads_per_sm / ws);
+            auto launch = [&](cudaStream_t s) {
+                return kernels::launch_l1_reads(data.as<std::uint32_t>(), n_vec, static_cast<std::uint32_t>(passes), blocks,
+                                                sums_d.as<unsigned long long>(), s);
+            };
+            // Every block must have read every word of the working set, passes times.
+            GM_CUDA(cudaMemsetAsync(sums_d.get(), 0xFF, sums_d.bytes(), st));
+            GM_CUDA(launch(st));
+            std::vector<std::uint64_t> got(blocks);
+            GM_CUDA(cudaMemcpyAsync(got.data(), sums_d.get(), sums_d.bytes(), cudaMemcpyDeviceToHost, st));
+            GM_CUDA(cudaStreamSynchronize(st));
+            const std::uint64_t want = passes * prefix[ws / 4];
+            for (unsigned b = 0; b < blocks; ++b)
+                if (got[b] != want)
+                    verification_failed("carveout " + std::to_string(c) + "% working set " + std::to_string(ws) + " (block sum)", b,
+                                        std::to_string(want), std::to_string(got[b]));
+            out.verified(blocks, "every block's sum of the words it read compared with passes x the host's sum of the working set");
+
+            Point p;
+            p.x = static_cast<double>(ws) / kKiB;
+            p.time_ms = time_launch(ctx, launch);
+            const double read = static_cast<double>(blocks) * static_cast<double>(passes) * static_cast<double>(ws);
+            p.values["bytes_read"] = read;
+            p.values["read_gbs"] = bandwidth_gbs(read, p.time_ms.median);
+            p.values["passes"] = static_cast<double>(passes);
+            p.values["working_set_bytes"] = static_cast<double>(ws);
+            if (unified.known) {
+                p.predicted["l1_bytes"] = static_cast<double>(l1);
+                p.predicted["l1_hit_share"] = predicted_l1_hit_share(ws, l1, passes);
+                p.predicted["fits"] = ws <= l1 ? 1 : 0;
+            }
+            measure_counters(ctx, launch, counter_sets::l1_global_hits(), p, out);
+            bandwidth.push_back(p.values["read_gbs"]);
+            if (auto h = p.counters.find("l1_global_hit_share"); h != p.counters.end()) {
+                hits.push_back(h->second);
+            }
+            series.points.push_back(std::move(p));
+        }
+        // Where the L1 stopped holding the working set: by time, and by the
+        // counted hit rate where every point was counted.
+        auto &sum = out.summary_values;
+        const std::size_t fall = first_fall(bandwidth, fall_fraction);
+        if (fall > 0) sum[label + "_fits_bytes"] = static_cast<double>(sizes[fall - 1]);
+        if (fall < sizes.size()) sum[label + "_falls_bytes"] = static_cast<double>(sizes[fall]);
+        if (hits.size() == sizes.size()) {
+            const std::size_t hit_fall = first_fall(hits, fall_fraction);
+            if (hit_fall < sizes.size()) sum[label + "_falls_bytes_counters"] = static_cast<double>(sizes[hit_fall]);
+            sum[label + "_hit_share_smallest"] = hits.front();
+            sum[label + "_hit_share_largest"] = hits.back();
+        }
+        if (unified.known) {
+            sum[label + "_shared_capacity_bytes"] = static_cast<double>(shared);
+            sum[label + "_l1_predicted_bytes"] = static_cast<double>(l1);
+            sum[label + "_l1_predicted_kib"] = static_cast<double>(l1) / kKiB;
+            // The model holds when its L1 lies between the last working set that
+            // fitted and the first that did not (or past the sweep, where none fell).
+            const bool above = fall == 0 || l1 >= sizes[fall - 1];
+            const bool below = fall == sizes.size() || l1 < sizes[fall];
+            sum[label + "_model_brackets"] = above && below ? 1 : 0;
+        }
+        out.series.push_back(std::move(series));
+    }
+    const int after = restore.restore();
+    out.summary_values["carveout_preference_found"] = restore.found();
+    out.summary_values["carveout_preference_after"] = after;
+    out.summary_values["reserved_shared_per_block"] = reserved;
+    out.summary_values["max_shared_per_sm"] = static_cast<double>(max_shared);
+    if (unified.known) out.summary_values["unified_l1_shared_bytes"] = static_cast<double>(unified.unified_bytes);
+
+    std::string capacities;
+    for (std::size_t cap : unified.shared_capacities) capacities += (capacities.empty() ? "" : ", ") + std::to_string(cap / kKiB);
+    out.notes.push_back("One block of " + std::to_string(kernels::kL1ReadThreads) + " threads per SM reads the same working set "
+                        "over and over with ld.global.ca (about " + std::to_string(reads_per_sm >> 20) +
+                        " MiB per SM per launch), under each carveout preference set on the kernel with cudaFuncSetAttribute. "
+                        "read_gbs counts every byte the blocks read per second: L1 hits while the set fits, L2 hits past it.");
+    if (unified.known)
+        out.notes.push_back("Model: L1 and shared memory share " + kib(unified.unified_bytes) + " per SM, split at a shared "
+                            "capacity of " + capacities + " KiB. A carveout is a percentage of the largest shared memory per SM (" +
+                            kib(max_shared) + ", cudaDevAttrMaxSharedMemoryPerMultiprocessor), rounded up to the next "
+                            "capacity, and never below what the resident block needs (" + std::to_string(needed) +
+                            " bytes: its static shared memory and the " + std::to_string(reserved) +
+                            " bytes reserved per block); the L1 is what remains. The preference is a hint: the driver may "
+                            "choose otherwise, and the measured fall says what it chose.");
+    else
+        out.notes.push_back("No model: compute capability " + std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor) +
+                            " with " + kib(max_shared) + " of shared memory per SM is not in the table of unified "
+                            "L1/shared sizes, so the L1 each carveout leaves is only measured.");
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "A working set falls out of L1 where its read_gbs drops below %.2f of the best before it (the counted L1 "
+                  "hit share likewise, where every point was counted).",
+                  fall_fraction);
+    out.notes.push_back(std::string(buf) + " The kernel's carveout preference is put back afterwards (found " +
+                        std::to_string(restore.found()) + ", -1 = no preference), on every path out.");
+}
+
+}  // namespace
+
+void add_carveout_experiments(std::vector<Experiment> &out) {
+    Experiment e;
+    e.name = "carveout";
+    e.guide_section = "Programming Guide: shared memory carveout (cudaFuncAttributePreferredSharedMemoryCarveout) and the "
+                      "unified L1/shared memory per compute capability";
+    e.summary = "One block per SM reading a working set over and over through L1 under shared-memory carveouts of 0 to "
+                "100%: time and L1 hit rate against the working set, and where the hit rate falls beside the L1 the model "
+                "leaves (unified size - the shared capacity the carveout rounds up to).";
+    e.default_suite = true;
+    // Default run, H100: 3 carveouts x 7 working sets, each launch reading
+    // 128 MiB per SM (about 0.6 ms from L1, 2 ms from L2): about 11 ms a
+    // point, 0.25 s of GPU time, counters aside.
+    e.params = {
+        int_list_param("carveouts", {0, 50, 100}, 0, 100, "shared-memory carveout preferences, percent of the largest shared memory per SM", "%"),
+        int_list_param("working_sets_kib", {16, 24, 48, 96, 160, 200, 320}, 1, 4096, "working sets read by each SM", "KiB"),
+        size_param("reads_per_sm", 128LL << 20, 1LL << 20, 1LL << 32, "bytes each SM reads per launch (passes = this / working set)"),
+        double_param("fall_fraction", 0.75, 0.1, 0.99, "a working set no longer fits once its bandwidth (or hit share) drops below this share of the best before it"),
+    };
+    e.run = run_carveout;
+    out.push_back(std::move(e));
+}
+
+}  // namespace gmlab

@@ -1,0 +1,323 @@
+// Experiment family "cluster shared": distributed shared memory between the
+// blocks of a thread block cluster (sm_90). The latency of a dependent load
+// from another block's shared memory against local shared memory and an L2
+// hit (one thread chasing pointers, clock64, as the latency family does), the
+// bandwidth of an all-to-all exchange between the blocks of a cluster through
+// distributed shared memory against the same exchange through global memory,
+// and the clusters each size lets the device hold at once.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/experiment/registry.hpp"
+#include "core/measurement/harness.hpp"
+#include "core/measurement/verify.hpp"
+#include "experiments/cluster_shared/cluster_plan.hpp"
+#include "experiments/cluster_shared/cluster_shared.cuh"
+#include "experiments/latency/chase.hpp"
+#include "experiments/latency/latency_model.hpp"
+
+namespace gmlab {
+
+namespace {
+
+using kernels::ClusterChase;
+constexpr std::uint64_t kSeed = 0x6473686dull;  // "dshm"
+constexpr std::size_t kL2RingBytes = 1 << 20;   // fits any L2, several times any L1
+constexpr std::size_t kLine = 128;
+
+static_assert(sizeof(kernels::ClusterChaseSample) == sizeof(kernels::ChaseSample),
+              "the cluster chase writes the latency family's sample layout");
+
+struct ChaseKind {
+    ClusterChase where;
+    const char *variant, *name;
+};
+const ChaseKind kChases[] = {
+    {ClusterChase::Remote, "remote", "distributed shared memory (the cluster's last block, ld.shared::cluster)"},
+    {ClusterChase::Local, "local", "local shared memory (ld.shared)"},
+    {ClusterChase::L2, "l2", "L2 hit (ld.global.cg, 1 MiB ring)"},
+};
+
+std::string join(const std::vector<long long> &v) {
+    std::string s;
+    for (long long x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
+    return s;
+}
+
+std::string c_key(const std::string &name, long long c) { return name + "_c" + std::to_string(c); }
+
+void run_cluster_shared(ContextState &ctx, const Params &params, Result &out) {
+    const DeviceInfo &dev = ctx.info();
+    if (dev.cc_major < 9) {
+        out.not_applicable("cluster_shared needs compute capability 9.0 or newer: thread block clusters and distributed "
+                           "shared memory arrived with Hopper (sm_90); this device is " +
+                           std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor));
+        return;
+    }
+    const unsigned hops = static_cast<unsigned>(params.integer("hops"));
+    const auto slice = static_cast<std::size_t>(params.integer("slice_bytes"));
+    const auto rounds = static_cast<unsigned>(params.integer("rounds"));
+    const std::vector<long long> asked = params.integers("cluster_sizes");
+    const bool default_sweep = asked == cluster_size_choices();
+    const std::size_t smem_limit = dev.shared_per_block_optin;
+
+    bool nonportable = false;
+    GM_CUDA(kernels::prepare_cluster_kernels(smem_limit, &nonportable));
+    int max_chase = 0;
+    GM_CUDA(kernels::max_cluster_size(false, 0, &max_chase));
+
+    // The sizes this device runs: the default sweep leaves out what it
+    // refuses (16, typically, where non-portable sizes are not allowed);
+    // a size asked for explicitly that it refuses is an error.
+    std::vector<long long> sizes;
+    std::map<long long, int> active;  // cudaOccupancyMaxActiveClusters of the exchange
+    std::vector<std::string> left_out;
+    for (long long c : asked) {
+        const int ci = static_cast<int>(c);
+        if (c >= 2) check_slice(slice, ci, smem_limit);
+        const std::size_t smem = c >= 2 ? exchange_shared_bytes(ci, slice) : 0;
+        int max_exchange = 0;
+        GM_CUDA(kernels::max_cluster_size(true, smem, &max_exchange));
+        const int most = std::min(max_chase, max_exchange);
+        int clusters = 0;
+        if (c <= most) GM_CUDA(kernels::max_active_clusters(true, ci, smem, &clusters));
+        if (c <= most && clusters > 0) {
+            sizes.push_back(c);
+            active[c] = clusters;
+            continue;
+        }
+        const std::string why = c > most ? "cudaOccupancyMaxPotentialClusterSize for the chase (" + std::to_string(max_chase) +
+                                               ") and the exchange (" + std::to_string(max_exchange) + ")"
+                                         : "cudaOccupancyMaxActiveClusters, which holds no cluster of this size";
+        if (default_sweep) {
+            left_out.push_back(std::to_string(c) + " (" + why + ")");
+            continue;
+        }
+        if (c > most) check_cluster_size(c, most, nonportable, why);
+        invalid("cluster_sizes: " + std::to_string(c) + " is refused here: " + why + " (slice_bytes " + std::to_string(slice) +
+                "); cluster_sizes must be one of " + join(allowed_cluster_sizes(static_cast<int>(c) - 1, nonportable)) +
+                " on this device");
+    }
+    if (sizes.empty()) invalid("cluster_sizes: this device runs none of " + join(asked));
+    if (!left_out.empty()) {
+        std::string l;
+        for (const auto &s : left_out) l += (l.empty() ? "" : "; ") + s;
+        out.notes.push_back("Cluster sizes left out of the default sweep, refused on this device: " + l +
+                            (nonportable ? "." : "; non-portable cluster sizes (above 8) are not allowed here."));
+    }
+
+    // ---- latency: one thread of block 0 chasing a ring, for each cluster size ----
+    const std::vector<std::uint32_t> next = single_cycle(kernels::kClusterRingNodes, kSeed);
+    std::vector<std::uint32_t> offsets(next.size());
+    for (std::size_t k = 0; k < next.size(); ++k) offsets[k] = next[k] * 4u;
+    const std::size_t lines = kL2RingBytes / kLine;
+    const std::vector<std::uint32_t> next_l2 = single_cycle(lines, kSeed ^ lines);
+    require_memory(ctx, offsets.size() * 4 + kL2RingBytes, "cluster_shared (the chase rings)");
+    DeviceArray offsets_d(ctx, offsets.size() * 4), ring_d(ctx, kL2RingBytes);
+    cudaStream_t st = ctx.stream();
+    {
+        std::vector<unsigned long long> ring(kL2RingBytes / 8, 0);
+        const auto base = reinterpret_cast<unsigned long long>(ring_d.get());
+        for (std::size_t i = 0; i < lines; ++i) ring[i * (kLine / 8)] = base + next_l2[i] * kLine;
+        GM_CUDA(cudaMemcpyAsync(ring_d.get(), ring.data(), kL2RingBytes, cudaMemcpyHostToDevice, st));
+        GM_CUDA(cudaMemcpyAsync(offsets_d.get(), offsets.data(), offsets.size() * 4, cudaMemcpyHostToDevice, st));
+        GM_CUDA(cudaStreamSynchronize(st));
+    }
+    ChaseRunner runner(ctx);
+    std::map<std::string, std::map<long long, std::vector<kernels::ChaseSample>>> samples;
+    for (long long c : sizes)
+        for (const ChaseKind &k : kChases) {
+            if (k.where == ClusterChase::Remote && c < 2) continue;
+            const bool l2 = k.where == ClusterChase::L2;
+            const unsigned prewalk = l2 ? static_cast<unsigned>(lines) : static_cast<unsigned>(kernels::kClusterRingNodes);
+            auto launch = [&, c, k, prewalk](kernels::ChaseSample *o, cudaStream_t s) {
+                return kernels::launch_cluster_chase(k.where, static_cast<int>(c), offsets_d.as<std::uint32_t>(),
+                                                     ring_d.as<unsigned long long>(), 0, prewalk, hops,
+                                                     reinterpret_cast<kernels::ClusterChaseSample *>(o), s);
+            };
+            const std::uint64_t last = walk(l2 ? next_l2 : next, 0, std::uint64_t(prewalk) + hops);
+            samples[k.variant][c] =
+                runner.run(launch, false, last, "cluster_shared " + std::string(k.variant) + " chase, cluster size " + std::to_string(c), out);
+        }
+    const double ghz = runner.clock_ghz(dev.clock_khz / 1e6);
+    std::map<std::string, std::vector<double>> cycles;  // each kind's latency over the cluster sizes
+    for (const ChaseKind &k : kChases) {
+        Series s;
+        s.name = k.name;
+        s.variant = k.variant;
+        s.x_name = "cluster size";
+        s.x_unit = "blocks";
+        s.y_field = "latency_cycles";
+        s.y_name = "latency per dependent load";
+        s.y_unit = "cycles";
+        s.attributes = {{"ring_bytes", k.where == ClusterChase::L2 ? kL2RingBytes : kernels::kClusterRingNodes * 4},
+                        {"hops", hops},
+                        {"chasing_block", 0}};
+        if (k.where == ClusterChase::Remote) s.attributes["target_block"] = "the cluster's last (rank cluster size - 1)";
+        for (const auto &[c, v] : samples[k.variant]) {
+            Point p = chase_point(static_cast<double>(c), hops, v, ghz);
+            cycles[k.variant].push_back(p.values.at("latency_cycles"));
+            out.summary_values[c_key(std::string(k.variant) + "_cycles", c)] = p.values.at("latency_cycles");
+            s.points.push_back(std::move(p));
+        }
+        if (!s.points.empty()) out.series.push_back(std::move(s));
+    }
+    auto median = [](std::vector<double> v) {
+        if (v.empty()) return 0.0;
+        std::sort(v.begin(), v.end());
+        const std::size_t m = v.size() / 2;
+        return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+    };
+    const double local = median(cycles["local"]), remote = median(cycles["remote"]), l2 = median(cycles["l2"]);
+    out.summary_values["local_cycles"] = local;
+    out.summary_values["l2_cycles"] = l2;
+    out.summary_values["local_ns"] = local / ghz;
+    out.summary_values["l2_ns"] = l2 / ghz;
+    out.summary_values["sm_clock_mhz_measured"] = ghz * 1e3;
+    if (remote > 0) {
+        out.summary_values["remote_cycles"] = remote;
+        out.summary_values["remote_ns"] = remote / ghz;
+        if (local > 0) out.summary_values["remote_over_local"] = remote / local;
+        if (l2 > 0) out.summary_values["remote_over_l2"] = remote / l2;
+    }
+
+    // ---- occupancy: the clusters each size lets the device hold ----
+    for (const auto &[c, n] : active) {
+        out.summary_values[c_key("max_active_clusters", c)] = n;
+        out.summary_values[c_key("resident_blocks", c)] = static_cast<double>(n) * c;
+    }
+
+    // ---- the all-to-all exchange ----
+    Series dsm_series, global_series;
+    dsm_series.name = "exchange through distributed shared memory";
+    dsm_series.variant = "dsm";
+    global_series.name = "exchange through global memory (L2)";
+    global_series.variant = "global";
+    for (Series *s : {&dsm_series, &global_series}) {
+        s->x_name = "cluster size";
+        s->x_unit = "blocks";
+        s->attributes = {{"slice_bytes", slice}, {"rounds", rounds}, {"threads_per_block", kernels::kExchangeBlock}};
+    }
+    DeviceArray counts(ctx, 2 * sizeof(unsigned long long));
+    double best_ratio = 0;
+    for (long long c : sizes) {
+        if (c < 2) continue;
+        const int ci = static_cast<int>(c);
+        const int clusters = active.at(c);
+        const std::size_t smem = exchange_shared_bytes(ci, slice);
+        const std::size_t slot_bytes = static_cast<std::size_t>(clusters) * ci * ci * slice;
+        require_memory(ctx, slot_bytes, "cluster_shared (the global exchange's slots)");
+        DeviceArray slots(ctx, slot_bytes);
+        const double bytes = exchanged_bytes(ci, slice, rounds, static_cast<std::uint64_t>(clusters));
+        const unsigned long long words_per_launch = static_cast<unsigned long long>(bytes / 4);
+        double gbs[2] = {0, 0};
+        for (bool dsm : {true, false}) {
+            auto launch = [&, dsm, ci, clusters](cudaStream_t s) {
+                return kernels::launch_exchange(dsm, ci, clusters, slice, rounds, slots.get(), counts.as<unsigned long long>(), s);
+            };
+            const std::string what = std::string("cluster_shared exchange through ") + (dsm ? "distributed shared" : "global") +
+                                     " memory, cluster size " + std::to_string(c);
+            unsigned long long host[2] = {0, 0};
+            auto read_counts = [&] {
+                GM_CUDA(cudaMemcpyAsync(host, counts.get(), sizeof host, cudaMemcpyDeviceToHost, st));
+                GM_CUDA(cudaStreamSynchronize(st));
+            };
+            GM_CUDA(cudaMemsetAsync(slots.get(), 0xA5, slot_bytes, st));
+            GM_CUDA(cudaMemsetAsync(counts.get(), 0, sizeof host, st));
+            GM_CUDA(launch(st));
+            read_counts();
+            if (host[0] != 0 || host[1] != words_per_launch)
+                verification_failed(what, host[0], "0 mismatching of " + std::to_string(words_per_launch) + " words",
+                                    std::to_string(host[0]) + " mismatching of " + std::to_string(host[1]));
+            out.verified(host[1], "every word each block received compared on the device with what its sender wrote "
+                                  "(exchange_word of round, cluster, sender and receiver), mismatches and words counted");
+
+            Point p;
+            p.x = static_cast<double>(c);
+            p.bytes = bytes;
+            GM_CUDA(cudaMemsetAsync(counts.get(), 0, sizeof host, st));
+            p.time_ms = time_launch(ctx, launch);
+            p.values["clusters"] = clusters;
+            p.values["blocks"] = static_cast<double>(clusters) * ci;
+            p.values["max_active_clusters"] = clusters;
+            p.values["shared_bytes_per_block"] = dsm ? static_cast<double>(smem) : 0.0;
+            // Through global memory each exchanged byte is written to L2 once
+            // and read from it once: a floor, not an exact model (on an H100
+            // the L2 counters saw more, and saw L2 traffic through distributed
+            // shared memory too: docs/experiments.md), so shown, not checked.
+            if (!dsm) p.predicted["l2_bytes_per_exchanged_byte_floor"] = 2.0;
+            CounterSet set;
+            set.metrics = {"lts__t_bytes.sum", "smsp__inst_executed.sum"};
+            set.derived = {{"l2_bytes_per_exchanged_byte", "lts__t_bytes.sum", "", bytes},
+                           {"inst_per_exchanged_byte", "smsp__inst_executed.sum", "", bytes}};
+            measure_counters(ctx, launch, set, p, out);
+            // The timed and counted launches checked every word too.
+            read_counts();
+            if (host[0] != 0 || host[1] == 0 || host[1] % words_per_launch != 0)
+                verification_failed(what + " (timed launches)", host[0], "0 mismatching words",
+                                    std::to_string(host[0]) + " mismatching of " + std::to_string(host[1]));
+            gbs[dsm ? 0 : 1] = bandwidth_gbs(p.bytes, p.time_ms.median);
+            (dsm ? dsm_series : global_series).points.push_back(std::move(p));
+        }
+        out.summary_values[c_key("dsm_gbs", c)] = gbs[0];
+        out.summary_values[c_key("global_gbs", c)] = gbs[1];
+        if (gbs[1] > 0) {
+            out.summary_values[c_key("dsm_over_global", c)] = gbs[0] / gbs[1];
+            best_ratio = std::max(best_ratio, gbs[0] / gbs[1]);
+        }
+    }
+    if (!dsm_series.points.empty()) {
+        out.series.push_back(std::move(dsm_series));
+        out.series.push_back(std::move(global_series));
+        out.summary_values["dsm_over_global_best"] = best_ratio;
+    }
+
+    auto r = [](double v) { return std::to_string(static_cast<long long>(std::llround(v))); };
+    out.notes.push_back("Latency: thread 0 of block 0 follows a random ring of " + std::to_string(kernels::kClusterRingNodes) +
+                        " 4-byte nodes (each holding its successor's address) " + std::to_string(hops) +
+                        " times, timed with clock64 after one untimed lap: in the shared memory of the cluster's last block "
+                        "(addresses from mapa, loads ld.shared::cluster), in its own shared memory (ld.shared), and through "
+                        "a 1 MiB ring of 128-byte lines in global memory with L1 bypassed (an L2 hit). Every block fills its "
+                        "ring, the cluster synchronises before the chase and again before any block exits.");
+    if (remote > 0 && local > 0)
+        out.notes.push_back("Measured: distributed shared memory " + r(remote) + " cycles, local shared memory " + r(local) +
+                            ", an L2 hit " + r(l2) + " (medians over the cluster sizes): remote / local " +
+                            std::to_string(remote / local).substr(0, 4) + ". Luo et al. (2024) report about 180-200 cycles "
+                            "against about 30 on an H800 (their figures; see docs/experiments.md).");
+    out.notes.push_back("Exchange: every block writes a slice of " + std::to_string(slice) + " bytes into each other block of "
+                        "its cluster, the cluster synchronises, every block reads and checks what it received, and the "
+                        "cluster synchronises again; " + std::to_string(rounds) + " rounds a launch, as many clusters as "
+                        "cudaOccupancyMaxActiveClusters allows (max_active_clusters_c<size>). Through global memory the "
+                        "slices go to a slot per (receiver, sender) in device memory (which stays in L2) and are read "
+                        "with ld.global.cg. Bandwidth counts the bytes exchanged: clusters x size x (size - 1) x slice x rounds.");
+}
+
+}  // namespace
+
+void add_cluster_shared_experiments(std::vector<Experiment> &out) {
+    Experiment e;
+    e.name = "cluster_shared";
+    e.guide_section = "CUDA C++ Programming Guide: Thread Block Clusters, Distributed Shared Memory";
+    e.summary = "Distributed shared memory between the blocks of a cluster: dependent-load latency from another block's "
+                "shared memory against local shared memory and an L2 hit, an all-to-all exchange through distributed "
+                "shared memory against global memory, and the clusters each size lets the device hold, for cluster sizes 1 to 16.";
+    e.default_suite = true;
+    ParamSpec sizes = int_list_param("cluster_sizes", cluster_size_choices(), 1, 16,
+                                     "blocks per cluster (16 only where the device allows non-portable cluster sizes)", "blocks");
+    sizes.allowed = cluster_size_choices();
+    e.params = {
+        std::move(sizes),
+        int_param("hops", 1024, 16, 1 << 20, "timed dependent loads per chase"),
+        int_param("slice_bytes", 4096, 16, 64 * 1024, "bytes each block sends to each other block per round (cluster size x slice within shared memory)", "bytes"),
+        int_param("rounds", 256, 1, 1 << 16, "exchange rounds per launch"),
+    };
+    e.params[2].multiple_of = 16;
+    e.run = run_cluster_shared;
+    out.push_back(std::move(e));
+}
+
+}  // namespace gmlab

@@ -1,0 +1,610 @@
+// Experiment family "l2_partitions": the L2 of H100/H200 (and A100) is split
+// in two partitions joined by a fabric, and a hit in the far one costs more
+// than a hit in the near one. One thread pinned to one SM chases a ring of
+// lines just written into L2 and times every load on its own: the latency of
+// each line as seen from each SM. The measurements split into two levels
+// (near and far), and each SM's share of far lines is set beside the
+// two-partition model's half. Chases over only the near or only the far lines
+// of one SM are counted with the fabric counters, and a working-set sweep from
+// one SM shows which level a chase over a quarter to all of L2 finds.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/experiment/registry.hpp"
+#include "core/measurement/harness.hpp"
+#include "experiments/l2_partitions/l2_partitions.cuh"
+#include "experiments/l2_partitions/partition_model.hpp"
+#include "experiments/l2_partitions/pinned_chase.hpp"
+#include "experiments/latency/latency_model.hpp"
+
+namespace gmlab {
+
+namespace {
+
+using kernels::kChaseLineBytes;
+using kernels::kChasePageBytes;
+constexpr std::uint64_t kSeed = 0x6c3270617274ull;  // "l2part"
+constexpr std::size_t kMiB = 1024 * 1024;
+constexpr double kModelFarShare = 0.5;  // two partitions, addresses spread evenly over them
+constexpr double kMinLevelShare = 0.05;  // a level holds at least this share of the (SM, line) pairs
+
+int kept_launches(const Settings &s) { return std::max(1, std::min(s.min_repetitions, s.max_repetitions)); }
+int warmup_launches(const Settings &s) { return std::max(0, s.warmup); }
+
+double median(std::vector<double> v) { return v.empty() ? 0.0 : summarize(std::move(v)).median; }
+
+std::string mib(double bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / kMiB);
+    return buf;
+}
+
+// A different line for every launch, from a fixed sequence.
+std::uint32_t start_line(std::size_t lines, std::uint64_t k) {
+    return static_cast<std::uint32_t>(((k + 1) * 0x9E3779B97F4A7C15ull >> 20) % lines);
+}
+
+// The lines chased and their ring, on the device, rewritten from one block
+// (before every chase of the map: a write leaves a line only where the L2
+// keeps it for everyone, whichever SM read it before).
+struct Lines {
+    std::vector<std::uint64_t> offsets;
+    std::vector<std::uint32_t> next;
+    std::uint64_t offset_sum = 0;
+};
+
+// A series of latencies in cycles (values.latency_cycles) against x.
+Series cycles_series(const std::string &name, const std::string &variant, const std::string &x_name,
+                     const std::string &x_unit = "") {
+    Series s;
+    s.name = name;
+    s.variant = variant;
+    s.x_name = x_name;
+    s.x_unit = x_unit;
+    s.y_field = "latency_cycles";
+    s.y_name = "latency per dependent load";
+    s.y_unit = "cycles";
+    return s;
+}
+
+// The per-hop cycles of the kept launches among jobs[from, to) (the first
+// `warmup` are dropped), as one list.
+std::vector<double> kept_cycles(const std::vector<PinnedJob> &jobs, std::size_t from, std::size_t to, int warmup) {
+    std::vector<double> v;
+    for (std::size_t i = from + static_cast<std::size_t>(warmup); i < to; ++i)
+        if (jobs[i].reached)
+            for (unsigned c : jobs[i].cycles) v.push_back(c);
+    return v;
+}
+
+// Each kept launch's timed hops as milliseconds at the measured clock.
+Stats launch_times(const std::vector<PinnedJob> &jobs, std::size_t from, std::size_t to, int warmup, std::size_t first_hop,
+                   std::size_t hops, double ghz) {
+    std::vector<double> ms;
+    for (std::size_t i = from + static_cast<std::size_t>(warmup); i < to; ++i) {
+        if (!jobs[i].reached) continue;
+        double c = 0;
+        for (std::size_t h = first_hop; h < first_hop + hops && h < jobs[i].cycles.size(); ++h) c += jobs[i].cycles[h];
+        ms.push_back(c / ghz * 1e-6);
+    }
+    if (ms.empty()) ms.push_back(0.0);
+    return summarize(std::move(ms));
+}
+
+struct ClockSum {
+    double cycles = 0, ns = 0;
+    void add(const std::vector<PinnedJob> &jobs) {
+        for (const PinnedJob &j : jobs)
+            if (j.reached) {
+                cycles += static_cast<double>(j.head.cycles);
+                ns += static_cast<double>(j.head.ns);
+            }
+    }
+    double ghz(double fallback) const { return cycles > 0 && ns > 0 ? cycles / ns : fallback; }
+};
+
+// Counts one more chase of a ring from SM `sm` with the fabric counters,
+// after the lines were rewritten (not counted) and without the
+// address-translation loads, launched as a single block (one-block launches
+// go to `sm`), so that the count holds the ring's loads and the block's own
+// few accesses (its claim, its results, its instructions and parameters). A
+// count of a launch whose block ran elsewhere is dropped.
+void count_fabric(ContextState &ctx, const char *base, unsigned sm, std::uint64_t start, unsigned hops, const Launch &rewrite,
+                  Point &p, Result &out) {
+    DeviceArray head(ctx, sizeof(kernels::PinnedChaseHead));
+    CounterSet set = counter_sets::l2_fabric();
+    set.derived.push_back({"fabric_sectors_per_load", "lts__t_sectors_srcunit_ltcfabric.sum", "", static_cast<double>(hops)});
+    measure_counters_prepared(
+        ctx,
+        [&](cudaStream_t s) {
+            return kernels::launch_pinned_chase(base, sm, start, hops, 0, 0, 1, head.as<kernels::PinnedChaseHead>(), nullptr, s);
+        },
+        [&](cudaStream_t s) {
+            if (cudaError_t e = cudaMemsetAsync(head.get(), 0, head.bytes(), s); e != cudaSuccess) return e;
+            return rewrite(s);
+        },
+        set, p, out);
+    if (p.counters.empty()) return;
+    kernels::PinnedChaseHead h{};
+    GM_CUDA(cudaMemcpy(&h, head.get(), sizeof h, cudaMemcpyDeviceToHost));
+    if (h.claim != 0) return;
+    p.counters.clear();
+    p.counter_checks.clear();
+    out.notes.push_back("A counted chase, launched as one block, did not run on SM " + std::to_string(sm) +
+                        "; its counters are left out.");
+}
+
+void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
+    const DeviceInfo &dev = ctx.info();
+    cudaStream_t st = ctx.stream();
+    const std::size_t n_lines = static_cast<std::size_t>(params.integer("lines"));
+    const std::size_t region = (params.size("region_bytes") + kChasePageBytes - 1) / kChasePageBytes * kChasePageBytes;
+    const unsigned sm_step = static_cast<unsigned>(params.integer("sm_step"));
+    const double min_gap = params.number("min_gap");
+    const int sweep_points = dev.l2_bytes > 0 ? static_cast<int>(params.integer("sweep_points")) : 0;
+    const unsigned sweep_hops = static_cast<unsigned>(params.integer("sweep_hops"));
+    const int warmup = warmup_launches(ctx.settings), kept = kept_launches(ctx.settings), launches = warmup + kept;
+    const unsigned warm_pages = static_cast<unsigned>(region / kChasePageBytes);
+
+    Lines lines;
+    lines.offsets = choose_lines(region, n_lines, kSeed);
+    lines.next = single_cycle(n_lines, kSeed ^ n_lines);
+    for (std::uint64_t o : lines.offsets) lines.offset_sum += o;
+    const std::size_t sweep_max_lines = sweep_points > 0 ? dev.l2_bytes / kChaseLineBytes : 0;
+    const std::size_t buffer_bytes = std::max(region, sweep_max_lines * kChaseLineBytes);
+    const std::size_t next_words = std::max(n_lines, sweep_max_lines);
+
+    // Which SM ids exist: the chases are pinned to ids that were seen.
+    DeviceArray census_d(ctx, (kernels::kSmIdWords + 2) * sizeof(unsigned));
+    auto *census = census_d.as<unsigned>();
+    GM_CUDA(cudaMemsetAsync(census, 0, census_d.bytes(), st));
+    GM_CUDA(kernels::launch_sm_census(census, census + kernels::kSmIdWords,
+                                      8 * static_cast<unsigned>(std::max(1, dev.multiprocessors)), st));
+    std::vector<std::uint32_t> bits(kernels::kSmIdWords + 1);
+    GM_CUDA(cudaMemcpyAsync(bits.data(), census, bits.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, st));
+    GM_CUDA(cudaStreamSynchronize(st));
+    const unsigned nsmid = bits.back();
+    bits.pop_back();
+    const std::vector<unsigned> seen = sm_ids_of(bits);
+    if (seen.empty()) fail(GM_ERROR_INTERNAL, "l2_partitions: the SM census recorded no SM id");
+    // The SM a launch of one block goes to: the fabric check counts a chase
+    // launched as one block there, so that no other SM's instruction and
+    // parameter fetches (which may cross the fabric too) are in its count.
+    GM_CUDA(cudaMemsetAsync(census, 0, kernels::kSmIdWords * sizeof(unsigned), st));
+    GM_CUDA(kernels::launch_sm_census(census, census + kernels::kSmIdWords, 1, st));
+    std::vector<std::uint32_t> lone_bits(kernels::kSmIdWords);
+    GM_CUDA(cudaMemcpyAsync(lone_bits.data(), census, lone_bits.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, st));
+    GM_CUDA(cudaStreamSynchronize(st));
+    const std::vector<unsigned> lone = sm_ids_of(lone_bits);
+    std::vector<unsigned> targets = every_nth_sm(seen, sm_step);
+    if (!lone.empty() && std::find(targets.begin(), targets.end(), lone[0]) == targets.end()) {
+        targets.push_back(lone[0]);
+        std::sort(targets.begin(), targets.end());
+    }
+
+    // The region and its rings, and the largest batch's heads and per-hop
+    // cycles (the map: every chosen SM's launches of two passes).
+    const std::size_t slots = static_cast<std::size_t>(launches) * targets.size() *
+                              (sizeof(kernels::PinnedChaseHead) + 2 * n_lines * sizeof(unsigned));
+    const std::size_t sweep_slots = static_cast<std::size_t>(launches) * (sizeof(kernels::PinnedChaseHead) + sweep_hops * 4);
+    require_memory(ctx, buffer_bytes + next_words * 4 + n_lines * 8 + std::max(slots, sweep_slots),
+                   "l2_partitions (a region of " + std::to_string(buffer_bytes) + " bytes and its rings)");
+    DeviceArray buffer(ctx, buffer_bytes), next_d(ctx, next_words * sizeof(std::uint32_t)),
+        offsets_d(ctx, n_lines * sizeof(std::uint64_t));
+    char *base = buffer.as<char>();
+
+    // The lines, written whole from one block: resident in L2 (a write
+    // allocates there) and nowhere nearer to any SM.
+    GM_CUDA(cudaMemsetAsync(base, 0, buffer_bytes, st));
+    GM_CUDA(cudaMemcpyAsync(offsets_d.get(), lines.offsets.data(), n_lines * 8, cudaMemcpyHostToDevice, st));
+    GM_CUDA(cudaMemcpyAsync(next_d.get(), lines.next.data(), n_lines * 4, cudaMemcpyHostToDevice, st));
+    unsigned *writer = census + kernels::kSmIdWords + 1;
+    const Launch rewrite = [&](cudaStream_t s) {
+        return kernels::launch_write_lines(base, offsets_d.as<unsigned long long>(), next_d.as<std::uint32_t>(),
+                                           static_cast<unsigned>(n_lines), 1, writer, s);
+    };
+
+    // The map: from each SM, two passes over the ring (first visit, then
+    // repeat) right after the lines were rewritten.
+    const unsigned map_hops = static_cast<unsigned>(2 * n_lines);
+    std::vector<PinnedJob> map;
+    for (std::size_t t = 0; t < targets.size(); ++t)
+        for (int i = 0; i < launches; ++i) {
+            PinnedJob j;
+            j.sm = targets[t];
+            const std::uint32_t s = start_line(n_lines, t * 1000 + static_cast<std::uint64_t>(i));
+            j.start = lines.offsets[s];
+            j.hops = map_hops;
+            j.expected_last = lines.offsets[s];  // two whole laps of a single cycle
+            j.expected_sum = 2 * lines.offset_sum;
+            map.push_back(std::move(j));
+        }
+    PinnedSetup map_setup{base, warm_pages, 0, rewrite};
+    run_pinned(ctx, map_setup, map, "l2_partitions map chase", out);
+    unsigned writer_sm = 0;
+    GM_CUDA(cudaMemcpy(&writer_sm, writer, sizeof writer_sm, cudaMemcpyDeviceToHost));
+    ClockSum clock;
+    clock.add(map);
+
+    // Per reached SM and line: the median first-visit and repeat-visit cycles.
+    struct SmMap {
+        unsigned sm = 0;
+        std::size_t jobs_from = 0;
+        std::vector<double> first, repeat;  // per line
+    };
+    std::vector<SmMap> maps;
+    std::vector<unsigned> unreached;
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+        const std::size_t from = t * static_cast<std::size_t>(launches), to = from + static_cast<std::size_t>(launches);
+        std::vector<std::vector<double>> first(n_lines), repeat(n_lines);
+        for (std::size_t i = from + static_cast<std::size_t>(warmup); i < to; ++i) {
+            if (!map[i].reached) continue;
+            // Hop h loads line cur_h: the start, then along the ring.
+            std::uint32_t cur = start_line(n_lines, t * 1000 + (i - from));
+            for (std::size_t h = 0; h < map_hops; ++h) {
+                (h < n_lines ? first : repeat)[cur].push_back(map[i].cycles[h]);
+                cur = lines.next[cur];
+            }
+        }
+        if (first[0].empty()) {
+            unreached.push_back(targets[t]);
+            continue;
+        }
+        SmMap m;
+        m.sm = targets[t];
+        m.jobs_from = from;
+        for (std::size_t l = 0; l < n_lines; ++l) {
+            m.first.push_back(median(first[l]));
+            m.repeat.push_back(median(repeat[l]));
+        }
+        maps.push_back(std::move(m));
+    }
+    if (maps.empty())
+        fail(GM_ERROR_INTERNAL, "l2_partitions: no block of the pinned chase ran on any of the " +
+                                    std::to_string(targets.size()) + " SMs chosen");
+
+    // Two levels over every (SM, line) first visit.
+    std::vector<double> all_first;
+    for (const SmMap &m : maps) all_first.insert(all_first.end(), m.first.begin(), m.first.end());
+    const TwoLevels levels = split_two_levels(all_first, min_gap, kMinLevelShare);
+    std::vector<std::vector<bool>> far(maps.size(), std::vector<bool>(n_lines, false));
+    for (std::size_t s = 0; s < maps.size(); ++s)
+        for (std::size_t l = 0; l < n_lines; ++l) far[s][l] = is_far(maps[s].first[l], levels);
+    const PartitionFit fit = fit_sides(far);
+
+    const double reported_ghz = dev.clock_khz / 1e6;
+    // The per-SM series; the clock is refined below once every chase has run.
+    Series near_s = cycles_series("near lines (first visit after the lines were written)", "near", "SM");
+    Series far_s = cycles_series("far lines (first visit after the lines were written)", "far", "SM");
+    Series repeat_s = cycles_series("every line, second visit from the same SM", "repeat", "SM");
+    std::vector<double> far_shares, repeat_far_shares;
+    struct PendingPoint {
+        Series *series;
+        std::size_t map_index;
+        Point point;
+    };
+    std::vector<PendingPoint> pending;
+    for (std::size_t s = 0; s < maps.size(); ++s) {
+        const SmMap &m = maps[s];
+        std::vector<double> near_c, far_c;
+        std::size_t repeat_far = 0;
+        for (std::size_t l = 0; l < n_lines; ++l) {
+            (far[s][l] ? far_c : near_c).push_back(m.first[l]);
+            repeat_far += is_far(m.repeat[l], levels) ? 1 : 0;
+        }
+        const double share = static_cast<double>(far_c.size()) / static_cast<double>(n_lines);
+        const double repeat_share = static_cast<double>(repeat_far) / static_cast<double>(n_lines);
+        far_shares.push_back(share);
+        repeat_far_shares.push_back(repeat_share);
+        auto point = [&](const std::vector<double> &c) {
+            Point p;
+            p.x = m.sm;
+            p.values["latency_cycles"] = median(c);
+            p.values["lines"] = static_cast<double>(c.size());
+            p.values["far_share"] = share;
+            p.values["repeat_far_share"] = repeat_share;
+            p.values["side"] = fit.side.empty() ? 0 : fit.side[s];
+            p.predicted["far_share"] = kModelFarShare;
+            return p;
+        };
+        if (!near_c.empty()) pending.push_back({&near_s, s, point(near_c)});
+        if (!far_c.empty()) pending.push_back({&far_s, s, point(far_c)});
+        pending.push_back({&repeat_s, s, point(m.repeat)});
+    }
+
+    // The fabric check: from one SM, a chase over only its near lines
+    // and one over only its far lines, timed and counted.
+    Series fabric_s = cycles_series("one SM's near lines only, then its far lines only", "fabric",
+                                    "ring (0: near lines, 1: far lines)");
+    std::vector<PinnedJob> fabric_jobs;
+    std::vector<Point> fabric_points;
+    std::vector<std::vector<std::uint32_t>> rings(2);
+    // The fabric check and the sweep run from the SM one-block launches go to
+    // (else the first SM measured).
+    std::size_t m0 = 0;
+    for (std::size_t m = 0; m < maps.size(); ++m)
+        if (!lone.empty() && maps[m].sm == lone[0]) m0 = m;
+    const unsigned s0 = maps[m0].sm;
+    if (levels.found) {
+        for (std::size_t l = 0; l < n_lines; ++l) rings[far[m0][l] ? 1 : 0].push_back(static_cast<std::uint32_t>(l));
+    }
+    const bool fabric_check = levels.found && !rings[0].empty() && !rings[1].empty();
+    if (fabric_check) {
+        // Two cycles over the same lines: near ones to near ones, far to far.
+        std::vector<std::uint32_t> split_next(n_lines);
+        std::vector<std::uint64_t> ring_sum(2, 0);
+        for (int r = 0; r < 2; ++r) {
+            const std::vector<std::uint32_t> cyc = single_cycle(rings[r].size(), kSeed + 7 + static_cast<std::uint64_t>(r));
+            for (std::size_t k = 0; k < rings[r].size(); ++k) {
+                split_next[rings[r][k]] = rings[r][cyc[k]];
+                ring_sum[r] += lines.offsets[rings[r][k]];
+            }
+        }
+        GM_CUDA(cudaMemcpyAsync(next_d.get(), split_next.data(), n_lines * 4, cudaMemcpyHostToDevice, st));
+        for (int r = 0; r < 2; ++r)
+            for (int i = 0; i < launches; ++i) {
+                PinnedJob j;
+                j.sm = s0;
+                j.start = lines.offsets[rings[r][0]];
+                j.hops = static_cast<unsigned>(rings[r].size());
+                j.expected_last = j.start;
+                j.expected_sum = ring_sum[r];
+                fabric_jobs.push_back(std::move(j));
+            }
+        run_pinned(ctx, map_setup, fabric_jobs, "l2_partitions near-only / far-only chase", out);
+        clock.add(fabric_jobs);
+        fabric_points.resize(2);
+        for (int r = 0; r < 2; ++r) {
+            Point &p = fabric_points[static_cast<std::size_t>(r)];
+            p.x = r;
+            p.values["loads"] = static_cast<double>(rings[r].size());
+            p.values["sm"] = s0;
+            p.predicted["fabric_sectors_per_load"] = r;  // a far hit crosses the fabric once, a near one never
+        }
+        // The far ring first: where counting is kept within a time budget
+        // (counters = auto) the first count is always made.
+        for (int r : {1, 0})
+            count_fabric(ctx, base, s0, lines.offsets[rings[r][0]], static_cast<unsigned>(rings[r].size()), rewrite,
+                         fabric_points[static_cast<std::size_t>(r)], out);
+    }
+
+    // The working-set sweep from the same SM: a ring over every line of a
+    // quarter, a half, ... of L2, read by the SM's block first, then chased.
+    struct SweepRaw {
+        std::size_t bytes = 0;
+        std::vector<PinnedJob> jobs;
+    };
+    std::vector<SweepRaw> sweep;
+    for (int k = 1; k <= sweep_points; ++k) {
+        const std::size_t n = dev.l2_bytes / kChaseLineBytes * static_cast<std::size_t>(k) / static_cast<std::size_t>(sweep_points);
+        if (n < 2) continue;
+        const std::vector<std::uint32_t> next = single_cycle(n, kSeed ^ (n << 1));
+        GM_CUDA(cudaMemcpyAsync(next_d.get(), next.data(), n * 4, cudaMemcpyHostToDevice, st));
+        GM_CUDA(kernels::launch_write_lines(base, nullptr, next_d.as<std::uint32_t>(), static_cast<unsigned>(n),
+                                            4 * static_cast<unsigned>(std::max(1, dev.multiprocessors)), nullptr, st));
+        SweepRaw raw;
+        raw.bytes = n * kChaseLineBytes;
+        for (int i = 0; i < launches; ++i) {
+            PinnedJob j;
+            j.sm = s0;
+            std::uint32_t cur = start_line(n, static_cast<std::uint64_t>(k) * 1000 + static_cast<std::uint64_t>(i));
+            j.start = static_cast<std::uint64_t>(cur) * kChaseLineBytes;
+            j.hops = sweep_hops;
+            for (unsigned h = 0; h < sweep_hops; ++h) {
+                cur = next[cur];
+                j.expected_sum += static_cast<std::uint64_t>(cur) * kChaseLineBytes;
+            }
+            j.expected_last = static_cast<std::uint64_t>(cur) * kChaseLineBytes;
+            raw.jobs.push_back(std::move(j));
+        }
+        PinnedSetup setup{base, 0, raw.bytes, {}};
+        run_pinned(ctx, setup, raw.jobs, "l2_partitions sweep chase over " + std::to_string(raw.bytes) + " bytes", out);
+        clock.add(raw.jobs);
+        sweep.push_back(std::move(raw));
+    }
+
+    // Cycles to time at the SM clock measured during every chase.
+    const double ghz = clock.ghz(reported_ghz);
+    for (PendingPoint &pp : pending) {
+        const SmMap &m = maps[pp.map_index];
+        const std::size_t to = m.jobs_from + static_cast<std::size_t>(launches);
+        // The time of a point: each kept launch's first pass (its repeat pass for the repeat series).
+        const std::size_t first_hop = pp.series == &repeat_s ? n_lines : 0;
+        pp.point.time_ms = launch_times(map, m.jobs_from, to, warmup, first_hop, n_lines, ghz);
+        pp.point.values["latency_ns"] = pp.point.values["latency_cycles"] / ghz;
+        pp.series->points.push_back(std::move(pp.point));
+    }
+
+    for (std::size_t r = 0; r < fabric_points.size(); ++r) {
+        const std::size_t from = r * static_cast<std::size_t>(launches), to = from + static_cast<std::size_t>(launches);
+        const std::vector<double> c = kept_cycles(fabric_jobs, from, to, warmup);
+        if (c.empty()) continue;
+        Point &p = fabric_points[r];
+        const LevelShares sh = level_shares(c, levels);
+        p.time_ms = launch_times(fabric_jobs, from, to, warmup, 0, rings[r].size(), ghz);
+        p.values["latency_cycles"] = median(c);
+        p.values["latency_ns"] = median(c) / ghz;
+        p.values["far_share_of_loads"] = sh.far + sh.beyond;
+        fabric_s.points.push_back(std::move(p));
+    }
+
+    Series sweep_s = cycles_series("working set sweep from one SM (its block reads the ring first)", "sweep", "working set",
+                                   "bytes");
+    for (const SweepRaw &raw : sweep) {
+        const std::vector<double> c = kept_cycles(raw.jobs, 0, raw.jobs.size(), warmup);
+        if (c.empty()) continue;
+        const LevelShares sh = level_shares(c, levels);
+        Point p;
+        p.x = static_cast<double>(raw.bytes);
+        p.time_ms = launch_times(raw.jobs, 0, raw.jobs.size(), warmup, 0, sweep_hops, ghz);
+        p.values["latency_cycles"] = median(c);
+        p.values["latency_ns"] = median(c) / ghz;
+        p.values["near_share"] = sh.near;
+        p.values["far_share"] = sh.far;
+        p.values["beyond_share"] = sh.beyond;
+        p.values["over_l2"] = static_cast<double>(raw.bytes) / static_cast<double>(dev.l2_bytes);
+        p.values["sm"] = s0;
+        sweep_s.points.push_back(std::move(p));
+        const int pct = static_cast<int>(std::lround(100.0 * static_cast<double>(raw.bytes) / static_cast<double>(dev.l2_bytes)));
+        out.summary_values["sweep_" + std::to_string(pct) + "pct_l2_far_share"] = sh.far;
+        out.summary_values["sweep_" + std::to_string(pct) + "pct_l2_near_share"] = sh.near;
+    }
+
+    // The per-line map, compactly: which lines each SM sees far, and per line
+    // the latency seen from the SMs near to it and from those far from it.
+    nlohmann::json far_hex = nlohmann::json::object(), line_near = nlohmann::json::array(), line_far = nlohmann::json::array(),
+                   line_far_sms = nlohmann::json::array();
+    for (std::size_t s = 0; s < maps.size(); ++s) far_hex[std::to_string(maps[s].sm)] = bits_hex(far[s]);
+    for (std::size_t l = 0; l < n_lines; ++l) {
+        std::vector<double> nc, fc;
+        for (std::size_t s = 0; s < maps.size(); ++s) (far[s][l] ? fc : nc).push_back(maps[s].first[l]);
+        line_near.push_back(nc.empty() ? nlohmann::json(nullptr) : nlohmann::json(std::round(median(nc) * 10) / 10));
+        line_far.push_back(fc.empty() ? nlohmann::json(nullptr) : nlohmann::json(std::round(median(fc) * 10) / 10));
+        line_far_sms.push_back(fc.size());
+    }
+    nlohmann::json map_json = {{"line_offsets", lines.offsets}, {"far_lines_hex", far_hex}, {"line_near_cycles", line_near},
+                               {"line_far_cycles", line_far},   {"line_far_sm_count", line_far_sms}};
+    if (!fit.home.empty()) map_json["line_home"] = fit.home;
+    if (params.flag("full_matrix")) {
+        nlohmann::json m = nlohmann::json::object();
+        for (const SmMap &sm : maps) {
+            nlohmann::json row = nlohmann::json::array();
+            for (double c : sm.first) row.push_back(std::lround(c));
+            m[std::to_string(sm.sm)] = row;
+        }
+        map_json["first_visit_cycles"] = m;
+    }
+    const nlohmann::json common = {{"lines", n_lines}, {"region_bytes", region}, {"sm_step", sm_step},
+                                   {"threshold_cycles", levels.threshold}, {"lines_written_from_sm", writer_sm}};
+    for (Series *s : {&near_s, &far_s, &repeat_s}) s->attributes = common;
+    far_s.attributes["map"] = map_json;
+    fabric_s.attributes = {{"sm", s0}, {"near_lines", rings[0].size()}, {"far_lines", rings[1].size()}};
+    sweep_s.attributes = {{"sm", s0}, {"hops", sweep_hops}, {"l2_bytes", dev.l2_bytes}};
+    for (Series *s : {&near_s, &far_s, &repeat_s, &fabric_s, &sweep_s})
+        if (!s->points.empty()) out.series.push_back(std::move(*s));
+
+    auto &sum = out.summary_values;
+    sum["levels"] = levels.found ? 2 : 1;
+    sum["near_cycles"] = levels.low;
+    sum["near_ns"] = levels.low / ghz;
+    if (levels.found) {
+        sum["far_cycles"] = levels.high;
+        sum["far_ns"] = levels.high / ghz;
+        sum["gap_cycles"] = levels.gap;
+        sum["far_over_near"] = levels.high / levels.low;
+        sum["threshold_cycles"] = levels.threshold;
+        sum["sides_consistency"] = fit.consistency;
+        sum["sms_side0"] = static_cast<double>(std::count(fit.side.begin(), fit.side.end(), 0));
+        sum["sms_side1"] = static_cast<double>(std::count(fit.side.begin(), fit.side.end(), 1));
+    }
+    std::vector<double> sorted_shares = far_shares;
+    std::sort(sorted_shares.begin(), sorted_shares.end());
+    sum["far_share_median"] = median(far_shares);
+    sum["far_share_min"] = sorted_shares.front();
+    sum["far_share_max"] = sorted_shares.back();
+    sum["repeat_far_share_median"] = median(repeat_far_shares);
+    sum["sms_measured"] = static_cast<double>(maps.size());
+    sum["sms_chosen"] = static_cast<double>(targets.size());
+    sum["fabric_sm"] = s0;
+    sum["sms_seen"] = static_cast<double>(seen.size());
+    sum["lines"] = static_cast<double>(n_lines);
+    for (const Series &s : out.series)
+        if (s.variant == "fabric")
+            for (const Point &p : s.points) {
+                const std::string key = p.x == 0 ? "near_ring" : "far_ring";
+                sum[key + "_cycles"] = p.values.at("latency_cycles");
+                auto c = p.counters.find("fabric_sectors_per_load");
+                if (c != p.counters.end()) sum[key + "_fabric_sectors_per_load"] = c->second;
+            }
+    sum["sm_clock_mhz_measured"] = ghz * 1e3;
+    sum["sm_clock_mhz_reported"] = reported_ghz * 1e3;
+
+    out.notes.push_back(
+        "From each of " + std::to_string(targets.size()) + " SMs (sm_step " + std::to_string(sm_step) + " over the " +
+        std::to_string(seen.size()) + " SM ids seen; %nsmid " + std::to_string(nsmid) +
+        "; and the SM one-block launches go to), one thread follows a ring of " +
+        std::to_string(n_lines) + " 128-byte lines drawn at random from " + mib(static_cast<double>(region)) +
+        " with ld.global.cg (L2 only), twice around, timing every load on its own with clock64 (the cycles from issuing it to "
+        "a shared-memory store that waits for its value, so a few cycles above a plain chase's). Before every chase the lines "
+        "are written whole from one block (SM " + std::to_string(writer_sm) + "), so the first visit finds each line in L2 "
+        "and no copy of it near the chasing SM; the chase first loads one word per 2 MiB page of the region (untimed) to warm "
+        "the address translation. The chase is pinned by launching blocks on every SM and letting only the first block on "
+        "the chosen SM (%smid) go on. Each (SM, line) latency is the median over the kept launches.");
+    if (levels.found) {
+        char buf[320];
+        std::snprintf(buf, sizeof buf,
+                      "Two levels (two-means split of every SM's first visits): near %.0f cycles, far %.0f cycles (gap %.0f, "
+                      "far / near %.2f). Each SM's share of far lines: median %.2f (%.2f..%.2f); the model: 0.5. The "
+                      "two-partition fit (each SM on one side, each line in one partition) explains %.1f%% of the (SM, line) pairs.",
+                      levels.low, levels.high, levels.gap, levels.high / levels.low, median(far_shares), sorted_shares.front(),
+                      sorted_shares.back(), 100 * fit.consistency);
+        out.notes.push_back(buf);
+        std::snprintf(buf, sizeof buf, "Second visits from the same SM: a median share of %.2f of the lines still far "
+                      "(the series 'repeat').", median(repeat_far_shares));
+        out.notes.push_back(std::string(buf) +
+                            " Where it falls to 0, a line read once across the fabric is kept near the reading SM afterwards, "
+                            "and a chase that revisits its lines finds the far level only once its working set no longer fits "
+                            "what is kept near (the sweep).");
+    } else {
+        out.notes.push_back("One level: the first visits do not split into two groups at least " +
+                            std::to_string(static_cast<int>(std::lround(min_gap * 100))) +
+                            "% apart (min_gap), each holding 5% of the pairs: this L2 shows no far partition to these SMs.");
+    }
+    if (!unreached.empty()) {
+        std::string ids;
+        for (unsigned u : unreached) ids += (ids.empty() ? "" : ", ") + std::to_string(u);
+        out.notes.push_back("No block of the chase ran on SM " + ids + " in four tries; those SMs are left out.");
+        sum["sms_unreached"] = static_cast<double>(unreached.size());
+    }
+    if (fabric_check)
+        out.notes.push_back("Fabric check (SM " + std::to_string(s0) + "): a ring over its near lines only and one over its far "
+                            "lines only, each counted with lts__t_sectors_srcunit_ltcfabric (sectors that reached an L2 slice "
+                            "over the fabric between the partitions): the model is none per near load and one per far load, "
+                            "plus the launch's own few accesses (its claim, its results, its instructions), so the counts are "
+                            "shown, not held to the model.");
+    for (const std::string &e : out.counter_errors)
+        if (e.find("ltcfabric") != std::string::npos) {
+            out.notes.push_back("The profiler has no fabric counter on this chip (see counters.errors): the crossing is not "
+                                "counted; the latencies are measured all the same.");
+            break;
+        }
+    if (!sweep.empty())
+        out.notes.push_back("Sweep (SM " + std::to_string(s0) + "): rings over a quarter to all of L2, every line read by the "
+                            "SM's block first, then " + std::to_string(sweep_hops) + " timed hops; each hop is counted near, far "
+                            "(up to half the gap above the far level) or beyond (DRAM, or a missed address translation).");
+    out.published_source = "published pointer-chase microbenchmarks (H100 PCIe at 1755 MHz), cycles";
+    out.published = {{"near_cycles", 265}, {"far_cycles", 475}};
+}
+
+}  // namespace
+
+void add_l2_partitions_experiments(std::vector<Experiment> &out) {
+    Experiment e;
+    e.name = "l2_partitions";
+    e.guide_section = "Beyond the guide: the L2 partitions of H100/H200 and the fabric between them";
+    e.summary = "L2 hit latency of each line seen from each SM (a chase pinned to the SM, every load timed): the near and "
+                "far levels found by measurement, each SM's share of far lines against the model's half, the fabric counters "
+                "of near-only and far-only chases, and which level a chase over a quarter to all of L2 finds.";
+    e.default_suite = true;
+    // Default run, H100/H200 (132 SMs): 33 SMs x 7 launches of 512 timed hops
+    // (about 0.15 ms each), a sweep of 4 rings up to L2 read and chased 7
+    // times (about 1 ms each) and two short fabric rings: about 0.07 s of GPU time.
+    e.params = {
+        int_param("lines", 256, 16, 4096, "lines chased from each SM (each visited twice: first visit, then repeat)", "lines"),
+        size_param("region_bytes", 64LL << 20, 8LL << 20, 4LL << 30, "region the lines are drawn from (random, fixed seed)"),
+        int_param("sm_step", 4, 1, 1024, "chase from every sm_step-th SM id seen (1: every SM, the full map)"),
+        double_param("min_gap", 0.15, 0.01, 10.0, "least gap between the two levels, relative to the near level"),
+        int_param("sweep_points", 4, 0, 16, "rings of 1/points .. all of L2 chased from one SM (0: no sweep)"),
+        int_param("sweep_hops", 2048, 16, kernels::kMaxTimedHops, "timed hops per sweep chase"),
+        bool_param("full_matrix", false, "add every (SM, line) first-visit latency to the result"),
+    };
+    e.run = run_l2_partitions;
+    out.push_back(std::move(e));
+}
+
+}  // namespace gmlab

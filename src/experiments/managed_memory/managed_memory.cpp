@@ -1,0 +1,399 @@
+// Experiment family "managed memory": a kernel reading (and one writing)
+// cudaMallocManaged memory first touched on the host, with the driver
+// migrating pages on demand, after a prefetch, with read duplication, and
+// mapped remotely; against an explicit copy and mapped pinned memory; and a
+// host/device ping-pong. The unified-memory counters say what each point cost
+// in faults and migrated bytes, and a fitted model splits the on-demand time
+// into the two.
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/device/host_memory.hpp"
+#include "core/error.hpp"
+#include "core/experiment/registry.hpp"
+#include "core/measurement/harness.hpp"
+#include "core/measurement/verify.hpp"
+#include "experiments/managed_memory/fault_model.hpp"
+#include "experiments/managed_memory/managed_common.hpp"
+#include "experiments/managed_memory/managed_memory.cuh"
+#include "experiments/managed_memory/ping_pong.hpp"
+#include "experiments/transfers/transfer_common.hpp"
+#include "shared_kernels/pattern.hpp"
+#include "shared_kernels/read_sum.cuh"
+
+namespace gmlab {
+
+namespace {
+
+constexpr std::uint32_t kSeed = 0x3a11, kWriteSeed = 0x3a12;
+constexpr const char *kVerifiedHow =
+    "every word written compared on the host; every read summed and compared with the host's sum";
+
+struct Variant {
+    const char *name, *label;
+    bool managed;
+};
+
+// The measured ways to get an array to a kernel, in the order they are run.
+const Variant kVariants[] = {
+    {"on_demand_read", "on demand: read host-resident pages (GPU faults migrate them)", true},
+    {"on_demand_write", "on demand: write host-resident pages", true},
+    {"prefetch_read", "cudaMemPrefetchAsync to the device, then the read", true},
+    {"read_mostly_read", "read-mostly: read duplicated pages the host also reads", true},
+    {"accessed_by_read", "preferred location host + accessed by the device: read over the link", true},
+    {"explicit_copy_read", "cudaMemcpy from pinned memory into cudaMalloc memory, then the read", false},
+    {"mapped_read", "mapped pinned host memory read directly", false},
+};
+
+// What the driver and device allow, which decides the paths above.
+struct ManagedAttributes {
+    int managed = 0, concurrent = 0, pageable = 0, direct_from_host = 0, host_page_tables = 0, can_map = 0;
+};
+
+ManagedAttributes query_attributes(int device) {
+    ManagedAttributes a;
+    GM_CUDA(cudaDeviceGetAttribute(&a.managed, cudaDevAttrManagedMemory, device));
+    GM_CUDA(cudaDeviceGetAttribute(&a.concurrent, cudaDevAttrConcurrentManagedAccess, device));
+    GM_CUDA(cudaDeviceGetAttribute(&a.pageable, cudaDevAttrPageableMemoryAccess, device));
+    GM_CUDA(cudaDeviceGetAttribute(&a.direct_from_host, cudaDevAttrDirectManagedMemAccessFromHost, device));
+    GM_CUDA(cudaDeviceGetAttribute(&a.host_page_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, device));
+    GM_CUDA(cudaDeviceGetAttribute(&a.can_map, cudaDevAttrCanMapHostMemory, device));
+    return a;
+}
+
+void report_attributes(const ManagedAttributes &a, Result &out) {
+    out.summary_values["managed_memory"] = a.managed;
+    out.summary_values["concurrent_managed_access"] = a.concurrent;
+    out.summary_values["pageable_memory_access"] = a.pageable;
+    out.summary_values["direct_managed_mem_access_from_host"] = a.direct_from_host;
+    out.summary_values["pageable_memory_access_uses_host_page_tables"] = a.host_page_tables;
+    auto yes = [](int v) { return std::string(v ? "1" : "0"); };
+    out.notes.push_back(
+        "Device attributes that decide these paths: concurrentManagedAccess = " + yes(a.concurrent) +
+        " (1: the GPU faults on managed pages and the driver migrates them on demand, host and device may touch them "
+        "concurrently, prefetching and advice apply); pageableMemoryAccess = " + yes(a.pageable) +
+        " (1: the GPU can also reach ordinary malloc memory, through HMM or ATS; 0: only managed and pinned memory); "
+        "directManagedMemAccessFromHost = " + yes(a.direct_from_host) +
+        " (1: the host reads device-resident managed memory in place, as on coherent NVLink-C2C systems; 0: a host "
+        "access migrates the page back); pageableMemoryAccessUsesHostPageTables = " + yes(a.host_page_tables) +
+        " (1: the GPU walks the host's page tables (ATS); read duplication and accessed-by advice do not apply).");
+}
+
+// Every word of the array is the pattern the write kernel writes.
+void check_written(const std::uint32_t *w, std::size_t words, const std::string &what, Result &out) {
+    const std::uint64_t bad = first_mismatch(words, [&](std::uint64_t i) { return w[i] == pattern_word(i, kWriteSeed); });
+    if (bad < words) verification_failed(what, bad, std::to_string(pattern_word(bad, kWriteSeed)), std::to_string(w[bad]));
+    out.verified(words, kVerifiedHow);
+}
+
+class SweepRunner {
+public:
+    SweepRunner(ContextState &ctx, const UnifiedMemoryCounting &counting, Result &out)
+        : ctx_(ctx), counting_(counting), out_(out), sum_(ctx, sizeof(unsigned long long)) {}
+
+    Point measure(const Variant &v, std::size_t bytes) {
+        return v.managed ? managed(v, bytes) : unmanaged(v, bytes);
+    }
+
+private:
+    // Runs the launch once from its prepared state and checks the sum it read.
+    void check_read(const Launch &launch, const Prepare &prepare, std::size_t bytes, const std::string &what) {
+        cudaStream_t st = ctx_.stream();
+        GM_CUDA(cudaStreamSynchronize(st));
+        if (prepare) prepare();
+        GM_CUDA(cudaMemsetAsync(sum(), 0, sizeof(unsigned long long), st));
+        GM_CUDA(launch(st));
+        unsigned long long got = 0;
+        GM_CUDA(cudaMemcpyAsync(&got, sum(), sizeof got, cudaMemcpyDeviceToHost, st));
+        GM_CUDA(cudaStreamSynchronize(st));
+        const std::uint64_t want = parallel_sum(bytes / 4, [](std::uint64_t i) -> std::uint64_t { return pattern_word(i, kSeed); });
+        if (got != want) verification_failed(what + " (the sum of every word read)", 0, std::to_string(want), std::to_string(got));
+        out_.verified(bytes / 4, kVerifiedHow);
+    }
+
+    Point timed(const Launch &launch, const Prepare &prepare, std::size_t bytes) {
+        Point p;
+        p.x = static_cast<double>(bytes);
+        p.bytes = static_cast<double>(bytes);
+        p.time_ms = time_launch(ctx_, launch, prepare);
+        return p;
+    }
+
+    Point managed(const Variant &v, std::size_t bytes) {
+        const std::string name = v.name, what = "managed_memory " + name + " of " + size_text(bytes);
+        const bool writes = name == "on_demand_write";
+        const int device = ctx_.device(), sms = ctx_.info().multiprocessors;
+        const std::size_t n16 = bytes / 16;
+        cudaStream_t st = ctx_.stream();
+        ManagedBuffer m(ctx_, bytes, what);
+        // First touch on the host: every page is populated in host memory.
+        if (writes)
+            std::memset(m.get(), 0xA5, bytes);
+        else
+            fill_pattern_host(m.get(), bytes, kSeed);
+        if (name == "read_mostly_read") m.advise(cudaMemAdviseSetReadMostly, device_location(device));
+        if (name == "accessed_by_read") {
+            m.advise(cudaMemAdviseSetPreferredLocation, host_location());
+            m.advise(cudaMemAdviseSetAccessedBy, device_location(device));
+        }
+        // The state each launch starts from: every page on the host only; for
+        // read-mostly, the host has just read every page (as a program that
+        // reads the array on both sides would), which keeps the device's copy.
+        Prepare prepare;
+        if (name == "read_mostly_read") {
+            prepare = [&m] { host_read_pages(m.get(), m.bytes()); };
+        } else {
+            prepare = [&m, st] {
+                GM_CUDA(m.prefetch(host_location(), st));
+                GM_CUDA(cudaStreamSynchronize(st));
+            };
+        }
+        unsigned long long *s = sum();
+        const bool prefetch = name == "prefetch_read";
+        Launch launch = [&m, writes, prefetch, n16, device, sms, s](cudaStream_t stream) -> cudaError_t {
+            if (writes) return kernels::launch_managed_write_pattern(m.get(), n16, kWriteSeed, sms, stream);
+            if (prefetch)
+                if (cudaError_t e = m.prefetch(device_location(device), stream); e != cudaSuccess) return e;
+            return kernels::launch_read_sum(m.get(), n16, s, sms, stream);
+        };
+        if (writes) {
+            prepare();
+            GM_CUDA(launch(st));
+            GM_CUDA(cudaStreamSynchronize(st));
+            check_written(m.as<std::uint32_t>(), bytes / 4, what, out_);
+        } else {
+            check_read(launch, prepare, bytes, what);
+        }
+        Point p = timed(launch, prepare, bytes);
+        count_unified_memory_point(
+            ctx_, counting_, prepare,
+            [&] {
+                GM_CUDA(launch(st));
+                GM_CUDA(cudaStreamSynchronize(st));
+            },
+            p, out_);
+        return p;
+    }
+
+    Point unmanaged(const Variant &v, std::size_t bytes) {
+        const std::string name = v.name, what = "managed_memory " + name + " of " + size_text(bytes);
+        const int sms = ctx_.info().multiprocessors;
+        const std::size_t n16 = bytes / 16;
+        unsigned long long *s = sum();
+        if (name == "mapped_read") {
+            PinnedHostBuffer h(bytes, cudaHostAllocMapped, what);
+            fill_pattern_host(h.get(), bytes, kSeed);
+            void *mapped = nullptr;
+            GM_CUDA(cudaHostGetDevicePointer(&mapped, h.get(), 0));
+            Launch launch = [mapped, n16, s, sms](cudaStream_t stream) {
+                return kernels::launch_read_sum(mapped, n16, s, sms, stream);
+            };
+            check_read(launch, {}, bytes, what);
+            return timed(launch, {}, bytes);
+        }
+        PinnedHostBuffer src(bytes, cudaHostAllocDefault, what + " (source)");
+        fill_pattern_host(src.get(), bytes, kSeed);
+        DeviceArray d(ctx_, bytes);
+        const void *host = src.get();
+        void *dev = d.get();
+        Launch launch = [host, dev, bytes, n16, s, sms](cudaStream_t stream) -> cudaError_t {
+            if (cudaError_t e = cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, stream); e != cudaSuccess) return e;
+            return kernels::launch_read_sum(dev, n16, s, sms, stream);
+        };
+        check_read(launch, {}, bytes, what);
+        return timed(launch, {}, bytes);
+    }
+
+    unsigned long long *sum() const { return sum_.as<unsigned long long>(); }
+
+    ContextState &ctx_;
+    const UnifiedMemoryCounting &counting_;
+    Result &out_;
+    DeviceArray sum_;
+};
+
+double last_median(const Series &s) { return s.points.back().time_ms.median; }
+
+// The model over the on-demand points that were counted; predictions on each.
+void fit_and_predict(std::vector<Series> &made, const UnifiedMemoryCounting &counting, Result &out) {
+    std::vector<FaultModelPoint> pts;
+    for (Series &s : made) {
+        if (s.variant != "on_demand_read" && s.variant != "on_demand_write") continue;
+        for (const Point &p : s.points) {
+            auto g = p.counters.find("um_gpu_fault_groups");
+            if (g == p.counters.end()) continue;
+            pts.push_back({g->second, p.counters.at("um_bytes_htod") + p.counters.at("um_bytes_dtoh"), p.time_ms.median});
+        }
+    }
+    const FaultModel m = fit_fault_model(pts);
+    if (!m.fitted) {
+        const std::string why = counting.on ? m.why_not
+                                            : "it needs the counted faults and bytes, and the unified-memory counters "
+                                              "were not read (" + counting.reason + ")";
+        out.notes.push_back("No model fitted: " + why + ".");
+        return;
+    }
+    for (Series &s : made) {
+        if (s.variant != "on_demand_read" && s.variant != "on_demand_write") continue;
+        for (Point &p : s.points) {
+            auto g = p.counters.find("um_gpu_fault_groups");
+            if (g == p.counters.end()) continue;
+            const double ms = m.predict_ms(g->second, p.counters.at("um_bytes_htod") + p.counters.at("um_bytes_dtoh"));
+            p.predicted["fault_model_ms"] = ms;
+            if (ms > 0) p.predicted["fault_model_gbs"] = bandwidth_gbs(p.bytes, ms);
+        }
+    }
+    out.summary_values["fit_us_per_fault_group"] = m.us_per_fault_group();
+    out.summary_values["fit_link_gbs"] = m.link_gbs();
+    out.summary_values["fit_points"] = static_cast<double>(m.points);
+}
+
+// Bandwidth of each variant at the largest size, and the time ratios the
+// notes talk about.
+void summarize(const std::vector<Series> &made, Result &out) {
+    std::map<std::string, const Series *> by;
+    for (const Series &s : made) by[s.variant] = &s;
+    for (const Series &s : made) {
+        const Point &p = s.points.back();
+        out.summary_values[s.variant + "_gbs"] = bandwidth_gbs(p.bytes, p.time_ms.median);
+    }
+    auto ratio = [&](const char *a, const char *b, const std::string &key) {
+        if (by.count(a) && by.count(b)) out.summary_values[key] = last_median(*by[a]) / last_median(*by[b]);
+    };
+    ratio("on_demand_read", "prefetch_read", "on_demand_over_prefetch_time");
+    ratio("on_demand_read", "explicit_copy_read", "on_demand_over_explicit_copy_time");
+    ratio("read_mostly_read", "on_demand_read", "read_mostly_over_on_demand_time");
+    ratio("accessed_by_read", "on_demand_read", "accessed_by_over_on_demand_time");
+    ratio("mapped_read", "on_demand_read", "mapped_over_on_demand_time");
+    if (by.count("on_demand_read")) {
+        const Point &p = by["on_demand_read"]->points.back();
+        auto it = p.counters.find("um_bytes_per_fault_group");
+        if (it != p.counters.end()) out.summary_values["on_demand_read_bytes_per_fault_group"] = it->second;
+    }
+}
+
+void run_managed_memory(ContextState &ctx, const Params &params, Result &out) {
+    const ManagedAttributes attrs = query_attributes(ctx.device());
+    report_attributes(attrs, out);
+    use_host_link_reference(ctx.info(), 1, out);
+    if (!attrs.managed) {
+        out.not_applicable("managed_memory: device " + std::to_string(ctx.device()) +
+                           " does not support managed memory (managedMemory = 0). Not applicable, not a failure.");
+        return;
+    }
+    if (!attrs.concurrent) {
+        out.not_applicable(
+            "managed_memory: device " + std::to_string(ctx.device()) +
+            " has concurrentManagedAccess = 0 (before Pascal, on Windows, or under some virtualisation): its GPU "
+            "does not fault on managed pages, the driver migrates whole allocations at each launch, and "
+            "prefetching and the advice measured here are not supported. Not applicable, not a failure.");
+        return;
+    }
+    const std::vector<std::size_t> sizes =
+        managed_sweep(params.size("min_size"), params.size("max_size"), params.number("points_per_octave"));
+    const std::vector<std::string> asked = params.texts("variants");
+    const std::vector<long long> pages = params.integers("pingpong_pages");
+    auto wants = [&](const std::string &v) { return std::find(asked.begin(), asked.end(), v) != asked.end(); };
+    // Everything is checked before the first allocation: one array at a time,
+    // on the device once migrated and in host memory (managed, pinned or mapped).
+    std::size_t largest = 0;
+    for (const Variant &v : kVariants)
+        if (wants(v.name)) largest = sizes.back();
+    if (wants("ping_pong")) largest = std::max(largest, static_cast<std::size_t>(*std::max_element(pages.begin(), pages.end())) * 4096);
+    require_memory(ctx, largest, "managed_memory (the largest array, on the device once migrated)");
+    require_host_memory(largest, ctx.settings.memory_fraction, "managed_memory (the largest array in host memory)");
+    const UnifiedMemoryCounting counting = unified_memory_counting(ctx);
+    out.summary_values["um_counters_available"] = counting.on ? 1 : 0;
+    if (!counting.on && ctx.settings.counters == CounterMode::On)
+        out.counter_errors.push_back("unified-memory counters were asked for (counters = on) but are not available: " +
+                                     counting.reason);
+
+    SweepRunner runner(ctx, counting, out);
+    std::vector<Series> made;
+    for (const Variant &v : kVariants) {
+        if (!wants(v.name)) continue;
+        if (std::string(v.name) == "mapped_read" && !attrs.can_map) {
+            out.notes.push_back("mapped_read was left out: this device cannot map host memory (canMapHostMemory = 0).");
+            continue;
+        }
+        Series s;
+        s.name = v.label;
+        s.variant = v.name;
+        s.x_name = "array";
+        s.x_unit = "bytes";
+        s.attributes = {{"managed", v.managed}};
+        for (std::size_t bytes : sizes) s.points.push_back(runner.measure(v, bytes));
+        made.push_back(std::move(s));
+    }
+    fit_and_predict(made, counting, out);
+    summarize(made, out);
+    for (Series &s : made) out.series.push_back(std::move(s));
+    if (wants("ping_pong")) out.series.push_back(measure_ping_pong(ctx, pages, counting, out));
+    if (out.series.empty()) {
+        out.not_applicable("managed_memory: none of the variants asked for can run on this device (see the notes).");
+        return;
+    }
+
+    out.notes.push_back(
+        "Each point reads (or writes) the whole array once, with a grid of at most 8 blocks per multiprocessor "
+        "walking 16-byte vectors; the read sums every word and the sum is compared with the host's, the write is "
+        "compared word by word on the host. Managed arrays are first touched on the host. Before every launch, "
+        "outside the timed interval, the pages go back to the host (cudaMemPrefetchAsync to the host), so each "
+        "repetition starts from host-resident pages: on_demand_* pay the GPU's page faults and the migration; "
+        "prefetch_read times cudaMemPrefetchAsync to the device and the read together; read_mostly_read sets "
+        "cudaMemAdviseSetReadMostly and has the host read every page before each launch, which keeps the device's "
+        "read-only copy (read duplication: after the first launch nothing migrates); accessed_by_read sets the "
+        "preferred location to the host and accessed-by to the device, so the pages stay on the host and the GPU "
+        "reads them over the link without faults. explicit_copy_read times a cudaMemcpyAsync from pinned memory "
+        "into cudaMalloc memory and the read; mapped_read reads mapped pinned host memory directly.");
+    out.notes.push_back(
+        "Model (on_demand_* points): time = fault groups x cost per fault group + migrated bytes / link bandwidth, "
+        "both constants fitted by least squares over the counted points (summary fit_us_per_fault_group and "
+        "fit_link_gbs; predicted.fault_model_ms per point). Compare fit_link_gbs with the transfer experiment's "
+        "pinned_h2d_peak_gbs (pinned host-to-device cudaMemcpy on the same link): the driver's migrations use the "
+        "copy engines too, so the fitted bandwidth should approach it, and the rest of the on-demand time is the "
+        "faults' handling.");
+    out.notes.push_back(
+        "Unified-memory counters (CUPTI activity API, one more repetition per managed point, outside the timed "
+        "ones): um_bytes_htod / um_bytes_dtoh (bytes migrated), um_gpu_page_faults (faulting pages), "
+        "um_gpu_fault_groups (the fault groups the driver served), um_cpu_page_faults, and where the driver "
+        "reports them um_thrashing, um_throttling and um_remote_map_bytes. " +
+        (counting.on ? std::string("They were read for this run.")
+                     : "They were not read for this run: " + counting.reason + "."));
+}
+
+}  // namespace
+
+void add_managed_memory_experiments(std::vector<Experiment> &out) {
+    Experiment e;
+    e.name = "managed_memory";
+    e.guide_section = "Programming Guide: Unified Memory (demand paging, prefetching, memory advice)";
+    e.summary = "A kernel reading and writing managed memory first touched on the host: on-demand migration, "
+                "prefetch, read-mostly, accessed-by, against an explicit copy and mapped pinned memory, 64 KiB to "
+                "16 MiB (up to 8 GiB and more by parameter); a host/device ping-pong; faults and migrated bytes "
+                "counted, and a fitted fault + link model.";
+    e.default_suite = true;
+    std::vector<std::string> variants;
+    for (const Variant &v : kVariants) variants.push_back(v.name);
+    variants.push_back("ping_pong");
+    // Default sweep, H100 estimate: 3 sizes x 7 variants, each point about
+    // 10-20 ms (the harness's 10 ms or 5 launches of at most ~3 ms at 16 MiB,
+    // plus the untimed prefetch back to the host per launch), and 3 ping-pong
+    // sizes of about 10 ms each: about 0.4 s in all.
+    e.params = {
+        size_param("min_size", 64LL << 10, 4096, 1LL << 40, "smallest array (a whole number of 4096-byte pages)"),
+        size_param("max_size", 16LL << 20, 4096, 1LL << 40,
+                   "largest array (whole pages); 8 GiB and more by parameter, checked against the device's and the "
+                   "host's memory before anything is allocated"),
+        double_param("points_per_octave", 0.25, 0.05, 8, "sizes per doubling: 0.25 gives every fourth power of two (x16)"),
+        enum_list_param("variants", variants, variants, "ways to get the array to the kernel, and the ping-pong"),
+        int_list_param("pingpong_pages", {1, 16, 256}, 1, 1 << 20, "sizes of the ping-pong array", "4096-byte pages"),
+    };
+    e.run = run_managed_memory;
+    out.push_back(std::move(e));
+}
+
+}  // namespace gmlab

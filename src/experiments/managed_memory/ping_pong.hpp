@@ -1,0 +1,20 @@
+// The managed-memory ping-pong: host and device take turns writing the same
+// pages, so that every turn migrates them; the cost of one round trip.
+#pragma once
+
+#include <vector>
+
+#include "core/device/context.hpp"
+#include "core/experiment/result.hpp"
+#include "experiments/managed_memory/managed_common.hpp"
+
+namespace gmlab {
+
+// One point per size in `pages` (4096-byte pages): a round is the increment
+// kernel on every word, then the host incrementing every word; after n rounds
+// every word is 2n, which is checked before the times count and at the end.
+// Timed on the host (a round is host and device work), counted like a point.
+Series measure_ping_pong(ContextState &ctx, const std::vector<long long> &pages, const UnifiedMemoryCounting &counting,
+                         Result &out);
+
+}  // namespace gmlab

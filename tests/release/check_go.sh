@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The Go module, as a Go user takes it: the tarball unpacked into an empty
+# folder (PKG_CONFIG_PATH names its lib/pkgconfig), the module from the
+# release's module proxy folder, a PATH with Go, the C/C++ compiler and
+# pkg-config but no SWIG, and nothing from the build tree. A consumer module
+# (consumers/go) takes the module through a replace directive to the unpacked
+# module zip (GOPROXY=off), and a second one through `go get` from the proxy
+# folder (GOPROXY=file://...); both build, `go test` passes, the program runs
+# with no LD_LIBRARY_PATH. The module is `go vet` clean and `go doc` renders
+# its documentation; run with a libgmlab of another ABI first on the library
+# path, the program refuses to start.
+#   check_go.sh ... GO MODULE_PATH
+source "$(dirname "$0")/common.sh"
+go=$1 module=$2
+proxy=$release/go
+zip=$proxy/$module/@v/v$version.zip
+[ -f "$zip" ] || fail "no $zip"
+
+mkdir -p "$work/gmlab" "$work/module"
+tar -xzf "$release"/gmlab-"$version"-Linux-*.tar.gz -C "$work/gmlab"
+root=$(ls -d "$work"/gmlab/gmlab-*)
+zip_extract "$zip" "$work/module"
+moddir=$work/module/$module@v$version
+[ -f "$moddir/internal/swiggmlab/gmlab_wrap.cxx" ] || fail "the module has no SWIG wrapper"
+grep -q '#cgo pkg-config: gmlab' "$moddir/internal/swiggmlab/cgo_flags.go" || fail "cgo flags not from pkg-config"
+if grep -rn "$(dirname "$release")" "$moddir" >/dev/null; then fail "the module names build-tree paths"; fi
+
+# A PATH without SWIG: the go tool, the compilers, pkg-config and the basics.
+mkdir -p "$work/bin"
+for tool in "$go" "$(dirname "$(readlink -f "$go")")/gofmt" gcc g++ cc c++ as ld pkg-config sh bash env cat \
+            uname rm mkdir ls sed grep dirname basename tr sort head awk cp mv ln chmod touch find readlink; do
+  p=$(command -v "$tool") && ln -sf "$p" "$work/bin/$(basename "$tool")"
+done
+export PATH=$work/bin
+! command -v swig >/dev/null || fail "swig is on PATH"
+export PKG_CONFIG_PATH=$root/lib/pkgconfig GOPROXY=off GOFLAGS=-mod=mod GOSUMDB=off GOTOOLCHAIN=local GOWORK=off \
+       GO111MODULE=on CGO_ENABLED=1 GOCACHE=$work/cache GOPATH=$work/gopath GMLAB_RESULTS=$results HOME=$work
+
+consumer() {  # consumer FOLDER GO.MOD-EXTRA
+  mkdir -p "$1"
+  cp "$(dirname "$0")"/consumers/go/*.go "$1/"
+  printf 'module example.com/consumer\n\ngo 1.19\n%s' "$2" > "$1/go.mod"
+}
+consumer "$work/replace" "
+require $module v$version
+
+replace $module => $moddir
+"
+cd "$work/replace"
+go vet "$module" ./... || fail "go vet"
+ok "go vet: the module and the consumer"
+doc=$(go doc "$module") || fail "go doc $module"
+grep -q "^package gmlab // import \"$module\"" <<<"$doc" || fail "go doc: $doc"
+grep -q "GPU memory laboratory" <<<"$doc" || fail "go doc does not render the package documentation"
+ok "go doc renders the package documentation"
+go test -count=1 ./... || fail "go test in the consumer"
+go build -o "$work/consumer-bin" . || fail "go build"
+out=$(cd "$work" && "$work/consumer-bin" "$results") || fail "the consumer failed: $out"
+echo "$out"
+grep -q "^gmlab $version (ABI $abi) from $root/lib/" <<<"$out" ||
+  fail "the consumer did not load libgmlab from the unpacked tarball"
+ok "consumer (replace => the released module), PKG_CONFIG_PATH to the unpacked tarball, no SWIG, no LD_LIBRARY_PATH"
+
+# go get from the release's module proxy folder.
+consumer "$work/proxy" ""
+cd "$work/proxy"
+GOPROXY=file://$proxy GONOSUMDB=gmlab.invalid GOSUMDB= GOFLAGS= go get "$module@latest" || fail "go get $module@latest"
+grep -q "^require $module v$version" go.mod || fail "go get did not add $module v$version: $(cat go.mod)"
+GOFLAGS= go test -count=1 ./... || fail "go test after go get"
+ok "go get $module@latest from file://$proxy"
+
+mkdir -p "$work/other"
+cp "$other_abi" "$work/other/libgmlab.so.$abi"
+refuses "a libgmlab of another ABI" "ABI $abi|ABI $other|$work/other/libgmlab.so.$abi" \
+  env LD_LIBRARY_PATH="$work/other" "$work/consumer-bin" "$results"
+echo "go release check passed"

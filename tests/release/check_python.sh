@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The wheel, as a Python user takes it: pip installs it into a fresh virtual
+# environment (system site packages for NumPy and pandas, no index), and gmlab
+# is imported from an empty folder with nothing of the build tree on any path:
+# device_count() (0 without a GPU), load_run() of a committed run, to_pandas().
+# The wheel's manylinux tag is the one readelf finds its files need; a
+# libgmlab of another ABI put in the installed package is refused.
+#   check_python.sh ... PYTHON
+source "$(dirname "$0")/common.sh"
+python=$1
+wheel=$(ls "$release"/gmlab-"$version"-*.whl)
+name=$(basename "$wheel")
+tag=${name%.whl}; tag=${tag##*-}
+echo "wheel: $name"
+
+mkdir -p "$work/unpacked"
+zip_extract "$wheel" "$work/unpacked"
+found=$("$python" "$source_dir/bindings/swig/python/wheel_platform.py" "$work/unpacked/gmlab")
+[ "$found" = "$tag" ] || fail "the wheel is tagged $tag, its files need $found"
+ok "manylinux tag $tag is what its ELF files need"
+readelf -d "$work"/unpacked/gmlab/libgmlab.so.* | grep -q 'NEEDED.*libcudart' && fail "libgmlab in the wheel needs libcudart"
+ok "libgmlab in the wheel has the CUDA runtime inside"
+
+"$python" -m venv --system-site-packages "$work/venv"
+PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 "$work/venv/bin/python" -m pip install -q "$wheel" ||
+  fail "pip install $name"
+mkdir -p "$work/empty"
+cd "$work/empty"
+"$work/venv/bin/python" - "$work/venv" "$results" <<'PY' || fail "the installed wheel does not work"
+import os, sys
+import gmlab
+venv, results = sys.argv[1:]
+where = os.path.dirname(gmlab.__file__)
+assert where.startswith(venv), where
+n = gmlab.device_count()
+print("gmlab", gmlab.version(), "from", where, "devices:", n)
+if not os.path.exists("/dev/nvidiactl"):
+    assert n == 0, n
+run = gmlab.load_run(results)
+df = run.to_pandas()
+assert len(df) > 100 and "bandwidth_gbs" in df.columns, df.columns
+print("load_run:", len(run.results), "results,", len(df), "rows; stride_copy rows:", (df.experiment == "stride_copy").sum())
+PY
+ok "pip-installed wheel: import, device_count, load_run, to_pandas"
+
+# The same package with a libgmlab of another ABI beside its extension.
+site=$("$work/venv/bin/python" -c "import gmlab, os; print(os.path.dirname(os.path.dirname(gmlab.__file__)))")
+mkdir -p "$work/other"
+cp -r "$site/gmlab" "$work/other/"
+lib=$(cd "$work/other/gmlab" && ls libgmlab.so.*)
+cp "$other_abi" "$work/other/gmlab/$lib"
+refuses "import with a libgmlab of another ABI" "ABI $abi|ABI $other|$work/other/gmlab/$lib" \
+  env PYTHONPATH="$work/other" "$work/venv/bin/python" -c "import gmlab"
+echo "python release check passed"
