@@ -6,7 +6,7 @@ snapshot deleted from it with the admin token), both answer the same counts,
 aggregates, experiment tables and GPU pages.
 
 SQLite: gmlab-server backup --db URL --to FILE and gmlab-server restore
---from FILE --db URL. PostgreSQL: pg_dump --format=custom --compress=0 and pg_restore,
+--from FILE --db URL. PostgreSQL: pg_dump --format=custom --compress=1 and pg_restore,
 exactly as deploy/README.md ("Backups") gives them. Then what an operator
 may get wrong: a target that exists or cannot be written, a source that is
 not a gmlab-server database, a PostgreSQL URL given to gmlab-server backup;
@@ -91,7 +91,7 @@ def backup_during_uploads(c, args, workdir, doc):
         target = os.path.join(workdir, "backup.pgdump" if pg else "backup.sqlite")
         t0 = time.time()
         if pg:
-            cmd = ["pg_dump", "--format=custom", "--compress=0", "--file", target, "--dbname", db]
+            cmd = ["pg_dump", "--format=custom", "--compress=1", "--file", target, "--dbname", db]
         else:
             cmd = [args.server, "backup", "--db", db, "--to", target]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)

@@ -18,7 +18,7 @@ const char *kUsage =
     "       gmlab-server restore --from FILE --db URL\n"
     "  backup   copies the database (SQLite: online, while the server runs) into FILE, which must not exist\n"
     "  restore  copies a backup FILE into a new database at URL, which must not exist\n"
-    "  PostgreSQL: use pg_dump --format=custom --compress=0 and pg_restore (deploy/README.md, \"Backups\")\n";
+    "  PostgreSQL: use pg_dump --format=custom --compress=1 and pg_restore (deploy/README.md, \"Backups\")\n";
 
 // --name value pairs among `allowed`; false (with the message printed) otherwise.
 bool parse(int argc, char **argv, const std::initializer_list<const char *> &allowed, std::map<std::string, std::string> *out) {

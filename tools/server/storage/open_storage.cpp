@@ -33,7 +33,7 @@ std::string sqlite_path(const std::string &url) {
 BackupReport backup_database(const std::string &url, const std::string &to) {
     if (postgres_url(url))
         throw std::runtime_error("a PostgreSQL database is backed up with pg_dump, which reads one snapshot while the "
-                                 "servers run: pg_dump --format=custom --compress=0 --file " + to +
+                                 "servers run: pg_dump --format=custom --compress=1 --file " + to +
                                  " --dbname URL (deploy/README.md, \"Backups\")");
     return copy_sqlite_database(sqlite_path(url), to, "the database", "backup");
 }
