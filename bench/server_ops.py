@@ -6,11 +6,13 @@ runs):
 - a scrape of /metrics on --metrics-listen and a /readyz probe: median, p99
   and max over many, with the metrics' series filled by real traffic first;
 - a backup while uploads go on at --upload-rate (SQLite: gmlab-server
-  backup; PostgreSQL: pg_dump --format=custom --compress=0, as
+  backup; PostgreSQL: pg_dump --format=custom --compress=1, as
   deploy/README.md says): its time and size, and
-  the restore into a fresh database verified (every upload acknowledged
-  before the backup began is there, and the restored count is what the
-  backup said).
+  the restore into a fresh database verified: every upload acknowledged
+  before the backup began is there, and once the uploads acknowledged after
+  the snapshot are deleted from the original (with the admin token), both
+  answer the same counts, aggregates, experiment tables and GPU pages (the
+  comparison of tests/server/ops/backup_test.py).
 
     bench/server_ops.py --server build/tools/server/gmlab-server [--db URL] [--stored 10000] [--full-documents]
 
@@ -31,7 +33,11 @@ import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "server"))
-from harness import Server, compact, load_document, wait_folded  # noqa: E402
+from harness import Checks, Server, compact, load_document, wait_folded  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "server", "ops"))
+from backup_test import same  # noqa: E402
+
+ADMIN = "server-ops-bench-admin-token-0123456789"
 
 
 def timed(port, path, n, pause=0.0):
@@ -81,7 +87,7 @@ def main():
         return 1
     print("filled %d uploads (%s documents) in %.1f s; database: %s" %
           (a.stored, "full" if a.full_documents else "stub", time.time() - t0, "postgres" if pg else "sqlite"))
-    srv = Server(a.server, db, work, ["--write-rate", "0", "--read-rate", "0", "--metrics-listen", "127.0.0.1:0",
+    srv = Server(a.server, db, work, ["--write-rate", "0", "--read-rate", "0", "--admin-token", ADMIN, "--metrics-listen", "127.0.0.1:0",
                                       "--access-log", os.path.join(work, "access.log")], "ops")
     restored = None
     try:
@@ -107,6 +113,8 @@ def main():
                timed(srv.port, "/readyz", 100, pause=0.15))
         report("/readyz on the metrics address, a probe every 150 ms", timed(srv.metrics_port, "/readyz", 100, pause=0.15))
         report("/healthz", timed(srv.port, "/healthz", 1000))
+        report("/healthz, one every 150 ms (what waking an idle server costs, without the database)",
+               timed(srv.port, "/healthz", 100, pause=0.15))
 
         # A backup while uploads go on.
         acked, lock, stop = {}, threading.Lock(), threading.Event()
@@ -136,7 +144,7 @@ def main():
             before = dict(acked)
         target = os.path.join(work, "backup.pgdump" if pg else "backup.sqlite")
         t0 = time.time()
-        cmd = (["pg_dump", "--format=custom", "--compress=0", "--file", target, "--dbname", db] if pg
+        cmd = (["pg_dump", "--format=custom", "--compress=1", "--file", target, "--dbname", db] if pg
                else [a.server, "backup", "--db", db, "--to", target])
         r = subprocess.run(cmd, capture_output=True, text=True)
         took = time.time() - t0
@@ -166,20 +174,31 @@ def main():
             print(r.stderr)
             return 1
         if pg:
-            # What pg_dump's own compression buys on documents stored compressed already.
-            for flags in (["--compress=0"], []):
+            # What pg_dump's compression levels cost and buy: uncompressed,
+            # a dump writes the bytea columns as hex text.
+            for flags in (["--compress=0"], ["--compress=1"], []):
                 dump = os.path.join(work, "compare.pgdump")
                 t0 = time.time()
                 subprocess.run(["pg_dump", "--format=custom"] + flags + ["--file", dump, "--dbname", db], check=True)
                 print("pg_dump --format=custom %s (no uploads meanwhile): %.2f s, %.1f MB" %
-                      (" ".join(flags) or "(gzip, its default)", time.time() - t0, os.path.getsize(dump) / 1e6))
+                      (" ".join(flags) or "(gzip level 6, its default)", time.time() - t0, os.path.getsize(dump) / 1e6))
                 os.unlink(dump)
         restored = Server(a.server, url, work, ["--write-rate", "0", "--read-rate", "0"], "restored")
         missing = [sid for sid, rid in before.items() if restored.request("GET", "/api/v1/results/" + rid)[0] != 200]
         stats = json.loads(restored.request("GET", "/api/v1/stats")[2])
         print("restore: %.2f s; %d uploads in the restored database (%d stored before the load, %d acknowledged "
               "before the backup began: %d missing)" % (restore_took, stats["results"], a.stored + 20, len(before), len(missing)))
-        return 1 if missing else 0
+        # The original brought back to the snapshot: what was acknowledged
+        # after it is deleted there; then both must answer the same.
+        later = [rid for sid, rid in acked.items() if sid not in before and restored.request("GET", "/api/v1/results/" + rid)[0] != 200]
+        for rid in later:
+            srv.request("DELETE", "/api/v1/results/" + rid, headers={"Authorization": "Bearer " + ADMIN})
+        c = Checks()
+        t0 = time.time()
+        same(c, srv, restored, doc)
+        print("restored database compared with the original less the %d uploads acknowledged after the snapshot: "
+              "%d checks passed, %d failed (%.1f s)" % (len(later), c.passed, c.failed, time.time() - t0))
+        return 1 if missing or c.failed else 0
     finally:
         srv.stop()
         if restored:
