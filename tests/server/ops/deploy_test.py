@@ -5,7 +5,8 @@ scratch root and its ports moved to free ones. Where a CI machine cannot do
 what the file says (no systemd running, no network, no DNS name, no
 certificate authority), a stand-in first in PATH plays the part as the
 README's last section lists; the stand-ins are this script itself, called
-under the command's name. Then: the unit passes systemd-analyze verify, both
+under the command's name by the interpreter that runs the test (not
+whichever python3 PATH finds first). Then: the unit passes systemd-analyze verify, both
 replicas serve through nginx over HTTPS, the backups were made and restored,
 a forced logrotate leaves the next request's line in a new file, and every
 replica stops with exit status 0.
@@ -400,7 +401,11 @@ def main():
         f.write("server { listen 127.0.0.1:%d default_server; return 404; }\n" % free_port())
     os.symlink(os.path.join(root, "etc/nginx/sites-available/default"), os.path.join(root, "etc/nginx/sites-enabled/default"))
     for name in STANDINS:
-        os.symlink(os.path.realpath(__file__), os.path.join(fakebin, name))
+        path = os.path.join(fakebin, name)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\nexec %s %s --standin %s \"$@\"\n" %
+                    (shlex.quote(sys.executable), shlex.quote(os.path.realpath(__file__)), name))
+        os.chmod(path, 0o755)
     u = urllib.parse.urlsplit(args.db)
     ports = {k: free_port() for k in ("8081", "8082", "9101", "9102", "443")}
     table = {"/etc/": root + "/etc/", "/var/": root + "/var/", "/usr/local": root + "/usr/local",
@@ -527,12 +532,11 @@ def main():
 
 
 if __name__ == "__main__":
-    name = os.path.basename(sys.argv[0])
     if len(sys.argv) > 1 and sys.argv[1] == "--supervise":
         sys.exit(supervise(sys.argv[2:]))
-    if name in STANDINS:
+    if len(sys.argv) > 2 and sys.argv[1] == "--standin" and sys.argv[2] in STANDINS:
         fn = {"apt-get": apt_get, "sudo": sudo, "systemctl": systemctl, "systemd-analyze": systemd_analyze,
               "ldconfig": ldconfig, "nginx": nginx, "curl": curl, "cmake": cmake, "logrotate": logrotate,
-              "build.sh": build_sh}[name]
-        sys.exit(fn(sys.argv[1:]))
+              "build.sh": build_sh}[sys.argv[2]]
+        sys.exit(fn(sys.argv[3:]))
     sys.exit(main())
