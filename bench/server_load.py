@@ -17,6 +17,13 @@ list and the home page the first time (cold) and after, then posts uploads for
 --again-seconds (default 10) and times the GPU page at once, and prints the
 resident memory.
 
+--compare-observability runs only the uploads, in rounds of --seconds with
+the access log and the metrics off (--access-log off, no --metrics-listen)
+and on (--access-log to a file, --metrics-listen, a scrape every second),
+in the order off, on, on, off (so that a database growing under the rounds
+favours neither), each on a fresh server on the same database, and prints
+uploads/s and server CPU per upload of each and the cost of having them on.
+
 Only 127.0.0.1 is contacted; every loop is bounded in time and count.
 """
 import argparse
@@ -214,6 +221,57 @@ def fill(fill_binary, db, document_path, count, seed):
     print(f"  fill took {time.monotonic() - t0:.1f} s")
 
 
+def scrape_loop(port, stop, times):
+    """GET /metrics every second, as a Prometheus would, until stop."""
+    while not stop.wait(1.0):
+        t0 = time.perf_counter()
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/metrics")
+        conn.getresponse().read()
+        conn.close()
+        times.append(time.perf_counter() - t0)
+
+
+def compare_observability(a, db, work, make_body, rounds):
+    """Uploads with the access log and metrics off and on, alternated."""
+    results = {"off": [], "on": []}
+    order = ["off", "on", "on", "off"] * rounds
+    for k, mode in enumerate(order):
+        opts = ["--write-rate", "0", "--read-rate", "0"]
+        if mode == "on":
+            opts += ["--access-log", os.path.join(work, "access-%d.log" % k), "--metrics-listen", "127.0.0.1:0"]
+        else:
+            opts += ["--access-log", "off"]
+        srv = Server(a.server, db, work, opts, "observe-%d" % k)
+        stop, scrapes = threading.Event(), []
+        scraper = threading.Thread(target=scrape_loop, args=(srv.metrics_port, stop, scrapes)) if mode == "on" else None
+        try:
+            pid = srv.proc.pid
+            if scraper:
+                scraper.start()
+            cpu0 = cpu_seconds(pid)
+            wall, lat, ids, fails = load(srv.port, make_body, a.seconds, a.clients, 10**9, "obs%d-" % k, a.processes)
+            cpu = cpu_seconds(pid) - cpu0
+        finally:
+            stop.set()
+            if scraper:
+                scraper.join()
+            srv.stop()
+        n = max(1, len(ids))
+        results[mode].append((len(ids) / wall, cpu / n * 1000))
+        extra = ", %d scrapes, median %.2f ms" % (len(scrapes), statistics.median(scrapes) * 1000) if scrapes else ""
+        print(f"round {k + 1} ({mode}): {len(ids) / wall:.1f} uploads/s, p99 {pct(lat, 0.99) * 1000:.1f} ms, "
+              f"server CPU {cpu / n * 1000:.3f} ms per upload, failures {len(fails)}{extra}")
+    mean = lambda xs: sum(xs) / len(xs)
+    off_rate, on_rate = mean([r for r, _ in results["off"]]), mean([r for r, _ in results["on"]])
+    off_cpu, on_cpu = mean([c for _, c in results["off"]]), mean([c for _, c in results["on"]])
+    print(f"access log and metrics off: {off_rate:.1f} uploads/s, {off_cpu:.3f} ms CPU per upload")
+    print(f"access log and metrics on:  {on_rate:.1f} uploads/s, {on_cpu:.3f} ms CPU per upload")
+    print(f"cost of having them on: throughput {100 * (off_rate - on_rate) / off_rate:+.1f} %, "
+          f"CPU per upload {100 * (on_cpu - off_cpu) / off_cpu:+.1f} %")
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--server", required=True)
@@ -234,6 +292,9 @@ def main():
                    help="seconds of uploads at each --stored count, after the pages")
     p.add_argument("--stored", default="10000,100000",
                    help="stored results at which the pages are timed, comma-separated (empty: skip)")
+    p.add_argument("--compare-observability", type=int, default=0, metavar="ROUNDS",
+                   help="only uploads: ROUNDS x (off, on, on, off) rounds of --seconds with the access log and "
+                        "metrics off and on")
     a = p.parse_args()
     fill_binary = a.fill or os.path.join(os.path.dirname(os.path.abspath(a.server)), "gmlab-server-fill")
 
@@ -251,6 +312,11 @@ def main():
     print(f"document: {doc['schema']} ({a.form}), {len(make_body.head) / 1024:.0f} KiB of JSON sent as {a.encoding}, "
           f"{len(sample) / 1024:.0f} KiB per body, {len(doc['results'])} results, "
           f"{npoints} points; database: {'postgres' if db.startswith('postgres') else 'sqlite'}")
+    if a.compare_observability:
+        try:
+            return compare_observability(a, db, work, make_body, a.compare_observability)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
     opts = ["--write-rate", "0", "--read-rate", "0"]
     srv = Server(a.server, db, work, opts, "load")
     try:

@@ -63,16 +63,20 @@ class Server:
     """A gmlab-server child process; port 0 lets the server pick a free port,
     which it prints on its first line."""
 
-    def __init__(self, binary, db, workdir, extra=(), name="server"):
+    def __init__(self, binary, db, workdir, extra=(), name="server", listen="127.0.0.1:0"):
         self.log_path = os.path.join(workdir, name + ".log")
         self.log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen([binary, "--db", db, "--listen", "127.0.0.1:0", *extra],
+        self.proc = subprocess.Popen([binary, "--db", db, "--listen", listen, *extra],
                                      stdout=subprocess.PIPE, stderr=self.log)
         line = self.proc.stdout.readline().decode()
         if "listening on http://127.0.0.1:" not in line:
             self.proc.kill()
+            self.proc.wait()
+            self.log.close()
             raise RuntimeError("server did not start: " + line + open(self.log_path).read())
         self.port = int(line.split("http://127.0.0.1:")[1].split()[0])
+        # With --metrics-listen: "...; metrics on http://127.0.0.1:PORT/metrics".
+        self.metrics_port = int(line.split("metrics on http://127.0.0.1:")[1].split("/")[0]) if "metrics on http://127.0.0.1:" in line else None
 
     def request(self, method, path, body=None, headers=None, timeout=60):
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
@@ -107,6 +111,29 @@ class Server:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
         self.log.close()
+
+
+def wait_until(check, seconds=10, step=0.1):
+    """The first true value of check() within `seconds`, else its last value."""
+    deadline = time.time() + seconds
+    while True:
+        v = check()
+        if v or time.time() > deadline:
+            return v
+        time.sleep(step)
+
+
+def wait_folded(srv, seconds=60):
+    """/api/v1/stats once the refresher has folded every queued upload (or
+    after `seconds`)."""
+    last = {}
+
+    def folded():
+        last["stats"] = srv.json("GET", "/api/v1/stats")[2]
+        return last["stats"]["pending"] == 0
+
+    wait_until(folded, seconds)
+    return last["stats"]
 
 
 def default_db(args, name="results.sqlite"):

@@ -27,11 +27,15 @@ def make_certificate(workdir):
     return cert, key
 
 
-def start_nginx(nginx, workdir, upstream_port, cert, key):
+def start_nginx(nginx, workdir, upstream_ports, cert, key):
+    """nginx with deploy/nginx/gmlab-server.conf in front of the replicas on
+    upstream_ports (one port: both of the site's replicas are that one)."""
     port = free_port()
     with open(os.path.join(REPO, "deploy", "nginx", "gmlab-server.conf")) as f:
         site = f.read()
-    for k, v in {"@UPSTREAM@": "127.0.0.1:%d" % upstream_port, "@LISTEN@": "127.0.0.1:%d" % port,
+    ports = list(upstream_ports) * (2 if len(upstream_ports) == 1 else 1)
+    for k, v in {"@REPLICA_1@": "127.0.0.1:%d" % ports[0], "@REPLICA_2@": "127.0.0.1:%d" % ports[1],
+                 "@LISTEN@": "127.0.0.1:%d" % port,
                  "@SERVER_NAME@": "localhost", "@CERTIFICATE@": cert, "@CERTIFICATE_KEY@": key}.items():
         site = site.replace(k, v)
     left = re.findall(r"@[A-Z_]+@", site)
@@ -115,7 +119,7 @@ def main():
                   "--public-url", "https://localhost"])
     nginx = None
     try:
-        nginx, port = start_nginx(args.nginx, workdir, srv.port, cert, key)
+        nginx, port = start_nginx(args.nginx, workdir, [srv.port], cert, key)
         st, body = https(port, cert, "127.0.0.2", "POST", "/api/v1/results", doc, {"Content-Type": "application/json"})
         c.check("an upload through nginx over TLS is stored", st == 201 and isinstance(body, dict) and "id" in body,
                 (st, body))

@@ -1,5 +1,5 @@
 # The tests of gmlab-server, in folders that mirror tools/server: http/,
-# storage/, upload/, crowd/ and web/ hold the tests of that layer; this folder
+# storage/, upload/, crowd/, web/ and ops/ hold the tests of that layer; this folder
 # those of the whole server (security, crash, replicas, proxy, the
 # configuration file) and what the tests share (harness.py, zstd_codec.py,
 # gzip_for_tests.hpp, fixtures/). Included from tools/server/CMakeLists.txt
@@ -14,6 +14,16 @@ foreach(t web/api security crash http/slow_client web/counters_pages)
     COMMAND ${GM_SERVER_PYTHON3} ${GM_SERVER_TESTS}/${t}_test.py --server $<TARGET_FILE:gmlab-server>
             --document ${PROJECT_SOURCE_DIR}/results/nvidia-h200.json --workdir ${CMAKE_CURRENT_BINARY_DIR}/test-${n})
   set_tests_properties(server_${n} PROPERTIES LABELS server TIMEOUT 300)
+endforeach()
+# What operators run the server with (ops/): health and readiness, metrics
+# parsed by the Prometheus client, the access log and SIGHUP, the drain on
+# SIGTERM, slow readers, backups and restores, upgrades from the last
+# release's databases. Each also runs on PostgreSQL (postgres/CMakeLists.txt).
+foreach(t ops drain slow_reader backup upgrade)
+  add_test(NAME server_${t}
+    COMMAND ${GM_SERVER_PYTHON3} ${GM_SERVER_TESTS}/ops/${t}_test.py --server $<TARGET_FILE:gmlab-server>
+            --document ${PROJECT_SOURCE_DIR}/results/nvidia-h200.json --workdir ${CMAKE_CURRENT_BINARY_DIR}/test-${t})
+  set_tests_properties(server_${t} PROPERTIES LABELS server TIMEOUT 300)
 endforeach()
 # The view across models on SYNTHETIC fixtures of several GPU models (made
 # from the H200 run at test time); with Chromium, an experiment page and a
@@ -40,12 +50,19 @@ if(GM_NGINX AND GM_OPENSSL)
     COMMAND ${GM_SERVER_PYTHON3} ${GM_SERVER_TESTS}/proxy_test.py --server $<TARGET_FILE:gmlab-server> --nginx ${GM_NGINX}
             --document ${PROJECT_SOURCE_DIR}/results/nvidia-h200.json --workdir ${CMAKE_CURRENT_BINARY_DIR}/test-proxy)
   set_tests_properties(server_proxy PROPERTIES LABELS server TIMEOUT 120)
+  # Two replicas on one SQLite file behind that nginx site, restarted in turn
+  # under uploads and page requests: 0 failed, 0 lost, 0 duplicated.
+  add_test(NAME server_rolling_restart
+    COMMAND ${GM_SERVER_PYTHON3} ${GM_SERVER_TESTS}/ops/rolling_restart_test.py --server $<TARGET_FILE:gmlab-server>
+            --nginx ${GM_NGINX} --document ${PROJECT_SOURCE_DIR}/results/nvidia-h200.json
+            --workdir ${CMAKE_CURRENT_BINARY_DIR}/test-rolling-restart)
+  set_tests_properties(server_rolling_restart PROPERTIES LABELS server TIMEOUT 180)
 else()
-  message(WARNING "gmlab-server: nginx or openssl not found; the proxy test is not registered")
+  message(WARNING "gmlab-server: nginx or openssl not found; the proxy and rolling-restart tests are not registered")
 endif()
 # The pieces that need no server, each layer's in its folder; one binary.
 add_executable(gm_server_unit_tests
-  ${GM_SERVER_TESTS}/http/http_test.cpp
+  ${GM_SERVER_TESTS}/http/http_test.cpp ${GM_SERVER_TESTS}/http/observe_test.cpp
   ${GM_SERVER_TESTS}/storage/storage_test.cpp ${GM_SERVER_TESTS}/storage/aggregate_test.cpp
   ${GM_SERVER_TESTS}/storage/counter_rows_test.cpp ${GM_SERVER_TESTS}/storage/rate_limit_test.cpp
   ${GM_SERVER_TESTS}/upload/validate_test.cpp ${GM_SERVER_TESTS}/upload/counter_rows_validation_test.cpp

@@ -1,21 +1,31 @@
 // gmlab-server: stores uploaded gmlab.run/1 documents and serves them, their
 // per-GPU distributions and web pages.
 //
-//   gmlab-server --db results.sqlite --listen 127.0.0.1:8080
-#include <csignal>
+//   gmlab-server --db results.sqlite --listen 127.0.0.1:8080 [--metrics-listen 127.0.0.1:9101]
+//   gmlab-server backup --db URL --to FILE
+//   gmlab-server restore --from FILE --db URL
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <malloc.h>
+#include <memory>
 #include <string>
+#include <thread>
 
 #include <sys/resource.h>
 
 #include "web/api.hpp"
 #include "config_file.hpp"
 #include "crowd/crowd_store.hpp"
+#include "http/access_log.hpp"
 #include "http/http_server.hpp"
+#include "http/metrics.hpp"
+#include "http/request_metrics.hpp"
 #include "http/router.hpp"
+#include "ops/backup_command.hpp"
+#include "ops/health.hpp"
+#include "ops/metrics_port.hpp"
+#include "ops/service_metrics.hpp"
 #include "storage/storage.hpp"
 
 namespace {
@@ -32,8 +42,20 @@ void raise_descriptor_limit() {
 
 void usage(std::ostream &o) {
     o << "usage: gmlab-server [--db URL] [--listen HOST:PORT] [options]\n"
+         "       gmlab-server backup --db URL --to FILE      (gmlab-server backup --help)\n"
+         "       gmlab-server restore --from FILE --db URL\n"
          "  --db URL               sqlite:PATH, a path, or postgres://... (default results.sqlite)\n"
          "  --listen HOST:PORT     address to serve on (default 127.0.0.1:8080; port 0 picks a free one)\n"
+         "  --metrics-listen HOST:PORT\n"
+         "                         serve GET /metrics (Prometheus), /healthz and /readyz on this address only; the\n"
+         "                         public address answers /metrics with 404 (default: no metrics)\n"
+         "  --access-log FILE      one JSON line per request to FILE; SIGHUP reopens it (default -: stderr; off: none)\n"
+         "  --drain-seconds N      on SIGTERM, answer what was received for at most N s, then exit 0 (default 30)\n"
+         "  --min-send-rate N      bytes per second a client must read an answer at after the grace time; slower\n"
+         "                         clients are cut off and their worker freed (default 16384)\n"
+         "  --send-grace-ms N      time an answer may take before the minimum send rate applies (default 10000)\n"
+         "  --ready-max-backlog N  /readyz answers 503 while more uploads than this wait for the aggregates'\n"
+         "                         refresher (default 10000)\n"
          "  --max-body-bytes N     largest request body, also after gzip decompression (default 16777216)\n"
          "  --write-rate R         POST/DELETE per second per client IP, 0 = unlimited (default 2)\n"
          "  --write-burst N        burst of writes (default 20)\n"
@@ -60,6 +82,19 @@ bool parse_number(const std::string &s, double *out) {
     return !s.empty() && end && *end == '\0' && *out >= 0;
 }
 
+// "HOST:PORT" or "[V6]:PORT"; false when it is not one.
+bool parse_address(const std::string &a, std::string *host, int *port) {
+    const auto colon = a.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == a.size()) return false;
+    *host = a.substr(0, colon);
+    if (host->size() > 2 && host->front() == '[' && host->back() == ']') *host = host->substr(1, host->size() - 2);
+    char *end = nullptr;
+    const long p = std::strtol(a.c_str() + colon + 1, &end, 10);
+    if (!end || *end != '\0' || p < 0 || p > 65535) return false;
+    *port = static_cast<int>(p);
+    return true;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -68,7 +103,10 @@ int main(int argc, char **argv) {
     // faulted in and zeroed on every request and unmapped after. Kept in the
     // heap they are reused; the aggregates give memory back with malloc_trim.
     mallopt(M_MMAP_THRESHOLD, 64 << 20);
-    std::string db = "results.sqlite", listen = "127.0.0.1:8080";
+    if (argc > 1 && std::string(argv[1]) == "backup") return gmserver::backup_command(argc - 1, argv + 1);
+    if (argc > 1 && std::string(argv[1]) == "restore") return gmserver::restore_command(argc - 1, argv + 1);
+    std::string db = "results.sqlite", listen = "127.0.0.1:8080", metrics_listen, access_log_path = "-";
+    double ready_max_backlog = 10000;
     gmserver::ServerConfig config;
     gmserver::TransportLimits limits;
     std::string config_file;
@@ -93,6 +131,8 @@ int main(int argc, char **argv) {
         else if (a == "--admin-token") config.admin_token = v;
         else if (a == "--public-url") config.public_url = v;
         else if (a == "--config") config_file = v;
+        else if (a == "--metrics-listen") metrics_listen = v;
+        else if (a == "--access-log") access_log_path = v;
         else if (!num) {
             std::cerr << "gmlab-server: " << a << ": not a number or an unknown option: " << v << "\n";
             return 2;
@@ -109,20 +149,37 @@ int main(int argc, char **argv) {
         else if (a == "--header-timeout-ms") limits.header_timeout = std::chrono::milliseconds(static_cast<long long>(d));
         else if (a == "--body-grace-ms") limits.body_grace = std::chrono::milliseconds(static_cast<long long>(d));
         else if (a == "--min-body-rate") limits.min_body_rate = d > 0 ? d : 1;
+        else if (a == "--drain-seconds") limits.drain = std::chrono::milliseconds(static_cast<long long>(d * 1000));
+        else if (a == "--min-send-rate") limits.min_send_rate = d > 0 ? d : 1;
+        else if (a == "--send-grace-ms") limits.send_grace = std::chrono::milliseconds(static_cast<long long>(d));
+        else if (a == "--ready-max-backlog") ready_max_backlog = d;
         else {
             std::cerr << "gmlab-server: unknown option " << a << "\n";
             usage(std::cerr);
             return 2;
         }
     }
-    const auto colon = listen.rfind(':');
-    if (colon == std::string::npos) {
-        std::cerr << "gmlab-server: --listen wants HOST:PORT\n";
+    std::string host, metrics_host;
+    int port = 0, metrics_port = 0;
+    if (!parse_address(listen, &host, &port)) {
+        std::cerr << "gmlab-server: --listen wants HOST:PORT, not " << listen << "\n";
         return 2;
     }
-    std::string host = listen.substr(0, colon);
-    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-    const int port = std::atoi(listen.c_str() + colon + 1);
+    if (!metrics_listen.empty() && !parse_address(metrics_listen, &metrics_host, &metrics_port)) {
+        std::cerr << "gmlab-server: --metrics-listen wants HOST:PORT, not " << metrics_listen << "\n";
+        return 2;
+    }
+    // Opened before the database, so that a path that cannot be written is
+    // said at once.
+    std::unique_ptr<gmserver::AccessLog> access_log;
+    if (access_log_path != "off") {
+        try {
+            access_log = std::make_unique<gmserver::AccessLog>(access_log_path);
+        } catch (const std::exception &e) {
+            std::cerr << "gmlab-server: " << e.what() << "\n";
+            return 2;
+        }
+    }
 
     if (!config_file.empty()) {
         std::string why;
@@ -147,7 +204,61 @@ int main(int argc, char **argv) {
     gmserver::install_routes(router, *storage, config, crowd.get());
     limits.max_body_bytes = config.max_body_bytes;
     limits.exempt_clients = config.trusted_proxies;
+    limits.trusted_proxies = config.trusted_proxies;
     gmserver::HttpServer server(router, limits);
+
+    // Health on both addresses; metrics only on the metrics address.
+    gmserver::Health health(*storage, [&server] { return server.draining(); },
+                            static_cast<std::uint64_t>(ready_max_backlog));
+    health.install(router);
+    gmserver::install_metrics_elsewhere(router, metrics_listen);
+    gmserver::Metrics metrics;
+    std::unique_ptr<gmserver::RequestMetrics> request_metrics;
+    std::unique_ptr<gmserver::ServiceMetrics> service_metrics;
+    if (!metrics_listen.empty()) {
+        request_metrics = std::make_unique<gmserver::RequestMetrics>(metrics, [&server] { return server.stats(); });
+        service_metrics = std::make_unique<gmserver::ServiceMetrics>(metrics, health);
+    }
+    if (access_log || request_metrics)
+        server.set_observer([&](const gmserver::RequestRecord &r) {
+            if (access_log) access_log->write(r);
+            if (request_metrics) {
+                request_metrics->record(r);
+                service_metrics->record(r);
+            }
+        });
+    server.set_reopen([&access_log] {
+        if (!access_log || access_log->path().empty()) return;
+        std::string why;
+        if (access_log->reopen(&why))
+            std::fprintf(stderr, "gmlab-server: SIGHUP: reopened the access log %s\n", access_log->path().c_str());
+        else
+            std::fprintf(stderr, "gmlab-server: SIGHUP: cannot reopen the access log %s: %s\n", access_log->path().c_str(),
+                         why.c_str());
+    });
+
+    // The metrics address: a listener, a worker and limits of its own.
+    gmserver::Router metrics_router;
+    std::unique_ptr<gmserver::HttpServer> metrics_server;
+    int metrics_bound = -1;
+    if (!metrics_listen.empty()) {
+        gmserver::install_metrics_routes(metrics_router, metrics, health);
+        gmserver::TransportLimits m;
+        m.workers = 1;
+        m.queue_capacity = 16;
+        m.max_connections = 64;
+        m.max_connections_per_client = 16;
+        m.header_timeout = std::chrono::milliseconds(5000);
+        m.max_body_bytes = 4096;
+        m.handle_signals = false;
+        metrics_server = std::make_unique<gmserver::HttpServer>(metrics_router, m);
+        try {
+            metrics_bound = metrics_server->listen(metrics_host, metrics_port);
+        } catch (const std::exception &e) {
+            std::cerr << "gmlab-server: --metrics-listen: " << e.what() << "\n";
+            return 1;
+        }
+    }
     int bound = -1;
     try {
         bound = server.listen(host, port);
@@ -155,10 +266,22 @@ int main(int argc, char **argv) {
         std::cerr << "gmlab-server: " << e.what() << "\n";
         return 1;
     }
-    // Tests and scripts read this line to learn the port.
-    std::printf("gmlab-server: listening on http://%s:%d (%llu results stored)\n", host.c_str(), bound,
-                static_cast<unsigned long long>(storage->count()));
+    std::thread metrics_thread;
+    if (metrics_server) metrics_thread = std::thread([&] { metrics_server->run(); });
+    // Tests and scripts read this line to learn the ports.
+    std::string metrics_note;
+    if (metrics_server) metrics_note = "; metrics on http://" + metrics_host + ":" + std::to_string(metrics_bound) + "/metrics";
+    std::printf("gmlab-server: listening on http://%s:%d (%llu results stored)%s\n", host.c_str(), bound,
+                static_cast<unsigned long long>(storage->count()), metrics_note.c_str());
     std::fflush(stdout);
-    server.run();
+    server.run();  // until SIGTERM or SIGINT has drained it
+    if (metrics_server) {
+        metrics_server->stop();
+        metrics_thread.join();
+    }
+    // The refresher finishes the batch it is folding; SQLite checkpoints.
+    crowd.reset();
+    storage.reset();
+    std::fprintf(stderr, "gmlab-server: stopped\n");
     return 0;
 }

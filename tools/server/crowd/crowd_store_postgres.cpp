@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "crowd/crowd_store.hpp"
+#include "storage/database_errors.hpp"
 #include "storage/point_codec.hpp"
 #include "storage/storage.hpp"
 
@@ -60,8 +61,11 @@ PGconn *connect(const std::string &url) {
     if (PQstatus(c) != CONNECTION_OK) {
         const std::string msg = trim(PQerrorMessage(c));
         PQfinish(c);
+        count_database_error();
         throw std::runtime_error("postgres: cannot connect: " + msg);
     }
+    // Quiet the NOTICEs of IF NOT EXISTS (the storage's connections do the same).
+    PQclear(PQexec(c, "SET client_min_messages = warning"));
     return c;
 }
 
@@ -153,8 +157,10 @@ public:
                                " FROM point_sets p JOIN runs r ON r.id = p.run_id WHERE ($1 = '' OR p.experiment = $1) AND p.experiment <> $2"
                                " AND NOT EXISTS (SELECT 1 FROM upload_status s WHERE s.run_id = p.run_id AND s.status <> 'accepted')",
                                2, nullptr, params, nullptr, nullptr, 1) ||
-            !PQsetSingleRowMode(c))
+            !PQsetSingleRowMode(c)) {
+            count_database_error();
             throw std::runtime_error("postgres: export: " + trim(PQerrorMessage(c)));
+        }
         ExportRow row;
         bool go_on = true;
         std::string error;
@@ -201,7 +207,10 @@ private:
 
     void command(const char *sql) {
         Res r(PQexec(c_, sql));
-        if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) throw std::runtime_error(std::string("postgres: ") + sql + ": " + trim(PQerrorMessage(c_)));
+        if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) {
+            count_database_error();
+            throw std::runtime_error(std::string("postgres: ") + sql + ": " + trim(PQerrorMessage(c_)));
+        }
     }
 
     Res query(const char *sql, const std::vector<std::string> &params, ExecStatusType want) {
@@ -212,14 +221,20 @@ private:
             values.push_back(p.c_str());
         }
         Res r(PQexecParams(c_, sql, static_cast<int>(values.size()), nullptr, values.data(), nullptr, nullptr, 0));
-        if (PQresultStatus(r.get()) != want) throw std::runtime_error(std::string("postgres: ") + trim(PQerrorMessage(c_)));
+        if (PQresultStatus(r.get()) != want) {
+            count_database_error();
+            throw std::runtime_error(std::string("postgres: ") + trim(PQerrorMessage(c_)));
+        }
         return r;
     }
 
     void reconnect_if_needed() {
         if (PQstatus(c_) == CONNECTION_OK) return;
         PQreset(c_);
-        if (PQstatus(c_) != CONNECTION_OK) throw std::runtime_error("postgres: connection lost: " + trim(PQerrorMessage(c_)));
+        if (PQstatus(c_) != CONNECTION_OK) {
+            count_database_error();
+            throw std::runtime_error("postgres: connection lost: " + trim(PQerrorMessage(c_)));
+        }
     }
 
     void append_log(const std::string &at, const std::string &run_id, const std::string &action, const std::string &reason, const std::string &actor) {

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "crowd/crowd_store.hpp"
+#include "storage/database_errors.hpp"
 #include "storage/point_codec.hpp"
 #include "storage/storage.hpp"
 
@@ -34,6 +35,7 @@ public:
         if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
             const std::string msg = err ? err : "unknown error";
             sqlite3_free(err);
+            count_database_error();
             throw std::runtime_error(std::string("SQLite: ") + msg);
         }
     }
@@ -46,7 +48,10 @@ struct Stmt {
     sqlite3 *db;
     sqlite3_stmt *s = nullptr;
     Stmt(sqlite3 *d, const char *sql) : db(d) {
-        if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK) throw std::runtime_error(std::string("SQLite: ") + sqlite3_errmsg(db));
+        if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK) {
+            count_database_error();
+            throw std::runtime_error(std::string("SQLite: ") + sqlite3_errmsg(db));
+        }
     }
     ~Stmt() { sqlite3_finalize(s); }
     Stmt(const Stmt &) = delete;
@@ -59,6 +64,7 @@ struct Stmt {
         const int rc = sqlite3_step(s);
         if (rc == SQLITE_ROW) return true;
         if (rc == SQLITE_DONE) return false;
+        count_database_error();
         throw std::runtime_error(std::string("SQLite: ") + sqlite3_errmsg(db));
     }
     void again() {

@@ -25,6 +25,7 @@ struct HttpRequest {
     std::string body;         // after Content-Encoding was undone
     std::string compressed_body;  // the body as received when it can be stored as it came (body_decoding.hpp), else ""
     std::string remote_addr;  // the TCP peer
+    std::string client;       // the peer, or the address X-Forwarded-For names when the peer is a trusted proxy
     std::vector<std::string> matches;  // the route pattern's groups; [0] is the whole path
 
     bool has_header(const std::string &name) const { return headers.count(name) != 0; }
@@ -40,6 +41,12 @@ struct HttpResponse {
     HeaderMap headers;
     std::string body;
     bool close = false;  // close the connection after this response
+    // What the access log and the metrics say of this request (never sent):
+    std::string route;          // the matched route's pattern; the router sets it
+    std::string error;          // an error answer's code; send_error sets it
+    std::string submission_id;  // an upload's submission id
+    std::string outcome;        // what the handler did, in a word ("stored", "held", "duplicate")
+    bool probe = false;         // a health probe: counted, not logged
     // A body too large to hold (an export): set instead of body. The transport
     // sends the headers with Transfer-Encoding: chunked, then calls stream on
     // the worker thread with a writer that sends one chunk and waits until it

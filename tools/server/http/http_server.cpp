@@ -1,8 +1,11 @@
 #include "http/http_server.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <condition_variable>
+#include <csignal>
+#include <cstdio>
 #include <deque>
 #include <functional>
 #include <future>
@@ -18,6 +21,7 @@
 #include <boost/beast/http.hpp>
 
 #include "http/body_decoding.hpp"
+#include "http/client_address.hpp"
 
 namespace gmserver {
 
@@ -51,6 +55,7 @@ public:
         std::lock_guard<std::mutex> lock(mu_);
         return jobs_.size();
     }
+    std::size_t busy() const { return busy_.load(); }
     std::size_t capacity() const { return capacity_; }
     // Finishes the jobs being run, drops the queued ones, joins the threads.
     void stop() {
@@ -75,8 +80,10 @@ private:
                 if (stopping_) return;
                 job = std::move(jobs_.front());
                 jobs_.pop_front();
+                ++busy_;
             }
             job();
+            --busy_;
         }
     }
     const std::size_t capacity_;
@@ -84,6 +91,7 @@ private:
     std::condition_variable cv_;
     std::deque<std::function<void()>> jobs_;
     std::vector<std::thread> threads_;
+    std::atomic<std::size_t> busy_{0};
     bool stopping_ = false;
 };
 
@@ -95,26 +103,48 @@ class HttpServer::Impl {
 public:
     Impl(const Router &router, TransportLimits limits)
         : router(router), limits(std::move(limits)), pool(this->limits.workers, this->limits.queue_capacity),
-          acceptor(ioc), accept_pause(ioc), signals(ioc, SIGINT, SIGTERM) {}
+          acceptor(accept_strand), accept_pause(accept_strand), drain_timer(accept_strand), signals(ioc) {}
 
     int listen(const std::string &host, int port);
     void run();
     void do_accept();
     void admit(tcp::socket socket);
-    void release(const std::string &peer);
+    void release(const std::string &peer, Connection *c);
+    void wait_signal();
+    // On accept_strand.
+    void begin_drain(const char *why);
+    void check_drain();
+    void emit(const RequestRecord &r) const {
+        if (observer) observer(r);
+    }
+    // Every answer's write: after the grace time from the answer's start,
+    // `bytes` must go at min_send_rate at least.
+    Clock::time_point send_deadline(Clock::time_point start, std::size_t bytes) const {
+        const auto at_rate = std::chrono::duration_cast<Clock::duration>(
+            std::chrono::duration<double>(static_cast<double>(bytes) / limits.min_send_rate));
+        return std::max(start + limits.send_grace, Clock::now() + at_rate);
+    }
 
     const Router &router;
     const TransportLimits limits;
     WorkerPool pool;
+    RequestObserver observer;
+    std::function<void()> reopen;
     mutable std::mutex mu;
     std::unordered_map<std::string, std::size_t> per_client;
+    // Counted connections, for the drain to reach them.
+    std::unordered_map<Connection *, std::weak_ptr<Connection>> live;
     std::size_t open = 0;
     std::atomic<std::size_t> refused{0}, timed_out{0}, queue_full{0};
+    std::atomic<bool> draining{false};
+    Clock::time_point drain_started, drain_deadline;  // on accept_strand
+    bool forced = false;                              // on accept_strand
     // Declared last, destroyed first: the connections its handlers still own
     // release their counts into the members above.
     asio::io_context ioc;
+    asio::strand<asio::io_context::executor_type> accept_strand{asio::make_strand(ioc)};
     tcp::acceptor acceptor;
-    asio::steady_timer accept_pause;
+    asio::steady_timer accept_pause, drain_timer;
     asio::signal_set signals;
 };
 
@@ -129,18 +159,43 @@ public:
         : srv_(srv), socket_(std::move(socket)), timer_(socket_.get_executor()), peer_(std::move(peer)),
           counted_(counted) {}
     ~Connection() {
-        if (counted_) srv_.release(peer_);
+        if (counted_) srv_.release(peer_, this);
     }
 
     void start() { read_header(); }
+    auto executor() { return socket_.get_executor(); }
 
     // Answers at once and closes: the connection was not admitted.
     void refuse(int status, const std::string &code, const std::string &message) {
+        rec_ = RequestRecord{};
+        rec_.client = peer_;
+        t0_ = Clock::now();
         HttpResponse res;
         send_error(res, status, code, message);
         if (status == 503) res.set_header("Retry-After", "1");
         res.close = true;
         respond(std::move(res), false);
+    }
+
+    // The server drains: nothing more is read on this connection once its
+    // request (if one is under way) is answered. An idle kept-alive one ends
+    // now; one that has sent nothing yet has a second to send its request.
+    void drain() {
+        if (draining_) return;
+        draining_ = true;
+        if (phase_ != Phase::Header || buffer_.size() != 0) return;
+        if (!first_request_) return close();
+        const auto soon = Clock::now() + std::chrono::seconds(1);
+        if (soon < header_deadline_) {
+            header_deadline_ = soon;
+            arm(soon);
+        }
+    }
+
+    // At the drain deadline: closed, whatever it was doing.
+    void force_close() {
+        cut_ = "drain";
+        close();
     }
 
 private:
@@ -168,7 +223,11 @@ private:
             timed_out_ = true;
             beast::error_code ignored;
             socket_.cancel(ignored);
-        } else if (phase_ == Phase::Writing || phase_ == Phase::Draining) {
+        } else if (phase_ == Phase::Writing) {
+            // The client does not read the answer fast enough.
+            cut_ = "send_too_slow";
+            close();
+        } else if (phase_ == Phase::Draining) {
             close();
         }
     }
@@ -176,15 +235,39 @@ private:
     void read_header() {
         phase_ = Phase::Header;
         timed_out_ = false;
+        rec_ = RequestRecord{};
+        rec_.client = peer_;
+        path_.clear();
+        cut_.clear();
+        t0_ = Clock::now();
         parser_.emplace();
         parser_->header_limit(static_cast<std::uint32_t>(srv_.limits.max_header_bytes));
-        parser_->body_limit(srv_.limits.max_body_bytes);
-        arm(Clock::now() + srv_.limits.header_timeout);
-        http::async_read_header(socket_, buffer_, *parser_,
-                                [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+        // No body limit while the headers are read, so that a declared length
+        // beyond it is refused below with the request line known (for the
+        // record); the limit is set once the headers are in.
+        parser_->body_limit(boost::none);
+        header_deadline_ = Clock::now() + srv_.limits.header_timeout;
+        // Draining already: a request that is not under way is not waited for.
+        if (draining_ && !first_request_ && buffer_.size() == 0) return close();
+        arm(header_deadline_);
+        http::async_read_header(socket_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+            self->on_header(ec, n);
+        });
     }
 
-    void on_header(beast::error_code ec) {
+    void on_header(beast::error_code ec, std::size_t n) {
+        rec_.bytes_in += n;
+        if (parser_->is_header_done()) {
+            // Known from here on, for the record of whatever answer follows.
+            const auto &h = parser_->get();
+            rec_.method = std::string(h.method_string());
+            const std::string target(h.target());
+            path_ = percent_decode(target.substr(0, target.find('?')), false);
+            const auto xff = h.find("X-Forwarded-For");
+            rec_.client = client_address(peer_, xff == h.end() ? std::string() : std::string(xff->value()),
+                                         srv_.limits.trusted_proxies);
+            t0_ = Clock::now();
+        }
         if (timed_out_) {
             // A kept-alive connection that stayed silent just ends; one that
             // started a request (or never sent one) hears why.
@@ -193,9 +276,6 @@ private:
                         "the request headers did not arrive within " +
                             std::to_string(srv_.limits.header_timeout.count()) + " ms");
         }
-        if (ec == http::error::body_limit)  // a declared Content-Length beyond the limit
-            return fail(413, "too_large",
-                        "the body is larger than " + std::to_string(srv_.limits.max_body_bytes) + " bytes");
         if (ec == http::error::header_limit)
             return fail(431, "headers_too_large",
                         "the request headers exceed " + std::to_string(srv_.limits.max_header_bytes) + " bytes");
@@ -204,6 +284,7 @@ private:
             return close();
         if (ec) return fail(400, "bad_request", "malformed HTTP request: " + ec.message());
         first_request_ = false;
+        parser_->body_limit(srv_.limits.max_body_bytes);
         const auto &h = parser_->get();
         if (h.version() != 10 && h.version() != 11)
             return fail(505, "http_version", "only HTTP/1.0 and HTTP/1.1 are served");
@@ -219,7 +300,7 @@ private:
             // curl and others wait for this before sending a large body.
             static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
             phase_ = Phase::Writing;
-            arm(Clock::now() + srv_.limits.write_timeout);
+            arm(srv_.send_deadline(Clock::now(), kContinue.size()));
             return asio::async_write(socket_, asio::buffer(kContinue),
                                      [self = shared_from_this()](beast::error_code e, std::size_t) {
                                          if (e) return self->close();
@@ -247,6 +328,7 @@ private:
 
     void on_body(beast::error_code ec, std::size_t n) {
         body_received_ += n;
+        rec_.bytes_in += n;
         if (timed_out_) {
             const double seconds = std::chrono::duration<double>(Clock::now() - body_start_).count();
             return fail(408, "body_too_slow",
@@ -277,7 +359,7 @@ private:
         req.method = std::string(msg.method_string());
         const std::string target(msg.target());
         const std::size_t q = target.find('?');
-        req.path = percent_decode(target.substr(0, q), false);
+        req.path = path_;
         if (q != std::string::npos) req.params = parse_query(target.substr(q + 1));
         for (const auto &f : msg) {
             auto [it, fresh] = req.headers.emplace(std::string(f.name_string()), std::string(f.value()));
@@ -285,6 +367,7 @@ private:
         }
         req.body = std::move(msg.body());
         req.remote_addr = peer_;
+        req.client = rec_.client;
         HttpServer::Impl &srv = srv_;
         const bool queued = srv_.pool.submit([self = shared_from_this(), &srv, req = std::move(req), keep_alive]() mutable {
             HttpResponse res;
@@ -322,9 +405,33 @@ private:
         respond(std::move(res), false);
     }
 
+    // What the record says of the answer (before its body is moved away).
+    void note(const HttpResponse &res) {
+        rec_.status = res.status;
+        rec_.error = res.error;
+        rec_.route = !res.route.empty() ? res.route : rec_.method.empty() ? std::string() : srv_.router.route_of(path_);
+        rec_.submission_id = res.submission_id;
+        rec_.outcome = res.outcome;
+        rec_.probe = res.probe;
+    }
+
+    void emit(bool complete) {
+        rec_.at = std::chrono::system_clock::now();
+        rec_.seconds = std::chrono::duration<double>(Clock::now() - t0_).count();
+        rec_.complete = complete;
+        if (!complete) rec_.cut = cut_.empty() ? "closed" : cut_;
+        srv_.emit(rec_);
+    }
+
+    // Keep-alive, unless the answer or the drain says otherwise.
+    bool keep(bool keep_alive, const HttpResponse &res) const {
+        return keep_alive && !res.close && !draining_ && !srv_.draining.load();
+    }
+
     void respond(HttpResponse res, bool keep_alive) {
         phase_ = Phase::Writing;
-        keep_alive = keep_alive && !res.close;
+        keep_alive = keep(keep_alive, res);
+        note(res);
         out_ = std::make_shared<http::response<http::string_body>>();
         out_->version(11);
         out_->result(static_cast<unsigned>(res.status));
@@ -332,9 +439,11 @@ private:
         out_->body() = std::move(res.body);
         out_->keep_alive(keep_alive);
         out_->prepare_payload();
-        arm(Clock::now() + srv_.limits.write_timeout);
-        http::async_write(socket_, *out_, [self = shared_from_this(), keep_alive](beast::error_code ec, std::size_t) {
+        arm(srv_.send_deadline(Clock::now(), out_->body().size() + 512));
+        http::async_write(socket_, *out_, [self = shared_from_this(), keep_alive](beast::error_code ec, std::size_t n) {
             self->out_.reset();
+            self->rec_.bytes_out = n;
+            self->emit(!ec);
             if (ec) return self->close();
             if (keep_alive) return self->read_header();
             self->linger();
@@ -344,11 +453,11 @@ private:
     // A streamed response (HttpResponse::stream), driven from the worker that
     // ran the handler: each chunk is handed to the strand and written before
     // the next is made, so the worker holds one chunk at a time. The worker
-    // is taken for as long as the client reads (the handler limits how many
-    // such responses run at once).
+    // is taken for as long as the client reads at the minimum send rate (the
+    // handler limits how many such responses run at once).
     void stream_response(HttpResponse res, bool keep_alive) {
         auto self = shared_from_this();
-        keep_alive = keep_alive && !res.close;
+        keep_alive = keep(keep_alive, res);
         auto head = std::make_shared<http::response<http::empty_body>>();
         head->version(11);
         head->result(static_cast<unsigned>(res.status));
@@ -356,11 +465,24 @@ private:
         head->keep_alive(keep_alive);
         head->chunked(true);
         auto serializer = std::make_shared<http::response_serializer<http::empty_body>>(*head);
-        bool ok = on_strand_and_wait([self, head, serializer](std::function<void(bool)> done) {
+        const Clock::time_point start = Clock::now();
+        // The record's fields, set on the strand before the first write.
+        auto noted = std::make_shared<HttpResponse>();
+        noted->status = res.status;
+        noted->error = res.error;
+        noted->route = res.route;
+        noted->submission_id = res.submission_id;
+        noted->outcome = res.outcome;
+        noted->probe = res.probe;
+        bool ok = on_strand_and_wait(srv_.send_deadline(start, 1024), [self, head, serializer, noted, start](std::function<void(bool)> done) {
             self->phase_ = Phase::Writing;
-            self->arm(Clock::now() + self->srv_.limits.write_timeout);
+            self->note(*noted);
+            self->arm(self->srv_.send_deadline(start, 1024));
             http::async_write_header(self->socket_, *serializer,
-                                     [head, serializer, done](beast::error_code ec, std::size_t) { done(!ec); });
+                                     [self, head, serializer, done](beast::error_code ec, std::size_t n) {
+                                         self->rec_.bytes_out += n;
+                                         done(!ec);
+                                     });
         });
         bool finished = false;
         if (ok) {
@@ -368,10 +490,14 @@ private:
                 if (!ok || data.empty()) return ok;
                 // A copy that the write owns: it outlives this call if the wait gives up.
                 auto chunk = std::make_shared<std::string>(data);
-                ok = on_strand_and_wait([self, chunk](std::function<void(bool)> done) {
-                    self->arm(Clock::now() + self->srv_.limits.write_timeout);
+                const Clock::time_point deadline = srv_.send_deadline(start, chunk->size());
+                ok = on_strand_and_wait(deadline, [self, chunk, deadline](std::function<void(bool)> done) {
+                    self->arm(deadline);
                     asio::async_write(self->socket_, http::make_chunk(asio::buffer(*chunk)),
-                                      [chunk, done](beast::error_code ec, std::size_t) { done(!ec); });
+                                      [self, chunk, done](beast::error_code ec, std::size_t n) {
+                                          self->rec_.bytes_out += n;
+                                          done(!ec);
+                                      });
                 });
                 return ok;
             };
@@ -382,11 +508,16 @@ private:
                 finished = false;
             }
         }
-        asio::post(socket_.get_executor(), [self, finished, keep_alive] {
-            if (!finished) return self->close();
+        asio::post(socket_.get_executor(), [self, finished, keep_alive, start] {
+            if (!finished) {
+                self->emit(false);
+                return self->close();
+            }
             auto last = std::make_shared<http::chunk_last<http::chunk_crlf>>(http::make_chunk_last());
-            self->arm(Clock::now() + self->srv_.limits.write_timeout);
-            asio::async_write(self->socket_, *last, [self, last, keep_alive](beast::error_code ec, std::size_t) {
+            self->arm(self->srv_.send_deadline(start, 16));
+            asio::async_write(self->socket_, *last, [self, last, keep_alive](beast::error_code ec, std::size_t n) {
+                self->rec_.bytes_out += n;
+                self->emit(!ec);
                 if (ec) return self->close();
                 if (keep_alive) return self->read_header();
                 self->linger();
@@ -395,15 +526,16 @@ private:
     }
 
     // Runs start(done) on the connection's strand and waits (on a worker) for
-    // done(result); false when it does not come within the write timeout and
-    // a margin (the I/O thread has stopped, say).
-    bool on_strand_and_wait(std::function<void(std::function<void(bool)>)> start) {
+    // done(result); false when it does not come by the write's deadline and a
+    // margin (the I/O thread has stopped, say). The strand's timer closes the
+    // socket at the deadline, which ends the write with an error.
+    bool on_strand_and_wait(Clock::time_point deadline, std::function<void(std::function<void(bool)>)> start) {
         auto promise = std::make_shared<std::promise<bool>>();
         std::future<bool> result = promise->get_future();
         asio::post(socket_.get_executor(), [start = std::move(start), promise]() {
             start([promise](bool v) { promise->set_value(v); });
         });
-        if (result.wait_for(srv_.limits.write_timeout + std::chrono::seconds(5)) != std::future_status::ready) return false;
+        if (result.wait_until(deadline + std::chrono::seconds(2)) != std::future_status::ready) return false;
         return result.get();
     }
 
@@ -416,14 +548,14 @@ private:
         beast::error_code ignored;
         socket_.shutdown(tcp::socket::shutdown_send, ignored);
         arm(Clock::now() + std::chrono::seconds(2));
-        drain();
+        drain_input();
     }
-    void drain() {
+    void drain_input() {
         if (!drain_buffer_) drain_buffer_ = std::make_unique<std::array<char, 16384>>();
         socket_.async_read_some(asio::buffer(*drain_buffer_), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
             self->drained_ += n;
             if (ec || self->drained_ > (4u << 20)) return self->close();
-            self->drain();
+            self->drain_input();
         });
     }
 
@@ -446,8 +578,16 @@ private:
     unsigned timer_gen_ = 0;
     bool timed_out_ = false;
     bool first_request_ = true;
+    bool draining_ = false;
+    Clock::time_point header_deadline_;
     Clock::time_point body_start_;
     std::size_t body_received_ = 0, drained_ = 0;
+    // The request under way: its record, decoded path, start, and why its
+    // answer was cut (if it was).
+    RequestRecord rec_;
+    std::string path_;
+    Clock::time_point t0_;
+    std::string cut_;
 };
 
 }  // namespace
@@ -468,7 +608,9 @@ int HttpServer::Impl::listen(const std::string &host, int port) {
 
 void HttpServer::Impl::do_accept() {
     acceptor.async_accept(asio::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
-        if (!acceptor.is_open()) return;
+        // Accepted before a drain closed the listener: served like the rest.
+        if (!ec) admit(std::move(socket));
+        if (!acceptor.is_open() || draining) return;
         if (ec) {
             // Out of descriptors or memory: accepting again at once would spin.
             // Pause briefly; the connections being served will free some.
@@ -479,7 +621,6 @@ void HttpServer::Impl::do_accept() {
             }
             return do_accept();
         }
-        admit(std::move(socket));
         do_accept();
     });
 }
@@ -518,21 +659,121 @@ void HttpServer::Impl::admit(tcp::socket socket) {
         std::make_shared<Connection>(*this, std::move(socket), peer, false)->refuse(status, code, message);
         return;
     }
-    std::make_shared<Connection>(*this, std::move(socket), std::move(peer), true)->start();
+    auto c = std::make_shared<Connection>(*this, std::move(socket), std::move(peer), true);
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        live[c.get()] = c;
+    }
+    c->start();
+    if (draining) asio::post(c->executor(), [c] { c->drain(); });
 }
 
-void HttpServer::Impl::release(const std::string &peer) {
+void HttpServer::Impl::release(const std::string &peer, Connection *c) {
     std::lock_guard<std::mutex> lock(mu);
     --open;
+    live.erase(c);
     auto it = per_client.find(peer);
     if (it != per_client.end() && --it->second == 0) per_client.erase(it);
 }
 
-void HttpServer::Impl::run() {
-    signals.async_wait([this](beast::error_code ec, int) {
-        if (!ec) ioc.stop();
+void HttpServer::Impl::wait_signal() {
+    signals.async_wait([this](beast::error_code ec, int sig) {
+        if (ec) return;
+        if (sig == SIGHUP) {
+            if (reopen) reopen();
+        } else {
+            asio::post(accept_strand, [this, sig] { begin_drain(sig == SIGINT ? "SIGINT" : "SIGTERM"); });
+        }
+        wait_signal();
     });
-    do_accept();
+}
+
+void HttpServer::Impl::begin_drain(const char *why) {
+    const auto now = Clock::now();
+    if (draining) {
+        std::size_t n;
+        {
+            std::lock_guard<std::mutex> lock(mu);
+            n = open;
+        }
+        const double left = std::chrono::duration<double>(drain_deadline - now).count();
+        std::fprintf(stderr,
+                     "gmlab-server: %s again: the drain goes on (%zu connections open, at most %.0f s more); SIGKILL "
+                     "stops at once, losing no upload that was answered\n",
+                     why, n, left > 0 ? left : 0.0);
+        return;
+    }
+    draining = true;
+    drain_started = now;
+    drain_deadline = now + limits.drain;
+    // What the kernel has accepted already is taken (closing the listener
+    // would reset those connections), then the listener is closed: new
+    // connections are refused, and a load balancer goes to another replica.
+    beast::error_code ec;
+    acceptor.cancel(ec);
+    acceptor.non_blocking(true, ec);
+    while (acceptor.is_open()) {
+        tcp::socket s(asio::make_strand(ioc));
+        acceptor.accept(s, ec);
+        if (ec) break;
+        admit(std::move(s));
+    }
+    acceptor.close(ec);
+    std::vector<std::shared_ptr<Connection>> conns;
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        for (auto &[p, w] : live)
+            if (auto c = w.lock()) conns.push_back(std::move(c));
+    }
+    std::fprintf(stderr,
+                 "gmlab-server: %s: draining: no new connections; answering what %zu open connections have sent, for at "
+                 "most %lld s\n",
+                 why, conns.size(), static_cast<long long>(limits.drain.count() / 1000));
+    for (auto &c : conns) asio::post(c->executor(), [c] { c->drain(); });
+    check_drain();
+}
+
+void HttpServer::Impl::check_drain() {
+    std::size_t n;
+    std::vector<std::shared_ptr<Connection>> conns;
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        n = open;
+        if (n && Clock::now() >= drain_deadline && !forced)
+            for (auto &[p, w] : live)
+                if (auto c = w.lock()) conns.push_back(std::move(c));
+    }
+    const double took = std::chrono::duration<double>(Clock::now() - drain_started).count();
+    if (n == 0 && pool.queued() == 0 && pool.busy() == 0) {
+        std::fprintf(stderr, "gmlab-server: drained in %.1f s: every request received was answered\n", took);
+        ioc.stop();
+        return;
+    }
+    if (!conns.empty()) {
+        forced = true;
+        std::fprintf(stderr, "gmlab-server: %zu connections still open at the drain deadline (%lld s): closing them\n", n,
+                     static_cast<long long>(limits.drain.count() / 1000));
+        for (auto &c : conns) asio::post(c->executor(), [c] { c->force_close(); });
+        drain_deadline = Clock::now() + std::chrono::seconds(2);
+    } else if (forced && Clock::now() >= drain_deadline) {
+        std::fprintf(stderr, "gmlab-server: stopping with %zu connections still open\n", n);
+        ioc.stop();
+        return;
+    }
+    drain_timer.expires_after(std::chrono::milliseconds(20));
+    drain_timer.async_wait([this](beast::error_code ec) {
+        if (!ec) check_drain();
+    });
+}
+
+void HttpServer::Impl::run() {
+    if (limits.handle_signals) {
+        signals.add(SIGINT);
+        signals.add(SIGTERM);
+        signals.add(SIGHUP);
+        wait_signal();
+    }
+    asio::post(accept_strand, [this] { do_accept(); });
     std::vector<std::thread> extra;
     for (std::size_t i = 1; i < limits.io_threads; ++i) extra.emplace_back([this] { ioc.run(); });
     ioc.run();
@@ -544,8 +785,14 @@ HttpServer::HttpServer(const Router &router, TransportLimits limits)
     : impl_(std::make_unique<Impl>(router, std::move(limits))) {}
 HttpServer::~HttpServer() = default;
 int HttpServer::listen(const std::string &host, int port) { return impl_->listen(host, port); }
+void HttpServer::set_observer(RequestObserver observer) { impl_->observer = std::move(observer); }
+void HttpServer::set_reopen(std::function<void()> reopen) { impl_->reopen = std::move(reopen); }
 void HttpServer::run() { impl_->run(); }
 void HttpServer::stop() { impl_->ioc.stop(); }
+void HttpServer::drain() {
+    asio::post(impl_->accept_strand, [impl = impl_.get()] { impl->begin_drain("drain requested"); });
+}
+bool HttpServer::draining() const { return impl_->draining.load(); }
 
 TransportStats HttpServer::stats() const {
     TransportStats s;
@@ -554,6 +801,8 @@ TransportStats HttpServer::stats() const {
         s.open_connections = impl_->open;
     }
     s.queued = impl_->pool.queued();
+    s.busy_workers = impl_->pool.busy();
+    s.draining = impl_->draining.load();
     s.refused_connections = impl_->refused;
     s.timed_out = impl_->timed_out;
     s.queue_full = impl_->queue_full;

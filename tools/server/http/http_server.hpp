@@ -12,17 +12,30 @@
 //   - max_connections in all, max_connections_per_client per peer address
 //     (trusted proxies are exempt: they carry many clients);
 //   - complete requests wait for a worker in a queue of queue_capacity.
+//   - an answer must be read by the client: after send_grace, at least
+//     min_send_rate bytes/s (a write of n bytes must end within n /
+//     min_send_rate), or the connection is closed and a streamed answer's
+//     worker freed, as nginx's send_timeout does.
 // Each refusal is an answer that says why: 408 (too slow), 413 (too large),
 // 429 (too many connections from this address), 431 (headers too large),
 // 503 (server full or queue full, with Retry-After).
+//
+// SIGTERM (or SIGINT, or drain()) drains: the listener is closed (what the
+// kernel had already accepted is taken first), idle kept-alive connections
+// are closed, every request already received is answered with
+// Connection: close, and run() returns once no connection is left, or at
+// the drain deadline, when the rest are closed. A second SIGTERM says the
+// drain goes on. SIGHUP calls the reopen callback (the access log).
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
 
+#include "http/request_record.hpp"
 #include "http/router.hpp"
 
 namespace gmserver {
@@ -31,7 +44,9 @@ struct TransportLimits {
     std::chrono::milliseconds header_timeout{10000};
     std::chrono::milliseconds body_grace{10000};
     double min_body_rate = 16384;  // bytes per second, averaged from the end of the headers
-    std::chrono::milliseconds write_timeout{30000};
+    double min_send_rate = 16384;  // bytes per second a client must read an answer at, after send_grace
+    std::chrono::milliseconds send_grace{10000};
+    std::chrono::milliseconds drain{30000};  // the longest a drain waits for connections to finish
     std::size_t max_connections = 20000;
     std::size_t max_connections_per_client = 256;
     std::size_t queue_capacity = 512;
@@ -40,12 +55,16 @@ struct TransportLimits {
     std::size_t max_header_bytes = 16 << 10;
     std::size_t max_body_bytes = 16u << 20;  // as sent and after Content-Encoding is undone
     std::set<std::string> exempt_clients;    // no per-client connection cap (trusted proxies)
+    std::set<std::string> trusted_proxies;   // peers whose X-Forwarded-For names the client (HttpRequest::client)
+    bool handle_signals = true;              // SIGTERM/SIGINT drain, SIGHUP reopens; off for a second listener
 };
 
 // Counters of what the transport did, for tests and the stats endpoint.
 struct TransportStats {
     std::size_t open_connections = 0;
     std::size_t queued = 0;
+    std::size_t busy_workers = 0;         // workers running a request
+    bool draining = false;
     std::size_t refused_connections = 0;  // 429 and 503 at accept
     std::size_t timed_out = 0;            // 408
     std::size_t queue_full = 0;           // 503 from the queue
@@ -61,10 +80,17 @@ public:
     // Binds and listens; returns the port (port 0 picks a free one). Throws
     // std::runtime_error with the reason.
     int listen(const std::string &host, int port);
-    // Serves until stop() or SIGINT/SIGTERM.
+    // Called with every request's record once its answer is written (set
+    // before run()).
+    void set_observer(RequestObserver observer);
+    // Called on SIGHUP (set before run()).
+    void set_reopen(std::function<void()> reopen);
+    // Serves until stop(), or until a drain (SIGTERM, SIGINT, drain()) ends.
     void run();
-    // Safe from any thread.
+    // Both safe from any thread. stop(): at once, dropping what runs.
     void stop();
+    void drain();
+    bool draining() const;
     TransportStats stats() const;
 
     class Impl;

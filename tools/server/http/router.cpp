@@ -12,26 +12,78 @@ std::string error_body(const std::string &code, const std::string &message) {
 
 void send_error(HttpResponse &res, int status, const std::string &code, const std::string &message) {
     res.status = status;
+    res.error = code;
     res.set_content(error_body(code, message), "application/json");
 }
 
-void Router::add(const std::string &method, const std::string &pattern, Handler h) {
-    routes_.push_back({method, std::regex(pattern, std::regex::ECMAScript | std::regex::optimize), std::move(h)});
+std::string Router::label_of(const std::string &pattern) {
+    // Each top-level group, (...) with its nesting, becomes {}.
+    std::string out;
+    int depth = 0;
+    bool escaped = false;
+    for (char c : pattern) {
+        if (escaped) {
+            if (depth == 0) out += c;
+            escaped = false;
+            continue;
+        }
+        if (c == '\\') {
+            escaped = true;
+            if (depth == 0) out += c;
+            continue;
+        }
+        if (c == '(') {
+            if (depth++ == 0) out += "{}";
+            continue;
+        }
+        if (c == ')' && depth > 0) {
+            --depth;
+            continue;
+        }
+        if (depth == 0) out += c;
+    }
+    return out;
+}
+
+void Router::add(const std::string &method, const std::string &pattern, Handler h, Filtering f) {
+    routes_.push_back({method, std::regex(pattern, std::regex::ECMAScript | std::regex::optimize), std::move(h),
+                       label_of(pattern), f});
+}
+
+std::string Router::route_of(const std::string &path) const {
+    for (const Route &r : routes_)
+        if (std::regex_match(path, r.pattern)) return r.label;
+    return "unmatched";
 }
 
 void Router::handle(HttpRequest &req, HttpResponse &res) const noexcept {
+    std::string label = "unmatched";
     try {
-        if (filter_ && !filter_(req, res)) return;
+        const Route *found = nullptr;
         bool path_known = false;
+        std::smatch m;
         for (const Route &r : routes_) {
-            std::smatch m;
             if (!std::regex_match(req.path, m, r.pattern)) continue;
+            if (!path_known) label = r.label;
             path_known = true;
             if (r.method != req.method) continue;
-            req.matches.assign(m.begin(), m.end());
-            r.handler(req, res);
+            found = &r;
+            label = r.label;
+            break;
+        }
+        const bool filtered = !found || found->filtering == Filtered;
+        if (filtered && filter_ && !filter_(req, res)) {
+            res.route = label;
             return;
         }
+        if (found) {
+            req.matches.assign(m.begin(), m.end());
+            found->handler(req, res);
+            res.route = label;
+            return;
+        }
+        res.route = label;
+        if (!path_known && fallback_) return fallback_(req, res);
         if (path_known) {
             res.set_header("Allow", [&] {
                 std::string allow;
@@ -45,9 +97,11 @@ void Router::handle(HttpRequest &req, HttpResponse &res) const noexcept {
     } catch (const std::exception &e) {
         res = HttpResponse{};
         send_error(res, 500, "internal", e.what());
+        res.route = label;
     } catch (...) {
         res = HttpResponse{};
         send_error(res, 500, "internal", "internal error");
+        res.route = label;
     }
 }
 

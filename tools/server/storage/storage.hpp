@@ -65,6 +65,12 @@ struct GpuCount {
 
 enum class InsertOutcome { Inserted, DuplicateSubmission };
 
+// Uploads waiting for the refresher (of every process on the database).
+struct QueueState {
+    std::uint64_t backlog = 0;
+    std::string oldest;  // created_at of the oldest of them ("" when none)
+};
+
 struct StorageOptions {
     // Fold queued uploads into the stored aggregates on a thread of the
     // storage's own (the server). Off: only refresh() folds them (tests, the
@@ -152,6 +158,10 @@ public:
     virtual std::size_t refresh(std::size_t max_runs) = 0;
     // Stored uploads that are not yet folded into the aggregates.
     virtual std::uint64_t pending() = 0;
+    // The aggregates' queue as it stands, in one short statement on a reader
+    // connection: what /readyz and the metrics report, and how they learn
+    // that the database answers (it throws when it does not).
+    virtual QueueState queue_state() = 0;
 
     // --- Moderation (crowd/crowd.hpp): uploads left out of the aggregates ---
     // counted = false: the run leaves the aggregates and the model's count (it

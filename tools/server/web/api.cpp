@@ -147,9 +147,10 @@ private:
     // everything else on the read bucket. The storage keeps them, so that
     // replicas on one database share them.
     bool limit(const HttpRequest &req, HttpResponse &res) {
-        const std::string client = client_address(
-            req.remote_addr, req.has_header("X-Forwarded-For") ? req.header("X-Forwarded-For") : "",
-            config_.trusted_proxies);
+        const std::string client =
+            !req.client.empty() ? req.client
+                                : client_address(req.remote_addr, req.has_header("X-Forwarded-For") ? req.header("X-Forwarded-For") : "",
+                                                 config_.trusted_proxies);
         const bool write = req.method == "POST" || req.method == "DELETE";
         const double rate = write ? config_.write_rate : config_.read_rate;
         const double burst = write ? config_.write_burst : config_.read_burst;
@@ -231,6 +232,8 @@ private:
         const auto stored_from = std::chrono::steady_clock::now();
         const InsertOutcome outcome = storage_.insert(run, v.points, &existing);
         if (outcome == InsertOutcome::Inserted && crowd_) crowd_->admitted(status, figures, stored_from);
+        res.submission_id = run.submission_id;
+        res.outcome = outcome == InsertOutcome::DuplicateSubmission ? "duplicate" : status.status == "held" ? "held" : "stored";
         if (outcome == InsertOutcome::DuplicateSubmission) {
             return send_json(res, 200,
                              {{"id", existing.id},
@@ -397,31 +400,7 @@ private:
     std::unique_ptr<Crowd> crowd_;
 };
 
-std::string trim(const std::string &s) {
-    const auto b = s.find_first_not_of(" \t");
-    if (b == std::string::npos) return "";
-    const auto e = s.find_last_not_of(" \t");
-    return s.substr(b, e - b + 1);
-}
-
 }  // namespace
-
-std::string client_address(const std::string &peer, const std::string &forwarded_for,
-                           const std::set<std::string> &trusted_proxies) {
-    if (forwarded_for.empty() || !trusted_proxies.count(peer)) return peer;
-    // Each proxy appends the address it received from; walk from the right and
-    // stop at the first hop that is not one of ours.
-    std::vector<std::string> hops;
-    std::stringstream in(forwarded_for);
-    std::string part;
-    while (std::getline(in, part, ',')) {
-        part = trim(part);
-        if (!part.empty()) hops.push_back(part);
-    }
-    for (auto it = hops.rbegin(); it != hops.rend(); ++it)
-        if (!trusted_proxies.count(*it)) return *it;
-    return hops.empty() ? peer : hops.front();
-}
 
 void install_routes(Router &router, Storage &storage, const ServerConfig &config, CrowdStore *crowd) {
     // The Api object lives as long as the process: the server's handlers refer to it.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "crowd/crowd_store.hpp"
+#include "http/client_address.hpp"
 #include "http/router.hpp"
 #include "storage/storage.hpp"
 #include "upload/validate.hpp"
@@ -28,9 +29,7 @@ struct ServerConfig {
 // not installed and every upload counts as accepted).
 void install_routes(Router &router, Storage &storage, const ServerConfig &config, CrowdStore *crowd = nullptr);
 
-// The address a request is accounted to: the peer, or, when the peer is a
-// trusted proxy, the right-most address in X-Forwarded-For that is not one.
-std::string client_address(const std::string &peer, const std::string &forwarded_for,
-                           const std::set<std::string> &trusted_proxies);
+// client_address (http/client_address.hpp): the address a request is
+// accounted to; the transport sets HttpRequest::client with it.
 
 }  // namespace gmserver

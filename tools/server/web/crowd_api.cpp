@@ -1,10 +1,12 @@
 // JSON routes of the view across models, the export and moderation.
 #include "web/crowd_routes.hpp"
 
-#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <ctime>
+#include <memory>
+#include <mutex>
+#include <set>
 
 #include "http/http_message.hpp"
 #include "storage/utc_now.hpp"
@@ -36,10 +38,27 @@ void append_number(std::string &out, double v) {
 
 std::string json_string(const std::string &s) { return json(s).dump(-1, ' ', false, json::error_handler_t::replace); }
 
-// Exports run on a worker each for as long as the client reads: at most this
-// many at once, so that pages and uploads keep workers.
+// Exports run on a worker each for as long as the client reads (at the
+// transport's minimum send rate, or it is cut off): at most this many at
+// once, so that pages and uploads keep workers, and at most one per client
+// address, so that one client cannot keep the others waiting.
 constexpr int kMaxConcurrentExports = 2;
-std::atomic<int> exports_running{0};
+std::mutex exports_mu;
+std::set<std::string> exporting;  // client addresses with an export running
+
+// Takes an export slot for the client: "" when taken, else the error code.
+std::string take_export_slot(const std::string &client) {
+    std::lock_guard<std::mutex> lock(exports_mu);
+    if (exporting.count(client)) return "export_running";
+    if (static_cast<int>(exporting.size()) >= kMaxConcurrentExports) return "busy";
+    exporting.insert(client);
+    return "";
+}
+
+void give_export_slot(const std::string &client) {
+    std::lock_guard<std::mutex> lock(exports_mu);
+    exporting.erase(client);
+}
 
 }  // namespace
 
@@ -82,8 +101,14 @@ public:
         std::string experiment = req.has_param("experiment") ? req.param("experiment") : "all";
         if (experiment != "all" && !Crowd::known_experiment(experiment)) return unknown_experiment(res, experiment);
         if (experiment == "all") experiment.clear();
-        if (exports_running.fetch_add(1) >= kMaxConcurrentExports) {
-            exports_running.fetch_sub(1);
+        const std::string client = req.client.empty() ? req.remote_addr : req.client;
+        const std::string refused = take_export_slot(client);
+        if (refused == "export_running") {
+            res.set_header("Retry-After", "10");
+            return send_error(res, 429, "export_running",
+                              "an export for " + client + " is running already; one at a time per address");
+        }
+        if (!refused.empty()) {
             res.set_header("Retry-After", "10");
             return send_error(res, 503, "busy", "too many exports are running; retry in a while");
         }
@@ -93,10 +118,15 @@ public:
         res.set_header("Content-Disposition", std::string("attachment; filename=\"gmlab-") + (experiment.empty() ? "all" : experiment) +
                                                   (csv ? ".csv\"" : ".jsonl\""));
         CrowdStore &store = c_.store();
-        res.stream = [&store, experiment, csv](const HttpResponse::Writer &write) {
+        // The slot is given back when the stream ends, however it ends; and if
+        // the transport never runs it (the client went away), when the
+        // response holding it is destroyed.
+        auto slot = std::shared_ptr<void>(nullptr, [client](void *) { give_export_slot(client); });
+        res.stream = [&store, experiment, csv, slot](const HttpResponse::Writer &write) mutable {
             struct Release {
-                ~Release() { exports_running.fetch_sub(1); }
-            } release;
+                std::shared_ptr<void> &slot;
+                ~Release() { slot.reset(); }
+            } release{slot};
             constexpr std::size_t kChunk = 64 * 1024;
             std::string buf;
             buf.reserve(kChunk + 4096);

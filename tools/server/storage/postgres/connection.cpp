@@ -85,6 +85,7 @@ PGconn *PostgresStorage::connect() {
     if (PQstatus(c) != CONNECTION_OK) {
         std::string why = c ? PQerrorMessage(c) : "out of memory";
         PQfinish(c);
+        count_database_error();
         throw std::runtime_error("postgres: cannot connect: " + trim(why));
     }
     try {
@@ -130,8 +131,10 @@ Result PostgresStorage::exec(PGconn *c, const char *name, const std::vector<Para
 }
 
 void PostgresStorage::check(PGconn *c, const Result &r, ExecStatusType want, const char *what) {
-    if (PQresultStatus(r.get()) != want)
+    if (PQresultStatus(r.get()) != want) {
+        count_database_error();
         throw std::runtime_error(std::string("postgres: ") + what + ": " + trim(PQerrorMessage(c)));
+    }
 }
 
 std::string PostgresStorage::trim(std::string s) {

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "storage/aggregate.hpp"
+#include "storage/database_errors.hpp"
 #include "storage/refresher.hpp"
 #include "storage/storage.hpp"
 
@@ -162,6 +163,7 @@ public:
                                                        const std::vector<std::string> &experiments) override;
     std::size_t refresh(std::size_t max_runs) override;
     std::uint64_t pending() override;
+    QueueState queue_state() override;
 
 private:
     // The pool: connections are opened on demand up to kMaxConnections and
@@ -272,9 +274,11 @@ private:
     PGconn *connect();
 
     // The schema, and the migrations from earlier versions, in one
-    // transaction under an advisory lock: a database from before point_sets
-    // has its point rows packed; one from before the aggregates has every
-    // upload queued, so that the refreshers fold them all once.
+    // transaction under an advisory lock, to kSchemaVersion: a database of a
+    // newer version is refused before anything changes; a database from
+    // before point_sets has its point rows packed; one from before the
+    // aggregates has every upload queued, so that the refreshers fold them
+    // all once.
     void create_schema(PGconn *c);
 
     // Tables from before point_sets keep one row per point in "points", with

@@ -199,6 +199,11 @@ std::uint64_t PostgresStorage::pending() {
     return r.u64(0, 0);
 }
 
+QueueState PostgresStorage::queue_state() {
+    Result r = with_connection([&](PGconn *c, bool &) { return exec(c, "queue_state", {}, PGRES_TUPLES_OK); });
+    return {r.u64(0, 0), r.text(0, 1)};
+}
+
 // The stored histogram with the queued uploads' point sets folded into it.
 HistogramAggregate PostgresStorage::merged_pending(const Result &p, const std::string &gpu_key) {
     HistogramAggregate h;

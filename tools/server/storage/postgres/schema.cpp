@@ -5,6 +5,7 @@
 
 #include "storage/point_codec.hpp"
 #include "storage/postgres/internal.hpp"
+#include "storage/schema_version.hpp"
 
 namespace gmserver::postgres {
 
@@ -150,6 +151,7 @@ const std::vector<Statement> &statements() {
          2},
         {"count", "SELECT count(*) FROM runs", 0},
         {"pending", "SELECT count(*) FROM agg_queue", 0},
+        {"queue_state", "SELECT count(*), COALESCE(min(created_at), '') FROM agg_queue", 0},
         // Refill and take in one statement: the row lock of ON CONFLICT ... DO
         // UPDATE serialises the requests of one client across replicas, and
         // the database's clock is the one clock they share. Every SET
@@ -224,13 +226,30 @@ const std::vector<Statement> &statements() {
 }
 
 // The schema, and the migrations from earlier versions, in one
-// transaction under an advisory lock: a database from before point_sets
-// has its point rows packed; one from before the aggregates has every
-// upload queued, so that the refreshers fold them all once.
+// transaction under an advisory lock, to kSchemaVersion (kept in the table
+// gmlab_schema): a database of a newer version is refused; one from before
+// the versions was written by the release at version 1 or earlier, and the
+// steps that release ran bring it to 1 (a database from before point_sets
+// has its point rows packed; one from before the aggregates has every upload
+// queued, so that the refreshers fold them all once).
 void PostgresStorage::create_schema(PGconn *c) {
     Transaction tx(c);
     Result lock(PQexec(c, ("SELECT pg_advisory_xact_lock(" + std::to_string(kSchemaLock) + ")").c_str()));
     check(c, lock, PGRES_TUPLES_OK, "schema lock");
+    // The version first: a database of a newer server is refused before
+    // anything in it changes (the transaction is rolled back).
+    long long version = 0;
+    {
+        Result has(PQexec(c, "SELECT to_regclass('gmlab_schema') IS NOT NULL"));
+        check(c, has, PGRES_TUPLES_OK, "schema version");
+        if (has.text(0, 0) == "t") {
+            Result v(PQexec(c, "SELECT COALESCE(max(version), 0) FROM gmlab_schema"));
+            check(c, v, PGRES_TUPLES_OK, "schema version");
+            version = std::strtoll(PQgetvalue(v.get(), 0, 0), nullptr, 10);
+        }
+    }
+    if (version > kSchemaVersion)
+        throw std::runtime_error(newer_schema_message("the database " + std::string(PQdb(c)), version));
     Result before(PQexec(c, "SELECT to_regclass('agg_queue') IS NULL, to_regclass('points') IS NOT NULL, "
                             "to_regclass('point_sets') IS NULL, NOT EXISTS (SELECT 1 FROM pg_attribute WHERE "
                             "attrelid = to_regclass('runs') AND attname = 'packed_document' AND NOT attisdropped)"));
@@ -251,6 +270,11 @@ void PostgresStorage::create_schema(PGconn *c) {
     if (old_points) migrate_point_rows(c);
     if (new_queue)
         command(c, "INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM runs");
+    if (version < kSchemaVersion) {
+        command(c, "CREATE TABLE IF NOT EXISTS gmlab_schema (version INTEGER NOT NULL)");
+        command(c, "DELETE FROM gmlab_schema");
+        command(c, ("INSERT INTO gmlab_schema (version) VALUES (" + std::to_string(kSchemaVersion) + ")").c_str());
+    }
     tx.commit();
     schema_ready_ = true;
 }

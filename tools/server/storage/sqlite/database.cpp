@@ -1,5 +1,5 @@
-// The SQLite file: its two connections, the tables and the migrations from
-// earlier versions, and the thread that checkpoints the WAL.
+// The SQLite file: its two connections, the schema and its version, the
+// migrations from earlier versions, and the thread that checkpoints the WAL.
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "storage/point_codec.hpp"
+#include "storage/schema_version.hpp"
 #include "storage/sqlite/internal.hpp"
 #include "storage/sqlite/sqlite_storage.hpp"
 
@@ -20,46 +21,39 @@ SqliteStorage::SqliteStorage(const std::string &path, const StorageOptions &opti
         SQLITE_OK) {
         std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
         sqlite3_close(db_);
+        count_database_error();
         throw std::runtime_error("cannot open SQLite database " + path + ": " + msg);
     }
     sqlite3_busy_timeout(db_, 5000);
-    // WAL with synchronous=NORMAL: a committed transaction survives the
-    // process being killed (the WAL is written before COMMIT returns); only
-    // a power loss may drop the last transactions.
-    exec("PRAGMA journal_mode=WAL");
-    exec("PRAGMA synchronous=NORMAL");
-    exec("PRAGMA foreign_keys=ON");
-    // Checkpoints (copying the WAL into the database, with its fsync) run
-    // on a thread of their own instead of inside whichever upload's commit
-    // crosses the threshold: measured, they were what held uploads up.
-    exec("PRAGMA wal_autocheckpoint=0");
-    // document: the run document as zstd (older files: JSON text; both are read).
-    exec("CREATE TABLE IF NOT EXISTS runs ("
-         " id TEXT PRIMARY KEY, submission_id TEXT UNIQUE, delete_token_hash TEXT NOT NULL,"
-         " created_at TEXT NOT NULL, gpu_key TEXT NOT NULL, gpu_name TEXT NOT NULL, cc TEXT NOT NULL,"
-         " memory_bytes INTEGER NOT NULL, bus_width INTEGER NOT NULL, driver TEXT NOT NULL, runtime TEXT NOT NULL,"
-         " document NOT NULL)");
-    exec("CREATE INDEX IF NOT EXISTS runs_gpu ON runs(gpu_key, created_at)");
-    // One row per (run, experiment) with its points packed (point_codec.hpp).
-    exec("CREATE TABLE IF NOT EXISTS point_sets ("
-         " run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, gpu_key TEXT NOT NULL,"
-         " experiment TEXT NOT NULL, data BLOB NOT NULL)");
-    exec("CREATE INDEX IF NOT EXISTS point_sets_run ON point_sets(run_id)");
-    // Point sets are read by run (folds, deletes, the queue's merge); a
-    // model's are found through its runs. An index by (gpu_key,
-    // experiment), which earlier versions had, put each of an upload's
-    // two dozen rows on a leaf page of its own: about 100 KB more written
-    // per upload, for no read the server makes any more.
-    exec("DROP INDEX IF EXISTS point_sets_model");
-    migrate_point_rows();
-    create_aggregate_tables();
+    try {
+        // A file of a newer server is refused before anything is set on it.
+        if (const long long v = schema_version(); v > kSchemaVersion)
+            throw std::runtime_error(newer_schema_message("the database " + path, v));
+        // WAL with synchronous=NORMAL: a committed transaction survives the
+        // process being killed (the WAL is written before COMMIT returns); only
+        // a power loss may drop the last transactions.
+        exec("PRAGMA journal_mode=WAL");
+        exec("PRAGMA synchronous=NORMAL");
+        exec("PRAGMA foreign_keys=ON");
+        // Checkpoints (copying the WAL into the database, with its fsync) run
+        // on a thread of their own instead of inside whichever upload's commit
+        // crosses the threshold: measured, they were what held uploads up.
+        exec("PRAGMA wal_autocheckpoint=0");
+        migrate(path);
+    } catch (...) {
+        writer_statements_.clear();
+        sqlite3_close_v2(db_);
+        throw;
+    }
     // Reads go through a connection of their own: in WAL mode they see the
     // last committed state without waiting for the writer, so a page is
     // not held up by an upload or by the refresher's fold.
     if (sqlite3_open_v2(path.c_str(), &rdb_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
         std::string msg = rdb_ ? sqlite3_errmsg(rdb_) : "out of memory";
         sqlite3_close(rdb_);
+        writer_statements_.clear();
         sqlite3_close_v2(db_);
+        count_database_error();
         throw std::runtime_error("cannot open SQLite database " + path + " for reading: " + msg);
     }
     sqlite3_busy_timeout(rdb_, 5000);
@@ -67,6 +61,45 @@ SqliteStorage::SqliteStorage(const std::string &path, const StorageOptions &opti
     if (options.background_refresh)
         refresher_ = std::make_unique<BackgroundRefresher>([this](std::size_t n) { return refresh(n); }, kRefreshBatch,
                                                            kRefreshPoll, kRefreshGather);
+}
+
+long long SqliteStorage::schema_version() {
+    Stmt v(db_, "PRAGMA user_version");
+    return v.step() ? sqlite3_column_int64(v.s, 0) : 0;
+}
+
+void SqliteStorage::migrate(const std::string &path) {
+    exec_cached("BEGIN IMMEDIATE");
+    try {
+        // Again under the write lock: another process may have upgraded it.
+        const long long version = schema_version();
+        if (version > kSchemaVersion) throw std::runtime_error(newer_schema_message("the database " + path, version));
+        // document: the run document as zstd (older files: JSON text; both are read).
+        exec("CREATE TABLE IF NOT EXISTS runs ("
+             " id TEXT PRIMARY KEY, submission_id TEXT UNIQUE, delete_token_hash TEXT NOT NULL,"
+             " created_at TEXT NOT NULL, gpu_key TEXT NOT NULL, gpu_name TEXT NOT NULL, cc TEXT NOT NULL,"
+             " memory_bytes INTEGER NOT NULL, bus_width INTEGER NOT NULL, driver TEXT NOT NULL, runtime TEXT NOT NULL,"
+             " document NOT NULL)");
+        exec("CREATE INDEX IF NOT EXISTS runs_gpu ON runs(gpu_key, created_at)");
+        // One row per (run, experiment) with its points packed (point_codec.hpp).
+        exec("CREATE TABLE IF NOT EXISTS point_sets ("
+             " run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, gpu_key TEXT NOT NULL,"
+             " experiment TEXT NOT NULL, data BLOB NOT NULL)");
+        exec("CREATE INDEX IF NOT EXISTS point_sets_run ON point_sets(run_id)");
+        // Point sets are read by run (folds, deletes, the queue's merge); a
+        // model's are found through its runs. An index by (gpu_key,
+        // experiment), which earlier versions had, put each of an upload's
+        // two dozen rows on a leaf page of its own: about 100 KB more written
+        // per upload, for no read the server makes any more.
+        exec("DROP INDEX IF EXISTS point_sets_model");
+        migrate_point_rows();
+        create_aggregate_tables();
+        if (version < kSchemaVersion) exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
+        exec_cached("COMMIT");
+    } catch (...) {
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+    }
 }
 
 SqliteStorage::~SqliteStorage() {
@@ -85,8 +118,7 @@ SqliteStorage::~SqliteStorage() {
 // The aggregates' tables. A file from before them has its every upload
 // queued, so that the refresher folds them all once.
 void SqliteStorage::create_aggregate_tables() {
-    exec_cached("BEGIN IMMEDIATE");
-    try {
+    {
         bool existed = false;
         {
             Stmt t(db_, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agg_queue'");
@@ -106,22 +138,17 @@ void SqliteStorage::create_aggregate_tables() {
         // Uploads a moderator or the outlier rule left out (set_counted).
         exec("CREATE TABLE IF NOT EXISTS uncounted (run_id TEXT PRIMARY KEY, gpu_key TEXT NOT NULL)");
         if (!existed) exec("INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM runs");
-        exec_cached("COMMIT");
-    } catch (...) {
-        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-        throw;
     }
 }
 
 // Files from before point_sets keep one row per point in "points": they are
-// packed into point_sets once, in one transaction, and the old table dropped.
+// packed into point_sets once, and the old table dropped.
 void SqliteStorage::migrate_point_rows() {
     {
         Stmt t(db_, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'points'");
         if (!t.step()) return;
     }
-    exec_cached("BEGIN IMMEDIATE");
-    try {
+    {
         Stmt q(db_, "SELECT p.run_id, r.gpu_key, p.experiment, p.series, p.field, p.x, p.value FROM points p"
                     " JOIN runs r ON r.id = p.run_id ORDER BY p.run_id, p.experiment, p.rowid");
         std::vector<PointRow> rows;
@@ -141,10 +168,6 @@ void SqliteStorage::migrate_point_rows() {
         }
         flush();
         exec("DROP TABLE points");
-        exec_cached("COMMIT");
-    } catch (...) {
-        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-        throw;
     }
 }
 
@@ -153,7 +176,7 @@ void SqliteStorage::exec_read(const char *sql) {
     if (sqlite3_exec(rdb_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
         std::string msg = err ? err : "unknown error";
         sqlite3_free(err);
-        throw std::runtime_error(std::string("SQLite: ") + msg);
+        fail_sqlite(msg);
     }
 }
 
@@ -169,7 +192,7 @@ void SqliteStorage::exec(const char *sql) {
     if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
         std::string msg = err ? err : "unknown error";
         sqlite3_free(err);
-        throw std::runtime_error(std::string("SQLite: ") + msg);
+        fail_sqlite(msg);
     }
 }
 

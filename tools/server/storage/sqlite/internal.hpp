@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 
 #include "storage/aggregate.hpp"
+#include "storage/database_errors.hpp"
 #include "storage/rate_limit.hpp"
 #include "storage/refresher.hpp"
 #include "storage/storage.hpp"
@@ -32,6 +33,12 @@
     "id, submission_id, delete_token_hash, created_at, gpu_key, gpu_name, cc, memory_bytes, bus_width, driver, runtime, document"
 
 namespace gmserver::sqlite {
+
+// An error SQLite returned, counted (database_errors.hpp) and thrown.
+[[noreturn]] inline void fail_sqlite(const std::string &message) {
+    count_database_error();
+    throw std::runtime_error("SQLite: " + message);
+}
 
 // Two connections, each behind a mutex: one writes (SQLite serialises
 // writers anyway) and one reads (short indexed lookups), so that reads never
@@ -56,6 +63,7 @@ public:
     std::vector<std::pair<std::string, std::string>> aggregates_of_experiment(const std::string &experiment) override;
     std::size_t refresh(std::size_t max_runs) override;
     std::uint64_t pending() override;
+    QueueState queue_state() override;
     // --- Moderation: uploads left out of the aggregates (crowd/crowd.hpp) ---
     bool set_counted(const std::string &id, bool counted) override;
 
@@ -81,7 +89,7 @@ private:
             if (it == entries_.end()) {
                 sqlite3_stmt *s = nullptr;
                 if (sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK)
-                    throw std::runtime_error(std::string("SQLite: ") + sqlite3_errmsg(db_));
+                    fail_sqlite(sqlite3_errmsg(db_));
                 it = entries_.emplace(std::string(sql), Entry{s, false}).first;
             }
             if (it->second.in_use) return nullptr;
@@ -118,8 +126,7 @@ private:
             else sqlite3_finalize(s);
         }
         void prepare(const char *sql) {
-            if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK)
-                throw std::runtime_error(std::string("SQLite: ") + sqlite3_errmsg(db));
+            if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK) fail_sqlite(sqlite3_errmsg(db));
         }
         Stmt(const Stmt &) = delete;
         Stmt &operator=(const Stmt &) = delete;
@@ -136,7 +143,7 @@ private:
             const int rc = sqlite3_step(s);
             if (rc == SQLITE_ROW) return true;
             if (rc == SQLITE_DONE) return false;
-            throw std::runtime_error(std::string("SQLite: ") + sqlite3_errmsg(db));
+            fail_sqlite(sqlite3_errmsg(db));
         }
         void done() {
             if (step()) throw std::runtime_error("SQLite: statement returned rows");
@@ -208,8 +215,16 @@ private:
     // so no two folds (of this or another process) overlap.
     std::size_t fold_model(const std::string &gpu_key, std::size_t limit);
 
+    // The schema, brought to kSchemaVersion (schema_version.hpp) in one
+    // write transaction: a file written by a newer server is refused before
+    // anything in it changes; one from before the versions was made by the
+    // release at version 1 or earlier, and the steps that release ran
+    // (migrate_point_rows, create_aggregate_tables) bring it to 1.
+    void migrate(const std::string &path);
+
     // The aggregates' tables. A file from before them has its every upload
-    // queued, so that the refresher folds them all once.
+    // queued, so that the refresher folds them all once. Inside migrate()'s
+    // transaction.
     void create_aggregate_tables();
 
     // Documents are stored as zstd or as the client's gzip; files written
@@ -220,8 +235,12 @@ private:
                            const std::vector<std::pair<const std::string *, std::string>> &sets);
 
     // Files from before point_sets keep one row per point in "points": they are
-    // packed into point_sets once, in one transaction, and the old table dropped.
+    // packed into point_sets once, and the old table dropped. Inside
+    // migrate()'s transaction.
     void migrate_point_rows();
+
+    // PRAGMA user_version: the schema version (0: none was written).
+    long long schema_version();
 
     // A read transaction on the read connection (its mutex held by the
     // caller): what it reads is one snapshot of the file.

@@ -142,6 +142,13 @@ std::uint64_t SqliteStorage::pending() {
     return static_cast<std::uint64_t>(sqlite3_column_int64(q.s, 0));
 }
 
+QueueState SqliteStorage::queue_state() {
+    std::lock_guard<std::mutex> lock(rmu_);
+    Stmt q(rdb_, "SELECT COUNT(*), MIN(created_at) FROM agg_queue");
+    q.step();
+    return {static_cast<std::uint64_t>(sqlite3_column_int64(q.s, 0)), q.text(1)};
+}
+
 // aggregate() (the API's JSON) or aggregate_state() (the encoded
 // histogram): the stored aggregate, with the model's queued uploads merged
 // into a copy of it.
