@@ -286,10 +286,12 @@ void run_cluster_shared(ContextState &ctx, const Params &params, Result &out) {
     if (remote > 0 && local > 0)
         out.notes.push_back("Measured: distributed shared memory " + r(remote) + " cycles, local shared memory " + r(local) +
                             ", an L2 hit " + r(l2) + " (medians over the cluster sizes): remote / local " +
-                            std::to_string(remote / local).substr(0, 4) + ". Luo et al. (2024) report about 180-200 cycles "
-                            "against about 30 on an H800 (their figures; see docs/experiments.md).");
-    out.notes.push_back("Exchange: every block writes a slice of " + std::to_string(slice) + " bytes into each other block of "
-                        "its cluster, the cluster synchronises, every block reads and checks what it received, and the "
+                            std::to_string(remote / local).substr(0, 4) +
+                            (l2 > 0 ? ", remote / L2 " + std::to_string(remote / l2).substr(0, 4) : std::string()) +
+                            " (docs/experiments.md sets these beside the published Hopper studies).");
+    out.notes.push_back("Exchange: once every block of the cluster has started (a cluster barrier), every block writes a "
+                        "slice of " + std::to_string(slice) + " bytes into each other block of its cluster, the cluster "
+                        "synchronises, every block reads and checks what it received, and the "
                         "cluster synchronises again; " + std::to_string(rounds) + " rounds a launch, as many clusters as "
                         "cudaOccupancyMaxActiveClusters allows (max_active_clusters_c<size>). Through global memory the "
                         "slices go to a slot per (receiver, sender) in device memory (which stays in L2) and are read "

@@ -110,6 +110,10 @@ __global__ void __launch_bounds__(kExchangeBlock)
     const std::uint32_t me = cluster.block_rank(), size = cluster.num_blocks();
     const std::uint32_t cid = blockIdx.x / size;
     unsigned long long bad = 0, checked = 0;
+    // Every block of the cluster has started, so its shared memory exists,
+    // before any block writes into it (the guide's rule for distributed shared
+    // memory; racecheck names the hazard without it). Both paths pay it alike.
+    cluster.sync();
     for (unsigned r = 0; r < rounds; ++r) {
         // To every other block, starting with the next rank so that the
         // blocks do not all write to the same one at once.
