@@ -21,8 +21,12 @@ resident memory.
 the access log and the metrics off (--access-log off, no --metrics-listen)
 and on (--access-log to a file, --metrics-listen, a scrape every second),
 in the order off, on, on, off (so that a database growing under the rounds
-favours neither), each on a fresh server on the same database, and prints
-uploads/s and server CPU per upload of each and the cost of having them on.
+favours neither), each on a fresh server on the same database (or, with
+--fresh-database, each on a new, empty one, so that no round inherits what
+the rounds before it stored), and prints uploads/s and server CPU per upload
+of each and the cost of having them on. On a machine of few cores the load
+generator, the server and the database share them: compare several rounds,
+not one.
 
 Only 127.0.0.1 is contacted; every loop is bounded in time and count.
 """
@@ -38,6 +42,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -232,11 +237,38 @@ def scrape_loop(port, stop, times):
         times.append(time.perf_counter() - t0)
 
 
+def empty_database(db, work, k):
+    """A new, empty database beside `db` for round k: an SQLite file in
+    `work`, or a PostgreSQL database made on db's server (psql)."""
+    if not db.startswith("postgres"):
+        return "sqlite:" + os.path.join(work, "observe-%d.sqlite" % k)
+    u = urllib.parse.urlsplit(db)
+    admin = urllib.parse.urlunsplit((u.scheme, u.netloc, "/postgres", u.query, ""))
+    name = "gmlab_observe_%d" % k
+    subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", admin, "-c", "DROP DATABASE IF EXISTS %s" % name,
+                    "-c", "CREATE DATABASE %s" % name], check=True, capture_output=True)
+    return urllib.parse.urlunsplit((u.scheme, u.netloc, "/" + name, u.query, ""))
+
+
+def drop_database(db):
+    if not db.startswith("postgres"):
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(db[len("sqlite:"):] + suffix):
+                os.unlink(db[len("sqlite:"):] + suffix)
+        return
+    u = urllib.parse.urlsplit(db)
+    admin = urllib.parse.urlunsplit((u.scheme, u.netloc, "/postgres", u.query, ""))
+    subprocess.run(["psql", "-X", "-q", "-d", admin, "-c", "DROP DATABASE IF EXISTS %s" % u.path.lstrip("/")],
+                   check=True, capture_output=True)
+
+
 def compare_observability(a, db, work, make_body, rounds):
     """Uploads with the access log and metrics off and on, alternated."""
     results = {"off": [], "on": []}
     order = ["off", "on", "on", "off"] * rounds
+    shared = db
     for k, mode in enumerate(order):
+        db = empty_database(shared, work, k) if a.fresh_database else shared
         opts = ["--write-rate", "0", "--read-rate", "0"]
         if mode == "on":
             opts += ["--access-log", os.path.join(work, "access-%d.log" % k), "--metrics-listen", "127.0.0.1:0"]
@@ -257,6 +289,8 @@ def compare_observability(a, db, work, make_body, rounds):
             if scraper:
                 scraper.join()
             srv.stop()
+            if a.fresh_database:
+                drop_database(db)
         n = max(1, len(ids))
         results[mode].append((len(ids) / wall, cpu / n * 1000))
         extra = ", %d scrapes, median %.2f ms" % (len(scrapes), statistics.median(scrapes) * 1000) if scrapes else ""
@@ -292,6 +326,8 @@ def main():
                    help="seconds of uploads at each --stored count, after the pages")
     p.add_argument("--stored", default="10000,100000",
                    help="stored results at which the pages are timed, comma-separated (empty: skip)")
+    p.add_argument("--fresh-database", action="store_true",
+                   help="--compare-observability: each round on a new, empty database")
     p.add_argument("--compare-observability", type=int, default=0, metavar="ROUNDS",
                    help="only uploads: ROUNDS x (off, on, on, off) rounds of --seconds with the access log and "
                         "metrics off and on")
