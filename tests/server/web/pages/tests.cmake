@@ -4,7 +4,7 @@
 # pages-artifacts/ and checks structure and escaping; check_pages.py then opens
 # each page in headless Chromium and checks that every chart drew and painted.
 # Included from tests/server/tests.cmake; needs the report's Chart.js.
-# Screenshots and pages stay in pages-artifacts/ (live server: pages-artifacts/live/).
+# Screenshots and pages stay in pages-artifacts/ (live server: its pages in pages-artifacts/live/).
 if(GM_CHARTJS)
   add_executable(gm_render_pages ${PROJECT_SOURCE_DIR}/tests/server/web/pages/render_pages.cpp
                                  ${PROJECT_SOURCE_DIR}/tools/server/storage/aggregate.cpp
