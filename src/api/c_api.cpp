@@ -448,7 +448,8 @@ json parse_run_document(const char *run_json) {
     if (doc.is_discarded()) gmlab::invalid("run_json is not valid JSON");
     if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string() ||
         !gmlab::is_run_schema(doc["schema"].get<std::string>()))
-        gmlab::invalid(std::string("not a ") + gmlab::kRunSchema + " document: \"schema\" must be \"gmlab.run/1\", \"gmlab.run/1.1\" or \"" +
+        gmlab::invalid(std::string("not a ") + gmlab::kRunSchema +
+                       " document: \"schema\" must be \"gmlab.run/1\", \"gmlab.run/1.1\", \"gmlab.run/1.2\" or \"" +
                        gmlab::kRunSchema + "\"");
     if (!doc.contains("results") || !doc["results"].is_array())
         gmlab::invalid(std::string("not a ") + gmlab::kRunSchema + " document: \"results\" must be an array");
@@ -499,7 +500,9 @@ gm_status gm_result_to_json_samples(char **json_out, const gm_result *r, gm_samp
     return guarded(nullptr, [&] {
         json doc = r->doc;
         gmlab::set_sample_form_of_document(doc, samples == GM_SAMPLES_ALL ? gmlab::SampleForm::All : gmlab::SampleForm::Summary);
-        doc["schema"] = gmlab::kResultSchema;  // a /1 document read in gains the deciles of /1.1
+        // A /1 document read in gains the deciles of /1.1; one whose series
+        // declare no quantity stays 1.2, since 1.3 promises them.
+        doc["schema"] = gmlab::schema_to_write(doc);
         *json_out = duplicate(doc.dump(2));
     });
 }

@@ -31,7 +31,9 @@ TEST(ResultFiles, CommittedRunsLoadThroughTheCApi) {
         if (entry.path().extension() != ".json") continue;
         const json run = json::parse(read_file(entry.path()));
         const std::string schema = run["schema"];
-        ASSERT_TRUE(schema == "gmlab.run/1" || schema == "gmlab.run/1.1" || schema == "gmlab.run/1.2") << entry.path();
+        ASSERT_TRUE(schema == "gmlab.run/1" || schema == "gmlab.run/1.1" || schema == "gmlab.run/1.2" ||
+                    schema == "gmlab.run/1.3")
+            << entry.path();
         for (json r : run["results"]) {
             r["device"] = run["device"];
             gm_result *res = nullptr;
@@ -63,7 +65,10 @@ TEST(ResultFiles, CommittedRunsLoadThroughTheCApi) {
             ASSERT_EQ(gm_result_to_json(&text, res), GM_OK);
             const json compact = json::parse(text);
             gm_free_string(text);
-            EXPECT_EQ(compact["schema"], "gmlab.result/1.2");
+            // Written as the current version only where every series declares its quantity.
+            bool declared = true;
+            for (const json &s : r["series"]) declared = declared && s.contains("quantity");
+            EXPECT_EQ(compact["schema"], declared ? "gmlab.result/1.3" : "gmlab.result/1.2");
             EXPECT_EQ(compact["summary"], r["summary"]);
             for (size_t s = 0; s < r["series"].size(); ++s)
                 for (size_t p = 0; p < r["series"][s]["points"].size(); ++p) {
@@ -112,7 +117,7 @@ TEST(ResultFiles, MalformedDocumentsAreRejectedWithAReason) {
     gm_result *r = nullptr;
     EXPECT_EQ(gm_result_from_json(&r, "{"), GM_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(gm_result_from_json(&r, R"({"schema": "other"})"), GM_ERROR_INVALID_ARGUMENT);
-    EXPECT_NE(std::string(gm_last_error()).find("\"schema\" must be \"gmlab.result/1\", \"gmlab.result/1.1\" or \"gmlab.result/1.2\""), std::string::npos);
+    EXPECT_NE(std::string(gm_last_error()).find("\"schema\" must be \"gmlab.result/1\", \"gmlab.result/1.1\", \"gmlab.result/1.2\" or \"gmlab.result/1.3\""), std::string::npos);
     EXPECT_EQ(gm_result_from_json(&r, R"({"schema": "gmlab.result/1", "experiment": {"name": "x"}, "series": [{"name": "s", "points": [{"x": 1}]}]})"),
               GM_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(gm_last_error()).find("series[0].points[0].time_ms"), std::string::npos) << gm_last_error();
@@ -169,7 +174,7 @@ TEST(ResultFiles, BothSampleFormsAreRead) {
     ASSERT_EQ(gm_result_to_json(&text, r), GM_OK);
     const json compact = json::parse(text);
     gm_free_string(text);
-    EXPECT_EQ(compact["schema"], "gmlab.result/1.2");
+    EXPECT_EQ(compact["schema"], "gmlab.result/1.2");  // its series declare no quantity
     const json &t = compact["series"][0]["points"][0]["time_ms"];
     EXPECT_FALSE(t.contains("samples"));
     EXPECT_EQ(t["quantiles"], json::parse("[1.9, 2.8, 3.7, 4.6, 5.5, 6.4, 7.3, 8.2, 9.1]"));
@@ -215,7 +220,7 @@ TEST(ResultFiles, RunDocumentsOfEveryVersionAreRead) {
     const std::string result = R"({"schema": "gmlab.result/1.1", "experiment": {"name": "demo"},
         "series": [{"name": "s0", "points": [{"x": 1,
         "time_ms": {"median": 2, "min": 1, "max": 3, "mean": 2, "stddev": 1, "n": 3, "quantiles": [1,1,1,2,2,2,3,3,3]}}]}]})";
-    for (const char *schema : {"gmlab.run/1", "gmlab.run/1.1", "gmlab.run/1.2"}) {
+    for (const char *schema : {"gmlab.run/1", "gmlab.run/1.1", "gmlab.run/1.2", "gmlab.run/1.3"}) {
         const std::string run = std::string(R"({"schema": ")") + schema + R"(", "device": {"name": "X"}, "results": [)" + result + "]}";
         size_t n = 0;
         ASSERT_EQ(gm_run_document_result_count(&n, run.c_str()), GM_OK) << gm_last_error();

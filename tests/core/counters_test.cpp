@@ -147,6 +147,7 @@ TEST(Counters, ResultCarriesCountersAgreementAndModelAgreement) {
     r.counters_available = true;
     Series s;
     s.name = "guide";
+    s.quantity = Quantity::DramBandwidth;
     for (int i = 0; i < 4; ++i) {
         Point p;
         p.x = i;
@@ -159,7 +160,7 @@ TEST(Counters, ResultCarriesCountersAgreementAndModelAgreement) {
     }
     r.series.push_back(s);
     const auto doc = to_json(r);
-    EXPECT_EQ(doc["schema"], "gmlab.result/1.2");
+    EXPECT_EQ(doc["schema"], "gmlab.result/1.3");
     EXPECT_EQ(doc["counters"]["available"], true);
     EXPECT_EQ(doc["series"][0]["points"][1]["counters"]["sectors_per_request_ld"], 5.0);
     EXPECT_EQ(doc["series"][0]["agreement"]["sectors_per_request_ld"]["points"], 4);
@@ -176,6 +177,7 @@ TEST(Counters, UnavailableResultSaysWhyAndHasNoPointCounters) {
     r.counters_reason = "no permission";
     Series s;
     s.name = "copy";
+    s.quantity = Quantity::DramBandwidth;
     s.points.push_back(Point{});
     r.series.push_back(s);
     const auto doc = to_json(r);
@@ -195,11 +197,13 @@ TEST(Counters, OldAndNewSchemaVersionsAreRead) {
     EXPECT_TRUE(is_result_schema("gmlab.result/1"));
     EXPECT_TRUE(is_result_schema("gmlab.result/1.1"));
     EXPECT_TRUE(is_result_schema("gmlab.result/1.2"));
+    EXPECT_TRUE(is_result_schema("gmlab.result/1.3"));
     EXPECT_FALSE(is_result_schema("gmlab.result/2"));
     EXPECT_FALSE(is_result_schema("gmlab.result/1."));
     EXPECT_FALSE(is_result_schema("gmlab.result/1.x"));
-    EXPECT_FALSE(is_result_schema("gmlab.result/1.3"));
+    EXPECT_FALSE(is_result_schema("gmlab.result/1.4"));
     EXPECT_TRUE(is_run_schema("gmlab.run/1.2"));
+    EXPECT_TRUE(is_run_schema("gmlab.run/1.3"));
 }
 
 }  // namespace

@@ -24,12 +24,14 @@ Result sample() {
                   {"flush_l2", true}, {"memory_fraction", 0.5}};
     r.parameters = {{"strides", {1, 2}}};
     r.theoretical_gbs = 1000;
+    r.dram_theoretical_gbs = 1000;
     r.memcpy_gbs = 800;
     Series s;
     s.name = "guide, 4-byte words";
     s.variant = "guide";
     s.x_name = "stride";
     s.x_unit = "words";
+    s.quantity = Quantity::DramBandwidth;
     for (int stride : {1, 2}) {
         Point p;
         p.x = stride;
@@ -64,7 +66,7 @@ Result sample() {
 
 TEST(ResultDocument, CarriesBandwidthAndFractions) {
     json doc = to_json(sample());
-    EXPECT_EQ(doc["schema"], "gmlab.result/1.2");
+    EXPECT_EQ(doc["schema"], "gmlab.result/1.3");
     EXPECT_EQ(doc["library"]["name"], "gmlab");
     const json &p = doc["series"][0]["points"][0];
     EXPECT_DOUBLE_EQ(p["bandwidth_gbs"].get<double>(), 8e6 / 0.011e-3 / 1e9);
@@ -175,6 +177,8 @@ TEST(ResultDocument, SampleFormOfADocument) {
     EXPECT_TRUE(is_run_schema("gmlab.run/1"));
     EXPECT_TRUE(is_run_schema("gmlab.run/1.1"));
     EXPECT_TRUE(is_run_schema("gmlab.run/1.2"));
+    EXPECT_TRUE(is_run_schema("gmlab.run/1.3"));
+    EXPECT_TRUE(is_result_schema("gmlab.result/1.3"));
     EXPECT_FALSE(is_run_schema("gmlab.result/1.1"));
 }
 
@@ -195,4 +199,63 @@ TEST(ResultDocument, CsvCarriesTheCounters) {
     EXPECT_NE(header.find(",counters_l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), std::string::npos) << header;
     // Stride 2: 8 sectors per request counted.
     EXPECT_NE(csv.find(",8\n"), std::string::npos) << csv;
+}
+
+// A series' quantity decides what the core derives from its bytes: a DRAM
+// bandwidth gets the DRAM fractions, an on-chip bandwidth only its bytes per
+// second, a link its link's fraction, and a latency or a call's cost nothing.
+TEST(ResultDocument, QuantityDecidesTheDerivedFigures) {
+    Result r = sample();
+    r.dram_theoretical_gbs = 1000;
+    r.link_theoretical_gbs = 50;
+    const Series dram = r.series[0];
+    r.series.clear();
+    for (Quantity q : {Quantity::DramBandwidth, Quantity::L2Bandwidth, Quantity::L1Bandwidth, Quantity::LinkBandwidth,
+                       Quantity::Latency, Quantity::Time, Quantity::Count, Quantity::Ratio, Quantity::Rate}) {
+        Series s = dram;
+        s.quantity = q;
+        s.name = quantity_name(q);
+        if (!is_bandwidth(q)) s.y_field = "us_per_call", s.y_unit = "us";
+        r.series.push_back(s);
+    }
+    const json doc = to_json(r);
+    for (const json &s : doc["series"]) {
+        Quantity q{};
+        ASSERT_TRUE(quantity_from_name(s["quantity"]["name"].get<std::string>(), &q)) << s["quantity"];
+        const json &p = s["points"][0];
+        EXPECT_EQ(p.contains("bandwidth_gbs"), is_bandwidth(q)) << s["name"];
+        EXPECT_EQ(p.contains("bytes"), is_bandwidth(q)) << s["name"];
+        EXPECT_EQ(p.contains("fraction_of_memcpy"), q == Quantity::DramBandwidth) << s["name"];
+        EXPECT_EQ(p.contains("fraction_of_theoretical"), q == Quantity::DramBandwidth || q == Quantity::LinkBandwidth)
+            << s["name"];
+        EXPECT_EQ(s["quantity"]["unit"], is_bandwidth(q) ? "GB/s" : "us") << s["name"];
+    }
+    const json &link = doc["series"][3]["points"][0];
+    EXPECT_DOUBLE_EQ(link["fraction_of_theoretical"].get<double>(), link["bandwidth_gbs"].get<double>() / 50);
+    const json &dram_point = doc["series"][0]["points"][0];
+    EXPECT_DOUBLE_EQ(dram_point["fraction_of_theoretical"].get<double>(), dram_point["bandwidth_gbs"].get<double>() / 1000);
+}
+
+TEST(ResultDocument, SeriesWithoutQuantityIsRefused) {
+    Result r = sample();
+    r.series[0].quantity = Quantity::Undeclared;
+    try {
+        to_json(r);
+        FAIL() << "a series that declares no quantity must not be written";
+    } catch (const Error &e) {
+        EXPECT_EQ(e.status(), GM_ERROR_INTERNAL);
+        EXPECT_NE(std::string(e.what()).find("declares no quantity"), std::string::npos);
+    }
+}
+
+TEST(ResultDocument, QuantityNamesRoundTrip) {
+    for (Quantity q : {Quantity::DramBandwidth, Quantity::L2Bandwidth, Quantity::L1Bandwidth, Quantity::LinkBandwidth,
+                       Quantity::Latency, Quantity::Time, Quantity::Count, Quantity::Ratio, Quantity::Rate}) {
+        Quantity back{};
+        ASSERT_TRUE(quantity_from_name(quantity_name(q), &back));
+        EXPECT_EQ(back, q);
+    }
+    Quantity none{};
+    EXPECT_FALSE(quantity_from_name("undeclared", &none));
+    EXPECT_FALSE(quantity_from_name("bandwidth", &none));
 }

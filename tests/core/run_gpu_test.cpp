@@ -71,7 +71,7 @@ TEST_F(GpuTest, ResultSurvivesAJsonRoundTrip) {
     EXPECT_EQ(a, b);
     // Written compact by default: no samples, the deciles kept; the full form has both.
     const json compact = to_doc_form(back, GM_SAMPLES_SUMMARY), full = to_doc_form(r, GM_SAMPLES_ALL);
-    EXPECT_EQ(compact["schema"], "gmlab.result/1.2");
+    EXPECT_EQ(compact["schema"], "gmlab.result/1.3");
     const json &ct = compact["series"][1]["points"][2]["time_ms"], &ft = full["series"][1]["points"][2]["time_ms"];
     EXPECT_FALSE(ct.contains("samples"));
     EXPECT_EQ(ft["samples"].size(), ft["n"].get<size_t>());

@@ -21,9 +21,11 @@ SCHEMAS = {
     "gmlab.result/1": "gmlab.result-1.schema.json",
     "gmlab.result/1.1": "gmlab.result-1.schema.json",
     "gmlab.result/1.2": "gmlab.result-1.schema.json",
+    "gmlab.result/1.3": "gmlab.result-1.schema.json",
     "gmlab.run/1": "gmlab.run-1.schema.json",
     "gmlab.run/1.1": "gmlab.run-1.schema.json",
     "gmlab.run/1.2": "gmlab.run-1.schema.json",
+    "gmlab.run/1.3": "gmlab.run-1.schema.json",
 }
 
 
@@ -81,6 +83,12 @@ BREAKERS = {
     "counter is text": lambda d: d["series"][0]["points"][0].__setitem__("counters", {"dram__bytes_read.sum": "many"}),
     "negative counter": lambda d: d["series"][0]["points"][0].__setitem__("counters", {"sectors_per_request_ld": -4}),
     "counters mode unknown": lambda d: d["settings"].__setitem__("counters", "sometimes"),
+    "1.3 series without a quantity": lambda d: d["series"][0].pop("quantity"),
+    "unknown quantity": lambda d: d["series"][0]["quantity"].__setitem__("name", "speed"),
+    "a latency with a bandwidth": lambda d: (d["series"][0]["quantity"].__setitem__("name", "latency"),
+                                             d["series"][0]["points"][0].update(bytes=8.0, bandwidth_gbs=1.0)),
+    "a call's cost with a DRAM fraction": lambda d: (d["series"][0]["quantity"].__setitem__("name", "time_per_call"),
+                                                     d["series"][0]["points"][0].update(fraction_of_theoretical=9.9)),
 }
 
 
@@ -98,12 +106,12 @@ def self_test(validators, sample_path):
         for p in s["points"]:
             p["time_ms"].pop("samples", None)
             p["time_ms"]["quantiles"] = [p["time_ms"]["median"]] * 9
-    forms["compact 1.2"] = compact
+    forms["compact 1.3"] = compact
     full = copy.deepcopy(compact)
     for s in full["series"]:
         for p in s["points"]:
             p["time_ms"]["samples"] = [p["time_ms"]["median"]] * p["time_ms"]["n"]
-    forms["full 1.2"] = full
+    forms["full 1.3"] = full
     v1 = copy.deepcopy(full)
     v1["schema"] = "gmlab.result/1"
     for s in v1["series"]:
@@ -123,6 +131,12 @@ def self_test(validators, sample_path):
         for p in s["points"]:
             p.pop("counters", None)
     forms["compact 1.1 without counters"] = v11
+    # 1.2: the series declare no quantity (the last release's documents).
+    v12 = copy.deepcopy(compact)
+    v12["schema"] = "gmlab.result/1.2"
+    for s in v12["series"]:
+        s.pop("quantity", None)
+    forms["compact 1.2 without quantities"] = v12
     for name, doc in forms.items():
         errs = errors_of(validators, doc)
         if errs:
@@ -159,7 +173,7 @@ def main():
     validators = load_validators(args.schema_dir)
     if args.self_test:
         failed = self_test(validators, args.self_test)
-        checks = len(BREAKERS) + 6  # the breakers, five valid forms and the not-applicable result
+        checks = len(BREAKERS) + 7  # the breakers, six valid forms and the not-applicable result
         print(f"{checks - failed} passed, {failed} failed")
         return 1 if failed else 0
     files = list(args.files)

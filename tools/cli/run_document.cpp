@@ -15,10 +15,12 @@ using nlohmann::json;
 json make_run_document(const json &device, const json &settings, const std::vector<json> &results,
                        const std::string &command) {
     json list = json::array();
-    bool quick = false;
+    bool quick = false, current = true;
     for (json r : results) {
         r.erase("device");  // the run's one device block stands for all of them
         quick = quick || r.value("quick", false);
+        // 1.3 promises every series' quantity; results of an older version keep the run at 1.2.
+        current = current && r.value("schema", "") == "gmlab.result/1.3";
         list.push_back(std::move(r));
     }
     std::time_t t = std::time(nullptr);
@@ -26,7 +28,7 @@ json make_run_document(const json &device, const json &settings, const std::vect
     gmtime_r(&t, &tm);
     char created[32];
     std::strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    json run = {{"schema", "gmlab.run/1.2"},
+    json run = {{"schema", current ? "gmlab.run/1.3" : "gmlab.run/1.2"},
                 {"library", {{"name", "gmlab"}, {"version", gm_version()}, {"abi", gm_abi_version()}}},
                 {"command", command},
                 {"created_at", created},

@@ -174,7 +174,6 @@ std::vector<ChartSpec> make_specs() {
         s.prediction = "predicted.linear_fit_gbs";
         s.prediction_relative = false;
         s.prediction_label = "fit: N x overhead + bytes / bandwidth";
-        s.y_title = "effective bandwidth (GB/s)";
         s.explanation = "N small copies against one copy of the same N x chunk bytes. The guide: each transfer has an overhead, so "
                         "batching many small transfers into one performs significantly better. The gap between the two curves "
                         "of a chunk size is that overhead; the key figures give it in microseconds from a linear fit.";
@@ -424,9 +423,17 @@ json chart_data(const json &result, const std::string &canvas_id) {
     const json &first = *series.front();
     const std::string y_field = first["y"].value("field", "bandwidth_gbs");
     const std::string y_unit = first["y"].value("unit", "");
+    // A bandwidth axis says what it is a bandwidth of, as the series declares
+    // (1.3: "DRAM bandwidth (GB/s)", "link bandwidth (GB/s)"); others keep the
+    // series' own name for its figure.
+    std::string y_title = spec.y_title.empty() ? first["y"].value("name", y_field) + (y_unit.empty() ? "" : " (" + y_unit + ")")
+                                               : spec.y_title;
+    if (y_field == "bandwidth_gbs" && first.contains("quantity") && first["quantity"].is_object() &&
+        first["quantity"].contains("label") && first["quantity"]["label"].is_string())
+        y_title = "effective " + first["quantity"]["label"].get<std::string>() + " (GB/s)";
     json chart = {{"canvas", canvas_id},
                   {"kind", spec.kind},
-                  {"y_title", spec.y_title.empty() ? first["y"].value("name", y_field) + (y_unit.empty() ? "" : " (" + y_unit + ")") : spec.y_title},
+                  {"y_title", y_title},
                   {"x_log", spec.x_log},
                   {"y_log", spec.y_log}};
     json datasets = json::array();

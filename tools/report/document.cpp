@@ -15,14 +15,15 @@ using nlohmann::json;
 namespace {
 
 // Every /1 minor version is read: a minor version only adds optional fields.
-// 1.2 adds the hardware counters.
+// 1.2 adds the hardware counters, 1.3 each series' quantity.
 bool is_run(const std::string &schema) {
-    return schema == "gmlab.run/1" || schema == "gmlab.run/1.1" || schema == "gmlab.run/1.2";
+    return schema == "gmlab.run/1" || schema == "gmlab.run/1.1" || schema == "gmlab.run/1.2" || schema == "gmlab.run/1.3";
 }
 bool is_result(const std::string &schema) {
-    return schema == "gmlab.result/1" || schema == "gmlab.result/1.1" || schema == "gmlab.result/1.2";
+    return schema == "gmlab.result/1" || schema == "gmlab.result/1.1" || schema == "gmlab.result/1.2" ||
+           schema == "gmlab.result/1.3";
 }
-const char *kRun = "gmlab.run/1.2";
+const char *kRun = "gmlab.run/1.3";
 
 [[noreturn]] void bad(const std::string &where, const std::string &what) { throw ReportError(where + ": " + what); }
 

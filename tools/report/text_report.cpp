@@ -70,6 +70,25 @@ private:
     double reference_ = NAN;
 };
 
+// The bandwidth column's header: what the series declares it measures (1.3),
+// so that an L2 or link figure is not read as DRAM's; plain "GB/s" for an
+// older document.
+std::string bandwidth_header(const json &s) {
+    static const std::map<std::string, std::string> kHeaders = {{"dram_bandwidth", "DRAM GB/s"},
+                                                                {"l2_bandwidth", "L2 GB/s"},
+                                                                {"l1_shared_bandwidth", "L1/shared GB/s"},
+                                                                {"link_bandwidth", "link GB/s"}};
+    const std::string q = s.contains("quantity") && s["quantity"].is_object() ? s["quantity"].value("name", "") : "";
+    const auto it = kHeaders.find(q);
+    return it == kHeaders.end() ? "GB/s" : it->second;
+}
+
+bool any_point_has(const json &s, const char *field) {
+    for (const json &p : s["points"])
+        if (p.contains(field)) return true;
+    return false;
+}
+
 }  // namespace
 
 void write_result_text(std::ostream &os, const json &r, bool markdown) {
@@ -93,8 +112,14 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
                 for (auto it = p["values"].begin(); it != p["values"].end(); ++it) values.insert(it.key());
         }
         const bool bandwidth = !s["points"].empty() && s["points"][0].contains("bandwidth_gbs");
+        // The fractions only where the series' points carry them: DRAM (and
+        // a link's of peak) since 1.3, every bandwidth before.
+        const bool of_peak = bandwidth && any_point_has(s, "fraction_of_theoretical");
+        const bool of_memcpy = bandwidth && any_point_has(s, "fraction_of_memcpy");
         std::vector<std::string> headers = {s["x"].value("name", "x"), "median ms", "stddev %", "n"};
-        if (bandwidth) headers.insert(headers.end(), {"GB/s", "GB/s min..max", "of peak %", memcpy_base.header()});
+        if (bandwidth) headers.insert(headers.end(), {bandwidth_header(s), "GB/s min..max"});
+        if (of_peak) headers.push_back("of peak %");
+        if (of_memcpy) headers.push_back(memcpy_base.header());
         for (const auto &k : values) headers.push_back(k);
         for (const auto &k : predicted) headers.push_back("pred. " + k);
         for (const auto &k : counters) headers.push_back(counter_label(k));
@@ -108,9 +133,9 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
             if (bandwidth) {
                 row.push_back(fixed(p["bandwidth_gbs"].get<double>(), 1));
                 row.push_back(fixed(p["bandwidth_gbs_min"].get<double>(), 0) + ".." + fixed(p["bandwidth_gbs_max"].get<double>(), 0));
-                row.push_back(fixed(100.0 * p.value("fraction_of_theoretical", NAN), 1));
-                row.push_back(fixed(memcpy_base.percent(p), 1));
             }
+            if (of_peak) row.push_back(fixed(100.0 * p.value("fraction_of_theoretical", NAN), 1));
+            if (of_memcpy) row.push_back(fixed(memcpy_base.percent(p), 1));
             for (const auto &k : values) row.push_back(readable(p.contains("values") ? p["values"].value(k, NAN) : NAN));
             for (const auto &k : predicted) row.push_back(readable(p["predicted"].value(k, NAN)));
             for (const auto &k : counters) {
@@ -120,7 +145,7 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
             t.add(row);
         }
         emit(os, t, markdown);
-        if (bandwidth && !memcpy_noted) {
+        if (of_memcpy && !memcpy_noted) {
             os << (markdown ? "\n" : "    ") << memcpy_base.note() << "\n";
             memcpy_noted = true;
         }

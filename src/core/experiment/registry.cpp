@@ -69,6 +69,7 @@ Result run_experiment(ContextState &ctx, const std::string &name, const json &gi
     r.settings = ctx.settings.to_json();
     r.parameters = params.json();
     r.theoretical_gbs = ctx.info().theoretical_bandwidth_gbs();
+    r.dram_theoretical_gbs = r.theoretical_gbs;
     r.memcpy_gbs = ctx.memcpy_peak_gbs();
     r.memory_budget_bytes = ctx.memory_budget();
     r.counters_mode = counter_mode_name(ctx.settings.counters);

@@ -26,10 +26,11 @@ void Result::not_applicable(const std::string &why) {
 }
 
 bool is_result_schema(const std::string &schema) {
-    return schema == "gmlab.result/1" || schema == "gmlab.result/1.1" || schema == kResultSchema;
+    return schema == "gmlab.result/1" || schema == "gmlab.result/1.1" || schema == "gmlab.result/1.2" ||
+           schema == kResultSchema;
 }
 bool is_run_schema(const std::string &schema) {
-    return schema == "gmlab.run/1" || schema == "gmlab.run/1.1" || schema == kRunSchema;
+    return schema == "gmlab.run/1" || schema == "gmlab.run/1.1" || schema == "gmlab.run/1.2" || schema == kRunSchema;
 }
 
 json library_json() {
@@ -38,22 +39,34 @@ json library_json() {
 
 namespace {
 
-json point_json(const Point &p, double theoretical, double memcpy_gbs, SampleForm form) {
+// A bandwidth only where bytes move through what the quantity names; the
+// fractions only against that path's own theoretical figure (DRAM and
+// cudaMemcpy for DRAM, the link for a link), never for L1/L2 or non-bandwidths.
+json point_json(const Point &p, Quantity q, const Result &r, SampleForm form) {
     json j = {{"x", p.x}, {"time_ms", to_json(p.time_ms, form)}};
-    if (p.bytes > 0) {
+    if (is_bandwidth(q) && p.bytes > 0) {
         const double bw = bandwidth_gbs(p.bytes, p.time_ms.median);
         j["bytes"] = p.bytes;
         j["bandwidth_gbs"] = bw;
         // The spread of the repetitions, as bandwidths: slowest and fastest launch.
         j["bandwidth_gbs_min"] = bandwidth_gbs(p.bytes, p.time_ms.max);
         j["bandwidth_gbs_max"] = bandwidth_gbs(p.bytes, p.time_ms.min);
-        if (theoretical > 0) j["fraction_of_theoretical"] = bw / theoretical;
-        if (memcpy_gbs > 0) j["fraction_of_memcpy"] = bw / memcpy_gbs;
+        if (q == Quantity::DramBandwidth) {
+            if (r.dram_theoretical_gbs > 0) j["fraction_of_theoretical"] = bw / r.dram_theoretical_gbs;
+            if (r.memcpy_gbs > 0) j["fraction_of_memcpy"] = bw / r.memcpy_gbs;
+        } else if (q == Quantity::LinkBandwidth && r.link_theoretical_gbs > 0) {
+            j["fraction_of_theoretical"] = bw / r.link_theoretical_gbs;
+        }
     }
     j["values"] = p.values;
     j["predicted"] = p.predicted;
     if (!p.counters.empty()) j["counters"] = p.counters;
     return j;
+}
+
+json quantity_json(const Series &s) {
+    const std::string unit = is_bandwidth(s.quantity) ? "GB/s" : !s.quantity_unit.empty() ? s.quantity_unit : s.y_unit;
+    return {{"name", quantity_name(s.quantity)}, {"label", quantity_label(s.quantity)}, {"unit", unit}};
 }
 
 // Per declared figure: how many points were compared and how many agreed.
@@ -94,12 +107,17 @@ json to_json(const Result &r, SampleForm form) {
     json series = json::array();
     std::size_t compared = 0, agreed = 0;
     for (const auto &s : r.series) {
+        // A series that does not say what it measures would get figures it
+        // has no right to: an error in the experiment, not in the user's input.
+        if (s.quantity == Quantity::Undeclared)
+            fail(GM_ERROR_INTERNAL, r.experiment + ": series '" + s.name + "' declares no quantity");
         json points = json::array();
-        for (const auto &p : s.points) points.push_back(point_json(p, r.theoretical_gbs, r.memcpy_gbs, form));
+        for (const auto &p : s.points) points.push_back(point_json(p, s.quantity, r, form));
         json one = {{"name", s.name},
                     {"variant", s.variant},
                     {"x", {{"name", s.x_name}, {"unit", s.x_unit}}},
                     {"y", {{"field", s.y_field}, {"name", s.y_name}, {"unit", s.y_unit}}},
+                    {"quantity", quantity_json(s)},
                     {"attributes", s.attributes},
                     {"points", points}};
         json agreement = series_agreement(s, &compared, &agreed);
@@ -152,13 +170,20 @@ void set_sample_form_of_document(json &doc, SampleForm form) {
     }
 }
 
+const char *schema_to_write(const json &doc) {
+    if (doc.contains("series") && doc["series"].is_array())
+        for (const json &s : doc["series"])
+            if (!s.is_object() || !s.contains("quantity")) return "gmlab.result/1.2";
+    return kResultSchema;
+}
+
 void check_result_document(const json &doc) {
     auto need = [](bool ok, const std::string &what) {
         if (!ok) invalid("not a gmlab.result/1 document: " + what);
     };
     need(doc.is_object(), "the top level must be an object");
     need(doc.contains("schema") && doc["schema"].is_string() && is_result_schema(doc["schema"].get<std::string>()),
-         "\"schema\" must be \"gmlab.result/1\", \"gmlab.result/1.1\" or \"" + std::string(kResultSchema) + "\"");
+         "\"schema\" must be \"gmlab.result/1\", \"gmlab.result/1.1\", \"gmlab.result/1.2\" or \"" + std::string(kResultSchema) + "\"");
     need(doc.contains("experiment") && doc["experiment"].is_object() &&
              doc["experiment"].contains("name") && doc["experiment"]["name"].is_string(),
          "\"experiment.name\" must be a string");

@@ -1,5 +1,5 @@
 // One experiment's measurements, built by the experiment and serialised to the
-// gmlab.result/1.2 schema (docs/result-schema.md).
+// gmlab.result/1.3 schema (docs/result-schema.md).
 #pragma once
 
 #include <cstdint>
@@ -11,21 +11,22 @@
 #include <nlohmann/json.hpp>
 
 #include "core/counters/counters.hpp"
+#include "core/experiment/quantity.hpp"
 #include "core/measurement/statistics.hpp"
 
 namespace gmlab {
 
-// The versions written (1.2: the compact 1.1 plus hardware counters); the
-// readers also take every earlier /1 minor version (a minor version only adds
-// optional fields).
-inline constexpr const char *kResultSchema = "gmlab.result/1.2";
-inline constexpr const char *kRunSchema = "gmlab.run/1.2";
-bool is_result_schema(const std::string &schema);  // "gmlab.result/1", "/1.1" or "/1.2"
-bool is_run_schema(const std::string &schema);     // "gmlab.run/1", "/1.1" or "/1.2"
+// The versions written (1.3: 1.2 plus each series' declared quantity, with
+// bandwidths and DRAM fractions only where bytes move); the readers also take
+// every earlier /1 minor version.
+inline constexpr const char *kResultSchema = "gmlab.result/1.3";
+inline constexpr const char *kRunSchema = "gmlab.run/1.3";
+bool is_result_schema(const std::string &schema);  // "gmlab.result/1", "/1.1", "/1.2" or "/1.3"
+bool is_run_schema(const std::string &schema);     // "gmlab.run/1", "/1.1", "/1.2" or "/1.3"
 
 struct Point {
     double x = 0;
-    double bytes = 0;  // bytes the experiment counts as moved per launch (0: not a bandwidth)
+    double bytes = 0;  // bytes moved per launch; written only for a series whose quantity is a bandwidth
     Stats time_ms;
     std::map<std::string, double> values;     // further measured figures
     std::map<std::string, double> predicted;  // what the guide's model predicts
@@ -38,6 +39,11 @@ struct Series {
     std::string variant;  // which kernel: "guide" is the guide's own
     std::string x_name, x_unit;
     std::string y_field = "bandwidth_gbs", y_name = "effective bandwidth", y_unit = "GB/s";
+    // What the points measure; every series declares it (quantity.hpp). The
+    // unit of a quantity that is not a bandwidth is quantity_unit, or y_unit
+    // where that is empty (the series plots the quantity's own figure).
+    Quantity quantity = Quantity::Undeclared;
+    std::string quantity_unit;
     nlohmann::json attributes = nlohmann::json::object();
     std::vector<Point> points;
 };
@@ -62,7 +68,12 @@ struct Result {
     // experiment on their hardware, to read beside ours as ratios.
     std::string published_source;
     std::map<std::string, double> published;
+    // The reference block: theoretical_gbs is the device's DRAM bandwidth, or
+    // the host link's for the host<->device experiments (use_host_link_reference).
     double theoretical_gbs = 0, memcpy_gbs = 0;
+    // What fractions divide by: a DRAM bandwidth by the device's theoretical
+    // DRAM bandwidth and cudaMemcpy's, a link bandwidth by the link's.
+    double dram_theoretical_gbs = 0, link_theoretical_gbs = 0;
     std::uint64_t device_bytes_allocated = 0, memory_budget_bytes = 0;
     std::string started_at, finished_at;
     // False when the experiment cannot apply to this machine (peer with one
@@ -97,6 +108,10 @@ nlohmann::json to_json(const Result &r, SampleForm form = SampleForm::Summary);
 // Rewrites every point of a result document (or of each result of a run
 // document) to the given sample form; see set_sample_form.
 void set_sample_form_of_document(nlohmann::json &doc, SampleForm form);
+
+// The version a result document read in is written as: the current one, or
+// "gmlab.result/1.2" where a series declares no quantity (an older document).
+const char *schema_to_write(const nlohmann::json &doc);
 
 // Checks that a document has the structure the accessors rely on (throws
 // Error(GM_ERROR_INVALID_ARGUMENT) saying what is missing).

@@ -101,6 +101,7 @@ void run_alignment(ContextState &ctx, const Params &params, Result &out) {
             s.variant = v;
             s.x_name = "record";
             s.x_unit = "bytes";
+            s.quantity = Quantity::DramBandwidth;
             s.attributes = {{"record_bytes", size}, {"kernel", k.kernel}, {"records", n}, {"block_size", block}};
             Point p = measure(ctx, {idx, 0}, in, outbuf, n, block, host, out);
             p.x = size;
@@ -116,6 +117,7 @@ void run_alignment(ContextState &ctx, const Params &params, Result &out) {
         s.variant = "misaligned";
         s.x_name = "base offset";
         s.x_unit = "bytes";
+        s.quantity = Quantity::DramBandwidth;
         s.attributes = {{"record_bytes", size}, {"records", n}, {"block_size", block}};
         for (long long off_ll : params.integers("offsets")) {
             const int off = static_cast<int>(off_ll);

@@ -133,6 +133,8 @@ Series series_of(const SeriesSpec &spec) {
     s.y_field = "us_per_call";
     s.y_name = std::string(spec.name) == "memset" ? "one cudaMemsetAsync + synchronize" : "one allocation + release";
     s.y_unit = "us";
+    // A call's cost: nothing moves at size / time, so no bandwidth.
+    s.quantity = Quantity::Time;
     s.attributes = {{"memory", spec.host ? "host" : "device"}, {"timed_on", "host"}};
     return s;
 }

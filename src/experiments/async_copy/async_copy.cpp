@@ -87,6 +87,7 @@ void run_async_copy(ContextState &ctx, const Params &params, Result &out) {
             s.y_field = "cycles_per_element";
             s.y_name = "clock64 cycles per element";
             s.y_unit = "cycles";
+            s.quantity = Quantity::Time;  // the cost of one element's copy
             s.attributes = {{"word_size", w}, {"block_size", kAsyncBlock}, {"blocks", blocks}, {"registers", attr.numRegs}};
         }
         // Sync and async of one count are measured one after the other, so

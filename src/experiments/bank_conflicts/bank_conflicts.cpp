@@ -60,6 +60,7 @@ void run_series(ContextState &ctx, bool write, const std::vector<long long> &str
     s.y_field = "ns_per_warp_access";
     s.y_name = "time per warp access, per multiprocessor";
     s.y_unit = "ns";
+    s.quantity = Quantity::Time;  // one warp's shared-memory access
     s.attributes = {{"word_size", w}, {"iterations", iterations}, {"blocks", blocks}, {"warps_per_block", kBankWarpsPerBlock}};
     for (long long stride_ll : strides) {
         const unsigned stride = static_cast<unsigned>(stride_ll);

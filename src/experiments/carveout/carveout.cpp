@@ -109,6 +109,7 @@ void run_carveout(ContextState &ctx, const Params &params, Result &out) {
         series.y_field = "read_gbs";
         series.y_name = "bytes read per second (L1 and L2 hits)";
         series.y_unit = "GB/s";
+        series.quantity = Quantity::L1Bandwidth;
         series.attributes = {{"carveout_percent", c}, {"passes_target_bytes", reads_per_sm}};
         if (unified.known) {
             series.attributes["shared_capacity_bytes"] = shared;

@@ -154,6 +154,7 @@ void run_cluster_shared(ContextState &ctx, const Params &params, Result &out) {
         s.y_field = "latency_cycles";
         s.y_name = "latency per dependent load";
         s.y_unit = "cycles";
+        s.quantity = Quantity::Latency;
         s.attributes = {{"ring_bytes", k.where == ClusterChase::L2 ? kL2RingBytes : kernels::kClusterRingNodes * 4},
                         {"hops", hops},
                         {"chasing_block", 0}};
@@ -197,6 +198,8 @@ void run_cluster_shared(ContextState &ctx, const Params &params, Result &out) {
     dsm_series.variant = "dsm";
     global_series.name = "exchange through global memory (L2)";
     global_series.variant = "global";
+    dsm_series.quantity = Quantity::L1Bandwidth;     // shared memory of the cluster's blocks
+    global_series.quantity = Quantity::L2Bandwidth;  // the slices fit in L2
     for (Series *s : {&dsm_series, &global_series}) {
         s->x_name = "cluster size";
         s->x_unit = "blocks";

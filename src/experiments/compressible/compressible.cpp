@@ -47,6 +47,7 @@ public:
                 s.variant = memory + "_" + d + "_" + op;
                 s.x_name = "array";
                 s.x_unit = "bytes";
+                s.quantity = Quantity::DramBandwidth;
                 s.attributes = {{"memory", memory}, {"data", d}, {"operation", op},
                                 {"compression_granted", mem.compression_granted()}};
                 s.points.push_back(op == "read" ? read(mem, kind, s.variant, memory == "plain")

@@ -50,6 +50,7 @@ void run_constant_broadcast(ContextState &ctx, const Params &params, Result &out
     s.y_field = "ns_per_warp_access";
     s.y_name = "time per warp access, per multiprocessor";
     s.y_unit = "ns";
+    s.quantity = Quantity::Time;  // a warp's access, served by the constant cache
     s.attributes = {{"iterations", iterations}, {"blocks", blocks}, {"block_size", block}};
     for (long long k_ll : params.integers("k")) {
         const unsigned k = static_cast<unsigned>(k_ll);
@@ -168,6 +169,7 @@ void run_stencil(ContextState &ctx, const Params &params, Result &out) {
         s.variant = name;
         s.x_name = "n";
         s.x_unit = "elements";
+        s.quantity = Quantity::DramBandwidth;
         s.attributes = {{"block_size", block}, {"per_thread", per_thread}, {"radius", kStencilRadius}};
         Point p;
         p.x = static_cast<double>(n);

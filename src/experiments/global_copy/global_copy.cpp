@@ -60,6 +60,7 @@ Series make_series(const std::string &variant, int word_size, const char *x_name
     s.variant = variant;
     s.x_name = x_name;
     s.x_unit = "words";
+    s.quantity = Quantity::DramBandwidth;
     s.attributes = {{"word_size", word_size}, {"elements", n}, {"block_size", block}};
     return s;
 }

@@ -69,6 +69,7 @@ Series cycles_series(const std::string &name, const std::string &variant, const 
     s.y_field = "latency_cycles";
     s.y_name = "latency per dependent load";
     s.y_unit = "cycles";
+    s.quantity = Quantity::Latency;
     return s;
 }
 

@@ -92,6 +92,9 @@ void run_l2_persist(ContextState &ctx, const Params &params, Result &out) {
         series.y_field = "median_ms";
         series.y_name = "time per launch";
         series.y_unit = "ms";
+        // Global accesses that the persisting window keeps in L2 and the
+        // streaming rest that goes to DRAM: no fraction of DRAM's peak.
+        series.quantity = Quantity::L2Bandwidth;
         series.attributes = {{"set_aside_bytes", granted}, {"streaming_bytes", streaming_bytes}, {"block_size", block},
                              {"miss_property", params.text("miss_property")}};
         for (std::size_t region : sizes) {

@@ -41,6 +41,7 @@ Series chase_series(const std::string &name, const std::string &variant) {
     s.y_field = "latency_cycles";
     s.y_name = "latency per dependent load";
     s.y_unit = "cycles";
+    s.quantity = Quantity::Latency;
     return s;
 }
 

@@ -172,6 +172,7 @@ void run_memory_spaces(ContextState &ctx, const Params &params, Result &out) {
         s.y_field = "latency_cycles";
         s.y_name = "latency per dependent access";
         s.y_unit = "cycles";
+        s.quantity = Quantity::Latency;
         Point p = chase_point(hops, hops, it->samples, ghz);
         if (it->local_bytes >= 0) p.values["local_bytes_per_thread"] = it->local_bytes;
         cyc[v] = p.values.at("latency_cycles");

@@ -89,13 +89,16 @@ void run_local_memory(ContextState &ctx, const Params &params, Result &out) {
         s.x_unit = "visits of each word";
         s.y_field = "array_access_gbs";
         s.y_name = "rate of array accesses";
+        // Accesses to a per-thread array (registers or local memory), not a
+        // bandwidth of any one memory: the register version moves no bytes.
+        s.quantity = Quantity::Rate;
         s.attributes = {{"threads", threads}, {"block_size", kernels::kLocalBlock}, {"array_words", kLocalWords}};
         Point p;
         p.x = rounds;
-        // bytes: the global memory the kernel moves (its input and result), so
-        // that bandwidth_gbs stays a memory bandwidth. The series plots the rate
-        // of array accesses, 4 + 4 bytes per visit (read + write of the word),
-        // which for the register version is not memory traffic at all.
+        // bytes: the global memory the kernel moves (its input and result). The
+        // series plots the rate of array accesses, 4 + 4 bytes per visit (read +
+        // write of the word), which for the register version is not memory
+        // traffic at all, so the series is a rate and carries no bandwidth.
         p.bytes = static_cast<double>(in_bytes + out_bytes);
         p.time_ms = time_launch(ctx, launch);
         p.values["array_access_gbs"] = static_cast<double>(threads) * rounds * kLocalWords * 8.0 / (p.time_ms.median * 1e6);

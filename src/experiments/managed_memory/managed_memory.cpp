@@ -35,17 +35,21 @@ constexpr const char *kVerifiedHow =
 struct Variant {
     const char *name, *label;
     bool managed;
+    // What a point's bytes / time is: the host link for every path that
+    // moves the pages across it while timed, DRAM for read-mostly, whose
+    // timed reads find the duplicated pages already on the device.
+    Quantity quantity;
 };
 
 // The measured ways to get an array to a kernel, in the order they are run.
 const Variant kVariants[] = {
-    {"on_demand_read", "on demand: read host-resident pages (GPU faults migrate them)", true},
-    {"on_demand_write", "on demand: write host-resident pages", true},
-    {"prefetch_read", "cudaMemPrefetchAsync to the device, then the read", true},
-    {"read_mostly_read", "read-mostly: read duplicated pages the host also reads", true},
-    {"accessed_by_read", "preferred location host + accessed by the device: read over the link", true},
-    {"explicit_copy_read", "cudaMemcpy from pinned memory into cudaMalloc memory, then the read", false},
-    {"mapped_read", "mapped pinned host memory read directly", false},
+    {"on_demand_read", "on demand: read host-resident pages (GPU faults migrate them)", true, Quantity::LinkBandwidth},
+    {"on_demand_write", "on demand: write host-resident pages", true, Quantity::LinkBandwidth},
+    {"prefetch_read", "cudaMemPrefetchAsync to the device, then the read", true, Quantity::LinkBandwidth},
+    {"read_mostly_read", "read-mostly: read duplicated pages the host also reads", true, Quantity::DramBandwidth},
+    {"accessed_by_read", "preferred location host + accessed by the device: read over the link", true, Quantity::LinkBandwidth},
+    {"explicit_copy_read", "cudaMemcpy from pinned memory into cudaMalloc memory, then the read", false, Quantity::LinkBandwidth},
+    {"mapped_read", "mapped pinned host memory read directly", false, Quantity::LinkBandwidth},
 };
 
 // What the driver and device allow, which decides the paths above.
@@ -359,6 +363,7 @@ void run_managed_memory(ContextState &ctx, const Params &params, Result &out) {
         s.variant = v.name;
         s.x_name = "array";
         s.x_unit = "bytes";
+        s.quantity = v.quantity;
         s.attributes = {{"managed", v.managed}};
         for (std::size_t bytes : sizes) s.points.push_back(runner.measure(v, bytes));
         made.push_back(std::move(s));

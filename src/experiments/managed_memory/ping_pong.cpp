@@ -36,6 +36,7 @@ Series measure_ping_pong(ContextState &ctx, const std::vector<long long> &pages,
     s.y_field = "us_per_round_trip";
     s.y_name = "one round trip (device turn + host turn)";
     s.y_unit = "us";
+    s.quantity = Quantity::Time;
     s.attributes = {{"managed", true}, {"timed_on", "host"}};
     cudaStream_t st = ctx.stream();
     const int sms = ctx.info().multiprocessors;

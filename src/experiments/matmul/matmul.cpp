@@ -32,6 +32,8 @@ Series product_series(const std::string &variant, int m, int n) {
     s.variant = variant;
     s.x_name = "M";
     s.x_unit = "rows";
+    // The guide's effective bandwidth: the matrices' bytes over the time.
+    s.quantity = Quantity::DramBandwidth;
     s.attributes = {{"m", m}, {"n", n}, {"k", kW}, {"tile", kW}};
     return s;
 }

@@ -106,6 +106,7 @@ void run_pitch_2d(ContextState &ctx, const Params &params, Result &out) {
     for (Series *s : {&packed, &pitched}) {
         s->x_name = "width";
         s->x_unit = "4-byte elements";
+        s->quantity = Quantity::DramBandwidth;
         s->attributes = {{"element_bytes", kElem}, {"block_size", kernels::kPitchBlock}, {"rows_per_warp", 1}};
     }
     for (long long w_ll : params.integers("widths")) {

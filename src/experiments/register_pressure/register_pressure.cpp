@@ -52,6 +52,7 @@ void run_register_pressure(ContextState &ctx, const Params &params, Result &out)
     s.y_field = "giga_updates_per_s";
     s.y_name = "value updates per second";
     s.y_unit = "G/s";
+    s.quantity = Quantity::Rate;
     s.attributes = {{"threads", threads}, {"block_size", kernels::kPressureBlock}, {"iterations", iterations},
                     {"live_values", kPressureLive}};
     double best = 0, best_cap = 0;

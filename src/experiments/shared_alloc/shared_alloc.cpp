@@ -49,6 +49,7 @@ void run_shared_alloc(ContextState &ctx, const Params &params, Result &out) {
         s.variant = name;
         s.x_name = "array";
         s.x_unit = "bytes";
+        s.quantity = Quantity::DramBandwidth;
         s.attributes = {{"block_size", block}};
         Point p;
         p.x = static_cast<double>(bytes);

@@ -29,6 +29,7 @@ Series reference_copy_series(ContextState &ctx, const void *in, void *out, std::
     Series s;
     s.name = "copy (stream kernel)";
     s.variant = "copy";
+    s.quantity = Quantity::DramBandwidth;
     Point p;
     p.x = x;
     p.bytes = 2.0 * static_cast<double>(bytes);

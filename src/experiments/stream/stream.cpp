@@ -120,6 +120,7 @@ void run_stream(ContextState &ctx, const Params &params, Result &out) {
         s.variant = "stream";
         s.x_name = "array size";
         s.x_unit = "bytes";
+        s.quantity = Quantity::DramBandwidth;
         s.attributes = {{"block_size", block}, {"unroll", unroll}, {"cache_hint", params.text("cache_hint")},
                         {"grid", params.text("grid")}, {"blocks", resident}, {"element_bytes", 8}, {"vector_bytes", 16}};
         Point p;
@@ -152,6 +153,7 @@ void run_stream(ContextState &ctx, const Params &params, Result &out) {
         s.variant = "cudaMemcpyAsync device-to-device";
         s.x_name = "array size";
         s.x_unit = "bytes";
+        s.quantity = Quantity::DramBandwidth;
         Point p;
         p.x = static_cast<double>(array_bytes);
         p.bytes = 2.0 * static_cast<double>(array_bytes);

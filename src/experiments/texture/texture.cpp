@@ -111,6 +111,7 @@ void run_rotation(ContextState &ctx, const Params &params, Result &out) {
         s.variant = w.name;
         s.x_name = "image";
         s.x_unit = "bytes";
+        s.quantity = Quantity::DramBandwidth;
         s.attributes = {{"width", width}, {"height", height}};
         Point p;
         p.x = static_cast<double>(bytes);
@@ -263,6 +264,7 @@ void run_capabilities(ContextState &ctx, Result &out) {
     s.y_field = "max_abs_error";
     s.y_name = "largest difference from the host model";
     s.y_unit = "";
+    s.quantity = Quantity::Ratio;  // an error relative to the host model, dimensionless
     nlohmann::json names = nlohmann::json::object();
     for (std::size_t i = 0; i < caps.size(); ++i) {
         Point p;

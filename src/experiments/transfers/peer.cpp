@@ -239,11 +239,13 @@ void run_peer(ContextState &ctx, const Params &params, Result &out) {
         s.variant = variant;
         s.x_name = "pair";
         s.x_unit = "index";
+        s.quantity = Quantity::LinkBandwidth;  // NVLink or PCIe between the GPUs
         return s;
     };
     Series ce = make_series("copy engine, cudaMemcpyPeerAsync", "copy");
     Series kr = make_series("kernel on the destination reading the source's memory", "kernel_read");
     Series lat = make_series("latency of " + size_text(lat_bytes) + " copies", "latency");
+    lat.quantity = Quantity::Latency;
     lat.y_field = "latency_us";
     lat.y_name = "time per copy";
     lat.y_unit = "us";

@@ -78,6 +78,7 @@ void run_transfer(ContextState &ctx, const Params &params, Result &out) {
             s.variant = kind + "_" + dir;
             s.x_name = "transfer size";
             s.x_unit = "bytes";
+            s.quantity = Quantity::LinkBandwidth;
             s.attributes = {{"memory", kind}, {"direction", dir}};
             series[dir] = std::move(s);
         }
@@ -162,6 +163,7 @@ void run_transfer_batching(ContextState &ctx, const Params &params, Result &out)
                 s.variant = batched ? "many" : "one";
                 s.x_name = "N";
                 s.x_unit = "copies";
+                s.quantity = Quantity::LinkBandwidth;
                 s.attributes = {{"direction", dir}, {"chunk_bytes", chunk}, {"batched", batched}};
                 for (long long n_ll : counts) {
                     const std::size_t n = static_cast<std::size_t>(n_ll), bytes = n * chunk;

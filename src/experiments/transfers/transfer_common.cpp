@@ -102,6 +102,7 @@ double use_host_link_reference(const DeviceInfo &dev, int directions, Result &ou
     const HostLink &l = dev.host_link;
     const double link = l.theoretical_gbs * directions;
     out.theoretical_gbs = link;
+    out.link_theoretical_gbs = link;
     if (link > 0) {
         out.summary_values["host_link_theoretical_gbs"] = link;
         char both[96] = "";

@@ -72,6 +72,7 @@ void run_zero_copy(ContextState &ctx, const Params &params, Result &out) {
             sr.variant = variant;
             sr.x_name = "array";
             sr.x_unit = "bytes";
+            sr.quantity = Quantity::LinkBandwidth;
             sr.attributes = {{"stride_words", s_words}, {"mapped", mapped}, {"elements", n}};
             Point p;
             p.x = static_cast<double>(bytes);

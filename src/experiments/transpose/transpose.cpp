@@ -77,6 +77,7 @@ void run_transpose(ContextState &ctx, const Params &params, Result &out) {
             s.variant = v.name;
             s.x_name = "matrix";
             s.x_unit = "bytes";
+            s.quantity = Quantity::DramBandwidth;
             s.attributes = {{"rows", rows}, {"cols", cols}, {"element_size", e}};
             Point p;
             p.x = static_cast<double>(bytes);

@@ -8,7 +8,10 @@
 
 #include <simdjson.h>
 
+#include <nlohmann/json.hpp>
+
 #include "storage/counter_rows.hpp"
+#include "upload/quantities.hpp"
 
 namespace gmserver {
 namespace {
@@ -83,7 +86,14 @@ double number(object obj, const char *key, const std::string &where) {
 struct DeviceFacts {
     double theoretical_gbs = 0;
     double l2_bytes = 0;
+    double multiprocessors = 0, sm_clock_mhz = 0;  // 0: not in the device block
+    double host_link_gbs = 0;                      // one direction; 0: not known
 };
+
+// No figure of any kind is larger than this in magnitude: it keeps numbers
+// such as -1e308 out of storage and pages (byte counts, counters and times of
+// real runs stay below 1e13).
+constexpr double kMaxMagnitude = 1e15;
 
 // Bandwidth above this is not a measurement. Data that cannot sit in L2
 // (bytes moved per launch at least twice the L2 size) comes from DRAM, so 1.5x
@@ -95,6 +105,33 @@ double bandwidth_bound(const DeviceFacts &dev, double bytes) {
     if (dev.theoretical_gbs <= 0) return 50000.0;
     const bool dram = dev.l2_bytes > 0 && bytes >= 2 * dev.l2_bytes;
     return (dram ? 1.5 : 10.0) * dev.theoretical_gbs + 50.0;
+}
+
+// L1, shared memory and L2 deliver at most 128 bytes per clock to each
+// multiprocessor, so nothing on chip outruns multiprocessors x clock x 128 B;
+// half as much again covers clocks above the one the device block names.
+// Where the block does not say, no bound is known.
+double on_chip_bound(const DeviceFacts &dev) {
+    if (dev.multiprocessors <= 0 || dev.sm_clock_mhz <= 0) return kMaxMagnitude;
+    return 1.5 * dev.multiprocessors * dev.sm_clock_mhz * 1e6 * 128 / 1e9;
+}
+
+// A link against the link: the result's reference (the host link, both ways
+// where its points count both) or twice the device block's host link; where
+// neither is known, a link is no faster than the device's own memory.
+double link_bound(const DeviceFacts &dev, double reference_gbs, double bytes) {
+    const double known = std::max(reference_gbs, 2 * dev.host_link_gbs);
+    return known > 0 ? 1.5 * known + 1.0 : bandwidth_bound(dev, bytes);
+}
+
+double quantity_bound(Quantity q, const DeviceFacts &dev, double reference_gbs, double bytes) {
+    switch (q) {
+    case Quantity::DramBandwidth: return bandwidth_bound(dev, bytes);
+    case Quantity::L2Bandwidth:
+    case Quantity::L1Bandwidth: return on_chip_bound(dev);
+    case Quantity::LinkBandwidth: return link_bound(dev, reference_gbs, bytes);
+    default: return kMaxMagnitude;
+    }
 }
 
 // A member found in one pass over an object; the first occurrence of a key
@@ -127,8 +164,22 @@ double number(const Found &f, std::string_view key, const Where &where) {
 }
 
 constexpr std::string_view kPointKeys[] = {"x", "time_ms", "bytes", "bandwidth_gbs", "fraction_of_theoretical",
-                                           "fraction_of_memcpy", "counters"};
-enum PointKey { kX, kTime, kBytes, kBandwidth, kFractionTheoretical, kFractionMemcpy, kCounters };
+                                           "fraction_of_memcpy", "counters", "bandwidth_gbs_min", "bandwidth_gbs_max",
+                                           "values", "predicted"};
+enum PointKey {
+    kX, kTime, kBytes, kBandwidth, kFractionTheoretical, kFractionMemcpy, kCounters, kBandwidthMin, kBandwidthMax,
+    kValues, kPredicted
+};
+
+// How the points of one series are judged: what the series measures, the
+// derived figures that quantity allows, and whether the document is older
+// than 1.3, whose figures beyond those are dropped on ingest, not refused.
+struct SeriesRules {
+    Quantity quantity = Quantity::DramBandwidth;
+    DerivedFigures allowed;
+    bool legacy = false;
+    double reference_gbs = 0;  // the result's reference.theoretical_bandwidth_gbs
+};
 constexpr std::string_view kTimeKeys[] = {"median", "min", "max", "mean", "stddev", "n", "samples", "quantiles"};
 enum TimeKey { kMedian, kMin, kMax, kMean, kStddev, kN, kSamples, kQuantiles };
 
@@ -138,6 +189,7 @@ struct CheckedPoint {
     double x = 0;
     Found time[std::size(kTimeKeys)];
     Found counters;  // an object of finite numbers >= 0 when present
+    bool drops = false;  // an older document's point carries figures its quantity does not have
 };
 
 // A point's place in the document ("results[2].series[0].points[17]"), spelled
@@ -148,9 +200,71 @@ struct PointPlace {
     std::string str() const { return series + ".points[" + std::to_string(index) + "]"; }
 };
 
-// The same checks as the library's gmlab.result/1, /1.1 and /1.2 reader (x and
-// the time_ms statistics are numbers), plus the plausibility rules.
-CheckedPoint check_point(object p, const PointPlace &place, const DeviceFacts &dev) {
+// An object of named numbers (a point's values or predictions): each finite
+// and within kMaxMagnitude.
+template <class Where>
+void check_number_map(element e, const Where &where) {
+    object o;
+    if (e.get(o) != simdjson::SUCCESS) reject("invalid_document", spell(where) + ": must be an object");
+    for (auto field : o) {
+        double d = 0;
+        if (field.value.get_double().get(d) != simdjson::SUCCESS)
+            reject("invalid_document", spell(where) + "." + std::string(field.key) + ": must be a number");
+        if (!std::isfinite(d) || std::fabs(d) > kMaxMagnitude)
+            reject("implausible", spell(where) + "." + std::string(field.key) + ": must be finite and within +-1e15");
+    }
+}
+
+// A figure the series' quantity does not allow: an older document's is
+// dropped on ingest (marked here), a 1.3 document's is refused.
+bool unwanted(const Found &f, bool allowed, std::string_view key, const SeriesRules &rules, const PointPlace &place,
+              CheckedPoint &out) {
+    if (!f.present || allowed) return false;
+    if (!rules.legacy)
+        reject("invalid_document", place.str() + "." + std::string(key) + ": a series of " + quantity_label(rules.quantity) +
+                                       " carries no " + std::string(key));
+    out.drops = true;
+    return true;
+}
+
+// bytes, bandwidth_gbs and the fractions, each held to the series' quantity.
+void check_derived(const Found (&f)[std::size(kPointKeys)], const SeriesRules &rules, const DeviceFacts &dev, double median,
+                   const PointPlace &place, CheckedPoint &out) {
+    const auto where = [&] { return place.str(); };
+    bool dropped = false;
+    for (int k : {kBytes, kBandwidth, kBandwidthMin, kBandwidthMax})
+        dropped = unwanted(f[k], rules.allowed.bandwidth, kPointKeys[k], rules, place, out) || dropped;
+    double bytes = 0;
+    if (f[kBytes].present && !dropped) {
+        bytes = number(f[kBytes], "bytes", where);
+        if (bytes < 0 || bytes > kMaxMagnitude) reject("implausible", where() + ".bytes: must be 0..1e15");
+    }
+    if (f[kBandwidth].present && !dropped) {
+        const double bw = number(f[kBandwidth], "bandwidth_gbs", where);
+        if (bw < 0) reject("implausible", where() + ".bandwidth_gbs: must be >= 0");
+        const double bound = quantity_bound(rules.quantity, dev, rules.reference_gbs, bytes);
+        if (bw > bound)
+            reject("implausible", where() + ".bandwidth_gbs: " + std::to_string(bw) + " GB/s of " +
+                                      quantity_label(rules.quantity) + " is above the bound of " + std::to_string(bound) +
+                                      " GB/s derived from the device block");
+        // bandwidth is bytes / median time: a document whose figures disagree was edited.
+        if (bytes > 0) {
+            const double expected = bytes / (median * 1e6);
+            if (std::fabs(bw - expected) > 0.02 * expected + 1e-9)
+                reject("implausible", where() + ".bandwidth_gbs: does not equal bytes / median time");
+        }
+    }
+    const bool allowed[] = {rules.allowed.fraction_of_theoretical, rules.allowed.fraction_of_memcpy};
+    for (int k : {kFractionTheoretical, kFractionMemcpy}) {
+        if (unwanted(f[k], allowed[k - kFractionTheoretical], kPointKeys[k], rules, place, out) || !f[k].present) continue;
+        const double v = number(f[k], kPointKeys[k], where);
+        if (v < 0 || v > 20) reject("implausible", where() + "." + std::string(kPointKeys[k]) + ": must be within 0..20");
+    }
+}
+
+// The same checks as the library's gmlab.result/1 .. /1.3 reader (x and the
+// time_ms statistics are numbers), plus the plausibility rules.
+CheckedPoint check_point(object p, const PointPlace &place, const DeviceFacts &dev, const SeriesRules &rules) {
     // Places are spelled out only in messages.
     const auto where = [&] { return place.str(); };
     const auto tw = [&] { return place.str() + ".time_ms"; };
@@ -158,6 +272,7 @@ CheckedPoint check_point(object p, const PointPlace &place, const DeviceFacts &d
     pick(p, kPointKeys, f);
     CheckedPoint out;
     out.x = number(f[kX], "x", where);
+    if (std::fabs(out.x) > kMaxMagnitude) reject("implausible", where() + ".x: must be within +-1e15");
     if (!f[kTime].present) reject("invalid_document", where() + ": missing \"time_ms\"");
     pick(as_object(f[kTime].value, tw), kTimeKeys, out.time);
     const Found *t = out.time;
@@ -199,30 +314,9 @@ CheckedPoint check_point(object p, const PointPlace &place, const DeviceFacts &d
             previous = d;
         }
     }
-    double bytes = 0;
-    if (f[kBytes].present) {
-        bytes = number(f[kBytes], "bytes", where);
-        if (bytes < 0) reject("implausible", where() + ".bytes: must be >= 0");
-    }
-    if (f[kBandwidth].present) {
-        const double bw = number(f[kBandwidth], "bandwidth_gbs", where);
-        if (bw < 0) reject("implausible", where() + ".bandwidth_gbs: must be >= 0");
-        const double bound = bandwidth_bound(dev, bytes);
-        if (bw > bound)
-            reject("implausible", where() + ".bandwidth_gbs: " + std::to_string(bw) + " GB/s is above the bound of " +
-                                      std::to_string(bound) + " GB/s derived from the device block");
-        // bandwidth is bytes / median time: a document whose figures disagree was edited.
-        if (bytes > 0) {
-            const double expected = bytes / (median * 1e6);
-            if (std::fabs(bw - expected) > 0.02 * expected + 1e-9)
-                reject("implausible", where() + ".bandwidth_gbs: does not equal bytes / median time");
-        }
-    }
-    for (int k : {kFractionTheoretical, kFractionMemcpy}) {
-        if (!f[k].present) continue;
-        const double v = number(f[k], kPointKeys[k], where);
-        if (v < 0 || v > 20) reject("implausible", where() + "." + std::string(kPointKeys[k]) + ": must be within 0..20");
-    }
+    check_derived(f, rules, dev, median, place, out);
+    for (int k : {kValues, kPredicted})
+        if (f[k].present) check_number_map(f[k].value, [&] { return place.str() + "." + std::string(kPointKeys[k]); });
     // 1.2: hardware counters (counts, rates and ratios of counts): finite and >= 0.
     if (f[kCounters].present) {
         object counters;
@@ -231,7 +325,7 @@ CheckedPoint check_point(object p, const PointPlace &place, const DeviceFacts &d
             double d = 0;
             const auto cw = [&] { return where() + ".counters." + std::string(field.key); };
             if (field.value.get_double().get(d) != simdjson::SUCCESS) reject("invalid_document", cw() + ": must be a number");
-            if (!std::isfinite(d) || d < 0) reject("implausible", cw() + ": must be finite and >= 0");
+            if (!std::isfinite(d) || d < 0 || d > 1e18) reject("implausible", cw() + ": must be finite, 0..1e18");
         }
         out.counters = f[kCounters];
     }
@@ -285,6 +379,13 @@ std::vector<Agreement> agreements_of(object series) {
     return out;
 }
 
+// What read_result found of one result's series, for the rewrite of an older
+// document (rewrite_older_document).
+struct ResultQuantities {
+    std::vector<Quantity> quantities;  // one per series, in order
+    bool drops = false;                // some point carries a figure its quantity does not have
+};
+
 // A counted point of a series with agreements: its x, counters and predictions.
 struct CountedPoint {
     double x;
@@ -315,16 +416,68 @@ void append_counter_rows(const std::string &experiment, const std::string &serie
     }
 }
 
+// The quantity a series declares (1.3: required), or for an older document
+// the one its experiment and series imply.
+SeriesRules rules_of(object so, const std::string &sw, const std::string &experiment, const std::string &series,
+                     const std::string &y_field, bool legacy, double reference_gbs) {
+    SeriesRules rules;
+    rules.legacy = legacy;
+    rules.reference_gbs = reference_gbs;
+    element q;
+    if (so.at_key("quantity").get(q) == simdjson::SUCCESS) {
+        const std::string name = text(as_object(q, sw + ".quantity"), "name", sw + ".quantity", 64);
+        if (!parse_quantity(name, &rules.quantity))
+            reject("invalid_document", sw + ".quantity.name: \"" + name +
+                                           "\" is not one of dram_bandwidth, l2_bandwidth, l1_shared_bandwidth, link_bandwidth, "
+                                           "latency, time_per_call, count, ratio, rate");
+    } else if (!legacy) {
+        reject("invalid_document", sw + ": missing \"quantity\" (required from gmlab.result/1.3 on)");
+    } else {
+        rules.quantity = legacy_quantity(experiment, series, y_field);
+    }
+    rules.allowed = legacy ? legacy_derived_figures(rules.quantity, experiment) : derived_figures(rules.quantity);
+    return rules;
+}
+
+// The value a series plots, held to its quantity: latencies and times
+// positive, counts, ratios and rates not negative, a bandwidth plotted in
+// GB/s within its bound; every one finite and within kMaxMagnitude.
+void check_plotted(double v, const SeriesRules &rules, const std::string &y_unit, const DeviceFacts &dev,
+                   const PointPlace &place) {
+    if (!std::isfinite(v) || std::fabs(v) > kMaxMagnitude)
+        reject("implausible", place.str() + ": the plotted value must be finite and within +-1e15");
+    const bool time_like = rules.quantity == Quantity::Latency || rules.quantity == Quantity::Time;
+    if (time_like && v <= 0)
+        reject("implausible", place.str() + ": a " + std::string(quantity_label(rules.quantity)) + " must be > 0");
+    if (!time_like && v < 0)
+        reject("implausible", place.str() + ": a " + std::string(quantity_label(rules.quantity)) + " must be >= 0");
+    if (is_bandwidth(rules.quantity) && y_unit == "GB/s") {
+        const double bound = quantity_bound(rules.quantity, dev, rules.reference_gbs, 0);
+        if (v > bound)
+            reject("implausible", place.str() + ": " + std::to_string(v) + " GB/s of " + quantity_label(rules.quantity) +
+                                      " is above the bound of " + std::to_string(bound) + " GB/s derived from the device block");
+    }
+}
+
+// A number of the result's summary (its key figures): finite and bounded.
+void check_summary(element summary, const std::string &where) {
+    check_number_map(summary, [&] { return where + ".summary"; });
+}
+
 // One result of the run: the library's gmlab.result/1 rules, every point's
-// plausibility, and one stored row per point (the value its series plots),
-// plus the counter rows of series that compare counters with their model.
-void read_result(element r_el, const std::string &where, const DeviceFacts &dev, std::vector<PointRow> &rows) {
+// plausibility by its series' quantity, and one stored row per point (the
+// value its series plots), plus the counter rows of series that compare
+// counters with their model. Returns each series' quantity and whether an
+// older document's points carry figures to drop.
+ResultQuantities read_result(element r_el, const std::string &where, const DeviceFacts &dev, std::vector<PointRow> &rows) {
     const object r = as_object(r_el, where);
     require(!has(r, "device"), where, "must not carry its own device block");
     std::string_view schema;
     require(member(r, "schema", where).get(schema) == simdjson::SUCCESS &&
-                (schema == "gmlab.result/1" || schema == "gmlab.result/1.1" || schema == "gmlab.result/1.2"),
-            where + ".schema", "must be \"gmlab.result/1\", \"gmlab.result/1.1\" or \"gmlab.result/1.2\"");
+                (schema == "gmlab.result/1" || schema == "gmlab.result/1.1" || schema == "gmlab.result/1.2" ||
+                 schema == "gmlab.result/1.3"),
+            where + ".schema", "must be \"gmlab.result/1\", \"gmlab.result/1.1\", \"gmlab.result/1.2\" or \"gmlab.result/1.3\"");
+    const bool legacy = schema != "gmlab.result/1.3";
     bool quick = false;
     if (r.at_key("quick").get(quick) == simdjson::SUCCESS && quick)
         reject("invalid_document", where + ".quick: a quick run (gmlab run --quick) is a smoke check, not measurements; "
@@ -332,8 +485,13 @@ void read_result(element r_el, const std::string &where, const DeviceFacts &dev,
     const object exp = as_object(member(r, "experiment", where), where + ".experiment");
     const std::string name = text(exp, "name", where + ".experiment", 64);
     element summary;
-    if (r.at_key("summary").get(summary) == simdjson::SUCCESS) as_object(summary, where + ".summary");
+    if (r.at_key("summary").get(summary) == simdjson::SUCCESS) check_summary(summary, where);
+    double reference_gbs = 0;
+    if (r.at_key("reference").at_key("theoretical_bandwidth_gbs").get_double().get(reference_gbs) != simdjson::SUCCESS ||
+        !std::isfinite(reference_gbs) || reference_gbs < 0 || reference_gbs > 1e5)
+        reference_gbs = 0;
     const array series = as_array(member(r, "series", where), where + ".series");
+    ResultQuantities out;
     std::size_t s = 0;
     for (element se : series) {
         const std::string sw = where + ".series[" + std::to_string(s++) + "]";
@@ -341,6 +499,12 @@ void read_result(element r_el, const std::string &where, const DeviceFacts &dev,
         const std::string sname = text(so, "name", sw, 256);
         const object y = as_object(member(so, "y", sw), sw + ".y");
         const std::string field = text(y, "field", sw + ".y", 128);
+        const std::string y_unit = has(y, "unit") ? text(y, "unit", sw + ".y", 64) : "";
+        const SeriesRules rules = rules_of(so, sw, name, sname, field, legacy, reference_gbs);
+        if (!rules.allowed.bandwidth && field == "bandwidth_gbs")
+            reject("invalid_document", sw + ".y.field: a series of " + std::string(quantity_label(rules.quantity)) +
+                                           " cannot plot bandwidth_gbs");
+        out.quantities.push_back(rules.quantity);
         const array points = as_array(member(so, "points", sw), sw + ".points");
         const std::vector<Agreement> agreements = agreements_of(so);
         std::vector<CountedPoint> counted;
@@ -349,11 +513,12 @@ void read_result(element r_el, const std::string &where, const DeviceFacts &dev,
             const PointPlace place{sw, p++};
             object po;
             if (pe.get(po) != simdjson::SUCCESS) reject("invalid_document", place.str() + ": must be an object");
-            const CheckedPoint checked = check_point(po, place, dev);
+            const CheckedPoint checked = check_point(po, place, dev, rules);
+            out.drops = out.drops || checked.drops;
             double v = 0;
             if (!field_value(po, checked, field, v))
                 reject("invalid_document", place.str() + ": has no number \"" + field + "\" (the series' y.field)");
-            if (!std::isfinite(v)) reject("implausible", place.str() + ": non-finite value");
+            check_plotted(v, rules, y_unit, dev, place);
             rows.push_back(PointRow{"", name, sname, field, checked.x, v});
             element predicted;
             if (!agreements.empty() && checked.counters.present && po.at_key("predicted").get(predicted) == simdjson::SUCCESS)
@@ -361,34 +526,105 @@ void read_result(element r_el, const std::string &where, const DeviceFacts &dev,
         }
         append_counter_rows(name, sname, agreements, counted, rows);
     }
+    return out;
+}
+
+// Characters no string of a document may hold: every C0 control (NUL, CR
+// and LF among them), DEL, the C1 controls, and the Unicode bidirectional
+// controls (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069), which let a
+// name such as "NVIDIA \u202e002H AIDIVN" display as another GPU's. Returns
+// what was found, or null. The text is valid UTF-8 (the parser checked).
+const char *forbidden_character(std::string_view s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x20 || c == 0x7f) return "a control character";
+        if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) <= 0x9f) return "a control character";
+        if (c == 0xd8 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x9c) return "a bidirectional control";
+        if (c == 0xe2 && i + 2 < s.size()) {
+            const auto b1 = static_cast<unsigned char>(s[i + 1]), b2 = static_cast<unsigned char>(s[i + 2]);
+            if (b1 == 0x80 && (b2 == 0x8e || b2 == 0x8f || (b2 >= 0xaa && b2 <= 0xae))) return "a bidirectional control";
+            if (b1 == 0x81 && b2 >= 0xa6 && b2 <= 0xa9) return "a bidirectional control";
+        }
+    }
+    return nullptr;
+}
+
+// Where check_limits is in the document, spelled out only for a message.
+struct PathStep {
+    const PathStep *parent;
+    std::string_view key;  // empty for an array item
+    std::size_t index;
+    std::string str() const {
+        std::string up = parent ? parent->str() : "document";
+        return key.empty() ? up + "[" + std::to_string(index) + "]" : up + "." + std::string(key);
+    }
+};
+
+void check_string(std::string_view s, const PathStep *at, const ValidationLimits &limits) {
+    if (s.size() > limits.max_string_bytes)
+        reject("too_large", "a string is longer than " + std::to_string(limits.max_string_bytes) + " bytes");
+    if (const char *what = forbidden_character(s))
+        reject("invalid_document", (at ? at->str() : std::string("document")) + ": holds " + what +
+                                       " (no string may hold controls, CR, LF, NUL or bidirectional marks)");
 }
 
 // The size limits over the parsed document: the length of every string (keys
-// too) and the number of items of every array. The body size limit bounds what
-// the parser builds before this runs; depth is bounded by the parser itself.
-void check_limits(element e, const ValidationLimits &limits) {
+// too), the number of items of every array, and no string with a control or
+// bidirectional character. The body size limit bounds what the parser builds
+// before this runs; depth is bounded by the parser itself.
+void check_limits(element e, const ValidationLimits &limits, const PathStep *at = nullptr) {
     switch (e.type()) {
     case element_type::STRING:
-        if (std::string_view(e).size() > limits.max_string_bytes)
-            reject("too_large", "a string is longer than " + std::to_string(limits.max_string_bytes) + " bytes");
+        check_string(std::string_view(e), at, limits);
         break;
     case element_type::ARRAY: {
         const array a(e);
         if (a.size() > limits.max_array_items)
             reject("too_large", "an array has more than " + std::to_string(limits.max_array_items) + " items");
-        for (element v : a) check_limits(v, limits);
+        std::size_t i = 0;
+        for (element v : a) {
+            const PathStep step{at, {}, i++};
+            check_limits(v, limits, &step);
+        }
         break;
     }
     case element_type::OBJECT:
         for (auto field : object(e)) {
-            if (field.key.size() > limits.max_string_bytes)
-                reject("too_large", "a string is longer than " + std::to_string(limits.max_string_bytes) + " bytes");
-            check_limits(field.value, limits);
+            const PathStep step{at, field.key, 0};
+            check_string(field.key, &step, limits);
+            check_limits(field.value, limits, &step);
         }
         break;
     default:
         break;
     }
+}
+
+// An older document whose points carry figures their series' quantity does
+// not have (before 1.3, allocation's call costs carried a "bandwidth"): the
+// stored document is that one without them, each series naming its quantity,
+// so that no page shows them.
+std::string rewrite_older_document(const std::string &body, const std::vector<ResultQuantities> &results) {
+    nlohmann::json doc = nlohmann::json::parse(body);
+    nlohmann::json &list = doc["results"];
+    for (std::size_t r = 0; r < results.size() && r < list.size(); ++r) {
+        nlohmann::json &series = list[r]["series"];
+        const std::string experiment = list[r]["experiment"].value("name", "");
+        for (std::size_t s = 0; s < results[r].quantities.size() && s < series.size(); ++s) {
+            const Quantity q = results[r].quantities[s];
+            const DerivedFigures keep = legacy_derived_figures(q, experiment);
+            if (!series[s].contains("quantity"))
+                series[s]["quantity"] = {{"name", quantity_name(q)}, {"label", quantity_label(q)},
+                                         {"unit", is_bandwidth(q) ? std::string("GB/s") : series[s]["y"].value("unit", "")}};
+            for (nlohmann::json &p : series[s]["points"]) {
+                if (!keep.bandwidth)
+                    for (const char *k : {"bytes", "bandwidth_gbs", "bandwidth_gbs_min", "bandwidth_gbs_max"}) p.erase(k);
+                if (!keep.fraction_of_theoretical) p.erase("fraction_of_theoretical");
+                if (!keep.fraction_of_memcpy) p.erase("fraction_of_memcpy");
+            }
+        }
+    }
+    return doc.dump();
 }
 
 bool valid_cc(const std::string &cc) {
@@ -449,8 +685,9 @@ ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits
         const object doc = as_object(root, "document");
         std::string_view schema;
         require(member(doc, "schema", "document").get(schema) == simdjson::SUCCESS &&
-                    (schema == "gmlab.run/1" || schema == "gmlab.run/1.1" || schema == "gmlab.run/1.2"),
-                "document.schema", "must be \"gmlab.run/1\", \"gmlab.run/1.1\" or \"gmlab.run/1.2\"");
+                    (schema == "gmlab.run/1" || schema == "gmlab.run/1.1" || schema == "gmlab.run/1.2" ||
+                     schema == "gmlab.run/1.3"),
+                "document.schema", "must be \"gmlab.run/1\", \"gmlab.run/1.1\", \"gmlab.run/1.2\" or \"gmlab.run/1.3\"");
         bool quick = false;
         if (doc.at_key("quick").get(quick) == simdjson::SUCCESS && quick)
             reject("invalid_document", "document.quick: a quick run (gmlab run --quick) is a smoke check, not measurements; "
@@ -486,15 +723,35 @@ ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits
         dev.theoretical_gbs = number(device, "theoretical_bandwidth_gbs", "device");
         if (dev.theoretical_gbs < 0 || dev.theoretical_gbs > 1e5) reject("implausible", "device.theoretical_bandwidth_gbs: must be 0..1e5");
         if (has(device, "l2_cache_bytes")) dev.l2_bytes = number(device, "l2_cache_bytes", "device");
+        if (has(device, "multiprocessors")) dev.multiprocessors = number(device, "multiprocessors", "device");
+        if (has(device, "sm_clock_mhz")) dev.sm_clock_mhz = number(device, "sm_clock_mhz", "device");
+        if (dev.multiprocessors < 0 || dev.multiprocessors > 1e5) reject("implausible", "device.multiprocessors: must be 0..1e5");
+        if (dev.sm_clock_mhz < 0 || dev.sm_clock_mhz > 1e5) reject("implausible", "device.sm_clock_mhz: must be 0..1e5");
+        double link = 0;
+        if (device.at_key("host_link").at_key("theoretical_gbs").get_double().get(link) == simdjson::SUCCESS &&
+            std::isfinite(link) && link > 0 && link < 1e5)
+            dev.host_link_gbs = link;
 
         const array results = as_array(member(doc, "results", "document"), "document.results");
         require(results.size() > 0, "document.results", "must be a non-empty array");
         require(results.size() <= limits.max_results, "document.results", "too many results");
         std::size_t i = 0;
-        for (element r : results) read_result(r, "results[" + std::to_string(i++) + "]", dev, out.points);
+        std::vector<ResultQuantities> quantities;
+        bool drops = false;
+        for (element r : results) {
+            quantities.push_back(read_result(r, "results[" + std::to_string(i++) + "]", dev, out.points));
+            drops = drops || quantities.back().drops;
+        }
         if (also) also(root);
-        // Stored as received: valid UTF-8 JSON that passed every check above.
-        out.document = std::move(body);
+        // Stored as received (valid UTF-8 JSON that passed every check above),
+        // or, for an older document with figures its quantities do not have,
+        // without them.
+        if (drops) {
+            out.document = rewrite_older_document(body, quantities);
+            out.rewritten = true;
+        } else {
+            out.document = std::move(body);
+        }
         out.ok = true;
     } catch (const Reject &r) {
         out.ok = false;

@@ -29,6 +29,10 @@ struct ValidatedUpload {
     std::string submission_id;  // from the document's top-level "submission_id" ("" if none)
     GpuIdentity gpu;
     std::string document;       // canonical JSON text of the validated document
+    // True when document is not the body as received: an older document
+    // (before gmlab.run/1.3) lost the figures its series' quantities do not
+    // have, so a compressed copy of the body must not be stored for it.
+    bool rewritten = false;
     std::vector<PointRow> points;  // run_id left empty: the caller assigns it
 };
 

@@ -297,7 +297,7 @@ func TestGPURunStrideCopy(t *testing.T) {
 			}
 		}
 	}
-	if doc := decodeResult(t, r); doc.Schema != "gmlab.result/1.2" || doc.Experiment.Name != "stride_copy" || len(doc.Series) != 2 {
+	if doc := decodeResult(t, r); doc.Schema != "gmlab.result/1.3" || doc.Experiment.Name != "stride_copy" || len(doc.Series) != 2 {
 		t.Errorf("ToJSON: schema %q, experiment %q, %d series", doc.Schema, doc.Experiment.Name, len(doc.Series))
 	}
 }

@@ -15,7 +15,7 @@ _TIME_FIELDS = (("median", "median_ms"), ("min", "min_ms"), ("max", "max_ms"), (
 
 
 # The run document versions read (a minor version only adds optional fields).
-_RUN_SCHEMAS = ("gmlab.run/1", "gmlab.run/1.1", "gmlab.run/1.2")
+_RUN_SCHEMAS = ("gmlab.run/1", "gmlab.run/1.1", "gmlab.run/1.2", "gmlab.run/1.3")
 
 
 class Point:
@@ -173,7 +173,7 @@ class Result:
         return self._live().experiment()
 
     def to_json(self, samples: str = "summary") -> str:
-        """The gmlab.result/1.2 document (docs/result-schema.md): with samples="summary" each
+        """The gmlab.result/1.3 document (docs/result-schema.md): with samples="summary" each
         point's statistics and deciles, with samples="all" every raw sample the result holds too."""
         if samples == "summary":
             return self._live().toJson()

@@ -68,7 +68,7 @@ class GpuContextTest extends DeviceTestBase {
                 for (double ms : r.values(s, "median_ms")) assertTrue(ms > 0, r.seriesName(s));
             }
             String json = Expect.compact(r.toJson());
-            assertTrue(json.contains("\"schema\":\"gmlab.result/1.2\""), json);
+            assertTrue(json.contains("\"schema\":\"gmlab.result/1.3\""), json);
             assertTrue(json.contains("\"max_repetitions\":20"), json);
             assertTrue(json.contains("\"passed\":true"), json);
             try (Result back = Result.fromJson(r.toJson())) {
