@@ -14,7 +14,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
-NAME=${GM_RUN_NAME:-standard}
+# The run is named after the GPU ("nvidia-h100-80gb-hbm3"), as in results/.
+NAME=${GM_RUN_NAME:-$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/-$//')}
 B=${GM_GPU_BUILD:-/tmp/gm-standard-build}
 mkdir -p "$OUT"
 status=0
