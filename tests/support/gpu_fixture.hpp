@@ -53,6 +53,11 @@ inline void expect_sane_points(const nlohmann::json &doc) {
     EXPECT_LE(doc["memory"]["device_bytes_allocated"].get<double>(), doc["memory"]["budget_bytes"].get<double>());
     EXPECT_GT(doc["reference"]["memcpy_d2d_gbs"].get<double>(), 0);
     for (const nlohmann::json &s : doc["series"]) {
+        // 1.3: a bandwidth only where the series' quantity is one; a call's
+        // cost or a latency carries its own figure, positive.
+        ASSERT_TRUE(s.contains("quantity")) << s["name"];
+        const std::string q = s["quantity"]["name"].get<std::string>();
+        const bool bandwidth = q == "dram_bandwidth" || q == "l2_bandwidth" || q == "l1_shared_bandwidth" || q == "link_bandwidth";
         for (const nlohmann::json &p : s["points"]) {
             const nlohmann::json &t = p["time_ms"];
             EXPECT_GE(t["n"].get<int>(), 3);
@@ -69,7 +74,17 @@ inline void expect_sane_points(const nlohmann::json &doc) {
             EXPECT_GT(t["min"].get<double>(), 0);
             EXPECT_LE(t["min"].get<double>(), t["median"].get<double>());
             EXPECT_LE(t["median"].get<double>(), t["max"].get<double>());
-            EXPECT_GT(p["bandwidth_gbs"].get<double>(), 0);
+            if (bandwidth && p.contains("bytes")) {
+                EXPECT_GT(p["bandwidth_gbs"].get<double>(), 0) << s["name"];
+            } else if (!bandwidth) {
+                EXPECT_FALSE(p.contains("bandwidth_gbs")) << s["name"] << ": a " << q << " series carries no bandwidth";
+                EXPECT_FALSE(p.contains("fraction_of_memcpy")) << s["name"];
+            }
+            if (q == "latency" || q == "time_per_call") {
+                const std::string field = s["y"]["field"].get<std::string>();
+                ASSERT_TRUE(p["values"].contains(field)) << s["name"] << " " << field;
+                EXPECT_GT(p["values"][field].get<double>(), 0) << s["name"] << " " << field;
+            }
         }
     }
 }
