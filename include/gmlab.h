@@ -339,14 +339,20 @@ GM_API size_t gm_result_series_count(const gm_result *r);
 /* NULL when series is out of range. */
 GM_API const char *gm_result_series_name(const gm_result *r, size_t series);
 /* A text describing a series: "variant", "x.name", "x.unit", "y.field" (the
- * point field that is the series' headline), "y.name" or "y.unit". NULL when
- * series or key is unknown. */
+ * point field that is the series' headline), "y.name", "y.unit", or what the
+ * series measures (gmlab.result/1.3): "quantity.name" ("dram_bandwidth",
+ * "l2_bandwidth", "l1_shared_bandwidth", "link_bandwidth", "latency",
+ * "time_per_call", "count", "ratio" or "rate"), "quantity.label" and
+ * "quantity.unit". NULL when series or key is unknown, or for the quantity of
+ * a document written before 1.3. */
 GM_API const char *gm_result_series_info(const gm_result *r, size_t series, const char *key);
 GM_API size_t gm_result_point_count(const gm_result *r, size_t series);
 /*
  * One number of one point. field is one of
  *   "x", "bytes", "median_ms", "min_ms", "max_ms", "mean_ms", "stddev_ms",
- *   "repetitions", "bandwidth_gbs", "fraction_of_theoretical", "fraction_of_memcpy",
+ *   "repetitions", "bandwidth_gbs", "fraction_of_theoretical", "fraction_of_memcpy"
+ *   (the last four only where the series' quantity is a bandwidth, the
+ *   fractions only for DRAM and, of peak, a link: docs/result-schema.md),
  *   "p10_ms", "p20_ms", ... "p90_ms" (the deciles of the launch times),
  * "predicted.<name>" for a prediction the experiment makes (for example
  * "predicted.sectors_per_request"), or "counters.<name>" for a hardware counter

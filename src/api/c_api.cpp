@@ -528,7 +528,9 @@ const char *gm_result_series_info(const gm_result *r, size_t series, const char 
     const auto dot = k.find('.');
     if (dot != std::string::npos) {
         const std::string axis = k.substr(0, dot), field = k.substr(dot + 1);
-        if ((axis == "x" || axis == "y") && s.contains(axis) && s[axis].contains(field)) v = &s[axis][field];
+        if ((axis == "x" || axis == "y" || axis == "quantity") && s.contains(axis) && s[axis].is_object() &&
+            s[axis].contains(field))
+            v = &s[axis][field];
     }
     return v && v->is_string() ? v->get_ref<const std::string &>().c_str() : nullptr;
 }

@@ -43,6 +43,15 @@ TEST(ResultFiles, CommittedRunsLoadThroughTheCApi) {
             EXPECT_EQ(gm_result_series_count(res) > 0, applicable) << entry.path() << " " << r["experiment"]["name"];
             for (size_t s = 0; s < gm_result_series_count(res); ++s) {
                 ASSERT_NE(gm_result_series_name(res, s), nullptr);
+                // 1.3: the quantity through the C API, and a bandwidth only where it is one.
+                const char *quantity = gm_result_series_info(res, s, "quantity.name");
+                EXPECT_EQ(quantity != nullptr, r["schema"] == "gmlab.result/1.3") << entry.path();
+                const bool bandwidth = quantity && std::string(quantity).find("bandwidth") != std::string::npos;
+                if (quantity && !bandwidth && gm_result_point_count(res, s) > 0) {
+                    double v = 0;
+                    EXPECT_EQ(gm_result_point_value(&v, res, s, 0, "bandwidth_gbs"), GM_ERROR_INVALID_ARGUMENT)
+                        << gm_result_series_name(res, s) << " is a " << quantity << " series";
+                }
                 for (size_t p = 0; p < gm_result_point_count(res, s); ++p) {
                     double median = 0, headline = 0;
                     ASSERT_EQ(gm_result_point_value(&median, res, s, p, "median_ms"), GM_OK);

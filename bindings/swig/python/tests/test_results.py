@@ -225,3 +225,33 @@ def test_counters_and_deciles_of_a_newer_document(run_file):
         assert point["p50_ms"] == r.point_value(0, 1, "p50_ms") == p["time_ms"]["median"]
         with pytest.raises(gmlab.InvalidArgumentError, match="counters.sectors_per_request_ld"):
             r.point_value(0, 1, "counters.no_such_counter")
+
+
+BANDWIDTHS = {"dram_bandwidth", "l2_bandwidth", "l1_shared_bandwidth", "link_bandwidth"}
+
+
+def test_every_committed_run_loads_with_its_quantities(source_dir):
+    # What the current library writes (gmlab.run/1.3) and what the releases
+    # before it wrote: every committed run loads; in a 1.3 run each series
+    # declares its quantity, and a point's bandwidth is there only where that
+    # quantity is one (allocation's call costs carry none).
+    files = sorted((source_dir / "results").glob("*.json"))
+    current = 0
+    for path in files:
+        with gmlab.load_run(path) as loaded:
+            doc = json.loads(path.read_text())
+            assert len(loaded) == len(doc["results"]), path.name
+            if doc["schema"] != "gmlab.run/1.3":
+                continue
+            current += 1
+            for result in loaded:
+                for series in result.to_dict()["series"]:
+                    quantity = series["quantity"]["name"]
+                    for point in series["points"]:
+                        assert ("bandwidth_gbs" in point) <= (quantity in BANDWIDTHS), (path.name, series["name"])
+                        assert ("fraction_of_memcpy" in point) <= (quantity == "dram_bandwidth"), (path.name, series["name"])
+            allocation = loaded["allocation"]
+            with pytest.raises(KeyError, match="bandwidth_gbs"):
+                allocation.series[0].values("bandwidth_gbs")
+            assert all(v > 0 for v in allocation.series[0].values("us_per_call"))
+    assert current >= 1, "a gmlab.run/1.3 document is committed"
