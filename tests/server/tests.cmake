@@ -8,7 +8,9 @@ find_program(GM_SERVER_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
 set(GM_SERVER_TESTS ${PROJECT_SOURCE_DIR}/tests/server)
 # counters_pages: a GPU model's page with the model against the hardware
 # counters across uploads (and tests/server/fixtures/counted_h200.json).
-foreach(t web/api security crash http/slow_client web/counters_pages)
+# body_limits: bodies that stall, the budget of bodies being received, uploads
+# whose clients hang up.
+foreach(t web/api security crash http/slow_client http/body_limits web/counters_pages)
   get_filename_component(n ${t} NAME)
   add_test(NAME server_${n}
     COMMAND ${GM_SERVER_PYTHON3} ${GM_SERVER_TESTS}/${t}_test.py --server $<TARGET_FILE:gmlab-server>

@@ -64,7 +64,8 @@ void usage(std::ostream &o) {
          "  --trusted-proxy IP     believe X-Forwarded-For from this peer (repeatable)\n"
          "  --admin-token T        a token that may delete any result (or GMLAB_ADMIN_TOKEN)\n"
          "  --config FILE          JSON settings kept off the command line: {\"moderator_token\": \"...\"} (mode 600)\n"
-         "  --public-url URL       prefix of the result URLs handed out (default: from the Host header)\n"
+         "  --public-url URL       prefix of the result URLs handed out (default: http:// and the request's Host header\n"
+         "                         when it is a plain host[:port], else the address the request came in on)\n"
          "  --workers N            threads that run requests once they have arrived whole (default 8; --threads is the same)\n"
          "  --io-threads N         threads that read and write sockets (default 1)\n"
          "  --queue N              complete requests that may wait for a worker; beyond it 503 (default 512)\n"
@@ -73,7 +74,11 @@ void usage(std::ostream &o) {
          "                         open connections per peer address, trusted proxies exempt; beyond it 429 (default 256)\n"
          "  --header-timeout-ms N  the request headers must arrive within this (default 10000); else 408\n"
          "  --body-grace-ms N      time a body may take before the minimum rate applies (default 10000)\n"
-         "  --min-body-rate N      bytes per second a body must average after the grace time (default 16384); else 408\n";
+         "  --min-body-rate N      bytes per second a body must average after the grace time (default 16384); else 408\n"
+         "  --body-idle-ms N       the longest a body may stop arriving, whatever its average (default 5000); else 408\n"
+         "  --max-pending-body-bytes N\n"
+         "                         bytes that the bodies being received at once may declare in all (a chunked body:\n"
+         "                         what has arrived); beyond it 503; 0 = no bound (default 268435456)\n";
 }
 
 bool parse_number(const std::string &s, double *out) {
@@ -149,6 +154,8 @@ int main(int argc, char **argv) {
         else if (a == "--header-timeout-ms") limits.header_timeout = std::chrono::milliseconds(static_cast<long long>(d));
         else if (a == "--body-grace-ms") limits.body_grace = std::chrono::milliseconds(static_cast<long long>(d));
         else if (a == "--min-body-rate") limits.min_body_rate = d > 0 ? d : 1;
+        else if (a == "--body-idle-ms") limits.body_idle = std::chrono::milliseconds(static_cast<long long>(d < 1 ? 1 : d));
+        else if (a == "--max-pending-body-bytes") limits.max_pending_body_bytes = static_cast<std::size_t>(d);
         else if (a == "--drain-seconds") limits.drain = std::chrono::milliseconds(static_cast<long long>(d * 1000));
         else if (a == "--min-send-rate") limits.min_send_rate = d > 0 ? d : 1;
         else if (a == "--send-grace-ms") limits.send_grace = std::chrono::milliseconds(static_cast<long long>(d));
@@ -158,6 +165,13 @@ int main(int argc, char **argv) {
             usage(std::cerr);
             return 2;
         }
+    }
+    // A body the size limit allows must fit the budget on its own, or it
+    // could never be received.
+    if (limits.max_pending_body_bytes && limits.max_pending_body_bytes < config.max_body_bytes) {
+        std::cerr << "gmlab-server: --max-pending-body-bytes (" << limits.max_pending_body_bytes
+                  << ") is less than --max-body-bytes (" << config.max_body_bytes << "); raise it, or 0 for no bound\n";
+        return 2;
     }
     std::string host, metrics_host;
     int port = 0, metrics_port = 0;

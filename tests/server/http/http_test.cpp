@@ -1,5 +1,6 @@
 // The transport's pieces that need no socket: query and path decoding,
-// routing, and undoing a body's Content-Encoding within a limit.
+// routing (HEAD, OPTIONS and Allow included), and undoing a body's
+// Content-Encoding within a limit.
 #include <gtest/gtest.h>
 #include <zstd.h>
 
@@ -62,7 +63,7 @@ TEST(Router, RoutesByMethodAndPatternWithGroups) {
     req.path = "/things";
     router.handle(req, res);
     EXPECT_EQ(res.status, 405);
-    EXPECT_EQ(res.headers["Allow"], "POST");
+    EXPECT_EQ(res.headers["Allow"], "POST, OPTIONS");
 
     req.method = "GET";
     req.path = "/nothing";
@@ -70,6 +71,60 @@ TEST(Router, RoutesByMethodAndPatternWithGroups) {
     router.handle(req, res);
     EXPECT_EQ(res.status, 404);
     EXPECT_NE(res.body.find("\"not_found\""), std::string::npos);
+}
+
+TEST(Router, HeadRunsTheGetRouteAndOptionsListsEachMethodOnce) {
+    Router router;
+    int first = 0, second = 0;
+    // Two GET routes on one path (the second is never reached): Allow names GET once.
+    router.get("/page", [&](HttpRequest &, HttpResponse &res) {
+        ++first;
+        res.set_content("<p>page</p>", "text/html");
+    });
+    router.get("/page", [&](HttpRequest &, HttpResponse &) { ++second; });
+    router.del("/page", [&](HttpRequest &, HttpResponse &) {});
+    router.post("/upload", [&](HttpRequest &, HttpResponse &res) { res.status = 201; });
+
+    HttpRequest req;
+    HttpResponse res;
+    req.method = "HEAD";
+    req.path = "/page";
+    router.handle(req, res);
+    EXPECT_EQ(res.status, 200);
+    EXPECT_EQ(first, 1);
+    EXPECT_EQ(second, 0);
+    EXPECT_EQ(res.body, "<p>page</p>");  // the transport leaves it out, after counting its length
+    EXPECT_EQ(res.route, "/page");
+
+    req.method = "OPTIONS";
+    res = HttpResponse{};
+    router.handle(req, res);
+    EXPECT_EQ(res.status, 204);
+    EXPECT_EQ(res.headers["Allow"], "GET, HEAD, DELETE, OPTIONS");
+    EXPECT_TRUE(res.body.empty());
+    EXPECT_EQ(first, 1);
+
+    req.method = "PUT";
+    res = HttpResponse{};
+    router.handle(req, res);
+    EXPECT_EQ(res.status, 405);
+    EXPECT_EQ(res.headers["Allow"], "GET, HEAD, DELETE, OPTIONS");
+
+    // HEAD is not a POST: a path with no GET route is 405 for it.
+    req.method = "HEAD";
+    req.path = "/upload";
+    res = HttpResponse{};
+    router.handle(req, res);
+    EXPECT_EQ(res.status, 405);
+    EXPECT_EQ(res.headers["Allow"], "POST, OPTIONS");
+    EXPECT_EQ(router.allowed("/upload"), "POST, OPTIONS");
+    EXPECT_EQ(router.allowed("/nothing"), "");
+
+    req.method = "OPTIONS";
+    req.path = "/nothing";
+    res = HttpResponse{};
+    router.handle(req, res);
+    EXPECT_EQ(res.status, 404);
 }
 
 TEST(Router, AFilterCanAnswerFirstAndExceptionsBecome500) {

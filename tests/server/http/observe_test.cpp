@@ -6,6 +6,7 @@
 
 #include "http/access_log.hpp"
 #include "http/metrics.hpp"
+#include "http/request_metrics.hpp"
 #include "http/router.hpp"
 
 using namespace gmserver;
@@ -79,6 +80,38 @@ TEST(AccessLog, OneJsonObjectPerLineWithNullsForWhatIsNotKnown) {
     EXPECT_NE(line.find("\"method\":null,\"route\":null"), std::string::npos) << line;
     EXPECT_NE(line.find("\"cut\":\"closed\"}\n"), std::string::npos) << line;
     EXPECT_EQ(line.find('\n'), line.size() - 1);
+}
+
+TEST(AccessLog, AnAbortedRequestHasStatusZeroAndSaysSo) {
+    RequestRecord r;
+    r.client = "198.51.100.7";
+    r.method = "POST";
+    r.route = "/api/v1/results";
+    r.bytes_in = 4000;
+    r.aborted = true;
+    r.complete = false;
+    const std::string line = AccessLog::line(r);
+    EXPECT_NE(line.find("\"status\":0,"), std::string::npos) << line;
+    EXPECT_NE(line.find("\"aborted\":true}\n"), std::string::npos) << line;
+    EXPECT_EQ(line.find("\"cut\""), std::string::npos) << line;
+}
+
+TEST(RequestMetrics, AnAbortedRequestIsNeitherAnsweredNorRefused) {
+    Metrics m;
+    RequestMetrics rm(m, [] { return TransportStats{}; });
+    RequestRecord r;
+    r.method = "POST";
+    r.route = "/api/v1/results";
+    r.aborted = true;
+    r.complete = false;
+    rm.record(r);
+    rm.record(r);
+    EXPECT_EQ(m.counter_value("gmlab_http_requests_aborted_total", {{"route", "/api/v1/results"}}), 2);
+    const std::string text = m.render();
+    EXPECT_EQ(text.find("gmlab_http_requests_total{"), std::string::npos) << text;
+    EXPECT_EQ(text.find("gmlab_http_refusals_total{"), std::string::npos) << text;
+    EXPECT_EQ(text.find("gmlab_http_responses_cut_total{"), std::string::npos) << text;
+    EXPECT_NE(text.find("gmlab_http_pending_body_bytes 0\n"), std::string::npos) << text;
 }
 
 TEST(Router, RoutesAreNamedByTheirPatternWithGroupsAsBraces) {

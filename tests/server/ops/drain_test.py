@@ -206,29 +206,49 @@ def drain_under_load(c, args, workdir, doc):
 
 
 def drain_deadline(c, args, workdir, doc):
-    """A connection still sending its body at the deadline is closed; the
-    server still exits 0, and says so."""
+    """A connection still sending its body at the deadline is answered 503
+    draining with Connection: close, then closed; the server still exits 0,
+    and says so."""
     srv = Server(args.server, default_db(args, "deadline.sqlite") if not args.db else args.db, workdir,
                  OPTS + ["--drain-seconds", "1"], "deadline")
     body = (json.dumps(doc)[:-1] + ', "submission_id": "deadline-1"}').encode()
     s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
-    s.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % len(body))
+    s.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+              % len(body))
     s.sendall(body[:1000])
     time.sleep(0.2)
     t0 = time.time()
     srv.proc.send_signal(signal.SIGTERM)
+    answer = b""
+    try:
+        s.settimeout(5)
+        while b"}" not in answer:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    except OSError as e:
+        answer += repr(e).encode()
+    answered_in = time.time() - t0
+    s.close()
     code = srv.proc.wait(timeout=15)
     took = time.time() - t0
     srv.stop()
-    try:
-        s.settimeout(2)
-        left = s.recv(100)
-    except OSError as e:
-        left = repr(e)
-    s.close()
+    head = answer.split(b"\r\n\r\n")[0].lower()
     err = open(srv.log_path, errors="replace").read()
     c.check("--drain-seconds 1 with a body still arriving: exit 0 after about 1 s", code == 0 and 0.8 < took < 4, (code, took))
-    c.check("... the connection is closed and stderr says so", "still open at the drain deadline" in err, (left, err[-600:]))
+    c.check("... the upload still arriving is answered 503 draining with Connection: close at the deadline",
+            answer.startswith(b"HTTP/1.1 503") and b"connection: close" in head and b"retry-after: 1" in head
+            and b'"code":"draining"' in answer and 0.8 < answered_in < 2.5, (answer[:300], answered_in))
+    c.check("... the connection is closed and stderr says so", "still open at the drain deadline" in err, err[-600:])
+    # Nothing else is wrong with the server: it starts again on the database, and answers at once.
+    again = Server(args.server, default_db(args, "deadline.sqlite") if not args.db else args.db, workdir, OPTS, "deadline-after")
+    try:
+        t0 = time.time()
+        st, _, _ = again.request("GET", "/api/v1/stats", timeout=5)
+        c.check("... and a server started after it answers a GET within 1 s", st == 200 and time.time() - t0 < 1, st)
+    finally:
+        again.stop()
 
 
 def main():

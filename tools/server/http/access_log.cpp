@@ -79,7 +79,9 @@ std::string AccessLog::line(const RequestRecord &r) {
     append_optional(out, r.submission_id);
     out += ",\"error\":";
     append_optional(out, r.error);
-    if (!r.complete) {
+    if (r.aborted) {
+        out += ",\"aborted\":true";
+    } else if (!r.complete) {
         out += ",\"cut\":";
         append_string(out, r.cut.empty() ? "closed" : r.cut);
     }

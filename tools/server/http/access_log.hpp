@@ -5,7 +5,8 @@
 //    "ms":8.214,"submission_id":"abc","error":null}
 //
 // An answer not written to its end adds "cut" with the reason
-// ("send_too_slow", "closed", "drain").
+// ("send_too_slow", "closed", "drain"); a request whose client hung up
+// before it had arrived in full has status 0 and "aborted":true.
 // Made only from a RequestRecord (request_record.hpp): no tokens, no bodies,
 // no query strings. Health probes are not written (a probe a second would be
 // most of the file); they are counted in the metrics. A file is opened for

@@ -25,6 +25,7 @@ struct HttpRequest {
     std::string body;         // after Content-Encoding was undone
     std::string compressed_body;  // the body as received when it can be stored as it came (body_decoding.hpp), else ""
     std::string remote_addr;  // the TCP peer
+    std::string local_addr;   // the address the connection came in on, "HOST:PORT" ("[V6]:PORT"); "" if unknown
     std::string client;       // the peer, or the address X-Forwarded-For names when the peer is a trusted proxy
     std::vector<std::string> matches;  // the route pattern's groups; [0] is the whole path
 

@@ -124,6 +124,16 @@ public:
             std::chrono::duration<double>(static_cast<double>(bytes) / limits.min_send_rate));
         return std::max(start + limits.send_grace, Clock::now() + at_rate);
     }
+    // Counts n more bytes of bodies under way against max_pending_body_bytes;
+    // false, with nothing counted, when they would pass it.
+    bool reserve_body(std::size_t n) {
+        std::size_t now = pending_bodies.load();
+        do {
+            if (limits.max_pending_body_bytes && now + n > limits.max_pending_body_bytes) return false;
+        } while (!pending_bodies.compare_exchange_weak(now, now + n));
+        return true;
+    }
+    void release_body(std::size_t n) { pending_bodies -= n; }
 
     const Router &router;
     const TransportLimits limits;
@@ -136,6 +146,7 @@ public:
     std::unordered_map<Connection *, std::weak_ptr<Connection>> live;
     std::size_t open = 0;
     std::atomic<std::size_t> refused{0}, timed_out{0}, queue_full{0};
+    std::atomic<std::size_t> pending_bodies{0};  // bytes counted by the bodies being received
     std::atomic<bool> draining{false};
     Clock::time_point drain_started, drain_deadline;  // on accept_strand
     bool forced = false;                              // on accept_strand
@@ -157,8 +168,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
 public:
     Connection(HttpServer::Impl &srv, tcp::socket socket, std::string peer, bool counted)
         : srv_(srv), socket_(std::move(socket)), timer_(socket_.get_executor()), peer_(std::move(peer)),
-          counted_(counted) {}
+          local_(local_address(socket_)), counted_(counted) {}
     ~Connection() {
+        release_body();
         if (counted_) srv_.release(peer_, this);
     }
 
@@ -192,8 +204,19 @@ public:
         }
     }
 
-    // At the drain deadline: closed, whatever it was doing.
+    // At the drain deadline: a request still arriving is answered 503 (its
+    // pending read is cancelled, and its handler answers); any other
+    // connection is closed, whatever it was doing.
     void force_close() {
+        const bool arriving = phase_ == Phase::Body ||
+                              (phase_ == Phase::Header && (buffer_.size() != 0 || (parser_ && parser_->got_some())));
+        if (arriving && !drain_cut_) {
+            drain_cut_ = true;
+            disarm();
+            beast::error_code ignored;
+            socket_.cancel(ignored);
+            return;
+        }
         cut_ = "drain";
         close();
     }
@@ -221,6 +244,7 @@ private:
         if (phase_ == Phase::Header || phase_ == Phase::Body) {
             // The pending read ends with operation_aborted; its handler answers 408.
             timed_out_ = true;
+            stalled_ = phase_ == Phase::Body && Clock::now() >= body_last_ + srv_.limits.body_idle;
             beast::error_code ignored;
             socket_.cancel(ignored);
         } else if (phase_ == Phase::Writing) {
@@ -235,6 +259,7 @@ private:
     void read_header() {
         phase_ = Phase::Header;
         timed_out_ = false;
+        stalled_ = false;
         rec_ = RequestRecord{};
         rec_.client = peer_;
         path_.clear();
@@ -268,6 +293,7 @@ private:
                                          srv_.limits.trusted_proxies);
             t0_ = Clock::now();
         }
+        if (drain_cut_) return refuse_draining();
         if (timed_out_) {
             // A kept-alive connection that stayed silent just ends; one that
             // started a request (or never sent one) hears why.
@@ -279,9 +305,8 @@ private:
         if (ec == http::error::header_limit)
             return fail(431, "headers_too_large",
                         "the request headers exceed " + std::to_string(srv_.limits.max_header_bytes) + " bytes");
-        if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
-            ec == asio::error::operation_aborted)
-            return close();
+        // The client hung up (partial_message: within the headers).
+        if (hung_up(ec)) return close();
         if (ec) return fail(400, "bad_request", "malformed HTTP request: " + ec.message());
         first_request_ = false;
         parser_->body_limit(srv_.limits.max_body_bytes);
@@ -293,6 +318,12 @@ private:
             return fail(413, "too_large",
                         "the body is larger than " + std::to_string(srv_.limits.max_body_bytes) + " bytes");
         if (parser_->is_done()) return dispatch();
+        // Counted from here until the body has arrived or the connection
+        // ends; a chunked body counts what arrives, as it arrives.
+        const std::size_t declared = length ? static_cast<std::size_t>(*length) : 0;
+        if (!srv_.reserve_body(declared)) return refuse_body_budget(declared);
+        reserved_ = declared;
+        chunked_body_ = !length;
         body_start_ = Clock::now();
         body_received_ = 0;
         const auto expect = h.find(http::field::expect);
@@ -312,14 +343,20 @@ private:
 
     // The body must keep up min_body_rate on average once body_grace has
     // passed: the next byte is due by start + grace + (received + 1) / rate.
+    // And whatever the average, by body_idle after the last bytes: a body
+    // sent fast and then stopped would otherwise be waited for as long as
+    // its fast start had earned.
     Clock::time_point body_deadline() const {
         const double due_s = (static_cast<double>(body_received_) + 1) / srv_.limits.min_body_rate;
-        return body_start_ + srv_.limits.body_grace + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(due_s));
+        const Clock::time_point by_rate =
+            body_start_ + srv_.limits.body_grace + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(due_s));
+        return std::min(by_rate, body_last_ + srv_.limits.body_idle);
     }
 
     void read_body() {
         if (phase_ != Phase::Body) {
             phase_ = Phase::Body;
+            body_last_ = Clock::now();
             arm(body_deadline());
         }
         http::async_read_some(socket_, buffer_, *parser_,
@@ -329,28 +366,75 @@ private:
     void on_body(beast::error_code ec, std::size_t n) {
         body_received_ += n;
         rec_.bytes_in += n;
-        if (timed_out_) {
-            const double seconds = std::chrono::duration<double>(Clock::now() - body_start_).count();
-            return fail(408, "body_too_slow",
-                        "the body arrived too slowly: " + std::to_string(body_received_) + " bytes in " +
-                            std::to_string(static_cast<long long>(seconds)) + " s; at least " +
-                            std::to_string(static_cast<long long>(srv_.limits.min_body_rate)) +
-                            " bytes/s are needed after the first " +
-                            std::to_string(srv_.limits.body_grace.count() / 1000) + " s");
-        }
+        if (drain_cut_) return refuse_draining();
+        if (timed_out_) return stalled_ ? refuse_stalled_body() : refuse_slow_body();
+        if (n) body_last_ = Clock::now();
         if (ec == http::error::body_limit)
             return fail(413, "too_large",
                         "the body is larger than " + std::to_string(srv_.limits.max_body_bytes) + " bytes");
-        if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
-            ec == asio::error::operation_aborted)
-            return close();
+        // Not a malformed request, and no answer: nobody is left to read one.
+        if (hung_up(ec)) return abort_request();
         if (ec) return fail(400, "bad_request", "malformed request body: " + ec.message());
+        if (chunked_body_ && n) {
+            if (!srv_.reserve_body(n)) return refuse_body_budget(body_received_);
+            reserved_ += n;
+        }
         if (parser_->is_done()) return dispatch();
         read_body();
     }
 
+    // The client closed (or reset) its connection, or the read was
+    // cancelled; partial_message is Beast's word for an end of stream within
+    // a request.
+    static bool hung_up(const beast::error_code &ec) {
+        return ec == http::error::end_of_stream || ec == http::error::partial_message || ec == asio::error::eof ||
+               ec == asio::error::connection_reset || ec == asio::error::operation_aborted;
+    }
+
+    // A request its client gave up on: recorded as aborted (the transport's
+    // metrics count it), not as an answer, since none was sent.
+    void abort_request() {
+        rec_.aborted = true;
+        rec_.route = srv_.router.route_of(path_);
+        emit(false);
+        close();
+    }
+
+    void refuse_slow_body() {
+        const double seconds = std::chrono::duration<double>(Clock::now() - body_start_).count();
+        fail(408, "body_too_slow",
+             "the body arrived too slowly: " + std::to_string(body_received_) + " bytes in " +
+                 std::to_string(static_cast<long long>(seconds)) + " s; at least " +
+                 std::to_string(static_cast<long long>(srv_.limits.min_body_rate)) + " bytes/s are needed after the first " +
+                 std::to_string(srv_.limits.body_grace.count() / 1000) + " s");
+    }
+
+    void refuse_stalled_body() {
+        boost::optional<std::uint64_t> length;
+        if (parser_) length = parser_->content_length();
+        fail(408, "body_stalled",
+             "the body stopped arriving: no bytes for " + std::to_string(srv_.limits.body_idle.count()) + " ms, after " +
+                 std::to_string(body_received_) + (length ? " of " + std::to_string(*length) : std::string()) + " bytes");
+    }
+
+    void refuse_body_budget(std::size_t bytes) {
+        fail(503, "body_budget",
+             "the server is receiving " + std::to_string(srv_.pending_bodies.load()) +
+                 " bytes of request bodies already; this body's " + std::to_string(bytes) + " bytes would pass its limit of " +
+                 std::to_string(srv_.limits.max_pending_body_bytes) + " (--max-pending-body-bytes); retry after 1 s",
+             "1");
+    }
+
+    void refuse_draining() {
+        fail(503, "draining",
+             "the server is shutting down and the request had not arrived in full by the end of its drain (" +
+                 std::to_string(srv_.limits.drain.count() / 1000) + " s); send it again, to another replica if there is one",
+             "1");
+    }
+
     void dispatch() {
         disarm();
+        release_body();
         phase_ = Phase::Handling;
         auto msg = parser_->release();
         parser_.reset();
@@ -367,9 +451,11 @@ private:
         }
         req.body = std::move(msg.body());
         req.remote_addr = peer_;
+        req.local_addr = local_;
         req.client = rec_.client;
         HttpServer::Impl &srv = srv_;
-        const bool queued = srv_.pool.submit([self = shared_from_this(), &srv, req = std::move(req), keep_alive]() mutable {
+        const bool head = req.method == "HEAD";
+        const bool queued = srv_.pool.submit([self = shared_from_this(), &srv, req = std::move(req), keep_alive, head]() mutable {
             HttpResponse res;
             std::string why;
             switch (decode_body(req.header("Content-Encoding"), &req.body, srv.limits.max_body_bytes, &why, &req.compressed_body)) {
@@ -381,7 +467,7 @@ private:
             case DecodeOutcome::UnsupportedEncoding: send_error(res, 415, "unsupported_encoding", why); break;
             case DecodeOutcome::Corrupt: send_error(res, 400, "bad_encoding", why); break;
             }
-            if (res.stream) return self->stream_response(std::move(res), keep_alive);
+            if (res.stream && !head) return self->stream_response(std::move(res), keep_alive);
             asio::post(self->socket_.get_executor(), [self, res = std::move(res), keep_alive]() mutable {
                 self->respond(std::move(res), keep_alive);
             });
@@ -397,10 +483,11 @@ private:
         }
     }
 
-    void fail(int status, const std::string &code, const std::string &message) {
+    void fail(int status, const std::string &code, const std::string &message, const char *retry_after = nullptr) {
         if (status == 408) ++srv_.timed_out;
         HttpResponse res;
         send_error(res, status, code, message);
+        if (retry_after) res.set_header("Retry-After", retry_after);
         res.close = true;
         respond(std::move(res), false);
     }
@@ -419,7 +506,7 @@ private:
         rec_.at = std::chrono::system_clock::now();
         rec_.seconds = std::chrono::duration<double>(Clock::now() - t0_).count();
         rec_.complete = complete;
-        if (!complete) rec_.cut = cut_.empty() ? "closed" : cut_;
+        if (!complete && !rec_.aborted) rec_.cut = cut_.empty() ? "closed" : cut_;
         srv_.emit(rec_);
     }
 
@@ -430,8 +517,10 @@ private:
 
     void respond(HttpResponse res, bool keep_alive) {
         phase_ = Phase::Writing;
+        release_body();
         keep_alive = keep(keep_alive, res);
         note(res);
+        if (rec_.method == "HEAD") return respond_head(res, keep_alive);
         out_ = std::make_shared<http::response<http::string_body>>();
         out_->version(11);
         out_->result(static_cast<unsigned>(res.status));
@@ -448,6 +537,30 @@ private:
             if (keep_alive) return self->read_header();
             self->linger();
         });
+    }
+
+    // The answer to HEAD: the headers a GET would get (its Content-Length,
+    // or Transfer-Encoding: chunked for a streamed answer, whose producer is
+    // never run), and no body.
+    void respond_head(const HttpResponse &res, bool keep_alive) {
+        auto head = std::make_shared<http::response<http::empty_body>>();
+        head->version(11);
+        head->result(static_cast<unsigned>(res.status));
+        for (const auto &h : res.headers) head->set(h.first, h.second);
+        head->keep_alive(keep_alive);
+        const bool no_body_status = res.status < 200 || res.status == 204 || res.status == 304;
+        if (res.stream) head->chunked(true);
+        else if (!no_body_status) head->content_length(res.body.size());
+        auto serializer = std::make_shared<http::response_serializer<http::empty_body>>(*head);
+        arm(srv_.send_deadline(Clock::now(), 1024));
+        http::async_write_header(socket_, *serializer,
+                                 [self = shared_from_this(), head, serializer, keep_alive](beast::error_code ec, std::size_t n) {
+                                     self->rec_.bytes_out = n;
+                                     self->emit(!ec);
+                                     if (ec) return self->close();
+                                     if (keep_alive) return self->read_header();
+                                     self->linger();
+                                 });
     }
 
     // A streamed response (HttpResponse::stream), driven from the worker that
@@ -561,8 +674,25 @@ private:
 
     void close() {
         disarm();
+        release_body();
         beast::error_code ignored;
         socket_.close(ignored);
+    }
+
+    // Gives back what this connection's body counted against the budget.
+    void release_body() {
+        if (reserved_ == 0) return;
+        srv_.release_body(reserved_);
+        reserved_ = 0;
+    }
+
+    // "HOST:PORT" ("[V6]:PORT") of the address the connection came in on.
+    static std::string local_address(const tcp::socket &s) {
+        beast::error_code ec;
+        const tcp::endpoint ep = s.local_endpoint(ec);
+        if (ec) return "";
+        const std::string host = ep.address().to_string();
+        return (ep.address().is_v6() ? "[" + host + "]" : host) + ":" + std::to_string(ep.port());
     }
 
     HttpServer::Impl &srv_;
@@ -573,14 +703,19 @@ private:
     std::shared_ptr<http::response<http::string_body>> out_;
     std::unique_ptr<std::array<char, 16384>> drain_buffer_;
     const std::string peer_;
+    const std::string local_;
     const bool counted_;
     Phase phase_ = Phase::Header;
     unsigned timer_gen_ = 0;
     bool timed_out_ = false;
+    bool stalled_ = false;    // the timeout was body_idle's
+    bool drain_cut_ = false;  // the drain's deadline came while the request arrived
+    bool chunked_body_ = false;
+    std::size_t reserved_ = 0;  // bytes this body counts against max_pending_body_bytes
     bool first_request_ = true;
     bool draining_ = false;
     Clock::time_point header_deadline_;
-    Clock::time_point body_start_;
+    Clock::time_point body_start_, body_last_;
     std::size_t body_received_ = 0, drained_ = 0;
     // The request under way: its record, decoded path, start, and why its
     // answer was cut (if it was).
@@ -751,8 +886,10 @@ void HttpServer::Impl::check_drain() {
     }
     if (!conns.empty()) {
         forced = true;
-        std::fprintf(stderr, "gmlab-server: %zu connections still open at the drain deadline (%lld s): closing them\n", n,
-                     static_cast<long long>(limits.drain.count() / 1000));
+        std::fprintf(stderr,
+                     "gmlab-server: %zu connections still open at the drain deadline (%lld s): closing them (a request "
+                     "still arriving is answered 503 first)\n",
+                     n, static_cast<long long>(limits.drain.count() / 1000));
         for (auto &c : conns) asio::post(c->executor(), [c] { c->force_close(); });
         drain_deadline = Clock::now() + std::chrono::seconds(2);
     } else if (forced && Clock::now() >= drain_deadline) {
@@ -806,6 +943,7 @@ TransportStats HttpServer::stats() const {
     s.refused_connections = impl_->refused;
     s.timed_out = impl_->timed_out;
     s.queue_full = impl_->queue_full;
+    s.pending_body_bytes = impl_->pending_bodies.load();
     return s;
 }
 

@@ -8,7 +8,14 @@
 //   - the headers must be complete within header_timeout of the connection's
 //     start (or of the previous response, on a kept-alive connection);
 //   - the body must keep up min_body_rate bytes/s on average after
-//     body_grace (so a 100 KB body declared and then trickled is cut off);
+//     body_grace (so a 100 KB body declared and then trickled is cut off),
+//     and no read of it may wait longer than body_idle (so a fast start
+//     cannot buy a long stall: the average alone would let 16 MiB sent at
+//     once sit for 1024 s);
+//   - the bodies being received at once may declare max_pending_body_bytes
+//     in all: each body counts its Content-Length (a chunked one, what has
+//     arrived) from its headers until it has arrived or its connection
+//     ends, so the memory unfinished bodies hold is bounded;
 //   - max_connections in all, max_connections_per_client per peer address
 //     (trusted proxies are exempt: they carry many clients);
 //   - complete requests wait for a worker in a queue of queue_capacity.
@@ -18,14 +25,17 @@
 //     worker freed, as nginx's send_timeout does.
 // Each refusal is an answer that says why: 408 (too slow), 413 (too large),
 // 429 (too many connections from this address), 431 (headers too large),
-// 503 (server full or queue full, with Retry-After).
+// 503 (server full, queue full or the bodies' budget spent, with
+// Retry-After). A client that hangs up before its request has arrived gets
+// no answer; its record says aborted.
 //
 // SIGTERM (or SIGINT, or drain()) drains: the listener is closed (what the
 // kernel had already accepted is taken first), idle kept-alive connections
 // are closed, every request already received is answered with
 // Connection: close, and run() returns once no connection is left, or at
-// the drain deadline, when the rest are closed. A second SIGTERM says the
-// drain goes on. SIGHUP calls the reopen callback (the access log).
+// the drain deadline, when the rest are closed: a request still arriving
+// then is answered 503 draining with Connection: close first. A second
+// SIGTERM says the drain goes on. SIGHUP calls the reopen callback (the access log).
 #pragma once
 
 #include <chrono>
@@ -44,6 +54,8 @@ struct TransportLimits {
     std::chrono::milliseconds header_timeout{10000};
     std::chrono::milliseconds body_grace{10000};
     double min_body_rate = 16384;  // bytes per second, averaged from the end of the headers
+    std::chrono::milliseconds body_idle{5000};  // the longest wait for the next bytes of a body
+    std::size_t max_pending_body_bytes = 256u << 20;  // bodies being received, by what they declare; 0: no bound
     double min_send_rate = 16384;  // bytes per second a client must read an answer at, after send_grace
     std::chrono::milliseconds send_grace{10000};
     std::chrono::milliseconds drain{30000};  // the longest a drain waits for connections to finish
@@ -68,6 +80,7 @@ struct TransportStats {
     std::size_t refused_connections = 0;  // 429 and 503 at accept
     std::size_t timed_out = 0;            // 408
     std::size_t queue_full = 0;           // 503 from the queue
+    std::size_t pending_body_bytes = 0;   // counted against max_pending_body_bytes now
 };
 
 class HttpServer {

@@ -3,8 +3,10 @@
 //   gmlab_http_requests_total{route,method,status}
 //   gmlab_http_request_duration_seconds{route}      (histogram)
 //   gmlab_http_refusals_total{status,reason}        (408, 413, 429, 431, 503 answers; probes not counted)
+//   gmlab_http_requests_aborted_total{route}        (the client hung up before its request had arrived)
 //   gmlab_http_responses_cut_total{reason}          (answers not written to their end)
-//   gmlab_http_open_connections, gmlab_http_requests_waiting, gmlab_http_draining
+//   gmlab_http_open_connections, gmlab_http_requests_waiting, gmlab_http_pending_body_bytes,
+//   gmlab_http_draining
 #pragma once
 
 #include <functional>

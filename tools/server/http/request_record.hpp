@@ -27,6 +27,7 @@ struct RequestRecord {
     bool probe = false;         // a health probe (/healthz, /readyz): counted, not logged
     bool complete = true;       // false: the connection ended before the whole answer was written
     std::string cut;            // why not: "send_too_slow", "closed" (the client went away), "drain"
+    bool aborted = false;       // the client hung up before its request had arrived in full: no answer (status 0)
 };
 
 // Called once per request, on an I/O thread; must not block.

@@ -1,5 +1,7 @@
 #include "http/router.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace gmserver {
@@ -56,17 +58,36 @@ std::string Router::route_of(const std::string &path) const {
     return "unmatched";
 }
 
+std::string Router::allowed(const std::string &path) const {
+    std::vector<std::string> methods;
+    const auto add = [&](const std::string &m) {
+        if (std::find(methods.begin(), methods.end(), m) == methods.end()) methods.push_back(m);
+    };
+    for (const Route &r : routes_) {
+        if (!std::regex_match(path, r.pattern)) continue;
+        add(r.method);
+        if (r.method == "GET") add("HEAD");
+    }
+    if (methods.empty()) return "";
+    add("OPTIONS");
+    std::string out;
+    for (const std::string &m : methods) out += (out.empty() ? "" : ", ") + m;
+    return out;
+}
+
 void Router::handle(HttpRequest &req, HttpResponse &res) const noexcept {
     std::string label = "unmatched";
     try {
         const Route *found = nullptr;
         bool path_known = false;
         std::smatch m;
+        // HEAD runs the GET route; the transport sends its headers only.
+        const std::string method = req.method == "HEAD" ? "GET" : req.method;
         for (const Route &r : routes_) {
             if (!std::regex_match(req.path, m, r.pattern)) continue;
             if (!path_known) label = r.label;
             path_known = true;
-            if (r.method != req.method) continue;
+            if (r.method != method) continue;
             found = &r;
             label = r.label;
             break;
@@ -85,12 +106,11 @@ void Router::handle(HttpRequest &req, HttpResponse &res) const noexcept {
         res.route = label;
         if (!path_known && fallback_) return fallback_(req, res);
         if (path_known) {
-            res.set_header("Allow", [&] {
-                std::string allow;
-                for (const Route &r : routes_)
-                    if (std::regex_match(req.path, r.pattern)) allow += (allow.empty() ? "" : ", ") + r.method;
-                return allow;
-            }());
+            res.set_header("Allow", allowed(req.path));
+            if (req.method == "OPTIONS") {
+                res.status = 204;
+                return;
+            }
             return send_error(res, 405, "method_not_allowed", req.method + " is not allowed on " + req.path);
         }
         send_error(res, 404, "not_found", "no such path: " + req.path);

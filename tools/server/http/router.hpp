@@ -39,9 +39,10 @@ public:
     void set_fallback(Handler h) { fallback_ = std::move(h); }
 
     // Never throws: an exception from a handler becomes a 500 with its message;
-    // unknown paths are 404, known paths with another method 405. Sets
-    // res.route to the label of the route that matched the path ("unmatched"
-    // when none did).
+    // unknown paths are 404, known paths with another method 405 with Allow.
+    // HEAD runs the GET route (the transport leaves the body out); OPTIONS
+    // on a known path is 204 with Allow. Sets res.route to the label of the
+    // route that matched the path ("unmatched" when none did).
     void handle(HttpRequest &req, HttpResponse &res) const noexcept;
 
     // The label of the first route whose pattern matches the path, whatever
@@ -51,6 +52,11 @@ public:
 
     // "/api/v1/gpus/([^/]+)" -> "/api/v1/gpus/{}".
     static std::string label_of(const std::string &pattern);
+
+    // The Allow header of a path: each method its routes answer once (a
+    // path may have two GET routes, one taking the other's place), HEAD
+    // beside GET, then OPTIONS; "" for an unknown path.
+    std::string allowed(const std::string &path) const;
 
 private:
     struct Route {

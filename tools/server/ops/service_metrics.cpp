@@ -25,7 +25,9 @@ ServiceMetrics::ServiceMetrics(Metrics &m, Health &health) : m_(m) {
 }
 
 void ServiceMetrics::record(const RequestRecord &r) {
-    if (r.method != "POST" || r.route != "/api/v1/results") return;
+    // An aborted upload was neither refused nor stored: the transport's
+    // gmlab_http_requests_aborted_total counts it.
+    if (r.aborted || r.method != "POST" || r.route != "/api/v1/results") return;
     if (r.status == 201) m_.add("gmlab_uploads_total", {{"outcome", r.outcome == "held" ? "held" : "stored"}});
     else if (r.status == 200) m_.add("gmlab_uploads_total", {{"outcome", "duplicate"}});
     else
