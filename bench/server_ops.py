@@ -127,7 +127,8 @@ def main():
             while not stop.is_set():
                 next_at += interval
                 time.sleep(max(0.0, next_at - time.monotonic()))
-                conn.request("POST", "/api/v1/results", body=body + ', "submission_id": "%s-%d"}' % (tag, i))
+                conn.request("POST", "/api/v1/results", body=body + ', "submission_id": "%s-%d"}' % (tag, i),
+                             headers={"Content-Type": "application/json"})
                 r = conn.getresponse()
                 data = r.read()
                 if r.status in (200, 201):

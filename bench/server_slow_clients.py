@@ -101,7 +101,7 @@ def stall(port, count):
     for i in range(count):
         src = "127.0.%d.%d" % (10 + (i % 40) // 250, 2 + (i % 40))
         s = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(src, 0))
-        s.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n{")
+        s.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{")
         socks.append(s)
     return socks
 

@@ -79,11 +79,17 @@ class Server:
         self.metrics_port = int(line.split("metrics on http://127.0.0.1:")[1].split("/")[0]) if "metrics on http://127.0.0.1:" in line else None
 
     def request(self, method, path, body=None, headers=None, timeout=60):
+        """A body goes with Content-Type: application/json, as gmlab-upload
+        sends it, unless headers name another (or None: no such header)."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         try:
             if isinstance(body, str):
                 body = body.encode()
-            conn.request(method, path, body=body, headers=headers or {})
+            headers = dict(headers or {})
+            if body is not None and not any(k.lower() == "content-type" for k in headers):
+                headers["Content-Type"] = "application/json"
+            headers = {k: v for k, v in headers.items() if v is not None}
+            conn.request(method, path, body=body, headers=headers)
             r = conn.getresponse()
             data = r.read()
             return r.status, dict((k.lower(), v) for k, v in r.getheaders()), data

@@ -77,7 +77,16 @@ http {{
     raise RuntimeError("nginx did not start: " + open(os.path.join(workdir, "nginx-error.log")).read())
 
 
+def json_body(body, headers):
+    """Uploads go with Content-Type: application/json, as gmlab-upload sends them."""
+    headers = dict(headers or {})
+    if body is not None:
+        headers.setdefault("Content-Type", "application/json")
+    return headers
+
+
 def https(port, cert, source, method, path, body=None, headers=None):
+    headers = json_body(body, headers)
     ctx = ssl.create_default_context(cafile=cert)
     conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=30, context=ctx, source_address=(source, 0))
     try:
@@ -93,6 +102,7 @@ def https(port, cert, source, method, path, body=None, headers=None):
 
 
 def direct(port, source, method, path, body=None, headers=None):
+    headers = json_body(body, headers)
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(source, 0))
     try:
         conn.request(method, path, body=body, headers=headers or {})

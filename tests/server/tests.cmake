@@ -69,6 +69,7 @@ add_executable(gm_server_unit_tests
   ${GM_SERVER_TESTS}/storage/counter_rows_test.cpp ${GM_SERVER_TESTS}/storage/rate_limit_test.cpp
   ${GM_SERVER_TESTS}/upload/validate_test.cpp ${GM_SERVER_TESTS}/upload/counter_rows_validation_test.cpp
   ${GM_SERVER_TESTS}/crowd/crowd_test.cpp ${GM_SERVER_TESTS}/web/client_address_test.cpp
+  ${GM_SERVER_TESTS}/web/url_test.cpp
   ${GM_SERVER_TESTS}/config_file_test.cpp ${GM_SERVER_DIR}/config_file.cpp)
 target_include_directories(gm_server_unit_tests PRIVATE ${GM_SERVER_TESTS})  # gzip_for_tests.hpp
 target_link_libraries(gm_server_unit_tests PRIVATE gmlab_server_web SQLite::SQLite3 GTest::gtest_main Threads::Threads)

@@ -141,7 +141,7 @@ def stalled_headers(c, srv):
 def trickled_body(c, srv, doc_text):
     # One byte every 0.3 s is far below 20 kB/s: cut off after the grace time.
     s = connect(srv.port, "127.0.1.10")
-    s.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Length: 50000\r\n\r\n")
+    s.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50000\r\n\r\n")
     t0 = time.monotonic()
     answer = None
     s.settimeout(0.3)
@@ -232,18 +232,18 @@ def malformed(c, srv):
     c.check("40 kB of headers is 431", st == 431 and "headers_too_large" in text, (st, text))
     s.close()
     s = connect(srv.port, "127.0.3.3")
-    s.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Length: 999999999999\r\n\r\n")
+    s.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 999999999999\r\n\r\n")
     st, text = read_response(s)
     c.check("a declared body beyond the limit is 413 before any of it is read", st == 413 and "too_large" in text,
             (st, text))
     s.close()
     s = connect(srv.port, "127.0.3.4")
-    s.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Encoding: br\r\nContent-Length: 2\r\n\r\n{}")
+    s.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: br\r\nContent-Length: 2\r\n\r\n{}")
     st, text = read_response(s)
     c.check("an unsupported Content-Encoding is 415", st == 415, (st, text))
     s.close()
     s = connect(srv.port, "127.0.3.5")
-    s.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n\r\nnope")
+    s.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n\r\nnope")
     st, text = read_response(s)
     c.check("a corrupt gzip body is 400 bad_encoding", st == 400 and "bad_encoding" in text, (st, text))
     s.close()
@@ -254,7 +254,7 @@ def malformed(c, srv):
 def expect_continue(c, srv, doc_text):
     body = doc_text.encode()
     s = connect(srv.port, "127.0.3.10")
-    s.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n" % len(body))
+    s.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n" % len(body))
     s.settimeout(5)
     first = s.recv(100)
     c.check("Expect: 100-continue is answered with 100 Continue", first.startswith(b"HTTP/1.1 100"), first)

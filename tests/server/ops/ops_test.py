@@ -194,7 +194,7 @@ def metrics(c, srv, metrics_port, doc):
         tokens.append(r.get("delete_token"))
     st_dup, _, _ = srv.json("POST", "/api/v1/results", body("metrics-0"), as_client("198.51.100.1"))
     st_bad, _, _ = srv.json("POST", "/api/v1/results", "{}", as_client("198.51.100.1"))
-    s = raw(srv.port, "127.0.0.1", b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 198.51.100.1\r\n"
+    s = raw(srv.port, "127.0.0.1", b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 198.51.100.1\r\nContent-Type: application/json\r\n"
                                     b"Content-Length: 3000000\r\n\r\n")
     st_big, _ = read_status(s)
     s.close()

@@ -2,20 +2,24 @@
 """gmlab-server's HTTP API against a real server process and a real database
 (a fresh SQLite file, or --db postgres://... for the PostgreSQL suite): every
 endpoint, idempotent retries, deletion with right, wrong and absent tokens,
-export as JSON and CSV."""
+export as JSON and CSV; uploads only as Content-Type: application/json; the
+URLs handed out never echo a Host header that is not a plain host[:port];
+HEAD on every GET route and OPTIONS with a correct Allow."""
 import copy
 import csv
 import gzip
 import json
 import os
 import re
+import socket
 import sqlite3
 import sys
+import time
 
 # tests/server, where the shared helpers are (harness.py, zstd_codec.py, fixtures/).
 SERVER_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, SERVER_TESTS)
-from harness import Checks, Server, arguments, default_db, fresh_workdir, gz, load_document, trimmed  # noqa: E402
+from harness import Checks, Server, arguments, default_db, fresh_workdir, gz, load_document, trimmed, wait_folded  # noqa: E402
 import zstd_codec  # noqa: E402
 
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
@@ -33,6 +37,9 @@ def main():
     try:
         run(srv, c, doc, text, admin)
         stored_forms(srv, c, doc, text, db)
+        content_type(srv, c, text)
+        host_header(srv, c, text)
+        methods(srv, c, text, admin)
     finally:
         srv.stop()
     return c.finish()
@@ -64,6 +71,126 @@ def stored_forms(srv, c, doc, text, db):
             stored["gzip 9"][:4])
     c.check("an uncompressed gzip body is stored as zstd", stored["gzip 0"][:4] == zstd_codec.MAGIC, stored["gzip 0"][:4])
     c.check("a zstd frame is stored as it came", stored["zstd 19"] == bodies["zstd 19"][0], stored["zstd 19"][:4])
+
+
+def get_within_a_second(c, srv, after):
+    t0 = time.monotonic()
+    st, _, _ = srv.request("GET", "/api/v1/stats", timeout=5)
+    dt = time.monotonic() - t0
+    c.check("after %s: a normal GET answers within 1 s" % after, st == 200 and dt < 1.0, (st, dt))
+
+
+def content_type(srv, c, text):
+    """A form on any web site can post text/plain (or a form's types) here
+    from a visitor's browser; an upload must say application/json."""
+    count = srv.json("GET", "/api/v1/stats")[2]["results"]
+    body = text[:-1] + ', "submission_id": "content-type-1"}'
+    for sent in ("text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded",
+                 "multipart/form-data; boundary=x", "application/jsonp", None):
+        st, _, e = srv.json("POST", "/api/v1/results", body, {"Content-Type": sent})
+        c.check("an upload with Content-Type %s is 415 unsupported_media_type naming the header" % sent,
+                st == 415 and e and e.get("code") == "unsupported_media_type" and "Content-Type: application/json" in e.get("message", ""),
+                (st, e))
+    st, _, e = srv.json("POST", "/api/v1/results", body, {"Content-Type": None})
+    c.check("... and says none was sent when none was", e is not None and "none was sent" in e.get("message", ""), e)
+    st, _, e = srv.json("POST", "/api/v1/results", gz(body), {"Content-Type": "text/plain", "Content-Encoding": "gzip"})
+    c.check("a gzip body as text/plain is 415 too", st == 415, (st, e))
+    c.check("nothing refused was stored", srv.json("GET", "/api/v1/stats")[2]["results"] == count)
+    get_within_a_second(c, srv, "uploads of the wrong Content-Type")
+    st, _, first = srv.json("POST", "/api/v1/results", body, {"Content-Type": "application/json; charset=utf-8"})
+    c.check("application/json; charset=utf-8 is accepted", st == 201, (st, first))
+    for sent in ("APPLICATION/JSON", " application/json ;charset=UTF-8"):
+        st, _, r = srv.json("POST", "/api/v1/results", body, {"Content-Type": sent})
+        c.check("Content-Type %r is accepted (the same submission: 200)" % sent, st == 200, (st, r))
+    st, _, r = srv.json("POST", "/api/v1/results", zstd_codec.compress(body.encode()),
+                        {"Content-Type": "application/json", "Content-Encoding": "zstd"})
+    c.check("a zstd body as gmlab-upload sends it (application/json, Content-Encoding: zstd) is accepted", st == 200, (st, r))
+
+
+def host_header(srv, c, text):
+    """Without --public-url, a Host header that is not a plain host[:port]
+    is not echoed into the URLs handed out: the listening address is."""
+    body = text[:-1] + ', "submission_id": "host-header-1"}'
+    local = "http://127.0.0.1:%d/" % srv.port
+    st, _, r = srv.json("POST", "/api/v1/results", body, {"Host": "results.example:8443"})
+    c.check("a plain Host header names the URLs", st in (200, 201) and r["url"].startswith("http://results.example:8443/result/")
+            and r["gpu_url"].startswith("http://results.example:8443/gpu/"), r)
+    rid = r["id"]
+    for host in ('evil.example"><script>alert(1)</script>', "user@evil.example", "evil.example/phish", "a b",
+                 "evil.example:80:80", "'evil'", "x" * 300):
+        st, _, r = srv.json("POST", "/api/v1/results", body, {"Host": host})
+        c.check("Host %r is not echoed: the upload's URLs name the listening address" % host[:40],
+                st == 200 and r["url"] == local + "result/" + rid and r["gpu_url"].startswith(local + "gpu/"), (st, r))
+    st, _, r = srv.json("GET", "/api/v1/results/" + rid, headers={"Host": "<evil>"})
+    c.check("... nor in a result read back", st == 200 and r["url"] == local + "result/" + rid, r and r.get("url"))
+    get_within_a_second(c, srv, "hostile Host headers")
+
+
+def raw_exchange(port, data, expect_responses=2, timeout=5):
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    s.sendall(data)
+    got = b""
+    deadline = time.monotonic() + timeout
+    try:
+        while got.count(b"HTTP/1.1 ") < expect_responses or not got.endswith((b"}", b"\n", b">")):
+            if time.monotonic() > deadline:
+                break
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            got += chunk
+    except OSError:
+        pass
+    s.close()
+    return got
+
+
+def methods(srv, c, text, admin):
+    """HEAD on every GET route: the GET's status and headers, no body.
+    OPTIONS: 204 with Allow, each method once, HEAD beside GET, OPTIONS."""
+    st, _, r = srv.json("POST", "/api/v1/results", text[:-1] + ', "submission_id": "methods-1"}')
+    rid, key = r["id"], r["gpu_url"].rsplit("/", 1)[1]
+    wait_folded(srv)
+    pages = srv.request("GET", "/")[0] == 200
+    paths = ["/api/v1/results/" + rid, "/api/v1/results/%s?format=csv" % rid, "/api/v1/results/%s?format=document" % rid,
+             "/api/v1/results/" + "0" * 32, "/api/v1/gpus", "/api/v1/gpus/%s/experiments/stream" % key, "/api/v1/stats",
+             "/healthz", "/readyz", "/api/v1/experiments", "/api/v1/experiments/stream", "/api/v1/results/%s/standing" % rid,
+             "/api/v1/export?format=csv", "/api/v1/moderation/log", "/api/v1/moderation/held", "/metrics"]
+    if pages:
+        paths += ["/", "/gpu/" + key, "/result/" + rid, "/compare?a=%s&b=%s" % (rid, rid), "/experiments",
+                  "/experiment/stream"]
+    volatile = {"/readyz"}  # its lag_seconds moves between two requests
+    for path in paths:
+        gst, gh, gbody = srv.request("GET", path)
+        hst, hh, hbody = srv.request("HEAD", path)
+        if path in volatile:
+            gh.pop("content-length", None)
+            hh.pop("content-length", None)
+        same = hst == gst and hh == gh and hbody == b""
+        c.check("HEAD %s: the GET's status and headers (%d), no body" % (path, gst), same, (hst, hh, gst, gh))
+    streamed = srv.request("HEAD", "/api/v1/export?format=csv")[1]
+    c.check("HEAD of the streamed export says chunked, as its GET does", streamed.get("transfer-encoding") == "chunked", streamed)
+    got = raw_exchange(srv.port, b"HEAD /api/v1/gpus HTTP/1.1\r\nHost: x\r\n\r\nGET /api/v1/stats HTTP/1.1\r\nHost: x\r\n\r\n")
+    head, _, rest = got.partition(b"\r\n\r\n")
+    c.check("on one connection, the answer to HEAD is headers only: the next answer follows at once",
+            head.startswith(b"HTTP/1.1 200") and b"content-length: " in head.lower() and rest.startswith(b"HTTP/1.1 200")
+            and b'"results"' in rest, got[:400])
+    st, _, _ = srv.request("HEAD", "/api/v1/results")
+    c.check("HEAD where there is no GET route is 405", st == 405, st)
+
+    want = {"/api/v1/results": "POST, OPTIONS", "/api/v1/results/" + rid: "GET, HEAD, DELETE, OPTIONS",
+            "/api/v1/gpus": "GET, HEAD, OPTIONS", "/api/v1/moderation/" + rid: "POST, OPTIONS", "/healthz": "GET, HEAD, OPTIONS"}
+    if pages:
+        want.update({"/": "GET, HEAD, OPTIONS", "/compare": "GET, HEAD, OPTIONS"})
+    for path, allow in want.items():
+        st, h, body = srv.request("OPTIONS", path)
+        c.check("OPTIONS %s: 204, Allow: %s, no body, no CORS grant" % (path, allow),
+                st == 204 and h.get("allow") == allow and body == b"" and "access-control-allow-origin" not in h, (st, h, body))
+    st, h, e = srv.json("PUT", "/compare" if pages else "/api/v1/gpus")
+    c.check("a 405 names each allowed method once", st == 405 and h.get("allow") == "GET, HEAD, OPTIONS", (st, h.get("allow")))
+    st, _, _ = srv.request("OPTIONS", "/no/such/path")
+    c.check("OPTIONS on an unknown path is 404", st == 404, st)
+    get_within_a_second(c, srv, "HEAD and OPTIONS")
 
 
 def run(srv, c, doc, text, admin):

@@ -1,6 +1,7 @@
 #include "web/api.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -54,6 +55,22 @@ bool is_hex_id(const std::string &s) {
     for (char c : s)
         if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
     return true;
+}
+
+// An upload must say it is JSON. A form on any web site can make a
+// visitor's browser post text/plain, application/x-www-form-urlencoded or
+// multipart/form-data here without asking; application/json it cannot send
+// across origins without a CORS preflight, which this server never grants.
+// Parameters (charset) are allowed; Content-Encoding is a header of its own.
+bool is_json_content_type(const std::string &value) {
+    std::string type = value.substr(0, value.find(';'));
+    const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+    while (!type.empty() && blank(type.back())) type.pop_back();
+    std::size_t start = 0;
+    while (start < type.size() && blank(type[start])) ++start;
+    type = type.substr(start);
+    std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return type == "application/json";
 }
 
 bool equal_constant_time(const std::string &a, const std::string &b) {
@@ -167,9 +184,17 @@ private:
         return false;
     }
 
+    // Without --public-url, the URLs are made from the request's Host
+    // header when it is a plain host[:port] (valid_host_header), else from
+    // the address the request came in on: a client must not make the server
+    // hand out a link to another site, or markup.
     std::string result_url(const HttpRequest &req, const std::string &id) const {
         std::string base = config_.public_url;
-        if (base.empty() && req.has_header("Host")) base = "http://" + req.header("Host");
+        if (base.empty()) {
+            const std::string host = req.header("Host");
+            if (valid_host_header(host)) base = "http://" + host;
+            else if (!req.local_addr.empty()) base = "http://" + req.local_addr;
+        }
         while (!base.empty() && base.back() == '/') base.pop_back();
         return base + "/result/" + id;
     }
@@ -182,6 +207,13 @@ private:
     }
 
     void post_result(HttpRequest &req, HttpResponse &res) {
+        if (!is_json_content_type(req.header("Content-Type"))) {
+            const std::string sent = req.header("Content-Type");
+            return send_error(res, 415, "unsupported_media_type",
+                              "an upload needs the header Content-Type: application/json (" +
+                                  (req.has_header("Content-Type") ? "it was " + sent.substr(0, 100) : std::string("none was sent")) +
+                                  ")");
+        }
         // The transport has read the whole body and undone its
         // Content-Encoding, within the same limit (a gzip bomb is a 413 there).
         if (req.body.size() > config_.max_body_bytes) {

@@ -21,7 +21,7 @@ struct ServerConfig {
     std::set<std::string> trusted_proxies;    // peers whose X-Forwarded-For is believed
     std::string admin_token;                  // may delete any result ("" = none)
     std::string moderator_token;              // may accept, hide or delete any result; from the config file only ("" = none)
-    std::string public_url;                   // prefix of result URLs ("" = from the Host header)
+    std::string public_url;                   // prefix of result URLs ("" = from a valid Host header, else the local address)
     ValidationLimits limits;
 };
 
