@@ -61,20 +61,29 @@ def read_table(text, heading):
 
 
 def owner(path, folders):
-    """The longest folder of the table that holds path (None if none)."""
+    """The longest folder of the table that holds path (None if none); of two
+    as long, the one named outright (`src/experiments/common`) before the
+    pattern (`src/experiments/<family>`)."""
     best = None
     for f in folders:
         pattern = f.replace('<family>', '*')
         parts = pattern.split('/')
         head = '/'.join(path.split('/')[:len(parts)])
-        if glob_match(head, pattern) and (best is None or len(parts) > len(best.split('/'))):
+        if not glob_match(head, pattern):
+            continue
+        longer = best is None or len(parts) > len(best.split('/'))
+        named = best is not None and len(parts) == len(best.split('/')) and '<family>' in best and '<family>' not in f
+        if longer or named:
             best = f
     return best
 
 
-def family_of(path):
+def family_of(path, layers=()):
+    """The experiment family a file is in; None outside src/experiments/<family>
+    and in a folder of src/experiments with a row of its own (a layer such as
+    src/experiments/common, which no family is)."""
     parts = path.split('/')
-    if len(parts) >= 4 and parts[0] == 'src' and parts[1] == 'experiments':
+    if len(parts) >= 4 and parts[0] == 'src' and parts[1] == 'experiments' and '/'.join(parts[:3]) not in layers:
         return parts[2]
     return None
 
@@ -119,7 +128,7 @@ def check(root, max_files):
         text = open(os.path.join(root, path), errors='replace').read()
         is_kernel = path.endswith(('.cu', '.cuh'))
         rule = owner(path, rules)
-        family = family_of(path)
+        family = family_of(path, rules)
         for kind, name in INCLUDE.findall(text):
             if name.endswith('.cu'):
                 problems.append('%s includes %s: host code never includes a .cu (include its .cuh)' % (path, name))
@@ -146,7 +155,7 @@ def check(root, max_files):
     if os.path.isdir(families):
         for fam in sorted(os.listdir(families)):
             d = os.path.join(families, fam)
-            if not os.path.isdir(d):
+            if not os.path.isdir(d) or 'src/experiments/' + fam in rules:
                 continue
             files = os.listdir(d)
             if not any(f.endswith('.cpp') for f in files) or not any(f.endswith('.cu') for f in files):
@@ -162,7 +171,8 @@ SELF_TEST_DOC = '''# map
 | folder | may include |
 |---|---|
 | `src/core` | `src/core`, `include` |
-| `src/experiments/<family>` | `src/core`, `src/experiments/<family>`, `src/experiments/*/*.hpp` |
+| `src/experiments/<family>` | `src/core`, `src/experiments/<family>`, `src/experiments/*/*.hpp`, `src/experiments/common` |
+| `src/experiments/common` | `src/core`, `src/experiments/common` |
 | `tools/cli` | `tools/cli`, `include` |
 ## Include roots
 | folder | roots |
@@ -183,6 +193,10 @@ SELF_TEST_CASES = {
     'a kernel prints': ({'src/experiments/x/x.cu': '__global__ void k() { printf("hi"); }\n'}, 1),
     'a kernel includes iostream': ({'src/experiments/x/x.cu': '#include <iostream>\n'}, 1),
     'a family without kernels': ({'src/experiments/z/z.cpp': ''}, 1),
+    'a shared layer of host code without kernels': ({'src/experiments/common/c.cpp': '#include "core/a.hpp"\n',
+                                                      'src/experiments/x/z.cpp': '#include "experiments/common/c.hpp"\n',
+                                                      'src/experiments/common/c.hpp': ''}, 0),
+    'the shared layer includes a family': ({'src/experiments/common/c.cpp': '#include "experiments/x/x.hpp"\n'}, 1),
     'a folder of too many files': ({'src/core/f%d.hpp' % i: '' for i in range(30)}, 1),
 }
 

@@ -7,7 +7,8 @@
 // beside it the model's L1 (unified size - the shared capacity the preference
 // rounds to).
 #include <algorithm>
-#include <cstdio>
+#include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,30 @@ private:
 
 std::string kib(std::size_t bytes) { return std::to_string(bytes / kKiB) + " KiB"; }
 
+// Where the L1 stopped holding the working set: the step out of the highest
+// level of read_gbs (carveout_model.hpp), and of the counted hit share where
+// every point was counted; whether the model's L1 (l1 >= 0) lies in between.
+void summarise_fall(const std::string &label, const std::vector<double> &sizes, const std::vector<double> &bandwidth,
+                    const std::vector<double> &hits, double min_step, double l1, nlohmann::json &attributes,
+                    std::map<std::string, double> &sum) {
+    const L1Fall fall = l1_fall(sizes, bandwidth, min_step);
+    if (fall.found) {
+        sum[label + "_fits_bytes"] = fall.fits;
+        attributes["l1_level_gbs"] = fall.level;
+    }
+    if (fall.fell) {
+        sum[label + "_falls_bytes"] = fall.falls;
+        sum[label + "_step_drop"] = fall.drop;
+    }
+    if (!hits.empty() && hits.size() == sizes.size()) {
+        const L1Fall hit_fall = l1_fall(sizes, hits, min_step, LevelScale::Absolute);
+        if (hit_fall.fell) sum[label + "_falls_bytes_counters"] = hit_fall.falls;
+        sum[label + "_hit_share_smallest"] = hits.front();
+        sum[label + "_hit_share_largest"] = hits.back();
+    }
+    if (l1 >= 0) sum[label + "_model_brackets"] = brackets(fall, l1) ? 1 : 0;
+}
+
 void run_carveout(ContextState &ctx, const Params &params, Result &out) {
     const DeviceInfo &dev = ctx.info();
     cudaStream_t st = ctx.stream();
@@ -66,7 +91,7 @@ void run_carveout(ContextState &ctx, const Params &params, Result &out) {
     std::sort(sizes.begin(), sizes.end());
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
     const std::uint64_t reads_per_sm = params.size("reads_per_sm");
-    const double fall_fraction = params.number("fall_fraction");
+    const double min_step = params.number("min_step");
     const unsigned blocks = static_cast<unsigned>(std::max(1, dev.multiprocessors));  // one block per SM
 
     // The model's inputs: the device's largest shared memory per SM, the
@@ -115,7 +140,7 @@ void run_carveout(ContextState &ctx, const Params &params, Result &out) {
             series.attributes["shared_capacity_bytes"] = shared;
             series.attributes["l1_bytes_predicted"] = l1;
         }
-        std::vector<double> bandwidth, hits;
+        std::vector<double> bandwidth, hits, xs;
         for (std::size_t ws : sizes) {
             const std::uint32_t n_vec = static_cast<std::uint32_t>(ws / 16);
             const std::uint64_t passes = std::max<std::uint64_t>(1, reads_per_sm / ws);
@@ -151,32 +176,18 @@ void run_carveout(ContextState &ctx, const Params &params, Result &out) {
             }
             measure_counters(ctx, launch, counter_sets::l1_global_hits(), p, out);
             bandwidth.push_back(p.values["read_gbs"]);
+            xs.push_back(static_cast<double>(ws));
             if (auto h = p.counters.find("l1_global_hit_share"); h != p.counters.end()) {
                 hits.push_back(h->second);
             }
             series.points.push_back(std::move(p));
         }
-        // Where the L1 stopped holding the working set: by time, and by the
-        // counted hit rate where every point was counted.
-        auto &sum = out.summary_values;
-        const std::size_t fall = first_fall(bandwidth, fall_fraction);
-        if (fall > 0) sum[label + "_fits_bytes"] = static_cast<double>(sizes[fall - 1]);
-        if (fall < sizes.size()) sum[label + "_falls_bytes"] = static_cast<double>(sizes[fall]);
-        if (hits.size() == sizes.size()) {
-            const std::size_t hit_fall = first_fall(hits, fall_fraction);
-            if (hit_fall < sizes.size()) sum[label + "_falls_bytes_counters"] = static_cast<double>(sizes[hit_fall]);
-            sum[label + "_hit_share_smallest"] = hits.front();
-            sum[label + "_hit_share_largest"] = hits.back();
-        }
+        summarise_fall(label, xs, bandwidth, hits, min_step, unified.known ? static_cast<double>(l1) : -1.0, series.attributes,
+                       out.summary_values);
         if (unified.known) {
-            sum[label + "_shared_capacity_bytes"] = static_cast<double>(shared);
-            sum[label + "_l1_predicted_bytes"] = static_cast<double>(l1);
-            sum[label + "_l1_predicted_kib"] = static_cast<double>(l1) / kKiB;
-            // The model holds when its L1 lies between the last working set that
-            // fitted and the first that did not (or past the sweep, where none fell).
-            const bool above = fall == 0 || l1 >= sizes[fall - 1];
-            const bool below = fall == sizes.size() || l1 < sizes[fall];
-            sum[label + "_model_brackets"] = above && below ? 1 : 0;
+            out.summary_values[label + "_shared_capacity_bytes"] = static_cast<double>(shared);
+            out.summary_values[label + "_l1_predicted_bytes"] = static_cast<double>(l1);
+            out.summary_values[label + "_l1_predicted_kib"] = static_cast<double>(l1) / kKiB;
         }
         out.series.push_back(std::move(series));
     }
@@ -205,13 +216,14 @@ void run_carveout(ContextState &ctx, const Params &params, Result &out) {
         out.notes.push_back("No model: compute capability " + std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor) +
                             " with " + kib(max_shared) + " of shared memory per SM is not in the table of unified "
                             "L1/shared sizes, so the L1 each carveout leaves is only measured.");
-    char buf[200];
-    std::snprintf(buf, sizeof buf,
-                  "A working set falls out of L1 where its read_gbs drops below %.2f of the best before it (the counted L1 "
-                  "hit share likewise, where every point was counted).",
-                  fall_fraction);
-    out.notes.push_back(std::string(buf) + " The kernel's carveout preference is put back afterwards (found " +
-                        std::to_string(restore.found()) + ", -1 = no preference), on every path out.");
+    out.notes.push_back("A working set falls out of L1 at the step out of the highest level of read_gbs: the curve is fitted "
+                        "piecewise constant (experiments/common/levels.hpp), a new level wherever read_gbs moves by at least " +
+                        std::to_string(static_cast<int>(std::lround(min_step * 100))) +
+                        "% (min_step); <label>_fits_bytes is the last working set on the highest level, _falls_bytes the first "
+                        "past it and _step_drop how far read_gbs fell there. The counted L1 hit share likewise, by a step of " +
+                        std::to_string(min_step).substr(0, 4) + " in the share, where every point was counted. The kernel's "
+                        "carveout preference is put back afterwards (found " + std::to_string(restore.found()) +
+                        ", -1 = no preference), on every path out.");
 }
 
 }  // namespace
@@ -232,7 +244,7 @@ void add_carveout_experiments(std::vector<Experiment> &out) {
         int_list_param("carveouts", {0, 50, 100}, 0, 100, "shared-memory carveout preferences, percent of the largest shared memory per SM", "%"),
         int_list_param("working_sets_kib", {16, 24, 48, 96, 160, 200, 320}, 1, 4096, "working sets read by each SM", "KiB"),
         size_param("reads_per_sm", 128LL << 20, 1LL << 20, 1LL << 32, "bytes each SM reads per launch (passes = this / working set)"),
-        double_param("fall_fraction", 0.75, 0.1, 0.99, "a working set no longer fits once its bandwidth (or hit share) drops below this share of the best before it"),
+        double_param("min_step", 0.15, 0.01, 0.9, "smallest step of read_gbs (relative) or of the hit share (absolute) that starts a new level: a working set no longer fits past the highest level"),
     };
     e.run = run_carveout;
     out.push_back(std::move(e));

@@ -52,13 +52,29 @@ double predicted_l1_hit_share(std::size_t working_set, std::size_t l1_bytes, std
     return 1.0 - 1.0 / static_cast<double>(passes);
 }
 
-std::size_t first_fall(const std::vector<double> &values, double fraction) {
-    double best = 0;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-        if (i > 0 && values[i] < fraction * best) return i;
-        best = std::max(best, values[i]);
+L1Fall l1_fall(const std::vector<double> &sizes, const std::vector<double> &values, double min_step, LevelScale scale) {
+    LevelOptions o;
+    o.min_step = min_step;
+    o.min_points = 1;  // a sweep of a few working sets: one point can be a level
+    o.scale = scale;
+    const Levels lv = find_levels(sizes, values, o);
+    L1Fall f;
+    const std::size_t top = highest_level(lv);
+    if (top == lv.levels.size()) return f;
+    f.found = true;
+    f.level = lv.levels[top].value;
+    f.fits = lv.levels[top].ends;
+    const Step s = step_after(lv, top, sizes, values, scale);
+    if (s.found) {
+        f.fell = true;
+        f.falls = s.x_after;
+        f.drop = -s.change;
     }
-    return values.size();
+    return f;
+}
+
+bool brackets(const L1Fall &f, double l1_bytes) {
+    return f.found && l1_bytes >= f.fits && (!f.fell || l1_bytes < f.falls);
 }
 
 }  // namespace gmlab

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "experiments/common/levels.hpp"
+
 namespace gmlab {
 
 inline constexpr std::size_t kKiB = 1024;
@@ -45,8 +47,25 @@ inline std::size_t l1_left(const UnifiedL1 &u, std::size_t shared_capacity) {
 // again, and nothing hits.
 double predicted_l1_hit_share(std::size_t working_set, std::size_t l1_bytes, std::uint64_t passes);
 
-// The index of the first value below `fraction` x the largest value before it
-// (the working set where the rate falls), or values.size() where none falls.
-std::size_t first_fall(const std::vector<double> &values, double fraction);
+// Where the working set stops fitting L1, from one carveout's curve over the
+// working sets (ascending): the curve's levels (experiments/common/levels.hpp)
+// with a new level wherever the value moves by min_step, the highest of them
+// (L1 hits are the fastest reads), and the step out of it. Not the largest
+// drop of the curve: past L1 the reads fall again, further, where the L2 hits
+// of a partly cached set give way to L2 alone.
+struct L1Fall {
+    bool found = false;   // the curve has a usable level at all
+    bool fell = false;    // a working set past the highest level was measured
+    double fits = 0;      // the largest working set on the highest level
+    double falls = 0;     // the first working set past it (where fell)
+    double level = 0;     // the highest level's value
+    double drop = 0;      // how far the value fell there: 1 - to / from (Relative) or from - to (Absolute)
+};
+L1Fall l1_fall(const std::vector<double> &sizes, const std::vector<double> &values, double min_step,
+               LevelScale scale = LevelScale::Relative);
+
+// Whether an L1 of l1_bytes lies between what still fitted and what fell (at
+// least what fitted, where nothing fell).
+bool brackets(const L1Fall &f, double l1_bytes);
 
 }  // namespace gmlab

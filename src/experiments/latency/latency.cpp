@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,10 +26,11 @@ constexpr std::uint64_t kSeed = 0x6c6174656e6379ull;  // "latency"
 // (128-byte lines), several times any L1.
 constexpr std::size_t kSerialWarm = 8192;
 
-nlohmann::json plateaus_json(const std::vector<Plateau> &ps) {
+nlohmann::json levels_json(const ChaseCurve &c) {
     nlohmann::json a = nlohmann::json::array();
-    for (const Plateau &p : ps)
-        a.push_back({{"latency_cycles", p.latency}, {"from_bytes", p.size_from}, {"to_bytes", p.size_to}, {"open", p.open}});
+    for (const Level &l : c.levels.levels)
+        a.push_back({{"latency_cycles", l.value}, {"from_bytes", l.begins}, {"to_bytes", l.ends}, {"points", l.points},
+                     {"open", l.open_end}});
     return a;
 }
 
@@ -45,6 +47,39 @@ Series chase_series(const std::string &name, const std::string &variant) {
     return s;
 }
 
+// The key figures of the named levels: each level's latency in cycles and ns,
+// where it begins and ends, and the first working set past it (the capacity
+// lies between its end and that).
+void summarise_levels(const CacheLevels &lv, double dram, double ghz, const DeviceInfo &dev,
+                      std::map<std::string, double> &sum) {
+    auto level = [&](const std::string &key, double cycles) {
+        sum[key + "_cycles"] = cycles;
+        sum[key + "_ns"] = cycles / ghz;
+    };
+    if (lv.l1) {
+        level("l1", lv.l1_level.value);
+        sum["l1_bytes"] = lv.l1_level.ends;
+        if (lv.l1_falls > 0) sum["l1_falls_bytes"] = lv.l1_falls;
+    }
+    if (lv.l2) {
+        level("l2_near", lv.l2_near.value);
+        sum["l2_near_bytes"] = lv.l2_near.ends;
+        if (lv.l2_far) {
+            level("l2_far", lv.l2_far_level.value);
+            sum["l2_far_begins_bytes"] = lv.l2_far_level.begins;
+        }
+        sum["l2_bytes"] = lv.l2_capacity;
+        if (lv.l2_falls > 0) sum["l2_falls_bytes"] = lv.l2_falls;
+        if (dev.l2_bytes > 0) sum["l2_detected_over_reported"] = lv.l2_capacity / static_cast<double>(dev.l2_bytes);
+    }
+    if (lv.dram) {
+        level("dram_level", lv.dram_level.value);
+        sum["dram_begins_bytes"] = lv.dram_level.begins;
+    }
+    if (dram > 0) level("dram", dram);
+    sum["l2_reported_bytes"] = static_cast<double>(dev.l2_bytes);
+}
+
 void run_latency(ContextState &ctx, const Params &params, Result &out) {
     const DeviceInfo &dev = ctx.info();
     const std::size_t stride = static_cast<std::size_t>(params.integer("stride"));
@@ -52,7 +87,7 @@ void run_latency(ContextState &ctx, const Params &params, Result &out) {
     const std::size_t max_bytes = params.is_auto("max_bytes") ? 4 * std::max<std::size_t>(dev.l2_bytes, 1 << 20)
                                                               : params.size("max_bytes");
     const unsigned hops = static_cast<unsigned>(params.integer("hops"));
-    const double tolerance = params.number("tolerance");
+    const double min_step = params.number("min_step");
     const std::vector<std::size_t> sizes =
         working_sets(min_bytes, max_bytes, static_cast<int>(params.integer("points_per_octave")), stride);
     const std::size_t max_lines = sizes.back() / stride;
@@ -149,44 +184,23 @@ void run_latency(ContextState &ctx, const Params &params, Result &out) {
     add(sb, bypass);
     add(sd, cold);
 
-    auto curve = [](const Series &s, std::vector<double> &x, std::vector<double> &y) {
+    auto curve = [min_step](const Series &s) {
+        std::vector<double> x, y;
         for (const Point &p : s.points) {
             x.push_back(p.x);
             y.push_back(p.values.at("latency_cycles"));
         }
+        return chase_curve(std::move(x), std::move(y), min_step);
     };
-    std::vector<double> xc, yc, xb, yb;
-    curve(sc, xc, yc);
-    curve(sb, xb, yb);
-    const std::vector<Plateau> pc = find_plateaus(xc, yc, tolerance), pb = find_plateaus(xb, yb, tolerance);
+    const ChaseCurve cc = curve(sc), cb = curve(sb);
     const double dram = sd.points.empty() ? 0.0 : sd.points[0].values.at("latency_cycles");
-    const CacheLevels lv = name_levels(pc, pb, dram);
-    sc.attributes = {{"stride_bytes", stride}, {"hops", hops}, {"plateaus", plateaus_json(pc)}};
-    sb.attributes = {{"stride_bytes", stride}, {"hops", hops}, {"plateaus", plateaus_json(pb)}};
+    const CacheLevels lv = name_levels(cc, cb, dram);
+    sc.attributes = {{"stride_bytes", stride}, {"hops", hops}, {"min_step", min_step}, {"levels", levels_json(cc)}};
+    sb.attributes = {{"stride_bytes", stride}, {"hops", hops}, {"min_step", min_step}, {"levels", levels_json(cb)}};
     sd.attributes = {{"stride_bytes", stride}, {"hops", hops}};
-
-    auto &sum = out.summary_values;
-    auto level = [&](const std::string &key, double cycles) {
-        sum[key + "_cycles"] = cycles;
-        sum[key + "_ns"] = cycles / ghz;
-    };
-    if (lv.l1) {
-        level("l1", lv.l1_level.latency);
-        sum["l1_bytes"] = lv.l1_level.size_to;
-    }
-    if (lv.l2) {
-        level("l2_near", lv.l2_near.latency);
-        if (lv.l2_far) {
-            sum["l2_near_bytes"] = lv.l2_near.size_to;
-            level("l2_far", lv.l2_far_level.latency);
-        }
-        sum["l2_bytes"] = lv.l2_capacity;
-        if (dev.l2_bytes > 0) sum["l2_detected_over_reported"] = lv.l2_capacity / static_cast<double>(dev.l2_bytes);
-    }
-    if (dram > 0) level("dram", dram);
-    sum["l2_reported_bytes"] = static_cast<double>(dev.l2_bytes);
-    sum["sm_clock_mhz_measured"] = ghz * 1e3;
-    sum["sm_clock_mhz_reported"] = reported_ghz * 1e3;
+    summarise_levels(lv, dram, ghz, dev, out.summary_values);
+    out.summary_values["sm_clock_mhz_measured"] = ghz * 1e3;
+    out.summary_values["sm_clock_mhz_reported"] = reported_ghz * 1e3;
 
     out.series.push_back(std::move(sc));
     out.series.push_back(std::move(sb));
@@ -202,17 +216,23 @@ void run_latency(ContextState &ctx, const Params &params, Result &out) {
                         "cycles over %globaltimer nanoseconds of the same chases): " +
                         std::to_string(static_cast<long long>(std::llround(ghz * 1e3))) + " MHz, against " +
                         std::to_string(dev.clock_khz / 1000) + " MHz reported.");
-    out.notes.push_back("Plateaus are runs of points within " + std::to_string(static_cast<int>(std::lround(tolerance * 100))) +
-                        "% of one another (tolerance); a capacity is the largest working set still on its plateau, good to one "
-                        "step of the sweep. Past a capacity a random chase still hits about capacity / working set of the time, "
-                        "so the curve climbs towards DRAM gradually; dram is the cold chase, L2 flushed before each launch.");
-    if (!lv.l1) out.notes.push_back("No L1 plateau below half the L2 latency was found in the ld.ca chase.");
-    if (!lv.l2) out.notes.push_back("No L2 plateau below 0.85 x the DRAM latency was found in the ld.cg chase.");
+    out.notes.push_back("Levels (experiments/common/levels.hpp): the curve is fitted piecewise constant, a new level where "
+                        "the latency moves by at least " + std::to_string(static_cast<int>(std::lround(min_step * 100))) +
+                        "% (min_step) for at least two working sets; a lone point away from two neighbours that agree is "
+                        "set aside. A capacity lies between the last working set on a level (l1_bytes, l2_near_bytes, "
+                        "l2_bytes) and the first past it (l1_falls_bytes, l2_falls_bytes). Past a capacity a random chase "
+                        "still hits about capacity / working set of the time, so the curve climbs towards DRAM gradually; "
+                        "dram is the cold chase, L2 flushed before each launch, dram_level the ld.cg chase's last level.");
+    if (!lv.l1) out.notes.push_back("No L1 level below half the L2 latency was found in the ld.ca chase.");
+    if (!lv.l2) out.notes.push_back("No L2 level below 0.85 x the DRAM latency was found in the ld.cg chase.");
     if (lv.l2 && lv.l2_capacity_open)
-        out.notes.push_back("The last L2 plateau runs to the end of the sweep: L2 is at least l2_bytes; raise max_bytes to see its end.");
+        out.notes.push_back("The last L2 level runs to the end of the sweep: L2 is at least l2_bytes; raise max_bytes to see its end.");
     if (lv.l2_far)
-        out.notes.push_back("Two L2 plateaus: the L2 is split in two partitions, and past what the near one holds (l2_near_bytes) "
-                            "hits come from the far one, slower by the crossing between them.");
+        out.notes.push_back("Two L2 levels in the ld.cg chase: the L2 is split in two partitions, and from l2_far_begins_bytes "
+                            "on hits come from the far one, slower by the crossing between them.");
+    if (lv.l2_levels > 2)
+        out.notes.push_back(std::to_string(lv.l2_levels) + " levels below DRAM latency in the ld.cg chase: past the second "
+                            "(far) they are left unnamed (the series' levels attribute lists them all).");
     out.notes.push_back("At large working sets a random chase also misses the TLBs (one translation per few lines visited), so "
                         "part of the rise towards DRAM there is address translation, not the cache.");
     out.published_source = "published pointer-chase microbenchmarks (H100 PCIe at 1755 MHz), cycles";
@@ -236,7 +256,7 @@ void add_latency_experiments(std::vector<Experiment> &out) {
         int_param("points_per_octave", 3, 1, 16, "working sets per doubling"),
         int_param("hops", 2048, 16, 1 << 22, "timed dependent loads per launch"),
         std::move(stride),
-        double_param("tolerance", 0.10, 0.01, 1.0, "largest spread of latencies within one plateau (relative)"),
+        double_param("min_step", 0.10, 0.01, 1.0, "smallest latency step between two levels (relative)"),
     };
     e.run = run_latency;
     out.push_back(std::move(e));

@@ -52,79 +52,63 @@ std::vector<std::size_t> working_sets(std::size_t min_bytes, std::size_t max_byt
     return out;
 }
 
+ChaseCurve chase_curve(std::vector<double> sizes, std::vector<double> latency, double min_step) {
+    ChaseCurve c;
+    c.sizes = std::move(sizes);
+    c.latency = std::move(latency);
+    LevelOptions o;
+    o.min_step = min_step;
+    o.min_points = 2;  // one working set alone is a point on the climb between levels
+    o.scale = LevelScale::Relative;
+    c.levels = find_levels(c.sizes, c.latency, o);
+    return c;
+}
+
 namespace {
 
-double median_of(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+// The first working set past level `i` of a curve, 0 where the sweep ends on it.
+double falls_after(const ChaseCurve &c, std::size_t i) {
+    const Step s = step_after(c.levels, i, c.sizes, c.latency);
+    return s.found ? s.x_after : 0.0;
 }
 
 }  // namespace
 
-std::vector<Plateau> find_plateaus(const std::vector<double> &sizes, const std::vector<double> &latency,
-                                   double tolerance, std::size_t min_points) {
-    std::vector<Plateau> out;
-    const std::size_t n = std::min(sizes.size(), latency.size());
-    min_points = std::max<std::size_t>(min_points, 1);
-    std::size_t i = 0;
-    while (i < n) {
-        // The longest run from i whose spread stays within the tolerance.
-        double lo = latency[i], hi = latency[i];
-        std::size_t j = i + 1;
-        for (; j < n; ++j) {
-            const double nlo = std::min(lo, latency[j]), nhi = std::max(hi, latency[j]);
-            if (nhi > nlo * (1.0 + tolerance)) break;
-            lo = nlo;
-            hi = nhi;
-        }
-        // A run can start on the rise into a level and end on the rise out of
-        // it (the first sizes past a capacity still hit most of the time): its
-        // ends are trimmed to the points within half the tolerance of its median.
-        std::size_t first = i, last = j - 1;
-        const auto begin = latency.begin();
-        const double level = median_of(std::vector<double>(begin + static_cast<std::ptrdiff_t>(i), begin + static_cast<std::ptrdiff_t>(j)));
-        const double band = 0.5 * tolerance * level;
-        while (first < last && std::fabs(latency[first] - level) > band) ++first;
-        while (last > first && std::fabs(latency[last] - level) > band) --last;
-        if (last - first + 1 < min_points) {
-            ++i;  // a point on the rise between two levels
-            continue;
-        }
-        Plateau p;
-        p.first = first;
-        p.last = last;
-        p.size_from = sizes[first];
-        p.size_to = sizes[last];
-        p.latency = median_of(std::vector<double>(begin + static_cast<std::ptrdiff_t>(first), begin + static_cast<std::ptrdiff_t>(last) + 1));
-        p.open = last + 1 == n;
-        out.push_back(p);
-        i = last + 1;
-    }
-    return out;
-}
-
-CacheLevels name_levels(const std::vector<Plateau> &cached, const std::vector<Plateau> &bypass, double dram_latency,
-                        double cache_fraction, double l1_fraction) {
+CacheLevels name_levels(const ChaseCurve &cached, const ChaseCurve &bypass, double dram_latency, double cache_fraction,
+                        double l1_fraction) {
     CacheLevels c;
-    std::vector<Plateau> l2;
-    for (const Plateau &p : bypass)
-        if (!(dram_latency > 0) || p.latency < cache_fraction * dram_latency) l2.push_back(p);
+    const bool have_dram = dram_latency > 0;
+    std::vector<std::size_t> l2;  // indices of the bypass chase's L2 levels
+    const auto &levels = bypass.levels.levels;
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+        const bool cache = !have_dram || levels[i].value < cache_fraction * dram_latency;
+        if (cache && !c.dram) {
+            l2.push_back(i);
+        } else if (!cache && !c.dram && !l2.empty()) {
+            c.dram = true;
+            c.dram_level = levels[i];
+        }
+    }
+    c.l2_levels = l2.size();
     if (!l2.empty()) {
         c.l2 = true;
-        c.l2_near = l2.front();
+        c.l2_near = levels[l2[0]];
+        std::size_t last = l2[0];
         if (l2.size() > 1) {
             c.l2_far = true;
-            c.l2_far_level = l2.back();
+            c.l2_far_level = levels[l2[1]];
+            last = l2[1];
         }
-        c.l2_capacity = l2.back().size_to;
-        c.l2_capacity_open = l2.back().open;
+        c.l2_capacity = levels[last].ends;
+        c.l2_capacity_open = levels[last].open_end;
+        c.l2_falls = falls_after(bypass, last);
     }
-    if (!cached.empty()) {
-        const Plateau &first = cached.front();
-        if (c.l2 ? first.latency < l1_fraction * c.l2_near.latency : false) {
+    if (c.l2 && !cached.levels.levels.empty()) {
+        const Level &first = cached.levels.levels.front();
+        if (first.value < l1_fraction * c.l2_near.value) {
             c.l1 = true;
             c.l1_level = first;
+            c.l1_falls = falls_after(cached, 0);
         }
     }
     return c;

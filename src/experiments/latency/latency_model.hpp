@@ -1,11 +1,13 @@
 // Host-side pieces of the pointer-chase experiments: the random single-cycle
-// ring, the working-set sweep, and finding the plateaus (cache levels) and
-// knees (capacities) of a latency-vs-working-set curve. No device needed.
+// ring, the working-set sweep, and naming the levels (L1, the L2 partitions,
+// DRAM) and capacities of a latency-vs-working-set curve. No device needed.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "experiments/common/levels.hpp"
 
 namespace gmlab {
 
@@ -25,45 +27,45 @@ std::uint32_t walk(const std::vector<std::uint32_t> &next, std::uint32_t start, 
 std::vector<std::size_t> working_sets(std::size_t min_bytes, std::size_t max_bytes, int points_per_octave,
                                       std::size_t stride);
 
-// A run of consecutive points of the curve whose latencies stay within the
-// tolerance of one another: one level of the memory hierarchy.
-struct Plateau {
-    std::size_t first = 0, last = 0;    // indices of its first and last point
-    double size_from = 0, size_to = 0;  // working sets at those points
-    double latency = 0;                 // median latency of its points
-    bool open = false;                  // it runs to the end of the sweep (no knee seen after it)
+// One chase's curve (working sets ascending, latency in cycles) and its
+// levels (experiments/common/levels.hpp): runs of working sets served at about
+// one latency, and the climbs between them.
+struct ChaseCurve {
+    std::vector<double> sizes, latency;
+    Levels levels;
 };
 
-// Splits a curve (sizes ascending) into plateaus: greedy runs whose largest
-// latency is at most (1 + tolerance) x their smallest, with the points at either
-// end further than tolerance / 2 from the run's median trimmed off, kept when at
-// least min_points remain. Points between plateaus (the rise from one level to
-// the next) belong to none. size_to of a plateau that is not open is the
-// detected capacity of its level: the largest working set still served at about
-// that latency. Past a capacity a random chase still hits about capacity /
-// working set of the time, so the first size past it may still count: the
-// estimate is good to about one step of the sweep.
-std::vector<Plateau> find_plateaus(const std::vector<double> &sizes, const std::vector<double> &latency,
-                                   double tolerance = 0.10, std::size_t min_points = 3);
+// Finds the levels of a chase: a new level where the latency moves by at
+// least min_step (relative) for at least two working sets. Past a capacity a
+// random chase still hits about capacity / working set of the time, so the
+// first size past it may still count: a capacity is good to about one step of
+// the sweep.
+ChaseCurve chase_curve(std::vector<double> sizes, std::vector<double> latency, double min_step);
 
-// The levels named from the plateaus of the two chases.
+// The levels named from the two chases.
 struct CacheLevels {
-    bool l1 = false;            // an L1 plateau in the cached (ld.ca) chase
-    Plateau l1_level;
-    bool l2 = false;            // at least one L2 plateau in the L1-bypassing (ld.cg) chase
-    Plateau l2_near;            // the first L2 plateau
-    bool l2_far = false;        // a second, slower L2 plateau (the far partition)
-    Plateau l2_far_level;
-    double l2_capacity = 0;     // size_to of the last L2 plateau
-    bool l2_capacity_open = false;  // the last L2 plateau ran to the end of the sweep
+    bool l1 = false;              // an L1 level in the cached (ld.ca) chase
+    Level l1_level;
+    double l1_falls = 0;          // the first working set past it (0: the sweep ends on it)
+    bool l2 = false;              // at least one L2 level in the L1-bypassing (ld.cg) chase
+    Level l2_near;                // the first L2 level
+    bool l2_far = false;          // a second, slower L2 level: the far partition
+    Level l2_far_level;
+    std::size_t l2_levels = 0;    // L2 levels found; past the second they are left unnamed
+    double l2_capacity = 0;       // where the last named L2 level ends
+    bool l2_capacity_open = false;  // it ran to the end of the sweep
+    double l2_falls = 0;          // the first working set past it (0: none)
+    bool dram = false;            // a level of the bypass chase at DRAM latency, past the L2 levels
+    Level dram_level;
 };
 
-// cached / bypass: plateaus of the ld.ca and ld.cg chases; dram_latency: a
-// cold chase (L2 flushed) in the same unit. Plateaus of the bypass chase below
-// cache_fraction x dram_latency are L2 levels (the first near, the last far when
-// there are several); the first plateau of the cached chase is L1 when it is
-// below l1_fraction x the L2 (near) latency.
-CacheLevels name_levels(const std::vector<Plateau> &cached, const std::vector<Plateau> &bypass, double dram_latency,
+// dram_latency: a cold chase (L2 flushed) in the same unit. Levels of the
+// bypass chase below cache_fraction x dram_latency are L2 levels (the first
+// near, the second far); the first level at or above it after them is DRAM's.
+// The first level of the cached chase is L1 when it is below l1_fraction x the
+// L2 (near) latency. Without a cold chase (dram_latency <= 0) every level of
+// the bypass chase counts as L2.
+CacheLevels name_levels(const ChaseCurve &cached, const ChaseCurve &bypass, double dram_latency,
                         double cache_fraction = 0.85, double l1_fraction = 0.5);
 
 }  // namespace gmlab

@@ -1,5 +1,5 @@
-// The pointer-chase ring, the working-set sweep and the plateau/knee finder on
-// synthetic latency curves, without a device.
+// The pointer-chase ring, the working-set sweep and the naming of the levels
+// found in synthetic and committed latency curves, without a device.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -11,6 +11,7 @@
 #include "core/experiment/params.hpp"
 #include "core/experiment/registry.hpp"
 #include "experiments/latency/latency_model.hpp"
+#include "../common/committed_curves.hpp"
 
 using namespace gmlab;
 
@@ -105,93 +106,161 @@ TEST(WorkingSets, BadRangesNameTheParameter) {
     EXPECT_NE(error_of(4096, 8192, 3, 0).find("stride"), std::string::npos);
 }
 
-TEST(Plateaus, FindsEveryLevelOfAHierarchy) {
+TEST(ChaseLevels, FindsEveryLevelOfAHierarchy) {
     const Curve c = sample(hierarchy, 4 * KiB, 256 * MiB, 3);
-    const auto p = find_plateaus(c.sizes, c.latency);
+    const ChaseCurve cc = chase_curve(c.sizes, c.latency, 0.10);
+    const auto &p = cc.levels.levels;
     ASSERT_GE(p.size(), 3u);
-    EXPECT_DOUBLE_EQ(p[0].latency, 34);
-    EXPECT_DOUBLE_EQ(p[1].latency, 265);
-    EXPECT_DOUBLE_EQ(p[2].latency, 475);
-    EXPECT_DOUBLE_EQ(p[0].size_from, 4 * KiB);
+    EXPECT_DOUBLE_EQ(p[0].value, 34);
+    EXPECT_DOUBLE_EQ(p[1].value, 265);
+    EXPECT_DOUBLE_EQ(p[2].value, 475);
+    EXPECT_DOUBLE_EQ(p[0].begins, 4 * KiB);
     // Each capacity is found to within one step (a third of an octave) of the
     // true one: the last size at or below it, or the first past it where a
     // random chase still hits almost every time.
     const double step = std::pow(2.0, 1.0 / 3);
     const double truth[] = {192 * KiB, 24 * MiB, 48 * MiB};
     for (int k = 0; k < 3; ++k) {
-        EXPECT_GT(p[k].size_to, truth[k] / step) << "level " << k;
-        EXPECT_LT(p[k].size_to, truth[k] * step) << "level " << k;
-        EXPECT_FALSE(p[k].open);
+        EXPECT_GT(p[k].ends, truth[k] / step) << "level " << k;
+        EXPECT_LT(p[k].ends, truth[k] * step) << "level " << k;
+        EXPECT_FALSE(p[k].open_end);
     }
-    EXPECT_DOUBLE_EQ(p[0].size_to, c.sizes[p[0].last]);
-    // The slow approach to DRAM past L2 may flatten into plateaus of its own,
-    // but only close to DRAM's latency, where name_levels calls nothing a cache.
-    for (std::size_t k = 3; k < p.size(); ++k) EXPECT_GT(p[k].latency, 0.85 * 660);
+    EXPECT_DOUBLE_EQ(p[0].ends, c.sizes[p[0].last]);
+    // The slow approach to DRAM past L2 may flatten into levels of its own,
+    // but not into one with the far level's latency.
+    for (std::size_t k = 3; k < p.size(); ++k) EXPECT_GT(p[k].value, 475 * 1.10);
 }
 
-TEST(Plateaus, TolerateNoiseWithinTheTolerance) {
+TEST(ChaseLevels, TolerateNoiseBelowTheStep) {
     const Curve c = sample(hierarchy, 4 * KiB, 256 * MiB, 3, 0.02);
-    const auto p = find_plateaus(c.sizes, c.latency);
+    const auto &p = chase_curve(c.sizes, c.latency, 0.10).levels.levels;
     ASSERT_GE(p.size(), 3u);
-    EXPECT_NEAR(p[0].latency, 34, 34 * 0.03);
-    EXPECT_NEAR(p[1].latency, 265, 265 * 0.03);
-    EXPECT_NEAR(p[2].latency, 475, 475 * 0.03);
-    for (std::size_t k = 3; k < p.size(); ++k) EXPECT_GT(p[k].latency, 0.85 * 660);
+    EXPECT_NEAR(p[0].value, 34, 34 * 0.03);
+    EXPECT_NEAR(p[1].value, 265, 265 * 0.03);
+    EXPECT_NEAR(p[2].value, 475, 475 * 0.03);
+    for (std::size_t k = 3; k < p.size(); ++k) EXPECT_GT(p[k].value, 475 * 1.10);
 }
 
-TEST(Plateaus, AFlatCurveIsOneOpenPlateau) {
+TEST(ChaseLevels, AFlatCurveIsOneOpenLevel) {
     const Curve c = sample([](double) { return 300.0; }, 4 * KiB, 1 * MiB, 3);
-    const auto p = find_plateaus(c.sizes, c.latency);
+    const auto &p = chase_curve(c.sizes, c.latency, 0.10).levels.levels;
     ASSERT_EQ(p.size(), 1u);
-    EXPECT_TRUE(p[0].open);
+    EXPECT_TRUE(p[0].open_end);
     EXPECT_EQ(p[0].first, 0u);
     EXPECT_EQ(p[0].last, c.sizes.size() - 1);
 }
 
-TEST(Plateaus, ASteadyRiseHasNone) {
+TEST(ChaseLevels, ASteadyRiseHasNone) {
     const Curve c = sample([](double s) { return 10.0 * std::pow(s / KiB, 0.5); }, 4 * KiB, 64 * MiB, 3);
-    EXPECT_TRUE(find_plateaus(c.sizes, c.latency).empty());
+    EXPECT_TRUE(chase_curve(c.sizes, c.latency, 0.10).levels.levels.empty());
 }
 
-TEST(Plateaus, ShortRunsAreNotLevels) {
+TEST(ChaseLevels, OneWorkingSetAloneIsNoLevel) {
     const std::vector<double> sizes = {1, 2, 3, 4, 5, 6, 7, 8};
-    const std::vector<double> lat = {10, 10, 10, 50, 50, 100, 100, 100};
-    const auto p = find_plateaus(sizes, lat, 0.1, 3);
-    ASSERT_EQ(p.size(), 2u);
-    EXPECT_EQ(p[0].last, 2u);
-    EXPECT_EQ(p[1].first, 5u);
-    EXPECT_TRUE(p[1].open);
-    EXPECT_EQ(find_plateaus(sizes, lat, 0.1, 2).size(), 3u);
-    EXPECT_TRUE(find_plateaus({}, {}).empty());
+    const std::vector<double> lat = {10, 10, 10, 50, 100, 100, 100, 100};
+    const auto lv = chase_curve(sizes, lat, 0.10).levels;
+    ASSERT_EQ(lv.levels.size(), 2u);
+    EXPECT_EQ(lv.levels[0].last, 2u);
+    EXPECT_EQ(lv.levels[1].first, 4u);
+    EXPECT_TRUE(lv.levels[1].open_end);
+    EXPECT_EQ(lv.transitions, std::vector<std::size_t>{3});
+    EXPECT_TRUE(chase_curve({}, {}, 0.10).levels.levels.empty());
 }
 
 TEST(CacheLevels, NamedFromBothChases) {
     const Curve cached = sample(hierarchy, 4 * KiB, 256 * MiB, 3);
     const Curve bypass = sample([](double s) { return s <= 192 * KiB ? 265.0 : hierarchy(s); }, 4 * KiB, 256 * MiB, 3);
-    const auto lv = name_levels(find_plateaus(cached.sizes, cached.latency), find_plateaus(bypass.sizes, bypass.latency), 660);
+    const auto lv = name_levels(chase_curve(cached.sizes, cached.latency, 0.10), chase_curve(bypass.sizes, bypass.latency, 0.10), 660);
     ASSERT_TRUE(lv.l1);
-    EXPECT_DOUBLE_EQ(lv.l1_level.latency, 34);
+    EXPECT_DOUBLE_EQ(lv.l1_level.value, 34);
+    EXPECT_GT(lv.l1_falls, lv.l1_level.ends);
     ASSERT_TRUE(lv.l2);
-    EXPECT_DOUBLE_EQ(lv.l2_near.latency, 265);
+    EXPECT_DOUBLE_EQ(lv.l2_near.value, 265);
     ASSERT_TRUE(lv.l2_far);
-    EXPECT_DOUBLE_EQ(lv.l2_far_level.latency, 475);
-    EXPECT_DOUBLE_EQ(lv.l2_capacity, lv.l2_far_level.size_to);
+    EXPECT_DOUBLE_EQ(lv.l2_far_level.value, 475);
+    EXPECT_DOUBLE_EQ(lv.l2_capacity, lv.l2_far_level.ends);
+    EXPECT_GT(lv.l2_falls, lv.l2_capacity);
     EXPECT_FALSE(lv.l2_capacity_open);
 }
 
-TEST(CacheLevels, OneL2PlateauAndNoL1) {
+TEST(CacheLevels, OneL2LevelAndNoL1) {
     auto flat_l2 = [](double s) { return s <= 32 * MiB ? 250.0 : 600.0; };
     const Curve c = sample(flat_l2, 4 * KiB, 256 * MiB, 3);
-    const auto p = find_plateaus(c.sizes, c.latency);
-    const auto lv = name_levels(p, p, 600);
+    const ChaseCurve cc = chase_curve(c.sizes, c.latency, 0.10);
+    const auto lv = name_levels(cc, cc, 600);
     EXPECT_FALSE(lv.l1);  // the cached chase starts at L2 latency: no L1 level
     ASSERT_TRUE(lv.l2);
-    EXPECT_FALSE(lv.l2_far);  // the 600-cycle plateau is DRAM, not a cache
+    EXPECT_FALSE(lv.l2_far);  // the 600-cycle level is DRAM, not a cache
     EXPECT_LE(lv.l2_capacity, 32 * MiB);
+    ASSERT_TRUE(lv.dram);
+    EXPECT_DOUBLE_EQ(lv.dram_level.value, 600);
+    EXPECT_DOUBLE_EQ(lv.dram_level.begins, lv.l2_falls);
     // A sweep that ends inside L2 gives an open capacity: "at least".
     const Curve short_sweep = sample(flat_l2, 4 * KiB, 16 * MiB, 3);
-    const auto q = find_plateaus(short_sweep.sizes, short_sweep.latency);
-    EXPECT_TRUE(name_levels(q, q, 600).l2_capacity_open);
+    const ChaseCurve q = chase_curve(short_sweep.sizes, short_sweep.latency, 0.10);
+    const auto open = name_levels(q, q, 600);
+    EXPECT_TRUE(open.l2_capacity_open);
+    EXPECT_EQ(open.l2_falls, 0);
+    EXPECT_FALSE(open.dram);
+}
+
+namespace {
+
+CacheLevels committed_levels(const std::vector<double> &ca, const std::vector<double> &cg, double l2_bytes, double cold) {
+    std::vector<double> x;
+    for (std::size_t s : working_sets(4096, static_cast<std::size_t>(4 * l2_bytes), 3, 128)) x.push_back(static_cast<double>(s));
+    EXPECT_EQ(x.size(), ca.size());
+    EXPECT_EQ(x.size(), cg.size());
+    return name_levels(chase_curve(x, ca, 0.10), chase_curve(x, cg, 0.10), cold);
+}
+
+}  // namespace
+
+// The committed H200 run (results/nvidia-h200-standard-suite.json): the old
+// plateau finder split the 280-cycle level at one 359-cycle point (16 MiB) and
+// named both halves near and far (280.2 and 280.3); l2_partitions measured
+// near 281 and far 457 on the same GPU.
+TEST(CacheLevels, CommittedH200) {
+    const auto lv = committed_levels(committed::kH200ChaseCa, committed::kH200ChaseCg, committed::kH200L2Bytes,
+                                     committed::kH200ColdChase);
+    ASSERT_TRUE(lv.l1);
+    EXPECT_NEAR(lv.l1_level.value, 32.1, 0.1);
+    EXPECT_EQ(lv.l1_level.ends, 208000);
+    EXPECT_EQ(lv.l1_falls, 262144);
+    ASSERT_TRUE(lv.l2);
+    ASSERT_TRUE(lv.l2_far);
+    EXPECT_NEAR(lv.l2_near.value, 280, 3);
+    EXPECT_GT(lv.l2_far_level.value, 400);
+    EXPECT_LT(lv.l2_far_level.value, 460);
+    EXPECT_EQ(lv.l2_far_level.begins, 42275840);  // 40.3 MiB
+    EXPECT_EQ(lv.l2_near.ends, 32 * MiB);
+    EXPECT_EQ(lv.l2_capacity, 53264256);  // 50.8 MiB, of 60 MiB reported
+    EXPECT_EQ(lv.l2_falls, 64 * MiB);
+    ASSERT_TRUE(lv.dram);
+    EXPECT_NEAR(lv.dram_level.value, 628, 3);
+    EXPECT_EQ(lv.dram_level.begins, 84551808);  // 80.6 MiB
+}
+
+// The older H200 run of the brief (l2_far_cycles 280.7 beside l2_near_cycles
+// 280.9 from the plateau finder) and the H100 run.
+TEST(CacheLevels, CommittedOlderH200AndH100) {
+    const auto h200 = committed_levels(committed::kH200OlderChaseCa, committed::kH200OlderChaseCg,
+                                       committed::kH200OlderL2Bytes, committed::kH200OlderColdChase);
+    ASSERT_TRUE(h200.l2_far);
+    EXPECT_NEAR(h200.l2_near.value, 281, 3);
+    EXPECT_NEAR(h200.l2_far_level.value, 455, 5);
+    EXPECT_EQ(h200.l2_far_level.begins, 42275840);
+    const auto h100 = committed_levels(committed::kH100ChaseCa, committed::kH100ChaseCg, committed::kH100L2Bytes,
+                                       committed::kH100ColdChase);
+    ASSERT_TRUE(h100.l1);
+    EXPECT_NEAR(h100.l1_level.value, 32.1, 0.1);
+    ASSERT_TRUE(h100.l2_far);
+    EXPECT_NEAR(h100.l2_near.value, 275, 3);
+    EXPECT_NEAR(h100.l2_far_level.value, 490, 5);
+    EXPECT_EQ(h100.l2_capacity, 53264256);
+    ASSERT_TRUE(h100.dram);
+    EXPECT_NEAR(h100.dram_level.value, 651, 3);
+    EXPECT_EQ(h100.dram_level.begins, 64 * MiB);
 }
 
 TEST(LatencyParams, RangesAreChecked) {
@@ -209,6 +278,7 @@ TEST(LatencyParams, RangesAreChecked) {
     const Experiment &e = find_experiment("latency");
     EXPECT_THROW(resolve_params(e.params, {{"stride", 100}}, "latency"), Error);
     EXPECT_THROW(resolve_params(e.params, {{"points_per_octave", 0}}, "latency"), Error);
-    EXPECT_THROW(resolve_params(e.params, {{"tolerance", 0}}, "latency"), Error);
+    EXPECT_THROW(resolve_params(e.params, {{"min_step", 0}}, "latency"), Error);
+    EXPECT_THROW(resolve_params(e.params, {{"tolerance", 0.1}}, "latency"), Error);  // the old name is gone
     EXPECT_NO_THROW(resolve_params(e.params, {{"stride", 64}, {"max_bytes", "64MiB"}}, "latency"));
 }
