@@ -329,6 +329,7 @@ std::vector<ChartSpec> make_specs() {
         ChartSpec s = named("carveout", "line");
         s.x_title = "working set per SM (KiB)";
         s.x_log = true;
+        s.leave_out = {"chase"};  // the same L1 found by latency: cycles, in the tables
         s.markers = {{"carveout0_l1_predicted_kib", "model L1, carveout 0%"},
                      {"carveout50_l1_predicted_kib", "model L1, carveout 50%"},
                      {"carveout100_l1_predicted_kib", "model L1, carveout 100%"}};

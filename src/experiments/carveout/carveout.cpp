@@ -18,6 +18,7 @@
 #include "core/measurement/verify.hpp"
 #include "experiments/carveout/carveout.cuh"
 #include "experiments/carveout/carveout_model.hpp"
+#include "experiments/latency/latency_model.hpp"
 #include "shared_kernels/fill_pattern.cuh"
 #include "shared_kernels/pattern.hpp"
 
@@ -27,18 +28,18 @@ namespace {
 
 constexpr std::uint32_t kSeed = 606;
 
-// The kernel's carveout preference as found, set back when this goes out of
+// A kernel's carveout preference as found, set back when this goes out of
 // scope, on every path (never throws). The preference is a function
 // attribute: it stays with the kernel for the whole process.
 class CarveoutRestore {
 public:
-    CarveoutRestore() {
+    explicit CarveoutRestore(kernels::L1Kernel kernel = kernels::L1Kernel::Reads) : kernel_(kernel) {
         cudaFuncAttributes a{};
-        GM_CUDA(kernels::l1_reads_attributes(&a));
+        GM_CUDA(kernels::l1_attributes(kernel_, &a));
         saved_ = a.preferredShmemCarveout;
     }
     ~CarveoutRestore() {
-        kernels::set_l1_reads_carveout(saved_);
+        kernels::set_l1_carveout(kernel_, saved_);
         (void)cudaGetLastError();
     }
     CarveoutRestore(const CarveoutRestore &) = delete;
@@ -46,17 +47,159 @@ public:
     int found() const { return saved_; }
     // Puts it back now and returns what the kernel reports afterwards.
     int restore() {
-        GM_CUDA(kernels::set_l1_reads_carveout(saved_));
+        GM_CUDA(kernels::set_l1_carveout(kernel_, saved_));
         cudaFuncAttributes a{};
-        GM_CUDA(kernels::l1_reads_attributes(&a));
+        GM_CUDA(kernels::l1_attributes(kernel_, &a));
         return a.preferredShmemCarveout;
     }
 
 private:
+    kernels::L1Kernel kernel_;
     int saved_ = -1;
 };
 
+// The same L1, found by latency: one thread chases a random ring of the
+// working set's 128-byte lines under the chase kernel's own preference c.
+// Each point: the ring checked by the node the walk ends on, the launch
+// timed, the cycles per load from one more launch.
+Series chase_series(ContextState &ctx, int c, const std::vector<std::size_t> &sizes, Result &out) {
+    cudaStream_t st = ctx.stream();
+    DeviceArray ring(ctx, sizes.back()), cycles(ctx, 2 * sizeof(unsigned long long));
+    GM_CUDA(kernels::set_l1_carveout(kernels::L1Kernel::Chase, c));
+    Series s;
+    s.name = "carveout " + std::to_string(c) + "%, one thread's dependent chase (L1 found by latency)";
+    s.variant = "chase";  // one per carveout: carveout_percent tells them apart
+    s.x_name = "working set per SM";
+    s.x_unit = "KiB";
+    s.y_field = "latency_cycles";
+    s.y_name = "cycles per dependent ld.global.ca";
+    s.y_unit = "cycles";
+    s.quantity = Quantity::Latency;
+    s.attributes = {{"carveout_percent", c}, {"line_bytes", 128}};
+    for (std::size_t ws : sizes) {
+        const std::size_t lines = ws / 128, words = ws / 4;
+        const std::vector<std::uint32_t> succ = single_cycle(lines, kSeed + ws);  // succ[i]: the line after line i
+        std::vector<std::uint32_t> next(words, 0);  // word indices, one node at the start of each line
+        for (std::size_t i = 0; i < lines; ++i) next[i * 32] = succ[i] * 32;
+        GM_CUDA(cudaMemcpyAsync(ring.get(), next.data(), ws, cudaMemcpyHostToDevice, st));
+        const auto hops = static_cast<std::uint32_t>(std::max<std::size_t>(4 * lines, 2048));
+        auto launch = [&](cudaStream_t s2) {
+            return kernels::launch_l1_chase(ring.as<std::uint32_t>(), hops, cycles.as<unsigned long long>(), s2);
+        };
+        GM_CUDA(cudaMemsetAsync(cycles.get(), 0xFF, cycles.bytes(), st));
+        GM_CUDA(launch(st));
+        unsigned long long got[2] = {0, 0};
+        GM_CUDA(cudaMemcpyAsync(got, cycles.get(), sizeof got, cudaMemcpyDeviceToHost, st));
+        GM_CUDA(cudaStreamSynchronize(st));
+        // Node indices are word indices of line starts: the walk of succ from node 0.
+        const std::uint64_t want = 32ull * walk(succ, 0, 2ull * hops);
+        if (got[1] != want)
+            verification_failed("carveout chase " + std::to_string(c) + "% working set " + std::to_string(ws), 0,
+                                std::to_string(want), std::to_string(got[1]));
+        out.verified(1, "the node each chase ended on compared with the host's walk of the same ring");
+        Point p;
+        p.x = static_cast<double>(ws) / kKiB;
+        p.time_ms = time_launch(ctx, launch);
+        p.values["latency_cycles"] = static_cast<double>(got[0]) / hops;
+        p.values["hops"] = hops;
+        s.points.push_back(std::move(p));
+    }
+    return s;
+}
+
 std::string kib(std::size_t bytes) { return std::to_string(bytes / kKiB) + " KiB"; }
+
+// What the reads kernel with 256 bytes of static shared memory (the kernel
+// this experiment had) gets under preference c: one block per SM reading each
+// working set, every block's sum checked, the launch timed.
+Series with_shared_series(ContextState &ctx, int c, const std::vector<std::size_t> &sizes, const DeviceArray &data,
+                          const std::vector<std::uint64_t> &prefix, std::uint64_t reads_per_sm, unsigned blocks, Result &out) {
+    cudaStream_t st = ctx.stream();
+    DeviceArray sums_d(ctx, blocks * sizeof(std::uint64_t));
+    GM_CUDA(kernels::set_l1_carveout(kernels::L1Kernel::ReadsWithShared, c));
+    Series s;
+    s.name = "carveout " + std::to_string(c) + "%, the same reads with 256 B of static shared memory in the kernel";
+    s.variant = "with_shared";
+    s.x_name = "working set per SM";
+    s.x_unit = "KiB";
+    s.y_field = "read_gbs";
+    s.y_name = "bytes read per second (L1 and L2 hits)";
+    s.y_unit = "GB/s";
+    s.quantity = Quantity::L1Bandwidth;
+    s.attributes = {{"carveout_percent", c}, {"static_shared_bytes", 256}};
+    for (std::size_t ws : sizes) {
+        const auto n_vec = static_cast<std::uint32_t>(ws / 16);
+        const auto passes = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, reads_per_sm / ws));
+        auto launch = [&](cudaStream_t s2) {
+            return kernels::launch_l1_reads_with_shared(data.as<std::uint32_t>(), n_vec, passes, blocks,
+                                                        sums_d.as<unsigned long long>(), s2);
+        };
+        GM_CUDA(cudaMemsetAsync(sums_d.get(), 0xFF, sums_d.bytes(), st));
+        GM_CUDA(launch(st));
+        std::vector<std::uint64_t> got(blocks);
+        GM_CUDA(cudaMemcpyAsync(got.data(), sums_d.get(), sums_d.bytes(), cudaMemcpyDeviceToHost, st));
+        GM_CUDA(cudaStreamSynchronize(st));
+        const std::uint64_t want = passes * prefix[ws / 4];
+        for (unsigned b = 0; b < blocks; ++b)
+            if (got[b] != want)
+                verification_failed("carveout with shared memory " + std::to_string(c) + "% working set " + std::to_string(ws), b,
+                                    std::to_string(want), std::to_string(got[b]));
+        out.verified(blocks, "every block's sum of the words it read compared with passes x the host's sum of the working set");
+        Point p;
+        p.x = static_cast<double>(ws) / kKiB;
+        p.time_ms = time_launch(ctx, launch);
+        const double read = static_cast<double>(blocks) * passes * static_cast<double>(ws);
+        p.values["read_gbs"] = bandwidth_gbs(read, p.time_ms.median);
+        p.values["passes"] = passes;
+        s.points.push_back(std::move(p));
+    }
+    return s;
+}
+
+std::vector<double> values_of(const Series &s, const char *key) {
+    std::vector<double> v;
+    for (const Point &p : s.points) v.push_back(p.values.at(key));
+    return v;
+}
+
+// Each carveout's L1 by latency beside the bandwidth sweep, and what a
+// kernel's own shared memory does to the preferences between 0 and 100 %.
+void second_methods(ContextState &ctx, const std::vector<long long> &carveouts, const std::vector<std::size_t> &sizes,
+                    const DeviceArray &data, const std::vector<std::uint64_t> &prefix, std::uint64_t reads_per_sm,
+                    unsigned blocks, double min_step, Result &out) {
+    std::vector<double> xs;
+    for (std::size_t ws : sizes) xs.push_back(static_cast<double>(ws));
+    CarveoutRestore restore_chase(kernels::L1Kernel::Chase), restore_shared(kernels::L1Kernel::ReadsWithShared);
+    auto &sum = out.summary_values;
+    for (long long c : carveouts) {
+        const std::string label = "carveout" + std::to_string(c);
+        Series s = chase_series(ctx, static_cast<int>(c), sizes, out);
+        // The same finder as the reads', on loads per cycle: L1's level is the highest.
+        std::vector<double> per_cycle;
+        for (double c_ : values_of(s, "latency_cycles")) per_cycle.push_back(c_ > 0 ? 1.0 / c_ : 0.0);
+        const L1Fall fall = l1_fall(xs, per_cycle, min_step);
+        if (fall.found) sum[label + "_chase_fits_bytes"] = fall.fits;
+        if (fall.fell) sum[label + "_chase_falls_bytes"] = fall.falls;
+        sum[label + "_chase_l1_cycles"] = s.points.front().values.at("latency_cycles");
+        out.series.push_back(std::move(s));
+    }
+    out.notes.push_back("Each carveout's L1 is found a second way: one thread chases a random ring of the working set's "
+                        "128-byte lines with ld.global.ca under the same preference (series 'chase'; carveout<p>_chase_fits_bytes "
+                        "and _chase_falls_bytes: the step out of the fastest level of loads per cycle, by the same finder).");
+    out.notes.push_back("The reads kernel has no shared memory of its own (each warp adds its sum to the block's in global "
+                        "memory). The same reads with 256 bytes of static shared memory (series 'with_shared', for each "
+                        "preference between 0 and 100 %) ran on an H200 with the largest shared configuration under every "
+                        "preference but 0 %: 50 % left them the L1 of 100 %. A preference is a hint, and a kernel's own "
+                        "shared memory changes what the driver chooses.");
+    for (long long c : carveouts) {
+        if (c <= 0 || c >= 100) continue;
+        const std::string label = "carveout" + std::to_string(c);
+        Series s = with_shared_series(ctx, static_cast<int>(c), sizes, data, prefix, reads_per_sm, blocks, out);
+        const L1Fall fall = l1_fall(xs, values_of(s, "read_gbs"), min_step);
+        if (fall.fell) sum[label + "_with_shared_falls_bytes"] = fall.falls;
+        out.series.push_back(std::move(s));
+    }
+}
 
 // Where the L1 stopped holding the working set: the step out of the highest
 // level of read_gbs (carveout_model.hpp), and of the counted hit share where
@@ -191,6 +334,7 @@ void run_carveout(ContextState &ctx, const Params &params, Result &out) {
         }
         out.series.push_back(std::move(series));
     }
+    second_methods(ctx, carveouts, sizes, data, prefix, reads_per_sm, blocks, min_step, out);
     const int after = restore.restore();
     out.summary_values["carveout_preference_found"] = restore.found();
     out.summary_values["carveout_preference_after"] = after;

@@ -143,6 +143,18 @@ void run_cluster_shared(ContextState &ctx, const Params &params, Result &out) {
             samples[k.variant][c] =
                 runner.run(launch, false, last, "cluster_shared " + std::string(k.variant) + " chase, cluster size " + std::to_string(c), out);
         }
+    // The local ring once more through generic loads (ld of a shared
+    // address, not ld.shared): the two instructions a "shared-memory latency"
+    // can mean, measured on the same ring.
+    {
+        const unsigned prewalk = static_cast<unsigned>(kernels::kClusterRingNodes);
+        auto launch = [&, prewalk](kernels::ChaseSample *o, cudaStream_t s) {
+            return kernels::launch_shared_generic_chase(offsets_d.as<std::uint32_t>(), 0, prewalk, hops,
+                                                        reinterpret_cast<kernels::ClusterChaseSample *>(o), s);
+        };
+        samples["local_generic"][1] = runner.run(launch, false, walk(next, 0, std::uint64_t(prewalk) + hops),
+                                                 "cluster_shared local chase through generic loads", out);
+    }
     const double ghz = runner.clock_ghz(dev.clock_khz / 1e6);
     std::map<std::string, std::vector<double>> cycles;  // each kind's latency over the cluster sizes
     for (const ChaseKind &k : kChases) {
@@ -167,6 +179,23 @@ void run_cluster_shared(ContextState &ctx, const Params &params, Result &out) {
         }
         if (!s.points.empty()) out.series.push_back(std::move(s));
     }
+    {
+        Series s;
+        s.name = "local shared memory through generic ld (the same ring, 8-byte nodes of generic addresses)";
+        s.variant = "local_generic";
+        s.x_name = "cluster size";
+        s.x_unit = "blocks";
+        s.y_field = "latency_cycles";
+        s.y_name = "latency per dependent load";
+        s.y_unit = "cycles";
+        s.quantity = Quantity::Latency;
+        s.attributes = {{"ring_bytes", kernels::kClusterRingNodes * 8}, {"hops", hops}, {"instruction", "ld (generic)"}};
+        Point p = chase_point(1, hops, samples["local_generic"][1], ghz);
+        out.summary_values["local_generic_cycles"] = p.values.at("latency_cycles");
+        out.summary_values["local_generic_ns"] = p.values.at("latency_cycles") / ghz;
+        s.points.push_back(std::move(p));
+        out.series.push_back(std::move(s));
+    }
     auto median = [](std::vector<double> v) {
         if (v.empty()) return 0.0;
         std::sort(v.begin(), v.end());
@@ -175,6 +204,7 @@ void run_cluster_shared(ContextState &ctx, const Params &params, Result &out) {
     };
     const double local = median(cycles["local"]), remote = median(cycles["remote"]), l2 = median(cycles["l2"]);
     out.summary_values["local_cycles"] = local;
+    if (local > 0) out.summary_values["local_generic_over_local"] = out.summary_values["local_generic_cycles"] / local;
     out.summary_values["l2_cycles"] = l2;
     out.summary_values["local_ns"] = local / ghz;
     out.summary_values["l2_ns"] = l2 / ghz;
@@ -292,6 +322,13 @@ void run_cluster_shared(ContextState &ctx, const Params &params, Result &out) {
                             std::to_string(remote / local).substr(0, 4) +
                             (l2 > 0 ? ", remote / L2 " + std::to_string(remote / l2).substr(0, 4) : std::string()) +
                             " (docs/experiments.md sets these beside the published Hopper studies).");
+    if (local > 0)
+        out.notes.push_back("Two instructions, one shared memory: ld.shared with a 32-bit shared-window address (what CUDA C++ "
+                            "emits for a __shared__ array it can see) took " + r(local) + " cycles a load, a generic ld of the "
+                            "same nodes' 64-bit addresses " + r(out.summary_values["local_generic_cycles"]) +
+                            " (local_generic_cycles): the generic load first decides which memory the address is in. A "
+                            "chase that also computes each address (an index times 4 plus a base) adds its arithmetic to "
+                            "either. local_cycles is the shared-memory latency other experiments compare with.");
     out.notes.push_back("Exchange: once every block of the cluster has started (a cluster barrier), every block writes a "
                         "slice of " + std::to_string(slice) + " bytes into each other block of its cluster, the cluster "
                         "synchronises, every block reads and checks what it received, and the "

@@ -46,6 +46,15 @@ struct RemoteStep {
         return v;
     }
 };
+// A generic load (no state space) of a 64-bit generic address that points
+// into shared memory: the hardware first decides which space it is in.
+struct GenericStep {
+    __device__ unsigned long long operator()(unsigned long long a) const {
+        unsigned long long v;
+        asm volatile("ld.u64 %0, [%1];" : "=l"(v) : "l"(a) : "memory");
+        return v;
+    }
+};
 struct L2Step {
     __device__ unsigned long long operator()(unsigned long long a) const {
         unsigned long long v;
@@ -98,6 +107,20 @@ __global__ void __launch_bounds__(kClusterChaseBlock)
     }
     // No block may exit while another still reads its shared memory.
     cluster.sync();
+#endif
+}
+
+// The local ring again, as 8-byte nodes holding the generic address of their
+// successor: the same walk as ld.shared's, through generic loads.
+__global__ void __launch_bounds__(kClusterChaseBlock)
+    shared_generic_chase(const std::uint32_t *next_offsets, std::uint32_t start, unsigned prewalk, unsigned hops,
+                         ClusterChaseSample *out) {
+#ifdef GM_HAS_CLUSTERS
+    __shared__ unsigned long long ring[kClusterRingNodes];
+    for (int k = threadIdx.x; k < kClusterRingNodes; k += blockDim.x)
+        ring[k] = reinterpret_cast<unsigned long long>(ring + next_offsets[k] / 4);
+    __syncthreads();
+    if (threadIdx.x == 0) timed_walk(GenericStep{}, reinterpret_cast<unsigned long long>(ring), 8ull, start, prewalk, hops, out);
 #endif
 }
 
@@ -157,6 +180,7 @@ __global__ void __launch_bounds__(kExchangeBlock)
 }
 
 GM_KERNEL("cluster_shared", "cluster_chase (local, remote, L2)", cluster_chase);
+GM_KERNEL("cluster_shared", "shared_generic_chase", shared_generic_chase);
 GM_KERNEL("cluster_shared", "exchange<distributed shared memory>", exchange<true>);
 GM_KERNEL("cluster_shared", "exchange<global memory>", exchange<false>);
 
@@ -192,6 +216,13 @@ cudaError_t launch_cluster_chase(ClusterChase where, int cluster, const std::uin
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t c = config(cluster, kClusterChaseBlock, 0, stream, &attr, cluster);
     return cudaLaunchKernelEx(&c, cluster_chase, static_cast<int>(where), next_offsets, global_ring, start, prewalk, hops, out);
+}
+
+cudaError_t launch_shared_generic_chase(const std::uint32_t *next_offsets, std::uint32_t start, unsigned prewalk,
+                                        unsigned hops, ClusterChaseSample *out, cudaStream_t stream) {
+    if (!next_offsets || !out || start >= static_cast<std::uint32_t>(kClusterRingNodes)) return cudaErrorInvalidValue;
+    shared_generic_chase<<<1, kClusterChaseBlock, 0, stream>>>(next_offsets, start, prewalk, hops, out);
+    return cudaGetLastError();
 }
 
 cudaError_t launch_exchange(bool dsm, int cluster, int clusters, std::size_t slice_bytes, unsigned rounds,

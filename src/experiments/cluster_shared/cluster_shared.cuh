@@ -41,6 +41,15 @@ cudaError_t launch_cluster_chase(ClusterChase where, int cluster, const std::uin
                                  const unsigned long long *global_ring, std::uint32_t start, unsigned prewalk, unsigned hops,
                                  ClusterChaseSample *out, cudaStream_t stream);
 
+// The Local chase's ring walked by one block with generic loads: the same
+// successors (next_offsets, byte offsets of 4-byte nodes), held as the
+// generic addresses of 8-byte nodes in the block's shared memory, so that
+// every hop is `ld` (no state space) of a shared address instead of
+// ld.shared; thread 0 walks as launch_cluster_chase does (out->last: the node
+// index it ended on).
+cudaError_t launch_shared_generic_chase(const std::uint32_t *next_offsets, std::uint32_t start, unsigned prewalk,
+                                        unsigned hops, ClusterChaseSample *out, cudaStream_t stream);
+
 // The all-to-all exchange, `clusters` clusters of `cluster` blocks of
 // kExchangeBlock threads: in each of `rounds` rounds every block writes a
 // slice of slice_bytes (exchange_word, cluster_plan.hpp) to every other block

@@ -33,6 +33,11 @@ TEST_F(GpuTest, ClusterSharedChasesAndExchanges) {
     // further than one's own, and a cluster of 4 is no easier to place than one of 2.
     EXPECT_GT(sum["remote_cycles"].get<double>(), sum["local_cycles"].get<double>());
     EXPECT_GE(sum["max_active_clusters_c2"].get<double>(), sum["max_active_clusters_c4"].get<double>());
+    // The same ring through generic loads: no faster than ld.shared, and far
+    // below an L2 hit (it is still shared memory).
+    ASSERT_TRUE(sum.contains("local_generic_cycles")) << sum.dump();
+    EXPECT_GE(sum["local_generic_cycles"].get<double>(), 0.95 * sum["local_cycles"].get<double>());
+    EXPECT_LT(sum["local_generic_cycles"].get<double>(), sum["l2_cycles"].get<double>() / 2);
     EXPECT_GT(sum["max_active_clusters_c4"].get<double>(), 0);
     for (const char *v : {"dsm", "global"}) {
         bool found = false;
