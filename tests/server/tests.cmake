@@ -69,6 +69,7 @@ add_executable(gm_server_unit_tests
   ${GM_SERVER_TESTS}/storage/counter_rows_test.cpp ${GM_SERVER_TESTS}/storage/rate_limit_test.cpp
   ${GM_SERVER_TESTS}/upload/validate_test.cpp ${GM_SERVER_TESTS}/upload/counter_rows_validation_test.cpp
   ${GM_SERVER_TESTS}/crowd/crowd_test.cpp ${GM_SERVER_TESTS}/web/client_address_test.cpp
+  ${GM_SERVER_TESTS}/web/number_text_test.cpp
   ${GM_SERVER_TESTS}/web/url_test.cpp
   ${GM_SERVER_TESTS}/config_file_test.cpp ${GM_SERVER_DIR}/config_file.cpp)
 target_include_directories(gm_server_unit_tests PRIVATE ${GM_SERVER_TESTS})  # gzip_for_tests.hpp
@@ -80,6 +81,20 @@ if(GM_FUZZ_OK)
     COMMAND ${GM_SERVER_PYTHON3} ${GM_SERVER_TESTS}/upload/run_fuzz.py --fuzzer ${GM_FUZZ_BIN} --seconds 20
             --document ${PROJECT_SOURCE_DIR}/results/nvidia-h200.json --workdir ${CMAKE_CURRENT_BINARY_DIR}/test-fuzz)
   set_tests_properties(server_fuzz_validate PROPERTIES LABELS server TIMEOUT 120)
+endif()
+# Uploads cannot multiply a page's size: 20 uploads with shifted x (the
+# canonical axis) and 5 with series of their own leave a GPU model's page and
+# /compare the size they had after one upload.
+add_test(NAME server_page_growth
+  COMMAND ${GM_SERVER_PYTHON3} ${GM_SERVER_TESTS}/web/page_growth_test.py --server $<TARGET_FILE:gmlab-server>
+          --document ${PROJECT_SOURCE_DIR}/results/nvidia-h200.json --workdir ${CMAKE_CURRENT_BINARY_DIR}/test-page-growth)
+set_tests_properties(server_page_growth PROPERTIES LABELS server TIMEOUT 120)
+# Pages drawn from aggregates with extreme values print short numbers.
+if(GM_CHARTJS AND TARGET gmlab_report AND EXISTS ${GM_SERVER_DIR}/web/pages.cpp)
+  add_executable(gm_server_page_numbers_test ${GM_SERVER_TESTS}/web/page_numbers_test.cpp)
+  target_link_libraries(gm_server_page_numbers_test PRIVATE gmlab_server_web GTest::gtest_main)
+  add_test(NAME server_page_numbers COMMAND gm_server_page_numbers_test)
+  set_tests_properties(server_page_numbers PROPERTIES LABELS server)
 endif()
 # The pages' and PostgreSQL parts register their own tests.
 if(EXISTS ${GM_SERVER_TESTS}/web/pages/tests.cmake AND TARGET gmlab_report)

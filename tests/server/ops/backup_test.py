@@ -107,7 +107,7 @@ def backup_during_uploads(c, args, workdir, doc):
                 r.returncode == 0 and len(before) > 5 and len(acked) > len(before), (r.returncode, r.stderr))
         if not pg:
             c.check("gmlab-server backup reports the uploads, the schema version and the size",
-                    "uploads, schema version 1," in r.stdout and target in r.stdout, r.stdout)
+                    "uploads, schema version 2," in r.stdout and target in r.stdout, r.stdout)
         if pg:
             admin, url = postgres_urls(db)
             subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", admin, "-c", "CREATE DATABASE gmlab_restored"],
@@ -180,7 +180,7 @@ def bad_input(c, args, workdir):
     left = glob.glob(os.path.join(workdir, "*.partial-*"))
     c.check("no partial file is left behind by any of them", not left, left)
     r = run("restore", "--from", ok, "--db", "sqlite:" + os.path.join(workdir, "r3.sqlite"))
-    c.check("restore of the small backup: exit 0, and it opens", r.returncode == 0 and "schema version 1" in r.stdout, r.stdout + r.stderr)
+    c.check("restore of the small backup: exit 0, and it opens", r.returncode == 0 and "schema version 2" in r.stdout, r.stdout + r.stderr)
 
 
 def main():

@@ -284,9 +284,9 @@ def metrics(c, srv, metrics_port, doc):
     probes = value(m1, req, route="/readyz", method="GET", status="200")
     c.check("probes are counted as requests, never as refusals", probes >= 15 and value(m1, ref, status="503", reason="not_ready") == 0,
             probes)
-    c.check("gauges: nothing waiting, not draining, schema version 1, backlog and lag present",
+    c.check("gauges: nothing waiting, not draining, schema version 2, backlog and lag present",
             value(m1, "gmlab_http_requests_waiting") == 0 and value(m1, "gmlab_http_draining") == 0
-            and value(m1, "gmlab_schema_version") == 1 and ("gmlab_refresher_backlog", frozenset()) in m1
+            and value(m1, "gmlab_schema_version") == 2 and ("gmlab_refresher_backlog", frozenset()) in m1
             and ("gmlab_refresher_lag_seconds", frozenset()) in m1, {k[0]: v for k, v in m1.items() if not k[1]})
     times = []
     for _ in range(30):

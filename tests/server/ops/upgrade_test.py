@@ -27,7 +27,7 @@ from harness import Checks, Server, arguments, fresh_workdir, wait_folded  # noq
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "upgrade")
 MODERATOR = "fixture-moderator-token-0123456789"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def psql(url, *a, capture=True):

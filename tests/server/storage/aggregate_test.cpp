@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "storage/aggregate.hpp"
+#include "storage/canonical_axis.hpp"
 #include "storage/sqlite/sqlite_storage.hpp"
 
 using namespace gmserver;
@@ -268,6 +271,295 @@ TEST(SqliteAggregates, FilesFromBeforeTheAggregatesHaveEveryUploadQueued) {
     EXPECT_EQ(s->refresh(10), 3u);
     EXPECT_EQ(aggregate_of(*s, "gpu-o", "stream")["uploads"], 3);
     EXPECT_EQ(s->gpus()[0].uploads, 3u);
+}
+
+// ---- The canonical axis (storage/canonical_axis.hpp) -----------------------
+
+TEST(CanonicalAxis, IntegersUpTo65536StayExactAndSoDoPowersOfTwoAndTheirSmallMultiples) {
+    for (int i = 0; i <= 65536; ++i) {
+        ASSERT_EQ(canonical_x(i), double(i)) << i;
+        ASSERT_EQ(canonical_x(-i), -double(i)) << i;
+    }
+    for (int e = -60; e <= 80; ++e)
+        for (double m : {1.0, 1.25, 1.5, 1.75, 1.875}) {  // 2^e, 5, 3, 7, 15 times 2^(e-3)
+            const double x = std::ldexp(m, e);
+            if (x >= 1 && x < 64 && x != std::floor(x)) continue;  // 1 .. 64: integers only
+            ASSERT_EQ(canonical_x(x), x) << m << " 2^" << e;
+            ASSERT_EQ(canonical_x(-x), -x) << m << " 2^" << e;
+        }
+    // What the committed H200 run sweeps: sizes in bytes, pitch widths, a
+    // register cap of 255, 240 MiB.
+    for (double x : {268435456.0, 536870912.0, 251658240.0, 1000.0, 1023.0, 1025.0, 4097.0, 32769.0, 255.0, 12928.0})
+        EXPECT_EQ(canonical_x(x), x) << x;
+    EXPECT_EQ(canonical_x(0.0), 0.0);
+    EXPECT_FALSE(std::signbit(canonical_x(-0.0)));
+}
+
+TEST(CanonicalAxis, SlightlyShiftedValuesLandOnTheSamePoint) {
+    std::vector<double> swept;
+    for (int i = 1; i <= 16; ++i) swept.push_back(i);  // 16 * 1.02 is still nearest 16
+    for (int e = -20; e <= 50; ++e) swept.push_back(std::ldexp(1.0, e));
+    for (int e = 10; e <= 40; ++e) swept.push_back(3 * std::ldexp(1.0, e));  // 3 KiB ... 3 TiB
+    for (double x : swept)
+        for (int k = 1; k <= 20; ++k) {
+            const double f = 1 + 0.001 * k;
+            ASSERT_EQ(canonical_x(x * f), canonical_x(x)) << x << " * " << f;
+            ASSERT_EQ(canonical_x(-x * f), canonical_x(-x)) << x << " * " << f;
+            ASSERT_EQ(canonical_x(x / f), canonical_x(x)) << x << " / " << f;
+        }
+    // Off the grid (a working set of 82560 bytes): one point for the shifted
+    // values, within 6.25 % of them.
+    std::set<double> points;
+    for (int k = 0; k <= 20; ++k) points.insert(canonical_x(82560 * (1 + 0.001 * k)));
+    EXPECT_EQ(points.size(), 1u);
+    EXPECT_LE(std::fabs(*points.begin() / 82560 - 1), 0.0625);
+    // Between 1 and 64 a shifted value goes to the integer it came from, or
+    // to a grid point within 2.5 %.
+    EXPECT_EQ(canonical_x(25.3), 25);
+    EXPECT_EQ(canonical_x(32.6), 32);
+    EXPECT_EQ(canonical_x(31.3), 32);
+    EXPECT_EQ(canonical_x(33.2), 33);
+    EXPECT_EQ(canonical_x(2.3), 2);
+}
+
+TEST(CanonicalAxis, IsIdempotentAndMonotonic) {
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> exponent(-1070, 1020), mantissa(1, 2);
+    std::vector<double> xs;
+    for (int i = 0; i < 200000; ++i) xs.push_back(std::ldexp(mantissa(rng), static_cast<int>(exponent(rng))));
+    for (double x : {0.5, 0.97, 64.4, 64.5, 65536.5, 1e300, 1.7976931348623157e308, 4.9e-324}) xs.push_back(x);
+    for (double x = 0; x < 70; x += 0.001) xs.push_back(x);  // where integers and the grid meet
+    std::sort(xs.begin(), xs.end());
+    double previous = 0;
+    for (double x : xs) {
+        const double c = canonical_x(x);
+        ASSERT_TRUE(std::isfinite(c)) << x;
+        ASSERT_EQ(canonical_x(c), c) << x;
+        ASSERT_LE(previous, c) << x;  // never decreasing: the order of x is kept
+        ASSERT_EQ(canonical_x(-x), -c) << x;
+        previous = c;
+    }
+}
+
+TEST(CanonicalAxis, AnyNumberOfDistinctValuesMakesABoundedNumberOfPoints) {
+    std::mt19937_64 rng(5);
+    // Non-integers across 100 .. 1000 (3.3 octaves): at most 8 points an octave.
+    std::uniform_real_distribution<double> mid(100, 1000);
+    std::set<double> points;
+    for (int i = 0; i < 100000; ++i) points.insert(canonical_x(mid(rng) + 0.5 * (i % 2 ? 1e-9 : 0.25)));
+    EXPECT_LE(points.size(), 8u * 4);
+    // Any double beyond 65536 up to 2^40 (integers too): 8 an octave, 24 octaves.
+    std::uniform_real_distribution<double> large(65537, std::ldexp(1.0, 40));
+    points.clear();
+    for (int i = 0; i < 100000; ++i) points.insert(canonical_x(std::floor(large(rng))));
+    EXPECT_LE(points.size(), 8u * 24 + 1);
+    // Every finite double, either sign: the 65537 integers and 8 points per
+    // binary octave (2098 octaves of normal and subnormal doubles) each.
+    std::uniform_real_distribution<double> exponent(-1074, 1023), mantissa(1, 2);
+    points.clear();
+    for (int i = 0; i < 300000; ++i) points.insert(canonical_x(std::ldexp(mantissa(rng), static_cast<int>(exponent(rng)))));
+    EXPECT_LE(points.size(), 65537u + 8u * 2098);
+}
+
+namespace {
+
+// The H200-like shape of one upload: a series of 0..16, 20, 24, 28, 32
+// (offsets, strides), one of powers of two (sizes) and one of 3 KiB
+// multiples, each x times `shift`.
+std::vector<int> offsets() {
+    std::vector<int> out;
+    for (int i = 0; i <= 16; ++i) out.push_back(i);
+    for (int i : {20, 24, 28, 32}) out.push_back(i);
+    return out;
+}
+
+std::vector<PointRow> swept_upload(const std::string &run, double shift, double value) {
+    std::vector<PointRow> out;
+    for (int i : offsets()) out.push_back({run, "e", "offsets", "bandwidth_gbs", i * shift, value + i});
+    for (int e = 12; e <= 28; ++e) out.push_back({run, "e", "sizes", "bandwidth_gbs", std::ldexp(1.0, e) * shift, value * e});
+    for (int k = 1; k <= 8; ++k) out.push_back({run, "e", "3 KiB", "bandwidth_gbs", 3072.0 * (1 << k) * shift, value / k});
+    return out;
+}
+
+std::size_t point_count(const json &agg) {
+    std::size_t n = 0;
+    for (const json &s : agg["series"]) n += s["points"].size();
+    return n;
+}
+
+}  // namespace
+
+TEST(HistogramAggregate, ShiftedUploadsAddToTheSamePoints) {
+    HistogramAggregate h;
+    h.fold_rows(swept_upload("u0", 1, 100), +1);
+    const json one = h.result();
+    ASSERT_EQ(point_count(one), 21u + 17 + 8);
+    for (int k = 1; k <= 20; ++k) h.fold_rows(swept_upload("u" + std::to_string(k), 1 + 0.001 * k, 100), +1);
+    const json all = h.result();
+    EXPECT_EQ(all["uploads"], 21);
+    ASSERT_EQ(all["series"].size(), 3u);
+    for (std::size_t s = 0; s < 3; ++s) {
+        ASSERT_EQ(all["series"][s]["points"].size(), one["series"][s]["points"].size());
+        for (std::size_t i = 0; i < one["series"][s]["points"].size(); ++i) {
+            EXPECT_EQ(all["series"][s]["points"][i]["x"], one["series"][s]["points"][i]["x"]);
+            EXPECT_EQ(all["series"][s]["points"][i]["n"], 21);
+        }
+    }
+    EXPECT_FALSE(all.contains("left_out"));
+    // Folded out again, point by point the same.
+    for (int k = 1; k <= 20; ++k) h.fold_rows(swept_upload("u" + std::to_string(k), 1 + 0.001 * k, 100), -1);
+    EXPECT_EQ(h.result(), one);
+    // The exact aggregator uses the same axis.
+    std::vector<PointRow> rows;
+    for (int k = 0; k <= 20; ++k) {
+        const auto u = swept_upload("u" + std::to_string(k), 1 + 0.001 * k, 100);
+        rows.insert(rows.end(), u.begin(), u.end());
+    }
+    EXPECT_EQ(point_count(aggregate_points(rows)), point_count(one));
+}
+
+TEST(HistogramAggregate, NoMoreSeriesNorPointsThanTheFullestUploadHad) {
+    HistogramAggregate h;
+    for (int i = 0; i < 3; ++i) h.fold_rows(swept_upload("good" + std::to_string(i), 1, 100 + i), +1);
+    const json good = h.result();
+    // 20 uploads, each with x of its own (integers: exact on the axis) and
+    // four series named for it.
+    std::vector<std::vector<PointRow>> noise;
+    for (int k = 0; k < 20; ++k) {
+        std::vector<PointRow> u = swept_upload("noise" + std::to_string(k), 1, 50);
+        for (int j = 0; j < 40; ++j) u.push_back({"noise", "e", "offsets", "bandwidth_gbs", 1000.0 + 40 * k + j, 1.0});
+        for (int j = 0; j < 4; ++j) u.push_back({"noise", "e", "n" + std::to_string(k) + "-" + std::to_string(j), "bandwidth_gbs", 1, 1});
+        h.fold_rows(u, +1);
+        noise.push_back(std::move(u));
+    }
+    const json r = h.result();
+    // The fullest upload had 7 series and 61 offsets. Shown: the 3 series in
+    // all 23 uploads and the first 4 of the 80 in one upload each; of the
+    // 821 offsets, the 21 in all 23 uploads and the 40 smallest of those in
+    // one.
+    ASSERT_EQ(r["series"].size(), 7u);
+    EXPECT_EQ(r["series"][0]["name"], "offsets");
+    EXPECT_EQ(r["series"][3]["name"], "n0-0");
+    EXPECT_EQ(r["series"][6]["name"], "n0-3");
+    const json &offset_points = r["series"][0]["points"];
+    ASSERT_EQ(offset_points.size(), 61u);
+    for (int i = 0; i < 21; ++i) EXPECT_EQ(offset_points[i]["n"], 23) << i;
+    EXPECT_EQ(offset_points[21]["x"], 1000.0);
+    EXPECT_EQ(offset_points[60]["x"], 1039.0);
+    EXPECT_EQ(r["left_out"]["series"], 76);
+    EXPECT_EQ(r["left_out"]["points"], 821 - 61);
+    // No larger than the fullest upload.
+    EXPECT_EQ(point_count(r), 61u + 17 + 8 + 4);
+    // Folded out, the good uploads' aggregate is back as it was.
+    for (const auto &u : noise) h.fold_rows(u, -1);
+    EXPECT_EQ(h.result(), good);
+}
+
+namespace {
+
+// A stored aggregate in the form of schema version 1 ("GMH1": no shapes, x
+// as uploaded), written byte by byte: one series with one value at each x.
+std::string gmh1_state(const std::vector<std::pair<double, double>> &x_values) {
+    auto varint = [](std::string &out, std::uint64_t v) {
+        while (v >= 0x80) {
+            out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+            v >>= 7;
+        }
+        out.push_back(static_cast<char>(v));
+    };
+    auto f64 = [](std::string &out, double v) {
+        char b[8];
+        std::memcpy(b, &v, 8);
+        out.append(b, 8);
+    };
+    std::string out = "GMH1";
+    varint(out, x_values.size());  // uploads: one value each
+    varint(out, 1);
+    for (const char *text : {"copy", "bandwidth_gbs"}) {
+        varint(out, std::strlen(text));
+        out += text;
+    }
+    varint(out, x_values.size());
+    for (const auto &[x, v] : x_values) {
+        f64(out, x);
+        varint(out, 1);  // one bin
+        const std::int64_t key = bin_key(v);
+        varint(out, (static_cast<std::uint64_t>(key) << 1) ^ static_cast<std::uint64_t>(key >> 63));
+        varint(out, 1u << 1);  // n = 1, no dsum
+        f64(out, v);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST(HistogramAggregate, ReadsTheFormOfSchemaVersion1OntoTheCanonicalAxis) {
+    // x as uploaded: 4096 and a shifted 4100.096 (one point now), and 5000.
+    const HistogramAggregate h = HistogramAggregate::decode(gmh1_state({{4096, 10}, {4100.096, 20}, {5000, 30}}));
+    const json r = h.result();
+    ASSERT_EQ(r["series"].size(), 1u);
+    const json &points = r["series"][0]["points"];
+    ASSERT_EQ(points.size(), 2u);
+    EXPECT_EQ(points[0]["x"], 4096.0);
+    EXPECT_EQ(points[0]["n"], 2);
+    EXPECT_EQ(points[0]["median"], 15.0);
+    EXPECT_EQ(points[1]["x"], 5000.0);
+    EXPECT_FALSE(r.contains("left_out"));  // no shapes kept: nothing it holds is left out
+    // Written again in the current form, and read back the same.
+    EXPECT_EQ(h.encode().substr(0, 4), "GMH2");
+    EXPECT_EQ(HistogramAggregate::decode(h.encode()).result(), r);
+}
+
+TEST(SqliteAggregates, AnUpgradeFromSchemaVersion1RebuildsTheAggregates) {
+    const std::string path = temp_db("gm_aggregates_v1.sqlite");
+    StorageOptions manual;
+    manual.background_refresh = false;
+    {
+        auto s = open_sqlite_storage(path, manual);
+        for (int i = 0; i < 4; ++i) {
+            const std::string id = "v" + std::to_string(i);
+            ASSERT_EQ(s->insert(run_of(id, "gpu-v", "2026-05-0" + std::to_string(i + 1)),
+                                swept_upload(id, 1 + 0.001 * i, 100), nullptr),
+                      InsertOutcome::Inserted);
+        }
+        EXPECT_EQ(s->refresh(10), 4u);
+        ASSERT_TRUE(s->set_counted("v3", false));  // held: stays out after the upgrade
+    }
+    // As a server of version 1 left it: its own aggregate (x as uploaded),
+    // here a state of one point, and a count of its own.
+    {
+        sqlite3 *db = nullptr;
+        ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+        sqlite3_stmt *st = nullptr;
+        const std::string old = gmh1_state({{4100.096, 1}});
+        ASSERT_EQ(sqlite3_prepare_v2(db, "UPDATE aggregates SET state = ?, result = '{}'", -1, &st, nullptr), SQLITE_OK);
+        sqlite3_bind_blob(st, 1, old.data(), static_cast<int>(old.size()), SQLITE_TRANSIENT);
+        ASSERT_EQ(sqlite3_step(st), SQLITE_DONE);
+        sqlite3_finalize(st);
+        ASSERT_EQ(sqlite3_exec(db, "UPDATE models SET uploads = 99; PRAGMA user_version = 1", nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(db);
+    }
+    auto s = open_sqlite_storage(path, manual);
+    EXPECT_EQ(s->pending(), 3u);  // the counted uploads, queued again
+    EXPECT_EQ(s->gpus()[0].uploads, 3u);
+    EXPECT_EQ(s->refresh(10), 3u);
+    HistogramAggregate want;
+    for (int i = 0; i < 3; ++i) want.fold_rows(swept_upload("v" + std::to_string(i), 1 + 0.001 * i, 100), +1);
+    EXPECT_EQ(aggregate_of(*s, "gpu-v", "e"), want.result());
+    EXPECT_EQ(s->gpus()[0].uploads, 3u);
+    // Opened again: nothing more to rebuild.
+    s.reset();
+    s = open_sqlite_storage(path, manual);
+    EXPECT_EQ(s->pending(), 0u);
+    EXPECT_EQ(aggregate_of(*s, "gpu-v", "e"), want.result());
+    sqlite3 *db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    sqlite3_stmt *v = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &v, nullptr), SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(v), SQLITE_ROW);
+    EXPECT_EQ(sqlite3_column_int(v, 0), 2);
+    sqlite3_finalize(v);
+    sqlite3_close(db);
 }
 
 TEST(SqliteStorage, TokenBucketsPerClientAndKind) {

@@ -451,6 +451,52 @@ void document_tests(const std::string &url) {
           "documents: the migrated database takes new uploads");
 }
 
+// A database of schema version 1: its aggregates (x as uploaded) and the
+// models' folded counts are rebuilt on the canonical axis when a server of
+// version 2 opens it; a held upload stays out.
+void upgrade_tests(const std::string &url) {
+    PGconn *c = PQconnectdb(url.c_str());
+    exec_sql(c, "DROP DATABASE IF EXISTS gmlab_schema_v1");
+    exec_sql(c, "CREATE DATABASE gmlab_schema_v1");
+    PQfinish(c);
+    const std::string v1_url = url.substr(0, url.rfind('/') + 1) + "gmlab_schema_v1";
+    StorageOptions manual;
+    manual.background_refresh = false;
+    const GpuIdentity g = gpu("v1-model", "V1 model", "1");
+    auto shifted = [](const std::string &run, int k) {
+        std::vector<PointRow> rows;
+        for (double x : {1.0, 2.0, 4096.0, 268435456.0}) rows.push_back(point(run, "stream", "copy", x * (1 + 0.001 * k), 100 + k));
+        return rows;
+    };
+    {
+        auto db = open_postgres_storage(v1_url, manual);
+        for (int k = 0; k < 4; ++k) {
+            const StoredRun r = make_run(hex_id(k, 0x51), "", "2026-11-24T00:00:0" + std::to_string(k) + "Z", g, "{}");
+            check(db->insert(r, shifted(r.id, k), nullptr) == InsertOutcome::Inserted, "upgrade: upload " + std::to_string(k));
+        }
+        db->refresh(100);
+        check(db->set_counted(hex_id(3, 0x51), false), "upgrade: one upload held");
+    }
+    PGconn *o = PQconnectdb(v1_url.c_str());
+    exec_sql(o, "UPDATE aggregates SET result = '{}', state = '\\x00'::bytea");
+    exec_sql(o, "UPDATE models SET uploads = 99");
+    exec_sql(o, "UPDATE gmlab_schema SET version = 1");
+    auto db = open_postgres_storage(v1_url, manual);
+    PGresult *v = PQexec(o, "SELECT max(version) FROM gmlab_schema");
+    check(PQntuples(v) == 1 && std::string(PQgetvalue(v, 0, 0)) == "2", "upgrade: the database is at schema version 2");
+    PQclear(v);
+    PQfinish(o);
+    check(db->pending() == 3 && db->gpus().size() == 1 && db->gpus()[0].uploads == 3,
+          "upgrade: the counted uploads are queued again, the model counts 3");
+    db->refresh(100);
+    HistogramAggregate want;
+    for (int k = 0; k < 3; ++k) want.fold_rows(shifted(hex_id(k, 0x51), k), +1);
+    const auto got = db->aggregate(g.key, "stream");
+    check(got && nlohmann::json::parse(*got) == want.result() && want.result()["series"][0]["points"].size() == 4,
+          "upgrade: the aggregate is rebuilt, one point per canonical x");
+    check(db->pending() == 0 && db->gpus()[0].uploads == 3, "upgrade: folded, the model still counts 3");
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -462,6 +508,7 @@ int main(int argc, char **argv) {
         run_tests(argv[1]);
         replica_tests(argv[1]);
         document_tests(argv[1]);
+        upgrade_tests(argv[1]);
     } catch (const std::exception &e) {
         check(false, std::string("unexpected exception: ") + e.what());
     }

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
+#include <set>
 #include <stdexcept>
 
+#include "storage/canonical_axis.hpp"
 #include "storage/counter_rows.hpp"
 
 namespace gmserver {
@@ -24,6 +27,7 @@ double quantile(const std::vector<double> &v, double q) {
 
 void Aggregator::add(const PointRow &r) {
     if (!std::isfinite(r.value) || !std::isfinite(r.x)) return;
+    const double x = canonical_x(r.x);  // the axis the maintained aggregates use
     // Rows come upload by upload, each series' points in order: most rows hit
     // the series and the x of the row before, so those are tried first.
     if (!last_series_ || r.series != last_series_->first.first || r.field != last_series_->first.second) {
@@ -37,10 +41,10 @@ void Aggregator::add(const PointRow &r) {
         has_x_ = false;
     }
     auto &by_x = last_series_->second;
-    if (!has_x_ || last_x_->first != r.x) {
+    if (!has_x_ || last_x_->first != x) {
         // The next x of the series is usually right after the previous one.
         auto hint = has_x_ ? std::next(last_x_) : by_x.begin();
-        last_x_ = hint != by_x.end() && hint->first == r.x ? hint : by_x.try_emplace(r.x).first;
+        last_x_ = hint != by_x.end() && hint->first == x ? hint : by_x.try_emplace(x).first;
         has_x_ = true;
     }
     last_x_->second.push_back(r.value);
@@ -132,7 +136,8 @@ struct StateReader {
     }
 };
 
-constexpr char kStateMagic[4] = {'G', 'M', 'H', '1'};
+constexpr char kStateMagic[4] = {'G', 'M', 'H', '2'};
+constexpr char kStateMagicV1[4] = {'G', 'M', 'H', '1'};  // schema version 1: no shapes, x as uploaded
 
 }  // namespace
 
@@ -153,6 +158,9 @@ void HistogramAggregate::fold(const std::vector<std::string> &strings, const std
     std::map<std::pair<std::uint32_t, std::uint32_t>, long> series_of;
     std::pair<std::uint32_t, std::uint32_t> last_pair;
     long si = -2;  // -2: no previous point
+    // (series, canonical x) of this upload's points: its shape, counted below.
+    std::vector<std::pair<long, double>> shape;
+    shape.reserve(points.size());
     for (const Point &p : points) {
         if (!std::isfinite(p.x) || !std::isfinite(p.value) || p.series >= strings.size() || p.field >= strings.size())
             continue;
@@ -165,10 +173,12 @@ void HistogramAggregate::fold(const std::vector<std::string> &strings, const std
             si = found->second;
         }
         if (si < 0) continue;
+        const double x = canonical_x(p.x);
+        shape.emplace_back(si, x);
         auto &xs = series_[static_cast<std::size_t>(si)].xs;
         const std::int32_t key = bin_key(p.value);
         if (sign > 0) {
-            std::vector<Bin> &bins = xs[p.x];
+            std::vector<Bin> &bins = xs[x];
             auto it = std::lower_bound(bins.begin(), bins.end(), key, [](const Bin &b, std::int32_t k) { return b.key < k; });
             if (it != bins.end() && it->key == key) {
                 ++it->n;
@@ -177,7 +187,7 @@ void HistogramAggregate::fold(const std::vector<std::string> &strings, const std
                 bins.insert(it, Bin{key, 1, p.value, 0.0});
             }
         } else {
-            auto xit = xs.find(p.x);
+            auto xit = xs.find(x);
             if (xit == xs.end()) continue;
             std::vector<Bin> &bins = xit->second;
             auto it = std::lower_bound(bins.begin(), bins.end(), key, [](const Bin &b, std::int32_t k) { return b.key < k; });
@@ -191,6 +201,21 @@ void HistogramAggregate::fold(const std::vector<std::string> &strings, const std
             }
         }
     }
+    // The shape: per series its distinct canonical x, and the number of
+    // series by their names (the same count in and out, whatever was found).
+    std::sort(shape.begin(), shape.end());
+    shape.erase(std::unique(shape.begin(), shape.end()), shape.end());
+    for (std::size_t i = 0; i < shape.size();) {
+        std::size_t j = i;
+        while (j < shape.size() && shape[j].first == shape[i].first) ++j;
+        count_shape(series_[static_cast<std::size_t>(shape[i].first)].shapes, static_cast<std::uint32_t>(j - i), sign);
+        i = j;
+    }
+    if (any) {
+        std::set<std::pair<std::string_view, std::string_view>> names;
+        for (const auto &entry : series_of) names.emplace(strings[entry.first.first], strings[entry.first.second]);
+        count_shape(series_shapes_, static_cast<std::uint32_t>(names.size()), sign);
+    }
     if (sign < 0)
         series_.erase(std::remove_if(series_.begin(), series_.end(), [](const Series &s) { return s.xs.empty(); }),
                       series_.end());
@@ -198,14 +223,29 @@ void HistogramAggregate::fold(const std::vector<std::string> &strings, const std
         if (sign > 0) ++uploads_;
         else if (uploads_ > 0) --uploads_;
     }
-    if (series_.empty()) uploads_ = 0;
+    if (series_.empty()) {
+        uploads_ = 0;
+        series_shapes_.clear();
+    }
 }
+
+void HistogramAggregate::count_shape(Shapes &shapes, std::uint32_t count, int sign) {
+    if (sign > 0) {
+        ++shapes[count];
+        return;
+    }
+    const auto it = shapes.find(count);
+    if (it == shapes.end()) return;  // not there: a damaged state, as for points
+    if (--it->second == 0) shapes.erase(it);
+}
+
+std::uint32_t HistogramAggregate::largest(const Shapes &shapes) { return shapes.empty() ? 0 : shapes.rbegin()->first; }
 
 long HistogramAggregate::find_series(const std::string &name, const std::string &field, bool add) {
     for (std::size_t i = 0; i < series_.size(); ++i)
         if (series_[i].name == name && series_[i].field == field) return static_cast<long>(i);
     if (!add) return -1;
-    series_.push_back(Series{name, field, {}});
+    series_.push_back(Series{name, field, {}, {}});
     return static_cast<long>(series_.size() - 1);
 }
 
@@ -236,42 +276,80 @@ void HistogramAggregate::visit(const std::function<void(const std::string &, con
     }
 }
 
+std::vector<std::size_t> HistogramAggregate::shown_series() const {
+    std::vector<std::size_t> shown(series_.size());
+    std::iota(shown.begin(), shown.end(), std::size_t{0});
+    const std::uint32_t cap = largest(series_shapes_);
+    if (cap == 0 || series_.size() <= cap) return shown;  // 0: no shapes known, nothing to bound by
+    // Those in the most uploads; of equal ones, those that came first.
+    std::vector<std::uint64_t> uploads(series_.size(), 0);
+    for (std::size_t i = 0; i < series_.size(); ++i)
+        for (const auto &entry : series_[i].shapes) uploads[i] += entry.second;
+    std::stable_sort(shown.begin(), shown.end(), [&](std::size_t a, std::size_t b) { return uploads[a] > uploads[b]; });
+    shown.resize(cap);
+    std::sort(shown.begin(), shown.end());
+    return shown;
+}
+
+namespace {
+
+// Type 7 quantiles of one x's bins (n values in all): the values of ranks
+// floor(q (n-1)) and the next one, each the mean of its bin, interpolated.
+template <class Bins>
+nlohmann::json quartile_point(double x, const Bins &bins, std::uint64_t n) {
+    const double qs[3] = {0.5, 0.25, 0.75};
+    double out[3];
+    for (int i = 0; i < 3; ++i) {
+        const double pos = qs[i] * double(n - 1);
+        const std::uint64_t lo = static_cast<std::uint64_t>(pos);
+        const std::uint64_t hi = std::min(lo + 1, n - 1);
+        double vlo = 0, vhi = 0;
+        std::uint64_t seen = 0;
+        bool have_lo = false;
+        for (const auto &b : bins) {
+            const std::uint64_t end = seen + b.n;  // ranks [seen, end) are in this bin
+            const double mean = b.ref + b.dsum / double(b.n);
+            if (!have_lo && lo < end) {
+                vlo = mean;
+                have_lo = true;
+            }
+            if (hi < end) {
+                vhi = mean;
+                break;
+            }
+            seen = end;
+        }
+        out[i] = vlo + (vhi - vlo) * (pos - double(lo));
+    }
+    return {{"x", x}, {"n", n}, {"median", out[0]}, {"q1", out[1]}, {"q3", out[2]}};
+}
+
+}  // namespace
+
 nlohmann::json HistogramAggregate::result() const {
     nlohmann::json series = nlohmann::json::array(), counters = nlohmann::json::array();
-    for (const Series &s : series_) {
-        nlohmann::json points = nlohmann::json::array();
-        for (const auto &[x, bins] : s.xs) {
+    const std::vector<std::size_t> shown = shown_series();
+    std::uint64_t points_left_out = 0;
+    for (const std::size_t si : shown) {
+        const Series &s = series_[si];
+        // Each x with its count of values; beyond the most points one upload
+        // had, those with the largest n (of equal ones, the smaller x).
+        std::vector<std::pair<const std::pair<const double, std::vector<Bin>> *, std::uint64_t>> xs;
+        xs.reserve(s.xs.size());
+        for (const auto &entry : s.xs) {
             std::uint64_t n = 0;
-            for (const Bin &b : bins) n += b.n;
-            if (n == 0) continue;
-            // Type 7: the values of ranks floor(q (n-1)) and the next one,
-            // each the mean of its bin, interpolated.
-            const double qs[3] = {0.5, 0.25, 0.75};
-            double out[3];
-            for (int i = 0; i < 3; ++i) {
-                const double pos = qs[i] * double(n - 1);
-                const std::uint64_t lo = static_cast<std::uint64_t>(pos);
-                const std::uint64_t hi = std::min(lo + 1, n - 1);
-                double vlo = 0, vhi = 0;
-                std::uint64_t seen = 0;
-                bool have_lo = false;
-                for (const Bin &b : bins) {
-                    const std::uint64_t end = seen + b.n;  // ranks [seen, end) are in this bin
-                    const double mean = b.ref + b.dsum / double(b.n);
-                    if (!have_lo && lo < end) {
-                        vlo = mean;
-                        have_lo = true;
-                    }
-                    if (hi < end) {
-                        vhi = mean;
-                        break;
-                    }
-                    seen = end;
-                }
-                out[i] = vlo + (vhi - vlo) * (pos - double(lo));
-            }
-            points.push_back({{"x", x}, {"n", n}, {"median", out[0]}, {"q1", out[1]}, {"q3", out[2]}});
+            for (const Bin &b : entry.second) n += b.n;
+            if (n) xs.emplace_back(&entry, n);
         }
+        const std::uint32_t cap = largest(s.shapes);
+        if (xs.size() > cap && cap > 0) {
+            std::stable_sort(xs.begin(), xs.end(), [](const auto &a, const auto &b) { return a.second > b.second; });
+            points_left_out += xs.size() - cap;
+            xs.resize(cap);
+            std::sort(xs.begin(), xs.end(), [](const auto &a, const auto &b) { return a.first->first < b.first->first; });
+        }
+        nlohmann::json points = nlohmann::json::array();
+        for (const auto &[entry, n] : xs) points.push_back(quartile_point(entry->first, entry->second, n));
         (is_counter_row(s.field) ? counters : series).push_back({{"name", s.name}, {"field", s.field}, {"points", std::move(points)}});
     }
     nlohmann::json out = {
@@ -282,21 +360,53 @@ nlohmann::json HistogramAggregate::result() const {
         {"resolution", kRelativeWidth}};
     // Only where there are counter rows: every other aggregate reads as before.
     if (!counters.empty()) out["counters"] = std::move(counters);
+    // Only where the uploads' shapes bounded what is shown.
+    if (shown.size() < series_.size() || points_left_out > 0)
+        out["left_out"] = {{"series", series_.size() - shown.size()}, {"points", points_left_out}};
     return out;
 }
 
-// Layout: "GMH1", varint uploads, varint series count; per series its name
-// and field (varint length + bytes) and varint x count; per x the x (f64) and
-// varint bin count; per bin the key as a zig-zag varint difference to the
-// previous bin's key, varint (n << 1 | dsum != 0), ref (f64), dsum (f64, only
-// when not 0). Doubles are stored little-endian as in memory.
+// Layout: "GMH2", varint uploads, the series shapes, varint series count;
+// per series its name and field (varint length + bytes), its shapes and
+// varint x count; per x the x (f64) and varint bin count; per bin the key as
+// a zig-zag varint difference to the previous bin's key, varint (n << 1 |
+// dsum != 0), ref (f64), dsum (f64, only when not 0). Shapes: varint entry
+// count, per entry varint count and varint uploads. Doubles are stored
+// little-endian as in memory. "GMH1" (schema version 1) is the same without
+// the shapes.
+namespace {
+
+void put_shapes(std::string &out, const std::map<std::uint32_t, std::uint64_t> &shapes) {
+    put_varint(out, shapes.size());
+    for (const auto &[count, uploads] : shapes) {
+        put_varint(out, count);
+        put_varint(out, uploads);
+    }
+}
+
+std::map<std::uint32_t, std::uint64_t> read_shapes(StateReader &r) {
+    std::map<std::uint32_t, std::uint64_t> shapes;
+    const std::uint64_t n = r.varint();
+    if (n > r.d.size()) StateReader::damaged();
+    for (std::uint64_t i = 0; i < n; ++i) {
+        const std::uint64_t count = r.varint(), uploads = r.varint();
+        if (count > UINT32_MAX || uploads == 0 || !shapes.emplace(static_cast<std::uint32_t>(count), uploads).second)
+            StateReader::damaged();
+    }
+    return shapes;
+}
+
+}  // namespace
+
 std::string HistogramAggregate::encode() const {
     std::string out(kStateMagic, 4);
     put_varint(out, uploads_);
+    put_shapes(out, series_shapes_);
     put_varint(out, series_.size());
     for (const Series &s : series_) {
         put_text(out, s.name);
         put_text(out, s.field);
+        put_shapes(out, s.shapes);
         put_varint(out, s.xs.size());
         for (const auto &[x, bins] : s.xs) {
             put_f64(out, x);
@@ -315,11 +425,27 @@ std::string HistogramAggregate::encode() const {
     return out;
 }
 
+void HistogramAggregate::merge_bins(std::vector<Bin> &into, const std::vector<Bin> &bins) {
+    for (const Bin &b : bins) {
+        auto it = std::lower_bound(into.begin(), into.end(), b.key, [](const Bin &a, std::int32_t k) { return a.key < k; });
+        if (it == into.end() || it->key != b.key) {
+            into.insert(it, b);
+            continue;
+        }
+        // Measured from it->ref, b's values add up to b.n (b.ref - it->ref) + b.dsum: the mean stays exact.
+        it->dsum += b.dsum + double(b.n) * (b.ref - it->ref);
+        it->n += b.n;
+    }
+}
+
 HistogramAggregate HistogramAggregate::decode(std::string_view data) {
     HistogramAggregate a;
-    if (data.size() < 4 || std::memcmp(data.data(), kStateMagic, 4) != 0) StateReader::damaged();
+    if (data.size() < 4) StateReader::damaged();
+    const bool v1 = std::memcmp(data.data(), kStateMagicV1, 4) == 0;
+    if (!v1 && std::memcmp(data.data(), kStateMagic, 4) != 0) StateReader::damaged();
     StateReader r{data.substr(4)};
     a.uploads_ = r.varint();
+    if (!v1) a.series_shapes_ = read_shapes(r);
     const std::uint64_t ns = r.varint();
     if (ns > r.d.size()) StateReader::damaged();
     a.series_.reserve(ns);
@@ -327,6 +453,7 @@ HistogramAggregate HistogramAggregate::decode(std::string_view data) {
         Series s;
         s.name = r.text();
         s.field = r.text();
+        if (!v1) s.shapes = read_shapes(r);
         const std::uint64_t nx = r.varint();
         if (nx > r.d.size()) StateReader::damaged();
         for (std::uint64_t j = 0; j < nx; ++j) {
@@ -345,10 +472,27 @@ HistogramAggregate HistogramAggregate::decode(std::string_view data) {
                 if (b.n == 0 || (!bins.empty() && bins.back().key >= b.key)) StateReader::damaged();
                 bins.push_back(b);
             }
-            s.xs.emplace_hint(s.xs.end(), x, std::move(bins));
+            if (!v1) {
+                if (!s.xs.empty() && s.xs.rbegin()->first >= x) StateReader::damaged();
+                s.xs.emplace_hint(s.xs.end(), x, std::move(bins));
+            } else {
+                merge_bins(s.xs[canonical_x(x)], bins);  // x as uploaded: onto the canonical axis
+            }
+        }
+        if (v1) {
+            // No shapes were kept: the series' present size, in the uploads
+            // its fullest point has, so that result() leaves nothing out.
+            std::uint64_t uploads = 0;
+            for (const auto &[x, bins] : s.xs) {
+                std::uint64_t n = 0;
+                for (const Bin &b : bins) n += b.n;
+                uploads = std::max(uploads, n);
+            }
+            if (!s.xs.empty() && uploads) s.shapes[static_cast<std::uint32_t>(s.xs.size())] = uploads;
         }
         a.series_.push_back(std::move(s));
     }
+    if (v1 && !a.series_.empty() && a.uploads_) a.series_shapes_[static_cast<std::uint32_t>(a.series_.size())] = a.uploads_;
     if (!r.d.empty()) StateReader::damaged();
     return a;
 }

@@ -60,6 +60,15 @@ namespace gmserver {
 // it): a quantile uses the mean of the bin its rank falls in, so it lies
 // within kRelativeWidth of the exact type-7 quantile, and is exact where the
 // bin holds one distinct value (identical uploads, a single upload).
+//
+// x is kept on the canonical axis (canonical_axis.hpp), so uploads whose x
+// differ slightly add to the same points. What result() shows is bounded by
+// the uploads' shapes, which are counted as they are folded (and subtract
+// like the rest): per experiment at most as many series as the largest
+// number one upload had, those in the most uploads; per series at most as
+// many points as the most one upload had for it, those with the largest n.
+// No number of uploads makes an aggregate larger than the largest upload's
+// shape; what is left out is counted in "left_out".
 class HistogramAggregate {
 public:
     static constexpr double kRelativeWidth = 0.0005;  // 0.05 %
@@ -83,11 +92,17 @@ public:
     // The API's aggregate: {"series": [{"name", "field", "points": [{"x", "n",
     // "median", "q1", "q3"}]}], "uploads", "quantiles", "resolution"}, and
     // "counters" in the shape of "series" where there are counter rows
-    // (counter_rows.hpp): one entry per name and counter row field.
+    // (counter_rows.hpp): one entry per name and counter row field. Bounded
+    // by the uploads' shapes (above); where that left series or points out,
+    // also "left_out": {"series", "points"} (how many of each).
     nlohmann::json result() const;
 
     // Compact binary form (varints; see aggregate.cpp). decode() throws
-    // std::runtime_error on damaged data.
+    // std::runtime_error on damaged data. It also reads the form of schema
+    // version 1 (no shapes, x as uploaded), which a server of that version
+    // may still write while a newer one has upgraded the database: its x
+    // are moved onto the canonical axis, and its shapes taken as its
+    // current size, so nothing it holds is left out.
     std::string encode() const;
     static HistogramAggregate decode(std::string_view data);
 
@@ -109,15 +124,28 @@ private:
         double ref;   // the first value that came into the bin
         double dsum;  // sum of (value - ref) over its values
     };
+    // How many uploads had a given count of something (points of a series,
+    // series of the experiment): folded in and out with them.
+    using Shapes = std::map<std::uint32_t, std::uint64_t>;
     struct Series {
         std::string name, field;
-        std::map<double, std::vector<Bin>> xs;  // bins sorted by key
+        std::map<double, std::vector<Bin>> xs;  // canonical x -> bins sorted by key
+        Shapes shapes;  // points of this series in one upload -> uploads
     };
+    // Adds sign to the uploads with `count`; an entry that falls to 0 goes.
+    static void count_shape(Shapes &shapes, std::uint32_t count, int sign);
+    // The largest count with uploads, 0 when there is none.
+    static std::uint32_t largest(const Shapes &shapes);
+    // Series indexes in series_ that result() shows, in their order.
+    std::vector<std::size_t> shown_series() const;
+    // Merges bins (of one x, sorted by key) into `into` (sorted by key).
+    static void merge_bins(std::vector<Bin> &into, const std::vector<Bin> &bins);
     // The index of the series (name, field) in series_, appended when add
     // is true; -1 when there is none.
     long find_series(const std::string &name, const std::string &field, bool add);
 
     std::vector<Series> series_;  // in the order they first appeared
+    Shapes series_shapes_;        // series (name, field pairs) in one upload -> uploads
     std::uint64_t uploads_ = 0;
 };
 

@@ -11,13 +11,18 @@
 //      version are brought to it by the steps that release already ran
 //      (point rows packed into point_sets, every upload queued for the
 //      aggregates, PostgreSQL's packed_document column).
+//   2  the aggregates keep x on the canonical axis (canonical_axis.hpp) and
+//      count the uploads' shapes (aggregate.hpp, state "GMH2"): the stored
+//      aggregates and models' folded counts are dropped and every counted
+//      upload (not in uncounted) is queued again, so the refreshers rebuild
+//      them. The tables are the same.
 #pragma once
 
 #include <string>
 
 namespace gmserver {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 // The message for a database whose version is newer than kSchemaVersion.
 inline std::string newer_schema_message(const std::string &where, long long found) {

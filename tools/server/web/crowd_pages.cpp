@@ -16,6 +16,7 @@
 #include "table.hpp"
 
 #include "http/http_message.hpp"
+#include "web/number_text.hpp"
 #include "web/pages.hpp"
 #include "web/url.hpp"
 
@@ -32,7 +33,10 @@ std::string color(std::size_t i) { return kPalette[i % (sizeof kPalette / sizeof
 constexpr std::size_t kMaxCompared = 4;
 const char *const kCompareParams[] = {"a", "b", "c", "d"};
 
-std::string num(double v) { return std::isfinite(v) ? gmcli::readable(v) : "-"; }
+// Every number a page prints: a few significant digits whatever its size.
+std::string num(double v) { return number_text(v); }
+// A ratio of two medians, where both are finite and the divisor is not 0.
+std::string ratio(double a, double b) { return std::isfinite(a) && std::isfinite(b) && b != 0 ? ratio_text(a / b) : number_text(NAN); }
 std::string href(const std::string &path) { return escape_html(path); }
 std::string experiment_href(const std::string &name, const std::string &view = "") {
     return href("/experiment/" + url_encode(name) + (view.empty() || view == "absolute" ? "" : "?view=" + url_encode(view)));
@@ -159,12 +163,13 @@ json models_chart(Crowd &crowd, const std::string &experiment, const std::vector
                 double v = NAN;
                 for (const json &s : agg["series"])
                     if (s["name"] == l && s["points"].size() == 1) v = s["points"][0]["median"].get<double>() / div;
-                data.push_back(std::isfinite(v) ? json(v) : json());
+                data.push_back(chart_number(v));
             }
         } else {
             for (const json &s : agg["series"]) {
                 if (s.value("name", "") != wanted) continue;
-                for (const json &p : s["points"]) data.push_back({{"x", drawn_x(spec, p["x"].get<double>())}, {"y", p["median"].get<double>() / div}});
+                for (const json &p : s["points"])
+                    data.push_back({{"x", chart_number(drawn_x(spec, p["x"].get<double>()))}, {"y", chart_number(p["median"].get<double>() / div)}});
             }
             if (data.empty()) continue;
         }
@@ -195,7 +200,7 @@ std::string figure_cell(const json &model, const std::string &id) {
     if (!model["figures"].contains(id)) return "<td data-v=\"\">-</td>";
     const json &s = model["figures"][id];
     std::ostringstream h;
-    h << "<td data-v=\"" << s["median"].get<double>() << "\" title=\"n " << s["n"].get<std::size_t>() << ", quartiles " << num(s["q1"].get<double>())
+    h << "<td data-v=\"" << data_value(s["median"].get<double>()) << "\" title=\"n " << s["n"].get<std::size_t>() << ", quartiles " << num(s["q1"].get<double>())
       << " to " << num(s["q3"].get<double>()) << "\">" << num(s["median"].get<double>()) << " <small>(" << num(s["q1"].get<double>()) << "&ndash;"
       << num(s["q3"].get<double>()) << ")</small></td>";
     return h.str();
@@ -349,7 +354,7 @@ std::string page_compare_models(Crowd &crowd, const std::vector<GpuIdentity> &mo
                 h << "<td>" << num(s["median"].get<double>()) << " <small>(" << s["n"].get<std::size_t>() << ")</small></td>";
             }
             for (std::size_t i = 1; i < medians.size(); ++i)
-                h << "<td>" << (std::isfinite(medians[i]) && std::isfinite(medians[0]) && medians[0] != 0 ? gmcli::fixed(medians[i] / medians[0], 3) : "-") << "</td>";
+                h << "<td>" << ratio(medians[i], medians[0]) << "</td>";
             h << "</tr>\n";
         }
         h << "</table>\n";
@@ -401,9 +406,9 @@ std::string standing_html(const json &st) {
         h << "<tr" << (f.value("unusual", false) ? " class=\"unusual\"" : "") << "><td><a href=\"" << experiment_href(f["experiment"]) << "\">"
           << escape_html(f["experiment"].get<std::string>()) << "</a></td><td title=\"" << escape_html(f["figure"].get<std::string>()) << "\">"
           << escape_html(f.value("label", f["figure"].get<std::string>())) << "</td><td data-v=\""
-          << f["value"].get<double>() << "\">" << num(f["value"].get<double>()) << "</td><td>" << (has ? num(f["median"].get<double>()) : "-")
+          << data_value(f["value"].get<double>()) << "\">" << num(f["value"].get<double>()) << "</td><td>" << (has ? num(f["median"].get<double>()) : "-")
           << "</td><td>" << (has ? num(f["q1"].get<double>()) + "&ndash;" + num(f["q3"].get<double>()) : "-") << "</td><td>" << f["n"].get<std::size_t>()
-          << "</td><td data-v=\"" << (has ? f["percentile"].get<double>() : -1) << "\">" << (has ? gmcli::fixed(f["percentile"].get<double>(), 0) : "-")
+          << "</td><td data-v=\"" << data_value(has ? f["percentile"].get<double>() : -1) << "\">" << (has ? num(std::round(f["percentile"].get<double>())) : "-")
           << "</td><td>" << (f.value("unusual", false) ? "<strong>outside the usual range</strong>" : "") << "</td></tr>\n";
     }
     h << "</table>\n</details>\n</section>\n";

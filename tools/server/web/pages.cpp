@@ -18,6 +18,7 @@
 #include "table.hpp"
 
 #include "storage/counter_rows.hpp"
+#include "web/number_text.hpp"
 #include "web/url.hpp"
 
 namespace gmserver {
@@ -41,7 +42,15 @@ std::string compare_gpus_href(const std::string &a, const std::string &b) {
     return escape_html("/compare?gpu_a=" + url_encode(a) + "&gpu_b=" + url_encode(b));
 }
 
-std::string num(double v) { return std::isfinite(v) ? gmcli::readable(v) : "-"; }
+// Every number a page prints: a few significant digits whatever its size.
+std::string num(double v) { return number_text(v); }
+
+// A point's number as a double, NaN where there is none (json::value with
+// NAN as its default would read it as a float: -1e308 as -inf).
+double number_of(const json &p, const char *key) {
+    const auto it = p.find(key);
+    return it != p.end() && it->is_number() ? it->get<double>() : NAN;
+}
 
 // "NVIDIA H200, compute 9.0, 140 GiB, 6016-bit bus"
 std::string gpu_line(const GpuIdentity &g) {
@@ -106,8 +115,8 @@ json aggregate_chart(const std::string &experiment, const json &agg, const std::
         for (const json *s : series) {
             const json &p = (*s)["points"][0];
             labels.push_back((*s)["name"]);
-            medians.push_back(p["median"]);
-            ranges.push_back(json::array({p["q1"], p["q3"]}));
+            medians.push_back(chart_number(p["median"]));
+            ranges.push_back(json::array({chart_number(p["q1"]), chart_number(p["q3"])}));
         }
         chart["labels"] = labels;
         chart["y_title"] = field_title(series.front()->value("field", ""));
@@ -119,10 +128,10 @@ json aggregate_chart(const std::string &experiment, const json &agg, const std::
         for (const json &s : agg["series"]) {
             json med = json::array(), lo = json::array(), hi = json::array();
             for (const json &p : s["points"]) {
-                const double x = drawn_x(spec, p["x"].get<double>());
-                med.push_back({{"x", x}, {"y", p["median"]}});
-                lo.push_back({{"x", x}, {"y", p["q1"]}});
-                hi.push_back({{"x", x}, {"y", p["q3"]}});
+                const json x = chart_number(drawn_x(spec, p["x"].get<double>()));
+                med.push_back({{"x", x}, {"y", chart_number(p["median"])}});
+                lo.push_back({{"x", x}, {"y", chart_number(p["q1"])}});
+                hi.push_back({{"x", x}, {"y", chart_number(p["q3"])}});
             }
             const std::string c = color(i++);
             datasets.push_back({{"label", s["name"]}, {"data", med}, {"color", c}});
@@ -135,6 +144,19 @@ json aggregate_chart(const std::string &experiment, const json &agg, const std::
     return chart;
 }
 
+// What the aggregate left out (HistogramAggregate::result(): no more series
+// or points than the fullest upload had), said where anything was.
+std::string left_out_note(const json &agg) {
+    if (!agg.contains("left_out") || !agg["left_out"].is_object()) return "";
+    const json &l = agg["left_out"];
+    const std::uint64_t series = l.value("series", std::uint64_t{0}), points = l.value("points", std::uint64_t{0});
+    if (!series && !points) return "";
+    std::ostringstream h;
+    h << "<p class=\"left-out\">Not shown: " << series << " series and " << points << " points that fewer uploads have than "
+      << "those shown (a model's page shows no more series, nor points of a series, than its fullest upload had).</p>\n";
+    return h.str();
+}
+
 // Every point of an aggregate as a table, folded away: the numbers behind the chart.
 std::string aggregate_table(const json &agg) {
     std::ostringstream h;
@@ -143,8 +165,8 @@ std::string aggregate_table(const json &agg) {
     for (const json &s : agg["series"])
         for (const json &p : s["points"])
             h << "<tr><td>" << escape_html(s.value("name", "")) << "</td><td>" << num(p["x"].get<double>()) << "</td><td>"
-              << p["n"].get<std::uint64_t>() << "</td><td>" << num(p.value("median", NAN)) << "</td><td>" << num(p.value("q1", NAN))
-              << "</td><td>" << num(p.value("q3", NAN)) << "</td></tr>\n";
+              << p["n"].get<std::uint64_t>() << "</td><td>" << num(number_of(p, "median")) << "</td><td>" << num(number_of(p, "q1"))
+              << "</td><td>" << num(number_of(p, "q3")) << "</td></tr>\n";
     h << "</table>\n</details>\n";
     return h.str();
 }
@@ -167,7 +189,7 @@ struct CounterFigure {
 // The medians of an aggregate entry's points by x.
 std::map<double, double> medians_by_x(const json &entry) {
     std::map<double, double> out;
-    for (const json &p : entry["points"]) out[p["x"].get<double>()] = p.value("median", NAN);
+    for (const json &p : entry["points"]) out[p["x"].get<double>()] = number_of(p, "median");
     return out;
 }
 
@@ -197,9 +219,9 @@ std::vector<CounterFigure> counter_figures(const json &agg) {
             CounterPoint cp;
             cp.x = p["x"].get<double>();
             cp.n = p.value("n", std::uint64_t{0});
-            cp.median = p.value("median", NAN);
-            cp.q1 = p.value("q1", NAN);
-            cp.q3 = p.value("q3", NAN);
+            cp.median = number_of(p, "median");
+            cp.q1 = number_of(p, "q1");
+            cp.q3 = number_of(p, "q3");
             if (const auto it = models.find(cp.x); it != models.end()) cp.model = it->second;
             if (const auto it = tolerances.find(cp.x); it != tolerances.end()) cp.tolerance = it->second;
             f.points.push_back(cp);
@@ -217,7 +239,7 @@ bool counter_agrees(const CounterPoint &p) {
 }
 
 std::string tolerance_text(double tolerance) {
-    return tolerance > 0 ? gmcli::fixed(100 * tolerance, 1) + " %" : "exact";
+    return tolerance > 0 ? number_text(100 * tolerance, 3) + " %" : "exact";
 }
 
 // The model as a dashed line and the counted medians as crosses, per series
@@ -239,9 +261,9 @@ json counters_chart(const std::string &experiment, const json &agg, const std::v
         const std::string c = color(static_cast<std::size_t>(at - series.begin()));
         json model = json::array(), counted = json::array();
         for (const CounterPoint &p : f.points) {
-            const double x = drawn_x(spec, p.x);
-            if (std::isfinite(p.model)) model.push_back({{"x", x}, {"y", p.model}});
-            if (std::isfinite(p.median)) counted.push_back({{"x", x}, {"y", p.median}});
+            const json x = chart_number(drawn_x(spec, p.x));
+            if (std::isfinite(p.model)) model.push_back({{"x", x}, {"y", chart_number(p.model)}});
+            if (std::isfinite(p.median)) counted.push_back({{"x", x}, {"y", chart_number(p.median)}});
         }
         if (!model.empty() && model_lines.insert({f.series, model.dump()}).second)
             datasets.push_back({{"label", f.series + ": model"}, {"data", model}, {"color", c}, {"dashed", true}});
@@ -401,6 +423,7 @@ std::string page_gpu(const GpuIdentity &gpu, const std::vector<std::pair<std::st
         // An experiment that was not applicable (peer with one GPU) has no points.
         if (uploads_of(agg) > 0) h << "<p>" << uploads_of(agg) << " uploads.</p>\n";
         else h << "<p>No measured points: the experiment was not applicable on these uploads.</p>\n";
+        h << left_out_note(agg);
         const std::string canvas = "chart-" + std::to_string(charts.size());
         json chart = aggregate_chart(exp, agg, canvas);
         if (!chart.is_null()) {
@@ -505,7 +528,7 @@ std::string page_compare_gpus(const GpuIdentity &a, const json &agg_a, const Gpu
             for (const json &pa : sa["points"])
                 for (const json &pb : (*sb)["points"])
                     if (pa["x"] == pb["x"])
-                        rows.push_back({sa["name"], pa["x"].get<double>(), pa.value("median", NAN), pb.value("median", NAN),
+                        rows.push_back({sa["name"], pa["x"].get<double>(), number_of(pa, "median"), number_of(pb, "median"),
                                         pa["n"].get<std::uint64_t>(), pb["n"].get<std::uint64_t>()});
         }
         h << "<section id=\"" << escape_html(exp) << "\">\n<h2>" << escape_html(exp) << "</h2>\n";
@@ -522,8 +545,8 @@ std::string page_compare_gpus(const GpuIdentity &a, const json &agg_a, const Gpu
             for (const auto &[sa, sb] : pairs) {
                 if ((*sa)["points"].size() != 1 || (*sb)["points"].size() != 1) continue;
                 labels.push_back((*sa)["name"]);
-                va.push_back((*sa)["points"][0]["median"]);
-                vb.push_back((*sb)["points"][0]["median"]);
+                va.push_back(chart_number((*sa)["points"][0]["median"]));
+                vb.push_back(chart_number((*sb)["points"][0]["median"]));
             }
             chart["labels"] = labels;
             datasets.push_back({{"label", "A: " + na}, {"data", va}, {"color", "#1f77b4"}});
@@ -536,7 +559,7 @@ std::string page_compare_gpus(const GpuIdentity &a, const json &agg_a, const Gpu
                 const std::string c = color(i++);
                 for (int side = 0; side < 2; ++side) {
                     json data = json::array();
-                    for (const json &p : (side ? *sb : *sa)["points"]) data.push_back({{"x", drawn_x(spec, p["x"].get<double>())}, {"y", p["median"]}});
+                    for (const json &p : (side ? *sb : *sa)["points"]) data.push_back({{"x", chart_number(drawn_x(spec, p["x"].get<double>()))}, {"y", chart_number(p["median"])}});
                     json d = {{"label", (side ? "B: " : "A: ") + (*sa)["name"].get<std::string>()}, {"data", data}, {"color", c}};
                     if (side) d["dashed"] = true;  // B dashed in A's colour: the pairs read together
                     datasets.push_back(d);
@@ -552,7 +575,7 @@ std::string page_compare_gpus(const GpuIdentity &a, const json &agg_a, const Gpu
           << "<tr><th>series</th><th>x</th><th>A median (n)</th><th>B median (n)</th><th>B / A</th></tr>\n";
         for (const Row &r : rows)
             h << "<tr><td>" << escape_html(r.series) << "</td><td>" << num(r.x) << "</td><td>" << num(r.a) << " (" << r.na << ")</td><td>"
-              << num(r.b) << " (" << r.nb << ")</td><td>" << (r.a != 0 ? gmcli::fixed(r.b / r.a, 3) : "-") << "</td></tr>\n";
+              << num(r.b) << " (" << r.nb << ")</td><td>" << (r.a != 0 ? ratio_text(r.b / r.a) : num(NAN)) << "</td></tr>\n";
         h << "</table>\n</details>\n</section>\n";
     }
     for (const auto &[name, agg] : by_name_b) only_one.push_back(name);

@@ -231,7 +231,8 @@ const std::vector<Statement> &statements() {
 // the versions was written by the release at version 1 or earlier, and the
 // steps that release ran bring it to 1 (a database from before point_sets
 // has its point rows packed; one from before the aggregates has every upload
-// queued, so that the refreshers fold them all once).
+// queued, so that the refreshers fold them all once); from 1 to 2 the
+// aggregates are rebuilt (schema_version.hpp).
 void PostgresStorage::create_schema(PGconn *c) {
     Transaction tx(c);
     Result lock(PQexec(c, ("SELECT pg_advisory_xact_lock(" + std::to_string(kSchemaLock) + ")").c_str()));
@@ -270,6 +271,20 @@ void PostgresStorage::create_schema(PGconn *c) {
     if (old_points) migrate_point_rows(c);
     if (new_queue)
         command(c, "INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM runs");
+    // Version 2: aggregates on the canonical axis, with the uploads' shapes
+    // (schema_version.hpp). The stored ones are dropped and every counted
+    // upload queued again; the refreshers rebuild them. The lock waits for a
+    // fold of a replica of version 1 that is under way and holds the next
+    // one off until this commits, so no upload is folded both by it and
+    // again from the queue (what such a replica writes later, the newer
+    // server reads: HistogramAggregate::decode).
+    if (version < 2) {
+        command(c, "LOCK TABLE agg_queue, aggregates, models IN EXCLUSIVE MODE");
+        command(c, "DELETE FROM aggregates");
+        command(c, "DELETE FROM models");
+        command(c, "INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM runs r "
+                   "WHERE NOT EXISTS (SELECT 1 FROM uncounted u WHERE u.run_id = r.id) ON CONFLICT DO NOTHING");
+    }
     if (version < kSchemaVersion) {
         command(c, "CREATE TABLE IF NOT EXISTS gmlab_schema (version INTEGER NOT NULL)");
         command(c, "DELETE FROM gmlab_schema");

@@ -94,6 +94,15 @@ void SqliteStorage::migrate(const std::string &path) {
         exec("DROP INDEX IF EXISTS point_sets_model");
         migrate_point_rows();
         create_aggregate_tables();
+        // Version 2: aggregates on the canonical axis, with the uploads'
+        // shapes (schema_version.hpp). The stored ones are dropped and every
+        // counted upload queued again; the refresher rebuilds them.
+        if (version < 2) {
+            exec("DELETE FROM aggregates");
+            exec("DELETE FROM models");
+            exec("INSERT OR IGNORE INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM runs"
+                 " WHERE id NOT IN (SELECT run_id FROM uncounted)");
+        }
         if (version < kSchemaVersion) exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
         exec_cached("COMMIT");
     } catch (...) {
