@@ -10,11 +10,20 @@ set(GM_SERVER_TESTS ${PROJECT_SOURCE_DIR}/tests/server)
 # counters across uploads (and tests/server/fixtures/counted_h200.json).
 # body_limits: bodies that stall, the budget of bodies being received, uploads
 # whose clients hang up.
+# They upload what the current library writes (a gmlab.run/1.3 standard run),
+# which the server stores as received; older documents lose on ingest the
+# figures their quantities do not have (upload/committed_runs_test.py).
+# counters_pages counts the counter charts of the 24-experiment run it was
+# written for (results/nvidia-h200.json, gmlab.run/1.2).
 foreach(t web/api security crash http/slow_client http/body_limits web/counters_pages)
   get_filename_component(n ${t} NAME)
+  set(document ${PROJECT_SOURCE_DIR}/results/nvidia-h200-standard-suite.json)
+  if(n STREQUAL "counters_pages")
+    set(document ${PROJECT_SOURCE_DIR}/results/nvidia-h200.json)
+  endif()
   add_test(NAME server_${n}
     COMMAND ${GM_SERVER_PYTHON3} ${GM_SERVER_TESTS}/${t}_test.py --server $<TARGET_FILE:gmlab-server>
-            --document ${PROJECT_SOURCE_DIR}/results/nvidia-h200.json --workdir ${CMAKE_CURRENT_BINARY_DIR}/test-${n})
+            --document ${document} --workdir ${CMAKE_CURRENT_BINARY_DIR}/test-${n})
   set_tests_properties(server_${n} PROPERTIES LABELS server TIMEOUT 300)
 endforeach()
 # What operators run the server with (ops/): health and readiness, metrics
@@ -68,6 +77,7 @@ add_executable(gm_server_unit_tests
   ${GM_SERVER_TESTS}/storage/storage_test.cpp ${GM_SERVER_TESTS}/storage/aggregate_test.cpp
   ${GM_SERVER_TESTS}/storage/counter_rows_test.cpp ${GM_SERVER_TESTS}/storage/rate_limit_test.cpp
   ${GM_SERVER_TESTS}/upload/validate_test.cpp ${GM_SERVER_TESTS}/upload/counter_rows_validation_test.cpp
+  ${GM_SERVER_TESTS}/upload/quantity_validation_test.cpp
   ${GM_SERVER_TESTS}/crowd/crowd_test.cpp ${GM_SERVER_TESTS}/web/client_address_test.cpp
   ${GM_SERVER_TESTS}/web/number_text_test.cpp
   ${GM_SERVER_TESTS}/web/url_test.cpp
@@ -103,3 +113,10 @@ endif()
 if(EXISTS ${GM_SERVER_TESTS}/postgres/CMakeLists.txt)
   add_subdirectory(${GM_SERVER_TESTS}/postgres ${CMAKE_CURRENT_BINARY_DIR}/postgres-tests)
 endif()
+# Every run document the project holds (results/ and the shared data beside
+# the checkout) uploads as a contributor's would, and shows on its pages.
+add_test(NAME server_committed_runs
+  COMMAND ${GM_SERVER_PYTHON3} ${GM_SERVER_TESTS}/upload/committed_runs_test.py --server $<TARGET_FILE:gmlab-server>
+          --documents ${PROJECT_SOURCE_DIR}/results ${PROJECT_SOURCE_DIR}/../shared/data
+          --workdir ${CMAKE_CURRENT_BINARY_DIR}/test-committed-runs)
+set_tests_properties(server_committed_runs PROPERTIES LABELS server TIMEOUT 300)

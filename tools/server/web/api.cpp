@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
 
+#include "gmlab.h"
 #include "crowd/crowd.hpp"
 #include "http/http_message.hpp"
 #include "http/router.hpp"
@@ -247,7 +248,10 @@ private:
         run.document = std::move(v.document);
         // A client's gzip or zstd is stored as it came when it compresses
         // well: no second compression. Anything else is compressed by the storage.
-        if (!req.compressed_body.empty() && req.compressed_body.size() * kStoredCompressedRatio <= run.document.size())
+        // Not for a document the validator rewrote (an older version's figures
+        // dropped): the client's compressed bytes are of the body as sent.
+        if (!v.rewritten && !req.compressed_body.empty() &&
+            req.compressed_body.size() * kStoredCompressedRatio <= run.document.size())
             run.document_compressed = std::move(req.compressed_body);
         // The headline figures are judged before the upload is stored (so that
         // the model's values are those of the other uploads) and stored with
@@ -374,13 +378,20 @@ private:
         return std::nullopt;
     }
 
+    // Every experiment any upload of the model measured: the library's own,
+    // in the standard suite's order, then any other the latest upload has
+    // (a newer release's). Not the latest upload's alone, which a partial run
+    // (one experiment at another size) would narrow the page to.
     std::vector<std::pair<std::string, json>> gpu_experiments(const std::string &key) {
         std::vector<std::pair<std::string, json>> out;
+        std::vector<std::string> names;
+        for (std::size_t i = 0; i < gm_experiment_count(); ++i)
+            if (const char *n = gm_experiment_name(i)) names.emplace_back(n);
         const std::vector<StoredRun> latest = storage_.runs_of(key, 1);
         if (latest.empty()) return out;
-        const std::optional<StoredRun> run = storage_.get(latest.front().id);
-        if (!run) return out;
-        const std::vector<std::string> names = experiments_of(run->document);
+        if (const std::optional<StoredRun> run = storage_.get(latest.front().id))
+            for (const std::string &n : experiments_of(run->document))
+                if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
         const std::vector<std::optional<std::string>> aggs = storage_.aggregates(key, names);
         for (std::size_t i = 0; i < names.size() && i < aggs.size(); ++i)
             if (aggs[i]) out.emplace_back(names[i], json::parse(*aggs[i]));
