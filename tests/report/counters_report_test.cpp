@@ -8,6 +8,7 @@
 
 #include "chart_specs.hpp"
 #include "compare.hpp"
+#include "counter_columns.hpp"
 #include "html_report.hpp"
 #include "text_report.hpp"
 
@@ -158,3 +159,22 @@ TEST(CountersReport, HtmlShowsModelAgainstCounters) {
 }
 
 }  // namespace
+
+// A document written before the library left out-of-range figures out: its
+// lts__t_sector_hit_rate.pct of 257.5 (a ratio CUPTI evaluated over a range of
+// few L2 lookups) is shown as missing, the 50.9 beside it as measured.
+TEST(CountersReport, APercentageAboveHundredIsNotShown) {
+    json r = counted_result();
+    r["series"][0]["points"][0]["counters"]["lts__t_sector_hit_rate.pct"] = 257.5;
+    r["series"][0]["points"][1]["counters"]["lts__t_sector_hit_rate.pct"] = 50.9;
+    std::ostringstream os;
+    gmreport::write_result_text(os, r, false);
+    const std::string text = os.str();
+    EXPECT_NE(text.find("ctr L2 hit %"), std::string::npos) << text;
+    EXPECT_EQ(text.find("257.5"), std::string::npos) << text;
+    EXPECT_NE(text.find("50.9"), std::string::npos) << text;
+    EXPECT_FALSE(gmreport::counter_in_range("lts__t_sector_hit_rate.pct", 257.5));
+    EXPECT_FALSE(gmreport::counter_in_range("l2_hit_share", 1.5));
+    EXPECT_TRUE(gmreport::counter_in_range("l2_hit_share", 1.0));
+    EXPECT_TRUE(gmreport::counter_in_range("dram__bytes_read.sum", 4e6));
+}

@@ -1,5 +1,7 @@
 #include "counter_columns.hpp"
 
+#include <cmath>
+#include <limits>
 #include <map>
 
 namespace gmreport {
@@ -13,6 +15,7 @@ const std::map<std::string, std::string> &labels() {
         {"dram__bytes_read.sum", "ctr DRAM read"},
         {"dram__bytes_write.sum", "ctr DRAM write"},
         {"lts__t_sector_hit_rate.pct", "ctr L2 hit %"},
+        {"l2_hit_share", "ctr L2 hit share"},
         {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "ctr shared ld conflicts"},
         {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "ctr shared st conflicts"},
         {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "ctr shared ld wavefronts"},
@@ -37,6 +40,21 @@ bool shown_counter(const std::string &key) { return labels().count(key) || key.f
 std::string counter_label(const std::string &key) {
     auto it = labels().find(key);
     return it != labels().end() ? it->second : "ctr " + key;
+}
+
+namespace {
+
+bool ends_with(const std::string &s, const std::string &end) {
+    return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
+}
+
+}  // namespace
+
+bool counter_in_range(const std::string &key, double value) {
+    const bool share = ends_with(key, "_share");
+    const bool percent = ends_with(key, ".pct") || key.find(".pct_of_") != std::string::npos || ends_with(key, "_pct");
+    const double top = share ? 1.0 : percent ? 100.0 : std::numeric_limits<double>::infinity();
+    return std::isfinite(value) && value >= 0 && value <= top;
 }
 
 }  // namespace gmreport

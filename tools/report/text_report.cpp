@@ -139,7 +139,9 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
             for (const auto &k : values) row.push_back(readable(p.contains("values") ? p["values"].value(k, NAN) : NAN));
             for (const auto &k : predicted) row.push_back(readable(p["predicted"].value(k, NAN)));
             for (const auto &k : counters) {
-                const bool has = p.contains("counters") && p["counters"].contains(k) && p["counters"][k].is_number();
+                // A figure outside its range (an older document's) is shown as missing, not as a measurement.
+                const bool has = p.contains("counters") && p["counters"].contains(k) && p["counters"][k].is_number() &&
+                                 counter_in_range(k, p["counters"][k].get<double>());
                 row.push_back(readable(has ? p["counters"][k].get<double>() : NAN));
             }
             t.add(row);

@@ -28,10 +28,13 @@ namespace gmlab {
 // What experiments declare.
 
 // name = numerator / denominator of two counters (for example sectors per
-// request), or numerator / divisor when denominator is empty (per record).
+// request), or numerator / divisor when denominator is empty (per record), or,
+// where `rest` names a counter, numerator / (numerator + rest): a share of
+// lookups of one range, such as hits / (hits + misses).
 struct DerivedCounter {
     std::string name, numerator, denominator;
     double divisor = 0;
+    std::string rest;
 };
 
 // The figure `counter` (a counter or a derived figure) should equal the point's
@@ -61,7 +64,7 @@ struct CounterSet {
 // The counter families of docs/experiments.md, names as Nsight Compute uses them.
 namespace counter_sets {
 CounterSet global_sectors();  // L1 sectors and requests of global loads and stores, sectors per request
-CounterSet dram();            // DRAM bytes read and written, L2 sector hit rate
+CounterSet dram();            // DRAM bytes read and written, L2 sector hits and misses and the share that hit
 CounterSet shared_banks();    // shared-memory bank conflicts and wavefronts, loads and stores
 CounterSet local_sectors();   // local-memory sectors loaded and stored
 CounterSet global_load_instructions();  // warp-level global load instructions executed
@@ -101,6 +104,9 @@ void set_cupti_loader_for_testing(CuptiLoader loader);
 // `failing_call` (e.g. "cuptiRangeProfilerEnable"), which returns the CUptiResult
 // `status`; evaluation returns `value` for every metric.
 std::shared_ptr<const CuptiApi> fake_cupti_api(const std::string &failing_call, int status, double value);
+// The same, with the values of the metrics named in `values` (the others get `value`).
+std::shared_ptr<const CuptiApi> fake_cupti_api(const std::string &failing_call, int status, double value,
+                                               const std::map<std::string, double> &values);
 
 // ---------------------------------------------------------------------------
 // One device context's counter session.
@@ -157,9 +163,19 @@ struct AgreementCheck {
     bool agrees = false;
 };
 
-// Adds the derived figures to `values` and checks the agreements against `predicted`.
+// Whether a counter figure lies in the range its name gives it: a share (a
+// name ending in "_share") in 0..1, a percentage (Nsight Compute's ".pct" and
+// ".pct_of_..." names, or one ending in "_pct") in 0..100, every figure at
+// least 0 (counts and ratios of counts) and finite. Where it does not, `why`
+// (if given) says so, with the value.
+bool counter_in_range(const std::string &name, double value, std::string *why = nullptr);
+
+// Adds the derived figures to `values`, leaves out every figure outside its
+// range (counter_in_range), naming each such figure once in `errors` where
+// given, and checks the agreements against `predicted`.
 std::vector<AgreementCheck> evaluate_counter_set(const CounterSet &set, std::map<std::string, double> &values,
-                                                 const std::map<std::string, double> &predicted);
+                                                 const std::map<std::string, double> &predicted,
+                                                 std::vector<std::string> *errors = nullptr);
 
 // Why counters are off: the text shown where a result has none.
 std::string counters_off_reason();

@@ -1,5 +1,7 @@
 // A fake CUPTI for tests: every call succeeds except the one named.
 #include <cstdint>
+#include <map>
+#include <string>
 
 #include "core/counters/counters.hpp"
 #include "core/counters/cupti_api.hpp"
@@ -14,6 +16,7 @@ struct FakeState {
     std::string failing;
     CUptiResult status = CUPTI_SUCCESS;
     double value = 0;
+    std::map<std::string, double> values;  // per metric name, where a test gives one
 };
 FakeState g_fake;
 int g_fake_object = 0;
@@ -71,7 +74,10 @@ GM_FAKE(cuptiProfilerHostGetNumOfPasses, CUpti_Profiler_Host_GetNumOfPasses_Para
     return fake("cuptiProfilerHostGetNumOfPasses");
 }
 GM_FAKE(cuptiProfilerHostEvaluateToGpuValues, CUpti_Profiler_Host_EvaluateToGpuValues_Params) {
-    for (std::size_t i = 0; i < p->numMetrics; ++i) p->pMetricValues[i] = g_fake.value;
+    for (std::size_t i = 0; i < p->numMetrics; ++i) {
+        auto v = g_fake.values.find(p->ppMetricNames[i]);
+        p->pMetricValues[i] = v != g_fake.values.end() ? v->second : g_fake.value;
+    }
     return fake("cuptiProfilerHostEvaluateToGpuValues");
 }
 GM_FAKE(cuptiRangeProfilerEnable, CUpti_RangeProfiler_Enable_Params) {
@@ -123,9 +129,15 @@ GM_FAKE(cuptiRangeProfilerGetCounterDataInfo, CUpti_RangeProfiler_GetCounterData
 }  // namespace
 
 std::shared_ptr<const CuptiApi> fake_cupti_api(const std::string &failing_call, int status, double value) {
+    return fake_cupti_api(failing_call, status, value, {});
+}
+
+std::shared_ptr<const CuptiApi> fake_cupti_api(const std::string &failing_call, int status, double value,
+                                               const std::map<std::string, double> &values) {
     g_fake.failing = failing_call;
     g_fake.status = static_cast<CUptiResult>(status);
     g_fake.value = value;
+    g_fake.values = values;
     auto api = std::make_shared<CuptiApi>();
 #define GM_FAKE_SET(f) api->f = &f##_fake;
     GM_CUPTI_FUNCTIONS(GM_FAKE_SET)
@@ -136,6 +148,9 @@ std::shared_ptr<const CuptiApi> fake_cupti_api(const std::string &failing_call, 
 #else
 
 std::shared_ptr<const CuptiApi> fake_cupti_api(const std::string &, int, double) { return nullptr; }
+std::shared_ptr<const CuptiApi> fake_cupti_api(const std::string &, int, double, const std::map<std::string, double> &) {
+    return nullptr;
+}
 
 #endif
 

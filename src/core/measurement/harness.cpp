@@ -158,7 +158,7 @@ void count_point(ContextState &ctx, const Launch &launch, const std::function<in
         it = values.erase(it);
     }
     p.counters = std::move(values);
-    p.counter_checks = evaluate_counter_set(set, p.counters, p.predicted);
+    p.counter_checks = evaluate_counter_set(set, p.counters, p.predicted, &out.counter_errors);
     out.counter_passes = std::max(out.counter_passes, static_cast<int>(session->last_passes()));
 }
 
