@@ -74,17 +74,20 @@ TEST_F(GpuTest, L2PartitionsMapsTheChosenSms) {
 }
 
 TEST_F(GpuTest, L2PartitionsShowTwoLevelsOnH100AndH200) {
-    // Two L2 hit levels, the far one clearly slower, and every chosen SM's
-    // share of far lines measured. The model's "about half the lines far from
-    // every SM" is shown beside the shares, not asserted: on an H100 the
-    // first visits after the lines are written from one block found most SMs
-    // with no far line at all (median share 0, the largest 0.45 over 33 SMs),
-    // which the notes and docs/experiments.md report as a finding.
+    // Two L2 hit levels, the far one clearly slower, and every chosen SM
+    // sees a substantial share of far lines, twice in a row. (When a kernel
+    // wrote the lines, the SMs on the writing SM's side saw almost none: a
+    // copy stayed near them. The copy engine writes them now.)
     if (!partitioned_hopper(device_info(ctx))) GTEST_SKIP() << "the two-partition model is checked on H100 and H200";
-    json doc = run("l2_partitions", R"({"lines": 256, "sm_step": 4, "sweep_points": 0})");
-    ASSERT_FALSE(doc.is_null());
+    json doc;
+    for (int pass = 0; pass < 2; ++pass) {
+        doc = run("l2_partitions", R"({"lines": 256, "sm_step": 4, "sweep_points": 0})");
+        ASSERT_FALSE(doc.is_null());
+        ASSERT_EQ(doc["summary"]["levels"], 2) << doc["notes"].dump(1);
+        EXPECT_GT(doc["summary"]["far_share_min"].get<double>(), 0.2) << "pass " << pass << ": " << doc["summary"].dump();
+        EXPECT_LT(doc["summary"]["far_share_max"].get<double>(), 0.8) << "pass " << pass;
+    }
     const json &sum = doc["summary"];
-    ASSERT_EQ(sum["levels"], 2) << doc["notes"].dump(1);
     EXPECT_GT(sum["far_over_near"].get<double>(), 1.2);
     EXPECT_GE(sum["far_share_median"].get<double>(), 0.0);
     EXPECT_LE(sum["far_share_median"].get<double>(), 1.0);
