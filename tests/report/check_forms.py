@@ -3,7 +3,7 @@
 
     check_forms.py --gmlab PATH --writer PATH_TO_gm_unit_tests [--committed RUN.json]
 
-The unit tests' writer makes, in a temporary folder, a compact gmlab.run/1.2
+The unit tests' writer makes, in a temporary folder, a compact gmlab.run/1.3
 document (sample_run.json), the same run in the first version with every
 sample (sample_run_v1.json) and a quick run (sample_run_quick.json). Checks:
 the text report of each form shows the same medians; compare of the two forms
@@ -60,11 +60,11 @@ def main():
         tc, to = c["results"][0]["series"][0]["points"][0]["time_ms"], o["results"][0]["series"][0]["points"][0]["time_ms"]
         check("the compact document has deciles and no samples", "quantiles" in tc and "samples" not in tc, str(tc))
         check("the version-1 document has samples and no deciles", "samples" in to and "quantiles" not in to, str(to))
-        check("the two documents are of both versions", (c["schema"], o["schema"]) == ("gmlab.run/1.2", "gmlab.run/1"))
+        check("the two documents are of both versions", (c["schema"], o["schema"]) == ("gmlab.run/1.3", "gmlab.run/1"))
 
         rc_c, out_c = gmlab(a.gmlab, "report", compact)
         rc_o, out_o = gmlab(a.gmlab, "report", v1)
-        check("report reads the compact 1.2 document", rc_c == 0 and "stride_copy" in out_c, out_c[-400:])
+        check("report reads the compact 1.3 document", rc_c == 0 and "stride_copy" in out_c, out_c[-400:])
         check("report reads the version-1 document with samples", rc_o == 0 and "stride_copy" in out_o, out_o[-400:])
         check("both forms report the same medians", medians(out_c) == medians(out_o) and len(medians(out_c)) == 2,
               f"{medians(out_c)} vs {medians(out_o)}")

@@ -17,6 +17,7 @@
 #include "gmlab.h"
 #include "devices.hpp"
 #include "run_document.hpp"
+#include "consistency.hpp"
 #include "document.hpp"
 #include "html_report.hpp"
 #include "table.hpp"
@@ -498,28 +499,35 @@ int run_on_device(const RunOptions &given, json *run_doc) {
         std::cout.flush();  // each experiment's table as soon as it is measured
         results.push_back(std::move(doc));
     }
-    if (run_doc && !results.empty()) *run_doc = make_run_document(device, settings, results, opt.command_line);
+    if (results.empty()) return failures ? kFailed : kOk;
+    // One run document for every output, with the consistency section: the
+    // same quantity as the run's experiments measured it, side by side.
+    json run = make_run_document(device, settings, results, opt.command_line);
+    run["consistency"] = gmreport::consistency(run);
+    if (!run["consistency"]["groups"].empty() || results.size() > 1)
+        gmreport::write_consistency_text(std::cout, run["consistency"], false);
+    std::cout.flush();
+    if (run_doc) *run_doc = run;
     // Whatever finished is written, even when a later experiment failed.
-    if (!opt.json_file.empty() && !results.empty()) {
-        if (!write_file(opt.json_file, make_run_document(device, settings, results, opt.command_line).dump(2) + "\n")) return kFailed;
+    if (!opt.json_file.empty()) {
+        if (!write_file(opt.json_file, run.dump(2) + "\n")) return kFailed;
         std::cerr << "gmlab: wrote " << opt.json_file << "\n";
     }
-    if (!opt.html_file.empty() && !results.empty()) {
+    if (!opt.html_file.empty()) {
         try {
-            gmreport::write_atomically(opt.html_file, gmreport::html_report(make_run_document(device, settings, results, opt.command_line)));
+            gmreport::write_atomically(opt.html_file, gmreport::html_report(run));
             std::cerr << "gmlab: wrote " << opt.html_file << "\n";
         } catch (const gmreport::ReportError &e) {
             std::cerr << "gmlab: " << e.what() << "\n";
             return kFailed;
         }
     }
-    if (!opt.csv_file.empty() && !results.empty()) {
+    if (!opt.csv_file.empty()) {
         if (!write_file(opt.csv_file, results_csv(results))) return kFailed;
         std::cerr << "gmlab: wrote " << opt.csv_file << "\n";
     }
-    if (!opt.upload_url.empty() && !results.empty()) {
-        if (const int code = upload_run(make_run_document(device, settings, results, opt.command_line), opt.upload_url); code != kOk)
-            return code;
+    if (!opt.upload_url.empty()) {
+        if (const int code = upload_run(run, opt.upload_url); code != kOk) return code;
     }
     return failures ? kFailed : kOk;
 }

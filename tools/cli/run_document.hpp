@@ -1,5 +1,7 @@
-// The gmlab.run/1.2 document: several results sharing one device block, as
-// written by `gmlab run --json` and sent by gmlab-upload.
+// The gmlab.run/1.3 document: several results sharing one device block, as
+// written by `gmlab run --json` and sent by gmlab-upload. `gmlab run` adds the
+// optional `consistency` block (tools/report/consistency.hpp) to what
+// make_run_document returns.
 #pragma once
 
 #include <string>

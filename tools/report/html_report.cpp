@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "chart_specs.hpp"
+#include "consistency.hpp"
 #include "document.hpp"
 #include "table.hpp"
 #include "text_report.hpp"
@@ -166,6 +167,9 @@ std::string html_report(const json &run) {
         const std::string name = r["experiment"]["name"];
         h << "<a href=\"#" << escape_html(name) << "\">" << escape_html(name) << "</a>";
     }
+    const json block = consistency_of(run);
+    const bool consistent_section = !block["groups"].empty() || run["results"].size() > 1;
+    if (consistent_section) h << "<a href=\"#consistency\">consistency</a>";
     h << "</nav>\n";
     json charts = json::array();
     for (const json &r : run["results"]) {
@@ -198,6 +202,7 @@ std::string html_report(const json &run) {
         write_result_text(numbers, r, false);
         h << "<details><summary>All numbers</summary>\n<pre>" << escape_html(numbers.str()) << "</pre>\n</details>\n</section>\n";
     }
+    if (consistent_section) h << consistency_html(block);
     page_tail(h, charts);
     return h.str();
 }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "chart_specs.hpp"
+#include "consistency.hpp"
 #include "counter_columns.hpp"
 #include "document.hpp"
 #include "table.hpp"
@@ -212,6 +213,10 @@ void write_run_text(std::ostream &os, const json &run, bool markdown) {
         os << (markdown ? "\n" : "") << "settings: " << line << "\n";
     }
     for (const json &r : run["results"]) write_result_text(os, r, markdown);
+    // The run's consistency section (computed for a document that has none):
+    // left out only for a lone result with nothing to compare.
+    const json block = consistency_of(run);
+    if (!block["groups"].empty() || run["results"].size() > 1) write_consistency_text(os, block, markdown);
 }
 
 }  // namespace gmreport

@@ -81,6 +81,8 @@ void run_zero_copy(ContextState &ctx, const Params &params, Result &out) {
             // Counters: sectors per request of the mapped (or device) accesses.
             measure_counters(ctx, launch, counter_sets::global_sectors(), p, out);
             ms[variant] = p.time_ms.median;
+            // Both directions over the link in one time: shown beside the pinned copies of other experiments.
+            if (pattern == "coalesced") out.summary_values[variant + "_gbs"] = bandwidth_gbs(p.bytes, p.time_ms.median);
             sr.points.push_back(std::move(p));
             out.series.push_back(std::move(sr));
         }

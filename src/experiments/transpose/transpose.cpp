@@ -100,6 +100,8 @@ void run_transpose(ContextState &ctx, const Params &params, Result &out) {
             out.series.push_back(std::move(s));
         }
         const std::string w = "_w" + std::to_string(e);
+        // The copy's own bandwidth: a DRAM copy other experiments measure too (the run's consistency section).
+        if (bw.count("copy")) out.summary_values["copy" + w + "_gbs"] = bw["copy"];
         for (const auto &[name, gbs] : bw)
             if (name != "copy" && bw.count("copy")) out.summary_values[name + w + "_over_copy"] = gbs / bw["copy"];
         if (bw.count("shared") && bw.count("shared_padded"))

@@ -1,0 +1,337 @@
+#include "consistency.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "html_report.hpp"
+#include "table.hpp"
+
+namespace gmreport {
+
+using nlohmann::json;
+
+namespace {
+
+// How a group's figures are judged. Spread: point figures, flagged where the
+// largest and smallest of those expected to agree differ by more than the
+// tolerance of their median. Bracket: a capacity a sweep finds lies between
+// the last size that still fitted and the first that did not; the brackets
+// (each widened by the tolerance) must overlap.
+enum class Rule { Spread, Bracket };
+enum class Role { Agree, Shown };
+
+struct Source {
+    const char *experiment;  // "device": the run's device block
+    const char *key;         // the summary key (or device field)
+    const char *high_key;    // Bracket: the first size past the capacity; nullptr for a figure that is a point
+    Role role;
+    const char *what;        // what the figure is, in a few words
+    const char *reason;      // Shown: why it measures something else
+};
+
+struct QuantitySpec {
+    const char *name, *label, *unit;
+    Rule rule;
+    double tolerance;
+    std::vector<Source> sources;
+};
+
+constexpr Role A = Role::Agree, S = Role::Shown;
+
+// Which figures are expected to agree, and which are only shown beside them.
+// Keys as the experiments write them into their summaries.
+const std::vector<QuantitySpec> &pairs() {
+    static const std::vector<QuantitySpec> q = {
+        {"l2_hit_latency", "L2 hit latency (near partition)", "cycles", Rule::Spread, 0.05,
+         {{"latency", "l2_near_cycles", nullptr, A, "ld.cg chase, its first L2 level", ""},
+          {"l2_partitions", "near_cycles", nullptr, A, "chase pinned to one SM, lines of its own partition", ""},
+          {"memory_spaces", "l2_cycles", nullptr, A, "dependent loads of a ring resident in L2", ""},
+          {"cluster_shared", "l2_cycles", nullptr, A, "1 MiB ring of 128-byte lines, ld.global.cg", ""},
+          {"latency", "l2_far_cycles", nullptr, S, "ld.cg chase, its second L2 level",
+           "far partition: a hit in the other half of L2, across the fabric between them"}}},
+        {"l2_far_hit_latency", "L2 hit latency (far partition)", "cycles", Rule::Spread, 0.05,
+         {{"latency", "l2_far_cycles", nullptr, A, "ld.cg chase, its second L2 level", ""},
+          {"l2_partitions", "far_cycles", nullptr, A, "chase pinned to one SM, lines of the other partition", ""}}},
+        {"l1_hit_latency", "L1 hit latency", "cycles", Rule::Spread, 0.05,
+         {{"latency", "l1_cycles", nullptr, A, "ld.ca chase, its first level", ""},
+          {"memory_spaces", "l1_cycles", nullptr, A, "dependent ld.ca loads of a ring resident in L1", ""}}},
+        {"dram_latency", "DRAM latency", "cycles", Rule::Spread, 0.05,
+         {{"latency", "dram_cycles", nullptr, A, "cold ld.cg chase, L2 flushed before each launch", ""},
+          {"memory_spaces", "dram_cycles", nullptr, A, "dependent loads of a ring larger than L2, L2 flushed", ""},
+          {"latency", "dram_level_cycles", nullptr, S, "warm ld.cg chase, its level past L2",
+           "a warm chase past L2 still hits L2 part of the time and walks a larger ring's pages"}}},
+        {"shared_latency", "Shared-memory latency", "cycles", Rule::Spread, 0.05,
+         {{"memory_spaces", "shared_cycles", nullptr, A, "ld.shared chase", ""},
+          {"cluster_shared", "local_cycles", nullptr, A, "ld.shared chase of the block's own shared memory", ""},
+          {"cluster_shared", "local_generic_cycles", nullptr, S, "generic ld of the same shared nodes",
+           "a generic ld first decides which memory its address is in; ld.shared does not"},
+          {"cluster_shared", "remote_cycles", nullptr, S, "ld.shared::cluster of another block's shared memory",
+           "distributed shared memory: another SM's shared memory, over the network between the cluster's SMs"}}},
+        {"dram_copy_bandwidth", "DRAM copy bandwidth", "GB/s", Rule::Spread, 0.03,
+         {{"stream", "copy_gbs", nullptr, A, "STREAM copy kernel, 2 x 256 MiB", ""},
+          {"tma_copy", "stream_copy_gbs", nullptr, A, "the same copy kernel on 1 GiB (tma_copy's reference)", ""},
+          {"transpose", "copy_w4_gbs", nullptr, A, "the copy kernel on transpose's 4-byte matrix", ""},
+          {"transpose", "copy_w8_gbs", nullptr, A, "the copy kernel on transpose's 8-byte matrix", ""},
+          {"stream", "cudaMemcpy_gbs", nullptr, S, "cudaMemcpy device to device",
+           "the driver's copy, not the copy kernel"},
+          {"compressible", "random_read_plain_gbs", nullptr, S, "plain memory read, random data",
+           "reads only: a read stream and a copy (reads and writes sharing the bus) reach different rates"}}},
+        {"pinned_h2d_bandwidth", "Pinned host-to-device bandwidth", "GB/s", Rule::Spread, 0.03,
+         {{"transfer", "pinned_h2d_peak_gbs", nullptr, A, "cudaMemcpyAsync from pinned memory, best size", ""},
+          {"transfer_batching", "h2d_fit_bandwidth_gbs", nullptr, A, "pinned copies, the bandwidth of time against size fitted", ""},
+          {"managed_memory", "explicit_copy_read_gbs", nullptr, S, "16 MiB copy from pinned memory, then the kernel's read",
+           "one time for a 16 MiB copy and the kernel that reads it, against transfer's best size"},
+          {"zero_copy", "explicit_coalesced_gbs", nullptr, S, "copy in, kernel, copy out",
+           "both directions counted, and the kernel, in one time"},
+          {"zero_copy", "mapped_coalesced_gbs", nullptr, S, "kernel reading and writing mapped host memory",
+           "loads and stores over the link in both directions at once, both counted"}}},
+        {"l1_capacity", "L1 capacity (carveout 0 %: the largest L1)", "bytes", Rule::Bracket, 0.05,
+         {{"latency", "l1_bytes", "l1_falls_bytes", A, "ld.ca chase under the largest-L1 preference", ""},
+          {"carveout", "carveout0_fits_bytes", "carveout0_falls_bytes", A, "read_gbs of one block per SM, carveout 0 %", ""},
+          {"carveout", "carveout0_chase_fits_bytes", "carveout0_chase_falls_bytes", A, "one thread's chase, carveout 0 %", ""},
+          {"carveout", "carveout0_l1_predicted_bytes", nullptr, S, "the model: unified L1/shared less the shared capacity",
+           "a model, not a measurement"}}},
+        {"l2_capacity", "L2 capacity", "bytes", Rule::Bracket, 0.05,
+         {{"latency", "l2_bytes", "l2_falls_bytes", A, "where the ld.cg chase leaves its last L2 level", ""},
+          {"device", "l2_cache_bytes", nullptr, A, "the size CUDA reports (cudaDevAttrL2CacheSize)", ""}}},
+    };
+    return q;
+}
+
+const json *result_of(const json &run, const std::string &experiment) {
+    if (!run.contains("results") || !run["results"].is_array()) return nullptr;
+    for (const json &r : run["results"])
+        if (r.is_object() && r.contains("experiment") && r["experiment"].value("name", "") == experiment) return &r;
+    return nullptr;
+}
+
+// A finite positive number at `key` of the result's summary (or the device block).
+double figure(const json &run, const std::string &experiment, const char *key) {
+    if (!key) return NAN;
+    const json *holder = nullptr;
+    if (experiment == "device") {
+        if (run.contains("device") && run["device"].is_object()) holder = &run["device"];
+    } else if (const json *r = result_of(run, experiment); r && r->contains("summary") && (*r)["summary"].is_object()) {
+        holder = &(*r)["summary"];
+    }
+    if (!holder || !holder->contains(key) || !(*holder)[key].is_number()) return NAN;
+    const double v = (*holder)[key].get<double>();
+    return std::isfinite(v) && v > 0 ? v : NAN;
+}
+
+double median_of(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string percent(double fraction) {
+    std::ostringstream o;
+    o.setf(std::ios::fixed);
+    o.precision(1);
+    o << (fraction >= 0 ? "+" : "") << 100.0 * fraction << " %";
+    return o.str();
+}
+
+std::string name_of(const json &f) { return f["experiment"].get<std::string>() + " " + f["key"].get<std::string>(); }
+
+// Spread: the median of the figures that should agree, how far apart they
+// are, and which of them are off where the spread is beyond the tolerance.
+void judge_spread(json &g, double tol) {
+    std::vector<double> agree;
+    for (const json &f : g["figures"])
+        if (f["role"] == "agree") agree.push_back(f["value"].get<double>());
+    const double ref = median_of(agree);
+    const auto [lo, hi] = std::minmax_element(agree.begin(), agree.end());
+    const double spread = (*hi - *lo) / ref;
+    const bool flagged = spread > tol;
+    std::string off;
+    for (json &f : g["figures"]) {
+        const double dev = f["value"].get<double>() / ref - 1;
+        f["deviation"] = dev;
+        const bool agrees = f["role"] == "agree";
+        f["outside"] = agrees ? flagged && std::fabs(dev) > tol / 2 : std::fabs(dev) > tol;
+        if (agrees && f["outside"].get<bool>()) off += (off.empty() ? "" : ", ") + name_of(f) + " " + percent(dev);
+    }
+    g["reference"] = ref;
+    g["spread"] = spread;
+    g["flagged"] = flagged;
+    if (flagged) g["why"] = "spread " + percent(spread).substr(1) + " beyond " + percent(tol).substr(1) + " of the median: " + off;
+}
+
+// Bracket: each figure's interval [value x (1 - tol), the first size past it]
+// (a point: value x (1 +- tol); no size past it: unbounded), and their overlap.
+void judge_bracket(json &g, double tol) {
+    struct Interval {
+        double lo, hi;
+    };
+    auto interval = [tol](const json &f) {
+        const double v = f["value"].get<double>();
+        if (!f.contains("high_key")) return Interval{v * (1 - tol), v * (1 + tol)};
+        return Interval{v * (1 - tol), f.contains("high") ? f["high"].get<double>() : std::numeric_limits<double>::infinity()};
+    };
+    double lo = 0, hi = std::numeric_limits<double>::infinity();
+    for (const json &f : g["figures"])
+        if (f["role"] == "agree") {
+            lo = std::max(lo, interval(f).lo);
+            hi = std::min(hi, interval(f).hi);
+        }
+    const bool flagged = lo > hi;
+    std::string off;
+    for (json &f : g["figures"]) {
+        const Interval mine = interval(f);
+        bool outside = false;
+        if (f["role"] == "agree") {
+            for (const json &o : g["figures"])
+                if (o["role"] == "agree" && (interval(o).hi < mine.lo || interval(o).lo > mine.hi)) outside = true;
+            if (outside) off += (off.empty() ? "" : ", ") + name_of(f);
+        } else {
+            outside = !flagged && (f["value"].get<double>() < lo || f["value"].get<double>() > hi);
+        }
+        f["outside"] = outside;
+    }
+    g["flagged"] = flagged;
+    if (!flagged) {
+        g["overlap_from"] = lo;
+        if (std::isfinite(hi)) g["overlap_to"] = hi;
+    } else {
+        g["why"] = "the brackets do not overlap (each widened by " + percent(tol).substr(1) + "): " + off;
+    }
+}
+
+json group_of(const json &run, const QuantitySpec &q) {
+    json figures = json::array();
+    std::set<std::string> agreeing;  // the experiments with a figure expected to agree
+    for (const Source &s : q.sources) {
+        const double v = figure(run, s.experiment, s.key);
+        if (!std::isfinite(v)) continue;
+        json f = {{"experiment", s.experiment}, {"key", s.key}, {"value", v}, {"role", s.role == Role::Agree ? "agree" : "shown"},
+                  {"what", s.what}};
+        if (s.high_key) {
+            f["high_key"] = s.high_key;
+            const double h = figure(run, s.experiment, s.high_key);
+            if (std::isfinite(h)) f["high"] = h;
+        }
+        if (s.role == Role::Shown) f["reason"] = s.reason;
+        if (s.role == Role::Agree) agreeing.insert(s.experiment);
+        figures.push_back(std::move(f));
+    }
+    if (agreeing.size() < 2) return nullptr;  // one experiment alone is nothing to compare
+    json g = {{"quantity", q.name}, {"label", q.label}, {"unit", q.unit}, {"rule", q.rule == Rule::Spread ? "spread" : "bracket"},
+              {"tolerance", q.tolerance}, {"figures", figures}};
+    if (q.rule == Rule::Spread)
+        judge_spread(g, q.tolerance);
+    else
+        judge_bracket(g, q.tolerance);
+    return g;
+}
+
+std::string value_text(double v, const std::string &unit) {
+    return unit == "bytes" ? gmcli::bytes_text(v) : gmcli::readable(v);
+}
+
+std::string verdict(const json &g) {
+    const std::string limit = percent(g["tolerance"].get<double>()).substr(1);
+    if (g["flagged"].get<bool>()) return "FLAGGED: " + g.value("why", "");
+    if (g["rule"] == "spread") return "consistent: spread " + percent(g["spread"].get<double>()).substr(1) + " (limit " + limit + ")";
+    const std::string unit = g["unit"];
+    return "consistent: the brackets overlap from " + value_text(g["overlap_from"].get<double>(), unit) +
+           (g.contains("overlap_to") ? " to " + value_text(g["overlap_to"].get<double>(), unit) : std::string(" up"));
+}
+
+// "208000" or, for a bracket, "203 KiB .. 256 KiB".
+std::string figure_text(const json &f, const std::string &unit) {
+    std::string t = value_text(f["value"].get<double>(), unit);
+    if (f.contains("high_key")) t += " .. " + (f.contains("high") ? value_text(f["high"].get<double>(), unit) : std::string("?"));
+    return t;
+}
+
+}  // namespace
+
+json consistency(const json &run) {
+    json groups = json::array();
+    int flagged = 0;
+    for (const QuantitySpec &q : pairs()) {
+        json g = group_of(run, q);
+        if (g.is_null()) continue;
+        flagged += g["flagged"].get<bool>();
+        groups.push_back(std::move(g));
+    }
+    return {{"groups", groups}, {"flagged", flagged}};
+}
+
+json consistency_of(const json &run) {
+    if (run.contains("consistency") && run["consistency"].is_object() && run["consistency"].contains("groups"))
+        return run["consistency"];
+    return consistency(run);
+}
+
+void write_consistency_text(std::ostream &os, const json &block, bool markdown) {
+    const json &groups = block["groups"];
+    os << (markdown ? "\n## " : "\n== ") << "consistency: one quantity, several experiments\n";
+    if (groups.empty()) {
+        os << (markdown ? "\n" : "  ") << "No quantity was measured by two experiments of this run.\n";
+        return;
+    }
+    os << (markdown ? "\n" : "  ") << block.value("flagged", 0) << " of " << groups.size()
+       << " quantities flagged. Spread: (largest - smallest) / median of the figures expected to agree; a shown figure "
+          "measures something else, for the reason given.\n";
+    for (const json &g : groups) {
+        const std::string unit = g["unit"];
+        os << (markdown ? "\n### " : "\n  ") << g["label"].get<std::string>() << " (" << unit << "): " << verdict(g) << "\n";
+        const bool spread = g["rule"] == "spread";
+        gmcli::Table t({"experiment", "figure", unit, spread ? "from median" : "", "", "what"}, false);
+        for (const json &f : g["figures"]) {
+            const bool shown = f["role"] == "shown";
+            const std::string mark = f["outside"].get<bool>() ? (shown ? "differs" : "OFF") : "";
+            t.add({f["experiment"], f["key"], figure_text(f, unit), spread ? percent(f["deviation"].get<double>()) : "",
+                   mark, shown ? "(shown) " + f["what"].get<std::string>() + ": " + f["reason"].get<std::string>()
+                               : f["what"].get<std::string>()});
+        }
+        if (markdown) {
+            os << "\n";
+            t.print_markdown(os);
+        } else {
+            t.print(os, "    ");
+        }
+    }
+}
+
+std::string consistency_html(const json &block) {
+    std::ostringstream h;
+    const json &groups = block["groups"];
+    h << "<section id=\"consistency\">\n<h2>Consistency: one quantity, several experiments</h2>\n";
+    if (groups.empty()) {
+        h << "<p>No quantity was measured by two experiments of this run.</p>\n</section>\n";
+        return h.str();
+    }
+    h << "<p>" << block.value("flagged", 0) << " of " << groups.size()
+      << " quantities flagged. Spread: (largest - smallest) / median of the figures expected to agree; a capacity is "
+         "bracketed by the last size that fitted and the first that did not. A shown figure measures something else, "
+         "for the reason given, and flags nothing.</p>\n";
+    for (const json &g : groups) {
+        const std::string unit = g["unit"];
+        const bool flagged = g["flagged"].get<bool>();
+        h << "<h3>" << escape_html(g["label"].get<std::string>()) << " (" << escape_html(unit) << ")</h3>\n<p"
+          << (flagged ? " class=\"flagged\"" : "") << ">" << escape_html(verdict(g)) << "</p>\n<table>\n<tr><th>experiment</th><th>figure</th><th>"
+          << escape_html(unit) << "</th>" << (g["rule"] == "spread" ? "<th>from median</th>" : "") << "<th>what</th></tr>\n";
+        for (const json &f : g["figures"]) {
+            const bool shown = f["role"] == "shown";
+            h << "<tr" << (f["outside"].get<bool>() && !shown ? " class=\"flagged\"" : "") << "><td>"
+              << escape_html(f["experiment"].get<std::string>()) << "</td><td>" << escape_html(f["key"].get<std::string>())
+              << "</td><td>" << escape_html(figure_text(f, unit)) << "</td>";
+            if (g["rule"] == "spread") h << "<td>" << escape_html(percent(f["deviation"].get<double>())) << "</td>";
+            h << "<td>" << (shown ? "<em>shown</em>: " : "") << escape_html(f["what"].get<std::string>())
+              << (shown ? " &mdash; " + escape_html(f["reason"].get<std::string>()) : std::string()) << "</td></tr>\n";
+        }
+        h << "</table>\n";
+    }
+    h << "</section>\n";
+    return h.str();
+}
+
+}  // namespace gmreport
