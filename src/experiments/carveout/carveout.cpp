@@ -109,12 +109,28 @@ Series chase_series(ContextState &ctx, int c, const std::vector<std::size_t> &si
 
 std::string kib(std::size_t bytes) { return std::to_string(bytes / kKiB) + " KiB"; }
 
+// Runs a reads launch once on poisoned sums and checks that every block read
+// every word of the working set `passes` times (prefix: sums of the first k
+// words), before the launch is timed.
+template <class Launch>
+void verify_block_sums(ContextState &ctx, const Launch &launch, const DeviceArray &sums_d, unsigned blocks,
+                       std::uint64_t want, const std::string &what, Result &out) {
+    cudaStream_t st = ctx.stream();
+    GM_CUDA(cudaMemsetAsync(sums_d.get(), 0xFF, sums_d.bytes(), st));
+    GM_CUDA(launch(st));
+    std::vector<std::uint64_t> got(blocks);
+    GM_CUDA(cudaMemcpyAsync(got.data(), sums_d.get(), sums_d.bytes(), cudaMemcpyDeviceToHost, st));
+    GM_CUDA(cudaStreamSynchronize(st));
+    for (unsigned b = 0; b < blocks; ++b)
+        if (got[b] != want) verification_failed(what + " (block sum)", b, std::to_string(want), std::to_string(got[b]));
+    out.verified(blocks, "every block's sum of the words it read compared with passes x the host's sum of the working set");
+}
+
 // What the reads kernel with 256 bytes of static shared memory (the kernel
 // this experiment had) gets under preference c: one block per SM reading each
 // working set, every block's sum checked, the launch timed.
 Series with_shared_series(ContextState &ctx, int c, const std::vector<std::size_t> &sizes, const DeviceArray &data,
                           const std::vector<std::uint64_t> &prefix, std::uint64_t reads_per_sm, unsigned blocks, Result &out) {
-    cudaStream_t st = ctx.stream();
     DeviceArray sums_d(ctx, blocks * sizeof(std::uint64_t));
     GM_CUDA(kernels::set_l1_carveout(kernels::L1Kernel::ReadsWithShared, c));
     Series s;
@@ -134,17 +150,8 @@ Series with_shared_series(ContextState &ctx, int c, const std::vector<std::size_
             return kernels::launch_l1_reads_with_shared(data.as<std::uint32_t>(), n_vec, passes, blocks,
                                                         sums_d.as<unsigned long long>(), s2);
         };
-        GM_CUDA(cudaMemsetAsync(sums_d.get(), 0xFF, sums_d.bytes(), st));
-        GM_CUDA(launch(st));
-        std::vector<std::uint64_t> got(blocks);
-        GM_CUDA(cudaMemcpyAsync(got.data(), sums_d.get(), sums_d.bytes(), cudaMemcpyDeviceToHost, st));
-        GM_CUDA(cudaStreamSynchronize(st));
-        const std::uint64_t want = passes * prefix[ws / 4];
-        for (unsigned b = 0; b < blocks; ++b)
-            if (got[b] != want)
-                verification_failed("carveout with shared memory " + std::to_string(c) + "% working set " + std::to_string(ws), b,
-                                    std::to_string(want), std::to_string(got[b]));
-        out.verified(blocks, "every block's sum of the words it read compared with passes x the host's sum of the working set");
+        verify_block_sums(ctx, launch, sums_d, blocks, passes * prefix[ws / 4],
+                          "carveout with shared memory " + std::to_string(c) + "% working set " + std::to_string(ws), out);
         Point p;
         p.x = static_cast<double>(ws) / kKiB;
         p.time_ms = time_launch(ctx, launch);
@@ -291,18 +298,8 @@ void run_carveout(ContextState &ctx, const Params &params, Result &out) {
                 return kernels::launch_l1_reads(data.as<std::uint32_t>(), n_vec, static_cast<std::uint32_t>(passes), blocks,
                                                 sums_d.as<unsigned long long>(), s);
             };
-            // Every block must have read every word of the working set, passes times.
-            GM_CUDA(cudaMemsetAsync(sums_d.get(), 0xFF, sums_d.bytes(), st));
-            GM_CUDA(launch(st));
-            std::vector<std::uint64_t> got(blocks);
-            GM_CUDA(cudaMemcpyAsync(got.data(), sums_d.get(), sums_d.bytes(), cudaMemcpyDeviceToHost, st));
-            GM_CUDA(cudaStreamSynchronize(st));
-            const std::uint64_t want = passes * prefix[ws / 4];
-            for (unsigned b = 0; b < blocks; ++b)
-                if (got[b] != want)
-                    verification_failed("carveout " + std::to_string(c) + "% working set " + std::to_string(ws) + " (block sum)", b,
-                                        std::to_string(want), std::to_string(got[b]));
-            out.verified(blocks, "every block's sum of the words it read compared with passes x the host's sum of the working set");
+            verify_block_sums(ctx, launch, sums_d, blocks, passes * prefix[ws / 4],
+                              "carveout " + std::to_string(c) + "% working set " + std::to_string(ws), out);
 
             Point p;
             p.x = static_cast<double>(ws) / kKiB;
