@@ -11,6 +11,7 @@ import json
 import os
 import re
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import harness  # noqa: E402
@@ -53,6 +54,34 @@ def derived_figures_allowed(stored, c, name):
     return bad
 
 
+def hostile(srv, c, text):
+    """What the server accepts it can show safely: strings that could disguise
+    a GPU or break a page, and numbers no page could print, are refused with
+    422 naming the field; a normal GET answers within a second after each."""
+    doc = json.loads(text)
+    cases = []
+    for field, value, what in (("name", "NVIDIA \u202e002H AIDIVN", "bidirectional"),
+                               ("name", "NVIDIA H200\u0000", "control"),
+                               ("driver_version", "580.159.04\r\n<script>", "control")):
+        d = json.loads(text)
+        d["device"][field] = value
+        cases.append((f"device.{field} with a {what} character", d, f"document.device.{field}: holds a {what}"))
+    d = json.loads(text)
+    r = next(r for r in d["results"] if r["experiment"]["name"] == "latency")
+    r["series"][0]["points"][0]["values"]["latency_cycles"] = -1e308
+    cases.append(("a latency of -1e308", d, "values.latency_cycles: must be finite and within +-1e15"))
+    d = json.loads(text)
+    r = next(r for r in d["results"] if r["experiment"]["name"] == "stream")
+    r["summary"]["copy_gbs"] = 1e300
+    cases.append(("a key figure of 1e300", d, "summary.copy_gbs: must be finite and within +-1e15"))
+    for name, d, message in cases:
+        st, _, body = srv.json("POST", "/api/v1/results", json.dumps(d))
+        c.check(f"hostile upload, {name}: 422 naming it", st == 422 and message in (body or {}).get("message", ""), (st, body))
+        t0 = time.monotonic()
+        st, _, _ = srv.request("GET", "/api/v1/stats", timeout=5)
+        c.check(f"after {name}: a normal GET answers within 1 s", st == 200 and time.monotonic() - t0 < 1.0, st)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--server", required=True)
@@ -88,6 +117,9 @@ def main():
             if not c.check(f"{name} ({doc['schema']}, {len(doc['results'])} results) uploads with 201", st == 201, (st, body)):
                 continue
             uploaded.append((name, doc, body))
+        current = [text for name, text in docs if json.loads(text)["schema"] == "gmlab.run/1.3"]
+        if c.check("a document of the current version is among them", bool(current)):
+            hostile(srv, c, current[0])
         harness.wait_folded(srv)
         for name, doc, body in uploaded:
             st, _, got = srv.json("GET", "/api/v1/results/" + body["id"])
