@@ -506,6 +506,7 @@ int run_on_device(const RunOptions &given, json *run_doc) {
     run["consistency"] = gmreport::consistency(run);
     if (!run["consistency"]["groups"].empty() || results.size() > 1)
         gmreport::write_consistency_text(std::cout, run["consistency"], false);
+    gmreport::write_gpu_state_summary(std::cout, run, false);
     std::cout.flush();
     if (run_doc) *run_doc = run;
     // Whatever finished is written, even when a later experiment failed.

@@ -192,6 +192,10 @@ std::string html_report(const json &run) {
             h << "</table>\n";
         }
         counters_section(h, r);
+        if (const std::string g = gpu_state_line(r); !g.empty()) h << "<p class=\"counters\">" << escape_html(g) << "</p>\n";
+        if (r.contains("gpu_state") && r["gpu_state"].contains("warnings"))
+            for (const json &w : r["gpu_state"]["warnings"])
+                h << "<p class=\"flagged\"><strong>GPU state:</strong> " << escape_html(w.get<std::string>()) << "</p>\n";
         published_table(h, r);
         if (r.contains("notes") && !r["notes"].empty()) {
             h << "<ul class=\"notes\">\n";

@@ -193,6 +193,9 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
         os << (markdown ? "\n" : "\n  ") << "verified: " << (v.value("passed", false) ? "yes" : "no") << ", "
            << v.value("elements_checked", 0ull) << " elements (" << v.value("method", "") << ")\n";
     }
+    if (const std::string g = gpu_state_line(r); !g.empty()) os << (markdown ? "\n" : "  ") << g << "\n";
+    if (r.contains("gpu_state") && r["gpu_state"].contains("warnings"))
+        for (const json &w : r["gpu_state"]["warnings"]) os << (markdown ? "\n**" : "  ") << "GPU STATE: " << w.get<std::string>() << (markdown ? "**\n" : "\n");
     if (r.contains("memory")) os << (markdown ? "\n" : "  ") << "device memory allocated: " << bytes_text(r["memory"].value("device_bytes_allocated", 0.0)) << "\n";
     if (r.contains("notes"))
         for (const json &n : r["notes"]) os << (markdown ? "\n- " : "  - ") << n.get<std::string>() << "\n";
@@ -217,6 +220,60 @@ void write_run_text(std::ostream &os, const json &run, bool markdown) {
     // left out only for a lone result with nothing to compare.
     const json block = consistency_of(run);
     if (!block["groups"].empty() || run["results"].size() > 1) write_consistency_text(os, block, markdown);
+    write_gpu_state_summary(os, run, markdown);
+}
+
+namespace {
+
+// "1980 MHz" or "1980 -> 1755 MHz" from the readings before and after.
+std::string before_after(const json &g, const char *key, const char *unit, int decimals) {
+    const json &b = g.value("before", json::object()), &a = g.value("after", json::object());
+    const bool hb = b.contains(key) && b[key].is_number(), ha = a.contains(key) && a[key].is_number();
+    if (!hb && !ha) return "";
+    const std::string sb = hb ? fixed(b[key].get<double>(), decimals) : "?";
+    const std::string sa = ha ? fixed(a[key].get<double>(), decimals) : "?";
+    return (sb == sa ? sb : sb + " -> " + sa) + unit;
+}
+
+}  // namespace
+
+std::string gpu_state_line(const json &r) {
+    if (!r.contains("gpu_state") || !r["gpu_state"].is_object()) return "";
+    const json &g = r["gpu_state"];
+    std::string line;
+    auto add = [&line](const std::string &label, const std::string &value) {
+        if (!value.empty()) line += (line.empty() ? "" : ", ") + label + value;
+    };
+    add("SM ", before_after(g, "sm_clock_mhz", " MHz", 0));
+    add("memory ", before_after(g, "memory_clock_mhz", " MHz", 0));
+    add("", before_after(g, "power_w", " W", 0));
+    add("", before_after(g, "temperature_c", " C", 0));
+    add("P-state ", before_after(g, "pstate", "", 0));
+    if (g.contains("power_violation_ms") || g.contains("thermal_violation_ms"))
+        add("held down by power / thermal limits ", fixed(g.value("power_violation_ms", 0.0), 1) + " / " +
+                                                        fixed(g.value("thermal_violation_ms", 0.0), 1) + " ms");
+    return "gpu state (before -> after it measured): " + (line.empty() ? std::string("nothing read") : line);
+}
+
+void write_gpu_state_summary(std::ostream &os, const json &run, bool markdown) {
+    int with_state = 0;
+    std::string flagged;
+    for (const json &r : run["results"]) {
+        if (!r.contains("gpu_state") || !r["gpu_state"].is_object()) continue;
+        ++with_state;
+        const json &w = r["gpu_state"].value("warnings", json::array());
+        if (w.empty()) continue;
+        std::string why;
+        for (const json &x : w) why += (why.empty() ? "" : "; ") + x.get<std::string>();
+        flagged += (markdown ? "\n- " : "\n  - ") + r["experiment"]["name"].get<std::string>() + ": " + why;
+    }
+    if (with_state == 0) return;
+    os << (markdown ? "\n## " : "\n== ") << "the state the GPU was in\n" << (markdown ? "\n" : "  ");
+    if (flagged.empty())
+        os << "In none of the " << with_state << " results did a clock fall or a clock event reason other than idle "
+           << "show while it measured.\n";
+    else
+        os << "Measured while a clock fell or the clocks were held down (gpu_state.warnings):" << flagged << "\n";
 }
 
 }  // namespace gmreport

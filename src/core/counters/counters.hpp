@@ -34,7 +34,7 @@ namespace gmlab {
 struct DerivedCounter {
     std::string name, numerator, denominator;
     double divisor = 0;
-    std::string rest;
+    std::string rest{};  // a default initializer: the declarations that end at divisor stay complete
 };
 
 // The figure `counter` (a counter or a derived figure) should equal the point's

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/device/nvml_state.hpp"
 #include "core/error.hpp"
 #include "core/experiment/kernel_resources.hpp"
 
@@ -86,9 +87,13 @@ Result run_experiment(ContextState &ctx, const std::string &name, const json &gi
     CounterSession *session = ctx.counter_session();
     r.counter_seconds_before = session ? session->seconds() : 0.0;
     const double launched_before = session ? session->launch_seconds() : 0.0;
+    // The GPU's clocks, power and throttling before and after it measured.
+    const std::unique_ptr<GpuStateReader> gpu = nvml_state_reader(ctx.info().pci_bus_id);
+    const GpuState before = gpu->read();
     r.measuring_since = std::chrono::steady_clock::now();
     ctx.reset_peak();
     e.run(ctx, params, r);
+    if (before.read) r.gpu_state = gpu_state_json(before, gpu->read());
     if (session) {
         r.counter_seconds = session->seconds() - r.counter_seconds_before;
         r.counter_launch_seconds = session->launch_seconds() - launched_before;

@@ -150,6 +150,7 @@ json to_json(const Result &r, SampleForm form) {
     };
     if (!r.applicable) doc["applicable"] = false;
     if (!r.published.empty()) doc["published"] = {{"source", r.published_source}, {"figures", r.published}};
+    if (r.gpu_state.is_object()) doc["gpu_state"] = r.gpu_state;
     return doc;
 }
 

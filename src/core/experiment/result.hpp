@@ -93,6 +93,9 @@ struct Result {
     std::chrono::steady_clock::time_point measuring_since{};
     double counter_seconds_before = 0;
     int counter_points_skipped = 0;
+    // The GPU's clocks, power and throttling before and after it measured
+    // (core/device/nvml_state.hpp); null where NVML is absent.
+    nlohmann::json gpu_state;
 
     // Records that n more elements matched their host reference.
     void verified(std::uint64_t n, const std::string &method, double max_abs_error = 0);
