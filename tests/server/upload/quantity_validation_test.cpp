@@ -225,3 +225,15 @@ TEST(LegacyQuantity, TheLastReleasesSeries) {
     EXPECT_TRUE(legacy_derived_figures(Quantity::LinkBandwidth, "transfer").fraction_of_theoretical);
     EXPECT_FALSE(legacy_derived_figures(Quantity::LinkBandwidth, "peer").fraction_of_theoretical);
 }
+
+TEST(ValidateStrings, AKeyGivenTwiceIsRefused) {
+    // This parser reads the first of two equal keys, a reader of the stored
+    // document may read the last: such a document is refused, naming the key.
+    const std::string body = run_of("1.3", "latency", series_of("latency_cycles", "cycles", json::array({point(4096, 0.1)}), "latency"))
+                                 .dump();
+    const std::string twice = R"({"device": {"multiprocessors": 132, "multiprocessors": "many"}, )" + body.substr(1);
+    const ValidatedUpload v = validate_upload(twice);
+    EXPECT_FALSE(v.ok);
+    EXPECT_EQ(v.error_code, "invalid_document");
+    EXPECT_NE(v.error_message.find("the key is given twice"), std::string::npos) << v.error_message;
+}

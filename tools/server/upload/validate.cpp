@@ -588,13 +588,21 @@ void check_limits(element e, const ValidationLimits &limits, const PathStep *at 
         }
         break;
     }
-    case element_type::OBJECT:
+    case element_type::OBJECT: {
+        // A key given twice is refused: readers disagree on which one counts
+        // (this parser takes the first, others the last), so a document could
+        // mean one thing here and another to whoever reads it back.
+        std::vector<std::string_view> keys;
         for (auto field : object(e)) {
             const PathStep step{at, field.key, 0};
             check_string(field.key, &step, limits);
+            if (std::find(keys.begin(), keys.end(), field.key) != keys.end())
+                reject("invalid_document", step.str() + ": the key is given twice");
+            keys.push_back(field.key);
             check_limits(field.value, limits, &step);
         }
         break;
+    }
     default:
         break;
     }
