@@ -14,8 +14,14 @@ using nlohmann::json;
 
 namespace {
 
+// The committed run without its results' gpu_state blocks: a document of a
+// library that did not record them, to which the tests add their own.
 const json &committed() {
-    static const json run = gmreport::load_run(std::string(GM_SOURCE_DIR) + "/results/nvidia-h200-standard-suite.json");
+    static const json run = [] {
+        json r = gmreport::load_run(std::string(GM_SOURCE_DIR) + "/results/nvidia-h200-standard-suite.json");
+        for (json &result : r["results"]) result.erase("gpu_state");
+        return r;
+    }();
     return run;
 }
 
