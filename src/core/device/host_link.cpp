@@ -1,6 +1,7 @@
 #include "core/device/host_link.hpp"
 
-#include <dlfcn.h>
+#include "core/device/nvml_library.hpp"
+
 #include <limits.h>
 #include <stdlib.h>
 
@@ -9,16 +10,12 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <mutex>
 
 namespace gmlab {
 
 namespace {
 
-// ---- NVML, declared here: the library is the driver's, loaded at run time,
-// and its C ABI is stable. Only the calls below are used.
-using nvml_return = int;  // NVML_SUCCESS == 0
-using nvml_device = void *;
+// ---- NVML (nvml_library.hpp): the calls the host link reads.
 constexpr unsigned kFieldC2cLinkCount = 170;   // NVML_FI_DEV_C2C_LINK_COUNT
 constexpr unsigned kFieldC2cLinkStatus = 171;  // NVML_FI_DEV_C2C_LINK_GET_STATUS (1: active)
 constexpr unsigned kFieldC2cLinkMaxBw = 172;   // NVML_FI_DEV_C2C_LINK_GET_MAX_BW (MB/s, per link)
@@ -41,58 +38,32 @@ struct NvmlFieldValue {  // nvmlFieldValue_t
 };
 
 struct Nvml {
-    void *lib = nullptr;
-    nvml_return (*init)() = nullptr;
-    nvml_return (*by_bus_id)(const char *, nvml_device *) = nullptr;
     nvml_return (*max_gen)(nvml_device, unsigned *) = nullptr;
     nvml_return (*max_width)(nvml_device, unsigned *) = nullptr;
     nvml_return (*cur_gen)(nvml_device, unsigned *) = nullptr;
     nvml_return (*cur_width)(nvml_device, unsigned *) = nullptr;
     nvml_return (*fields)(nvml_device, int, NvmlFieldValue *) = nullptr;
-    bool ready = false;
 };
 
-template <class F>
-void bind(void *lib, const char *name, F *out) {
-    *out = reinterpret_cast<F>(dlsym(lib, name));
-}
-
-// Loaded and initialised once per process, never unloaded (other code in the
-// process may use NVML too; nvmlInit counts its callers).
 const Nvml &nvml() {
-    static Nvml n;
-    static std::once_flag once;
-    std::call_once(once, [] {
-        n.lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (!n.lib) return;
-        bind(n.lib, "nvmlInit_v2", &n.init);
-        bind(n.lib, "nvmlDeviceGetHandleByPciBusId_v2", &n.by_bus_id);
-        bind(n.lib, "nvmlDeviceGetMaxPcieLinkGeneration", &n.max_gen);
-        bind(n.lib, "nvmlDeviceGetMaxPcieLinkWidth", &n.max_width);
-        bind(n.lib, "nvmlDeviceGetCurrPcieLinkGeneration", &n.cur_gen);
-        bind(n.lib, "nvmlDeviceGetCurrPcieLinkWidth", &n.cur_width);
-        bind(n.lib, "nvmlDeviceGetFieldValues", &n.fields);
-        n.ready = n.init && n.by_bus_id && n.init() == 0;
-    });
+    static const Nvml n = [] {
+        const NvmlLibrary &lib = nvml_library();
+        Nvml c;
+        c.max_gen = lib.symbol<decltype(c.max_gen)>("nvmlDeviceGetMaxPcieLinkGeneration");
+        c.max_width = lib.symbol<decltype(c.max_width)>("nvmlDeviceGetMaxPcieLinkWidth");
+        c.cur_gen = lib.symbol<decltype(c.cur_gen)>("nvmlDeviceGetCurrPcieLinkGeneration");
+        c.cur_width = lib.symbol<decltype(c.cur_width)>("nvmlDeviceGetCurrPcieLinkWidth");
+        c.fields = lib.symbol<decltype(c.fields)>("nvmlDeviceGetFieldValues");
+        return c;
+    }();
     return n;
 }
 
 HostLink from_nvml(const std::string &bus_id, std::string *why) {
     HostLink l;
+    nvml_device dev = nvml_library().device(bus_id, why);
+    if (!dev) return l;
     const Nvml &n = nvml();
-    if (!n.lib) {
-        *why = "NVML (libnvidia-ml.so.1) is not loadable";
-        return l;
-    }
-    if (!n.ready) {
-        *why = "NVML did not initialise";
-        return l;
-    }
-    nvml_device dev = nullptr;
-    if (n.by_bus_id(bus_id.c_str(), &dev) != 0) {
-        *why = "NVML does not know the device at " + bus_id;
-        return l;
-    }
     // NVLink-C2C (Grace Hopper and later): the sum of the active links.
     if (n.fields) {
         NvmlFieldValue count{};

@@ -1,20 +1,17 @@
 #include "core/device/nvml_state.hpp"
 
-#include <dlfcn.h>
+#include "core/device/nvml_library.hpp"
+
 
 #include <cmath>
 #include <cstdio>
-#include <mutex>
 #include <utility>
 
 namespace gmlab {
 
 namespace {
 
-// ---- NVML, declared here as host_link.cpp does: the driver's library,
-// loaded at run time; its C ABI is stable. Only the calls below are used.
-using nvml_return = int;  // NVML_SUCCESS == 0
-using nvml_device = void *;
+// ---- NVML (nvml_library.hpp): the calls a reading makes.
 constexpr unsigned kClockSm = 1, kClockMem = 2;  // nvmlClockType_t
 constexpr unsigned kTemperatureGpu = 0;          // NVML_TEMPERATURE_GPU
 constexpr int kPstateUnknown = 32;               // NVML_PSTATE_UNKNOWN
@@ -26,9 +23,6 @@ struct NvmlViolationTime {  // nvmlViolationTime_t
 };
 
 struct NvmlStateApi {
-    void *lib = nullptr;
-    nvml_return (*init)() = nullptr;
-    nvml_return (*by_bus_id)(const char *, nvml_device *) = nullptr;
     nvml_return (*clock)(nvml_device, unsigned, unsigned *) = nullptr;
     nvml_return (*max_clock)(nvml_device, unsigned, unsigned *) = nullptr;
     nvml_return (*power)(nvml_device, unsigned *) = nullptr;
@@ -36,35 +30,23 @@ struct NvmlStateApi {
     nvml_return (*pstate)(nvml_device, int *) = nullptr;
     nvml_return (*reasons)(nvml_device, unsigned long long *) = nullptr;
     nvml_return (*violation)(nvml_device, unsigned, NvmlViolationTime *) = nullptr;
-    bool ready = false;
 };
 
-template <class F>
-void bind(void *lib, const char *name, F *out) {
-    *out = reinterpret_cast<F>(dlsym(lib, name));
-}
-
-// Loaded and initialised once per process, never unloaded (nvmlInit counts
-// its callers; host_link.cpp holds its own).
 const NvmlStateApi &nvml_state_api() {
-    static NvmlStateApi n;
-    static std::once_flag once;
-    std::call_once(once, [] {
-        n.lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (!n.lib) return;
-        bind(n.lib, "nvmlInit_v2", &n.init);
-        bind(n.lib, "nvmlDeviceGetHandleByPciBusId_v2", &n.by_bus_id);
-        bind(n.lib, "nvmlDeviceGetClockInfo", &n.clock);
-        bind(n.lib, "nvmlDeviceGetMaxClockInfo", &n.max_clock);
-        bind(n.lib, "nvmlDeviceGetPowerUsage", &n.power);
-        bind(n.lib, "nvmlDeviceGetTemperature", &n.temperature);
-        bind(n.lib, "nvmlDeviceGetPerformanceState", &n.pstate);
+    static const NvmlStateApi n = [] {
+        const NvmlLibrary &lib = nvml_library();
+        NvmlStateApi c;
+        c.clock = lib.symbol<decltype(c.clock)>("nvmlDeviceGetClockInfo");
+        c.max_clock = lib.symbol<decltype(c.max_clock)>("nvmlDeviceGetMaxClockInfo");
+        c.power = lib.symbol<decltype(c.power)>("nvmlDeviceGetPowerUsage");
+        c.temperature = lib.symbol<decltype(c.temperature)>("nvmlDeviceGetTemperature");
+        c.pstate = lib.symbol<decltype(c.pstate)>("nvmlDeviceGetPerformanceState");
         // The newer name first (NVML 12.2 renamed throttle reasons to clock event reasons).
-        bind(n.lib, "nvmlDeviceGetCurrentClocksEventReasons", &n.reasons);
-        if (!n.reasons) bind(n.lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &n.reasons);
-        bind(n.lib, "nvmlDeviceGetViolationStatus", &n.violation);
-        n.ready = n.init && n.by_bus_id && n.init() == 0;
-    });
+        c.reasons = lib.symbol<decltype(c.reasons)>("nvmlDeviceGetCurrentClocksEventReasons");
+        if (!c.reasons) c.reasons = lib.symbol<decltype(c.reasons)>("nvmlDeviceGetCurrentClocksThrottleReasons");
+        c.violation = lib.symbol<decltype(c.violation)>("nvmlDeviceGetViolationStatus");
+        return c;
+    }();
     return n;
 }
 
@@ -92,21 +74,9 @@ public:
     explicit NvmlReader(std::string bus_id) : bus_id_(std::move(bus_id)) {}
     GpuState read() override {
         GpuState s;
-        const NvmlStateApi &n = nvml_state_api();
-        if (!n.lib) {
-            s.reason = "NVML (libnvidia-ml.so.1) is not loadable";
-            return s;
-        }
-        if (!n.ready) {
-            s.reason = "NVML did not initialise";
-            return s;
-        }
-        nvml_device dev = nullptr;
-        if (bus_id_.empty() || n.by_bus_id(bus_id_.c_str(), &dev) != 0) {
-            s.reason = "NVML does not know the device at " + (bus_id_.empty() ? std::string("(no PCI bus id)") : bus_id_);
-            return s;
-        }
-        return state_from_calls(calls_of(n, dev));
+        const nvml_device dev = nvml_library().device(bus_id_, &s.reason);
+        if (!dev) return s;
+        return state_from_calls(calls_of(nvml_state_api(), dev));
     }
 
 private:
