@@ -12,14 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            std::exit(1);                                                                          \
-        }                                                                                          \
-    } while (0)
+#include "probe_check.cuh"
 
 __device__ __forceinline__ unsigned long long load_ca_sum(const uint4 *p) {
     unsigned x, y, z, w;

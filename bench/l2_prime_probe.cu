@@ -14,14 +14,7 @@
 #include <random>
 #include <vector>
 
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            std::exit(1);                                                                          \
-        }                                                                                          \
-    } while (0)
+#include "probe_check.cuh"
 
 constexpr unsigned kLines = 256;
 

@@ -10,14 +10,7 @@
 #include <cstdlib>
 #include <cstdint>
 
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            std::exit(1);                                                                          \
-        }                                                                                          \
-    } while (0)
+#include "probe_check.cuh"
 
 constexpr unsigned kNodes = 1024;  // 4 KiB: one word per node, stride 33 words apart in a ring
 
