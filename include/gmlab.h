@@ -93,6 +93,13 @@ GM_API gm_status gm_context_synchronize(gm_context *ctx);
 
 /* The device's memory spaces as JSON (see docs/result-schema.md, "device"). */
 GM_API gm_status gm_device_info_json(char **json_out, gm_context *ctx);
+/* The health of device `device` as the driver's NVML reports it, as JSON: ECC
+ * mode and counts, retired pages or remapped rows, PCIe link generation and
+ * width (current and maximum), NVLink links (version, active, remote PCI bus
+ * id), MIG mode, power limit, and one reading of clocks, power and throttle
+ * reasons (docs/api.md). Needs no context. Where NVML is missing the JSON is
+ * {"source": "none", "reason": ...} and the call still succeeds. */
+GM_API gm_status gm_device_health_json(char **json_out, int device);
 
 /* Measurement settings of a context, used by every experiment run on it. */
 typedef enum gm_setting {

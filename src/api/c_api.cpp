@@ -8,6 +8,7 @@
 
 #include "core/device/buffer.hpp"
 #include "core/device/handles.hpp"
+#include "core/device/nvml_health.hpp"
 #include "core/error.hpp"
 #include "core/experiment/kernel_resources.hpp"
 #include "core/experiment/registry.hpp"
@@ -164,6 +165,21 @@ gm_status gm_device_info_json(char **json_out, gm_context *ctx) {
     return guarded(ctx->state.get(), [&] {
         ctx->state->activate();
         *json_out = duplicate(gmlab::to_json(ctx->state->fresh_info()).dump(2));
+    });
+}
+
+gm_status gm_device_health_json(char **json_out, int device) {
+    if (!json_out) return null_argument(nullptr, "json_out");
+    *json_out = nullptr;
+    return guarded(nullptr, [&] {
+        int count = 0;
+        GM_CUDA(cudaGetDeviceCount(&count));
+        if (count == 0) gmlab::fail(GM_ERROR_NO_DEVICE, "no CUDA device");
+        if (device < 0 || device >= count)
+            gmlab::invalid("device must be 0.." + std::to_string(count - 1) + ", got " + std::to_string(device));
+        char bus[32] = {0};
+        GM_CUDA(cudaDeviceGetPCIBusId(bus, sizeof bus, device));
+        *json_out = duplicate(gmlab::device_health_json(bus).dump(2));
     });
 }
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gmlab.h"
+#include "children.hpp"
 #include "devices.hpp"
 #include "run_document.hpp"
 #include "consistency.hpp"
@@ -561,9 +563,51 @@ int choose_devices(const RunOptions &opt, std::vector<int> *ordinals) {
     return kOk;
 }
 
+std::vector<std::string> child_run_arguments(const std::vector<std::string> &argv, int device) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < argv.size(); ++i) {
+        const std::string &a = argv[i];
+        if (a == "--parallel" || a.rfind("--devices=", 0) == 0) continue;
+        if (a == "--devices") {
+            ++i;  // and its value
+            continue;
+        }
+        out.push_back(a);
+    }
+    out.push_back("--device");
+    out.push_back(std::to_string(device));
+    return out;
+}
+
+namespace {
+
+// gmlab run --parallel: one child per device at once; a summary per device after.
+int run_parallel(const RunOptions &opt, const std::vector<int> &ordinals) {
+    std::vector<ChildSpec> children;
+    for (int d : ordinals) children.push_back({d, child_run_arguments(opt.argv, d)});
+    std::cerr << "gmlab: measuring " << ordinals.size() << " devices at once, one process each (host-link figures share the host)\n";
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<ChildOutcome> outcome = run_children(children, 0, std::cout);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    int result = kOk;
+    std::cout << "\nparallel run of " << ordinals.size() << " devices, " << fixed(wall, 1) << " s:\n";
+    for (std::size_t i = 0; i < ordinals.size(); ++i) {
+        const int code = outcome[i].exit_code < 0 ? kFailed : outcome[i].exit_code;
+        std::cout << "  device " << ordinals[i] << ": " << (code == kOk ? "ok" : "exit " + std::to_string(code))
+                  << (outcome[i].why.empty() ? "" : " (" + outcome[i].why + ")");
+        if (!opt.json_file.empty()) std::cout << ", " << expand_device_placeholder(opt.json_file, ordinals[i]);
+        std::cout << "\n";
+        if (result == kOk) result = code;
+    }
+    return result;
+}
+
+}  // namespace
+
 int cmd_run(const RunOptions &opt) {
     std::vector<int> ordinals;
     if (const int code = choose_devices(opt, &ordinals); code != kOk) return code;
+    if (opt.parallel && ordinals.size() > 1) return run_parallel(opt, ordinals);
     // One device after the other (never at once: they would share the host's
     // memory bandwidth and PCIe root); the first failure is the exit code.
     int result = kOk;

@@ -48,9 +48,18 @@ struct RunOptions {
     bool quick = false;               // --quick: each experiment's quick parameters and 3 repetitions, marked "quick"
     // --devices all|0,2 (or --device N as "N"); "": the launcher's choice (devices.hpp), else device 0.
     std::string devices;
+    // --parallel: with several devices, one child process per device, all at
+    // once (children.hpp); `argv` is this process's arguments, which each child
+    // gets again with --device N in place of --devices and --parallel.
+    bool parallel = false;
+    std::vector<std::string> argv;
 };
-// Measures every selected device in turn, one run document each.
+// Measures every selected device in turn (or with opt.parallel all at once),
+// one run document each.
 int cmd_run(const RunOptions &opt);
+// The arguments a child of gmlab run --parallel gets for `device`: `argv`
+// (without the program name) less --parallel and --devices, plus --device N.
+std::vector<std::string> child_run_arguments(const std::vector<std::string> &argv, int device);
 
 // The devices `opt.devices` selects (devices.hpp), checked against the GPUs
 // present, and the output files checked for a {device} placeholder when there

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "check_command.hpp"
 #include "commands.hpp"
 #include "gmlab.h"
 
@@ -13,7 +14,9 @@ int main(int argc, char **argv) {
                  "Exit codes: 0 success, 1 an experiment (or --upload) failed, 2 bad usage (or --counters on where\n"
                  "counters are not available), 3 no CUDA device, 4 no such device; contribute: 5 no or malformed\n"
                  "server URL, 6 config file unreadable or malformed, 7 consent refused, 8 server unreachable (kept in\n"
-                 "the spool), 9 rejected by the server, 10 spool not writable (the run stays in its JSON file)."};
+                 "the spool), 9 rejected by the server, 10 spool not writable (the run stays in its JSON file); check: 11 degraded\n"
+                 "(the GPU and figure named), 12 unusable (a GPU failed, returned wrong data or has uncorrectable memory\n"
+                 "errors), 13 a GPU not checked (MIG mode)."};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("gmlab ") + gm_version());
 
@@ -46,6 +49,9 @@ int main(int argc, char **argv) {
                     "measure several devices in turn: all, or ordinals such as 0,2; one run each "
                     "(--json/--csv/--html need {device} in the name)")
         ->excludes(run_device);
+    run->add_flag("--parallel", run_opt.parallel,
+                  "with --devices: measure the devices at the same time, one process each (device figures as alone; "
+                  "host-link figures share the host's memory and PCIe root, so they may be lower than alone)");
     run->add_option("--warmup", run_opt.warmup, "untimed launches before timing (default 2)");
     run->add_option("--min-repetitions", run_opt.min_repetitions, "timed launches at least (default 5)");
     run->add_option("--max-repetitions", run_opt.max_repetitions, "timed launches at most (default 100)");
@@ -83,6 +89,22 @@ int main(int argc, char **argv) {
         ->excludes(con_devices);
     contribute->add_flag("--insecure", con.insecure, "do not verify the server's TLS certificate and host name");
 
+    gmcli::CheckOptions chk;
+    auto *check = app.add_subcommand(
+        "check", "a node's health in a minute: every GPU at once (DRAM, L2, host link, peer links, data integrity, NVML "
+                 "health), judged against the node's other GPUs, the crowd (--server) and the theoretical figures");
+    check->add_option("--devices", chk.devices, "all (default), or ordinals such as 0,2");
+    check->add_option("--server", chk.server, "a gmlab-server whose per-model quantiles judge the figures (no answer: judged without)");
+    check->add_option("--baseline", chk.baseline, "a site's own quantiles (the form of /api/v1/gpus/{model}/quantiles)");
+    check->add_option("--figures", chk.figures, "judge figures recorded earlier (--save-figures or --json) instead of measuring");
+    check->add_option("--save-figures", chk.save_figures, "keep the measured figures in this file");
+    check->add_option("--prometheus", chk.prometheus, "write the verdicts as Prometheus text (node_exporter's textfile collector)");
+    check->add_flag("--json", chk.as_json, "print the figures and verdicts as JSON instead of the table");
+    check->add_option("--budget", chk.budget_s, "seconds the whole check may take (default 60)")->check(CLI::Range(20.0, 3600.0));
+    check->add_option("--child-device", chk.child_device)->group("");
+    check->add_option("--child-out", chk.child_out)->group("");
+    check->add_option("--host-lock", chk.host_lock)->group("");
+
     std::string report_input, html_out, compare_a, compare_b;
     bool markdown = false;
     auto *report = app.add_subcommand("report", "a run as text tables, Markdown, or a self-contained HTML page with charts");
@@ -110,8 +132,10 @@ int main(int argc, char **argv) {
         if (*compare) return gmcli::cmd_compare(compare_a, compare_b, html_out, markdown);
         std::string command_line;
         for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(i ? argv[i] : "gmlab");
+        if (*check) return gmcli::cmd_check(chk);
         if (*run) {
             if (run_device->count()) run_opt.devices = std::to_string(run_opt.device);
+            for (int i = 1; i < argc; ++i) run_opt.argv.push_back(argv[i]);
             run_opt.command_line = command_line;
             return gmcli::cmd_run(run_opt);
         }

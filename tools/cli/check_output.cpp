@@ -1,0 +1,156 @@
+#include "check_output.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "check_judge.hpp"
+
+namespace gmcli::check {
+
+using nlohmann::json;
+
+namespace {
+
+std::string num(double v, const char *fmt = "%.4g") {
+    if (!std::isfinite(v)) return "-";
+    char b[48];
+    std::snprintf(b, sizeof b, fmt, v);
+    return b;
+}
+
+int status_code(const std::string &verdict) {
+    return verdict == "unusable" ? 2 : verdict == "degraded" ? 1 : verdict == "not_checked" ? 3 : 0;
+}
+
+// One judgement column: "ok", "FLAG", or "-" (not judged).
+std::string mark(const json &j) {
+    if (!j.value("judged", false)) return "-";
+    return j.value("flag", false) ? "FLAG" : "ok";
+}
+
+const json *gpu_figures_of(const json &figures, int ordinal) {
+    for (const json &g : figures.value("gpus", json::array()))
+        if (g.value("ordinal", -1) == ordinal) return &g;
+    return nullptr;
+}
+
+}  // namespace
+
+std::string label_value(const std::string &s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '\\') out += "\\\\";
+        else if (c == '"') out += "\\\"";
+        else if (c == '\n') out += "\\n";
+        else out += c;
+    }
+    return out;
+}
+
+void write_table(std::ostream &out, const json &figures, const json &verdicts) {
+    char line[256];
+    for (const json &g : verdicts["gpus"]) {
+        out << "GPU " << g["ordinal"].get<int>() << " " << g.value("name", "") << " (" << g.value("uuid", "") << "): "
+            << g["verdict"].get<std::string>() << "\n";
+        if (!g["figures"].empty()) {
+            std::snprintf(line, sizeof line, "  %-18s %10s %-5s %10s %6s %5s %10s %5s %8s %5s\n", "figure", "value", "unit",
+                          "node ref", "short", "node", "percentile", "dist", "of theo.", "theo");
+            out << line;
+        }
+        for (const json &f : g["figures"]) {
+            const json &n = f["node"], &d = f["distribution"], &t = f["theoretical"];
+            std::snprintf(line, sizeof line, "  %-18s %10s %-5s %10s %6s %5s %10s %5s %8s %5s\n",
+                          f["figure"].get<std::string>().c_str(), num(f["value"].get<double>()).c_str(),
+                          f["unit"].get<std::string>().c_str(), num(n.value("reference", NAN)).c_str(),
+                          n.contains("shortfall") ? (num(100 * n["shortfall"].get<double>(), "%.1f") + "%").c_str() : "-",
+                          mark(n).c_str(), num(d.value("percentile", NAN), "%.0f").c_str(), mark(d).c_str(),
+                          t.contains("fraction") ? (num(100 * t["fraction"].get<double>(), "%.1f") + "%").c_str() : "-",
+                          mark(t).c_str());
+            out << line;
+        }
+        for (const json &note : g["notes"]) out << "  note: " << note.get<std::string>() << "\n";
+    }
+    if (!verdicts["peer"].empty()) {
+        out << "peer copy bandwidth (copy engine), GB/s:\n";
+        for (const json &p : verdicts["peer"]) {
+            std::snprintf(line, sizeof line, "  %d->%d %10s  %s of the link's theoretical  node: %s\n", p["src"].get<int>(),
+                          p["dst"].get<int>(), num(p["copy_gbs"].get<double>()).c_str(),
+                          p.contains("fraction_of_theoretical") ? (num(100 * p["fraction_of_theoretical"].get<double>(), "%.1f") + " %").c_str()
+                                                                : "-",
+                          mark(p["node"]).c_str());
+            out << line;
+        }
+    }
+    const json &peer = figures.value("peer", json::object());
+    if (peer.contains("error")) out << "peer: " << peer["error"].get<std::string>() << "\n";
+    for (const auto &[what, how] : verdicts["judged_with"].items()) out << "judged with " << what << ": " << how.get<std::string>() << "\n";
+    if (figures.contains("wall_s")) out << "wall time: " << num(figures["wall_s"].get<double>(), "%.1f") << " s\n";
+    const json &node = verdicts["node"];
+    out << "node: " << node["verdict"].get<std::string>() << " (exit " << node["exit_code"].get<int>() << ")\n";
+    for (const json &r : node["reasons"]) out << "  " << r.get<std::string>() << "\n";
+}
+
+std::string prometheus_text(const json &figures, const json &verdicts) {
+    std::ostringstream o;
+    o.precision(10);
+    auto family = [&o](const char *name, const char *type, const char *help) {
+        o << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n";
+    };
+    auto gpu_labels = [](const json &g) {
+        return "gpu=\"" + std::to_string(g.value("ordinal", -1)) + "\",uuid=\"" + label_value(g.value("uuid", "")) + "\",model=\"" +
+               label_value(g.value("name", "")) + "\"";
+    };
+    family("gmlab_check_figure", "gauge", "A figure gmlab check measured on a GPU, in the unit its name ends with.");
+    for (const json &g : verdicts["gpus"])
+        for (const json &f : g["figures"])
+            o << "gmlab_check_figure{" << gpu_labels(g) << ",figure=\"" << label_value(f["figure"].get<std::string>()) << "\"} "
+              << f["value"].get<double>() << "\n";
+    family("gmlab_check_figure_flagged", "gauge", "1 when a figure was judged degraded (node, distribution or theoretical), else 0.");
+    for (const json &g : verdicts["gpus"])
+        for (const json &f : g["figures"])
+            o << "gmlab_check_figure_flagged{" << gpu_labels(g) << ",figure=\"" << label_value(f["figure"].get<std::string>())
+              << "\"} " << (f["flag"].get<bool>() ? 1 : 0) << "\n";
+    family("gmlab_check_gpu_status", "gauge", "A GPU's verdict: 0 healthy, 1 degraded, 2 unusable, 3 not checked (MIG).");
+    for (const json &g : verdicts["gpus"])
+        o << "gmlab_check_gpu_status{" << gpu_labels(g) << "} " << status_code(g["verdict"].get<std::string>()) << "\n";
+    family("gmlab_check_node_status", "gauge", "The node's verdict: 0 healthy, 1 degraded, 2 unusable, 3 not checked (MIG).");
+    o << "gmlab_check_node_status " << status_code(verdicts["node"]["verdict"].get<std::string>()) << "\n";
+    family("gmlab_check_peer_copy_gbs", "gauge", "Copy-engine bandwidth from one GPU to another, GB/s.");
+    for (const json &p : verdicts["peer"])
+        o << "gmlab_check_peer_copy_gbs{src=\"" << p["src"].get<int>() << "\",dst=\"" << p["dst"].get<int>() << "\"} "
+          << p["copy_gbs"].get<double>() << "\n";
+    family("gmlab_check_ecc_errors", "gauge", "ECC error counts NVML reports, by type (volatile: since the driver loaded).");
+    for (const json &g : verdicts["gpus"]) {
+        const json *fg = gpu_figures_of(figures, g.value("ordinal", -1));
+        if (!fg) continue;
+        const json &ecc = fg->value("health", json::object()).value("ecc", json::object());
+        for (const char *k : {"volatile_corrected", "volatile_uncorrected", "aggregate_corrected", "aggregate_uncorrected"})
+            if (ecc.contains(k)) o << "gmlab_check_ecc_errors{" << gpu_labels(g) << ",type=\"" << k << "\"} " << ecc[k].get<double>() << "\n";
+    }
+    family("gmlab_check_pcie_link", "gauge", "The PCIe link NVML reports: generation and width, current and maximum.");
+    for (const json &g : verdicts["gpus"]) {
+        const json *fg = gpu_figures_of(figures, g.value("ordinal", -1));
+        if (!fg) continue;
+        const json &pcie = fg->value("health", json::object()).value("pcie", json::object());
+        for (const char *k : {"current_generation", "max_generation", "current_width", "max_width"})
+            if (pcie.contains(k)) o << "gmlab_check_pcie_link{" << gpu_labels(g) << ",field=\"" << k << "\"} " << pcie[k].get<double>() << "\n";
+    }
+    family("gmlab_check_nvlink_active_links", "gauge", "Active NVLink links NVML reports.");
+    for (const json &g : verdicts["gpus"]) {
+        const json *fg = gpu_figures_of(figures, g.value("ordinal", -1));
+        const json nv = fg ? fg->value("health", json::object()).value("nvlink", json::object()) : json::object();
+        if (nv.contains("active_links")) o << "gmlab_check_nvlink_active_links{" << gpu_labels(g) << "} " << nv["active_links"].get<double>() << "\n";
+    }
+    if (figures.contains("wall_s")) {
+        family("gmlab_check_duration_seconds", "gauge", "Wall time of the whole check.");
+        o << "gmlab_check_duration_seconds " << figures["wall_s"].get<double>() << "\n";
+    }
+    if (figures.contains("finished_unix")) {
+        family("gmlab_check_last_run_timestamp_seconds", "gauge", "When the check finished, seconds since the epoch.");
+        o << "gmlab_check_last_run_timestamp_seconds " << figures["finished_unix"].get<double>() << "\n";
+    }
+    return o.str();
+}
+
+}  // namespace gmcli::check

@@ -1,0 +1,32 @@
+// Child processes of gmlab, one per GPU, run at the same time: gmlab run
+// --parallel and gmlab check re-execute this binary (/proc/self/exe) with
+// --device N. Their output is passed on line by line with a "[gpu N] "
+// prefix, so that it stays readable when several write at once.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace gmcli {
+
+struct ChildSpec {
+    int ordinal = 0;                 // the GPU it measures (for the prefix)
+    std::vector<std::string> args;   // after the program name
+};
+
+struct ChildOutcome {
+    int exit_code = -1;     // the child's exit status; -1 when it did not exit by itself
+    bool timed_out = false; // killed after the deadline
+    std::string why;        // how it ended, where not by exiting
+};
+
+// Starts every child at once and waits for all of them; after `deadline_s`
+// seconds (0: none) those still running are killed (SIGTERM, then SIGKILL).
+// stdout and stderr of each child go to `out`, prefixed.
+std::vector<ChildOutcome> run_children(const std::vector<ChildSpec> &children, double deadline_s, std::ostream &out);
+
+// This program's own path (/proc/self/exe).
+std::string self_executable();
+
+}  // namespace gmcli
