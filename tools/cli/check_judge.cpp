@@ -32,8 +32,8 @@ double shortfall(double value, double reference, bool higher_is_better) {
 
 // A quantile document's entry for a figure, or null.
 const json *distribution_of(const json &doc, const FigureSpec &f) {
-    if (!doc.is_object() || f.crowd_experiment.empty()) return nullptr;
-    const json &figs = doc.value("figures", json::object());
+    if (!doc.is_object() || f.crowd_experiment.empty() || !doc.contains("figures") || !doc["figures"].is_object()) return nullptr;
+    const json &figs = doc["figures"];  // a reference into doc: the pointer returned stays valid
     const auto it = figs.find(f.crowd_experiment + "/" + f.crowd_figure);
     if (it == figs.end() || !it->is_object() || !it->contains("quantiles")) return nullptr;
     return &*it;
@@ -45,7 +45,8 @@ double quantile(const json &quantiles, double q) {
     return NAN;
 }
 
-// The node rule's tolerance for a figure, and where it came from.
+// The node rule's tolerance for a figure, and where it came from: a
+// distribution's relative spread (at least kMinTolerance), else the default.
 std::pair<double, std::string> tolerance_of(const FigureSpec &f, const json &baseline, const json &crowd) {
     for (const auto &[doc, source] : {std::pair<const json *, const char *>{&baseline, "baseline"}, {&crowd, "crowd"}}) {
         const json *d = distribution_of(*doc, f);
@@ -53,7 +54,7 @@ std::pair<double, std::string> tolerance_of(const FigureSpec &f, const json &bas
         const double q50 = quantile((*d)["quantiles"], 0.5);
         const double tail = quantile((*d)["quantiles"], f.higher_is_better ? kLowQuantile : 1 - kLowQuantile);
         if (!(q50 > 0) || !std::isfinite(tail)) continue;
-        return {std::fabs(q50 - tail) / q50, std::string(source) + " spread (q50 - q05) / q50"};
+        return {std::max(kMinTolerance, std::fabs(q50 - tail) / q50), std::string(source) + " spread (q50 - q05) / q50"};
     }
     return {kDefaultTolerance, "default tolerance (no distribution of this figure)"};
 }

@@ -30,7 +30,8 @@ std::string mark(const json &j) {
 }
 
 const json *gpu_figures_of(const json &figures, int ordinal) {
-    for (const json &g : figures.value("gpus", json::array()))
+    if (!figures.contains("gpus") || !figures["gpus"].is_array()) return nullptr;
+    for (const json &g : figures["gpus"])  // references into figures, not into a copy
         if (g.value("ordinal", -1) == ordinal) return &g;
     return nullptr;
 }

@@ -536,6 +536,14 @@ int run_on_device(const RunOptions &given, json *run_doc) {
 }
 
 int choose_devices(const RunOptions &opt, std::vector<int> *ordinals) {
+    // The list's form first (a device named twice, not a number), with or without a GPU.
+    if (!opt.devices.empty()) {
+        const DeviceSelection form = select_devices(opt.devices, 1 << 20, [](const char *name) { return std::getenv(name); });
+        if (!form.error.empty()) {
+            std::cerr << "gmlab: " << form.error << "\n";
+            return kUsage;
+        }
+    }
     int visible = 0;
     if (gm_device_count(&visible) != GM_OK || visible <= 0) {
         // No device at all: the run itself says so (after checking its arguments).

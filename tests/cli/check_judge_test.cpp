@@ -1,0 +1,254 @@
+// gmlab check's judge on recorded figures: the node rule (median absolute
+// deviation with three or more GPUs, pairwise with two), distributions, the
+// theoretical fraction, NVML health, exit codes, and the Prometheus text.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "check_judge.hpp"
+#include "check_measure.hpp"
+#include "check_output.hpp"
+#include "gmlab.h"
+
+using nlohmann::json;
+using namespace gmcli::check;
+
+namespace {
+
+// Figures as an H200 measured them (results/nvidia-h200-standard-suite.json:
+// stream copy 4176 and triad 4265 GB/s, L2 141 ns, pinned 55.4 / 55.3 GB/s),
+// each GPU `scale` times those, DRAM figures times `dram`.
+json gpu(int ordinal, double scale = 1.0, double dram = 1.0) {
+    return {{"ordinal", ordinal},
+            {"name", "NVIDIA H200"},
+            {"uuid", "GPU-" + std::to_string(ordinal)},
+            {"theoretical", {{"dram_gbs", 4814.3}, {"host_link_gbs", 63.0}}},
+            {"figures",
+             {{"dram_copy_gbs", 4176.0 * scale * dram},
+              {"dram_triad_gbs", 4265.4 * scale * dram},
+              {"l2_copy_gbs", 9800.0 * scale},
+              {"l2_hit_latency_ns", 141.4 / scale},
+              {"h2d_pinned_gbs", 55.41 * scale},
+              {"d2h_pinned_gbs", 55.26 * scale}}},
+            {"health", {{"source", "nvml"}, {"ecc", {{"enabled", true}, {"volatile_uncorrected", 0}}}}},
+            {"errors", json::array()}};
+}
+
+json node(std::vector<json> gpus) { return {{"schema", "gmlab.check/1"}, {"gpus", gpus}, {"wall_s", 31.5}}; }
+
+// The GPUs' slight differences a healthy node shows (within 1 %).
+const double kSpread[] = {1.0, 0.995, 1.004, 0.998, 1.002, 0.997, 1.001, 0.993};
+
+std::vector<std::string> reasons(const json &v) { return v["node"]["reasons"].get<std::vector<std::string>>(); }
+
+json quantiles_doc(const std::string &model, double copy_q05, double copy_q50, int n) {
+    return {{"model", model},
+            {"uploads", n},
+            {"figures",
+             {{"stream/copy_gbs",
+               {{"n", n}, {"quantiles", {{"0.05", copy_q05}, {"0.5", copy_q50}, {"0.95", copy_q50 * 1.02}}},
+                {"fraction_quantiles", {{"0.05", copy_q05 / 4814.3}, {"0.5", copy_q50 / 4814.3}}}}}}}};
+}
+
+}  // namespace
+
+TEST(CheckJudge, HealthyNodeOfFourIsHealthy) {
+    std::vector<json> g;
+    for (int i = 0; i < 4; ++i) g.push_back(gpu(i, kSpread[i]));
+    const json v = judge(node(g), json(), json());
+    EXPECT_EQ(v["node"]["verdict"], "healthy");
+    EXPECT_EQ(v["node"]["exit_code"], kHealthy);
+    EXPECT_TRUE(reasons(v).empty());
+}
+
+TEST(CheckJudge, SlowGpuOfFourIsNamedWithItsFigure) {
+    std::vector<json> g;
+    for (int i = 0; i < 4; ++i) g.push_back(gpu(i, kSpread[i], i == 2 ? 0.55 : 1.0));
+    const json v = judge(node(g), json(), json());
+    EXPECT_EQ(v["node"]["exit_code"], kDegraded);
+    EXPECT_EQ(v["gpus"][2]["verdict"], "degraded");
+    for (int i : {0, 1, 3}) EXPECT_EQ(v["gpus"][i]["verdict"], "healthy") << i;
+    const auto r = reasons(v);
+    ASSERT_EQ(r.size(), 2u);  // copy and triad, nothing else
+    EXPECT_NE(r[0].find("GPU 2: dram_copy_gbs"), std::string::npos) << r[0];
+    EXPECT_NE(r[1].find("GPU 2: dram_triad_gbs"), std::string::npos) << r[1];
+}
+
+TEST(CheckJudge, MadRuleAdaptsToANoisyNode) {
+    // Eight GPUs spread by +-12 %: a GPU 12 % short is within the node's own spread.
+    const double spread[] = {1.0, 0.88, 1.12, 0.95, 1.05, 0.9, 1.1, 1.0};
+    std::vector<json> g;
+    for (int i = 0; i < 8; ++i) g.push_back(gpu(i, 1.0, spread[i]));
+    const json v = judge(node(g), json(), json());
+    EXPECT_EQ(v["node"]["exit_code"], kHealthy) << v["node"].dump();
+    const json &n = v["gpus"][1]["figures"][0]["node"];
+    EXPECT_GT(n["limit"].get<double>(), kDefaultTolerance);  // the MAD term, not the tolerance
+}
+
+TEST(CheckJudge, TwoGpusCompareEachWithTheOther) {
+    const json slow = judge(node({gpu(0), gpu(1, 1.0, 0.5)}), json(), json());
+    EXPECT_EQ(slow["node"]["exit_code"], kDegraded);
+    EXPECT_EQ(slow["gpus"][0]["verdict"], "healthy");
+    EXPECT_EQ(slow["gpus"][1]["verdict"], "degraded");
+    EXPECT_NE(slow["judged_with"]["node"].get<std::string>().find("two GPUs"), std::string::npos);
+    const json same = judge(node({gpu(0), gpu(1, 0.99)}), json(), json());
+    EXPECT_EQ(same["node"]["exit_code"], kHealthy);
+}
+
+TEST(CheckJudge, OneGpuIsJudgedOnlyByDistributions) {
+    const json alone = judge(node({gpu(0, 1.0, 0.5)}), json(), json());
+    EXPECT_EQ(alone["node"]["exit_code"], kHealthy);  // nothing to compare with
+    EXPECT_FALSE(alone["gpus"][0]["figures"][0]["node"]["judged"].get<bool>());
+    const json crowd = quantiles_doc("NVIDIA H200", 4000, 4170, 20);
+    const json judged = judge(node({gpu(0, 1.0, 0.5)}), crowd, json());
+    EXPECT_EQ(judged["node"]["exit_code"], kDegraded);
+    const json &f = judged["gpus"][0]["figures"][0];
+    EXPECT_TRUE(f["distribution"]["flag"].get<bool>());
+    EXPECT_TRUE(f["theoretical"]["flag"].get<bool>());
+    EXPECT_NEAR(f["theoretical"]["fraction"].get<double>(), 4176.0 * 0.5 / 4814.3, 1e-9);
+}
+
+TEST(CheckJudge, SmallDistributionsReportButDoNotFlag) {
+    const json crowd = quantiles_doc("NVIDIA H200", 4000, 4170, static_cast<int>(kMinDistribution) - 1);
+    const json v = judge(node({gpu(0, 1.0, 0.5)}), crowd, json());
+    const json &d = v["gpus"][0]["figures"][0]["distribution"];
+    EXPECT_FALSE(d["judged"].get<bool>());
+    EXPECT_EQ(d["percentile"].get<double>(), 5.0);  // below the lowest quantile: clamped to it
+    EXPECT_EQ(v["node"]["exit_code"], kHealthy);
+}
+
+TEST(CheckJudge, BaselineOverCrowdAndItsSpreadIsTheTolerance) {
+    const json baseline = quantiles_doc("NVIDIA H200", 3340.8, 4176, 50);  // a 20 % spread of copy
+    const json v = judge(node({gpu(0), gpu(1, 1.0, 0.85)}), json(), baseline);
+    const json &f = v["gpus"][1]["figures"][0];
+    EXPECT_NEAR(f["tolerance"].get<double>(), 0.2, 1e-9);
+    EXPECT_EQ(f["distribution"]["source"], "baseline");
+    EXPECT_FALSE(f["flag"].get<bool>());  // copy 15 % short, inside the site's 20 %
+    // Triad has no distribution in the baseline: the default tolerance, and 15 % is past it.
+    const auto r = reasons(v);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_NE(r[0].find("dram_triad_gbs"), std::string::npos) << r[0];
+}
+
+TEST(CheckJudge, DistributionsOfAnotherModelAreNotUsed) {
+    EXPECT_NE(model_mismatch(quantiles_doc("NVIDIA H100 80GB HBM3", 1, 2, 9), "NVIDIA H200"), "");
+    EXPECT_EQ(model_mismatch(quantiles_doc("nvidia h200", 1, 2, 9), "NVIDIA H200"), "");
+    EXPECT_NE(model_mismatch(json{{"x", 1}}, "NVIDIA H200"), "");
+    const json v = judge(node({gpu(0, 1.0, 0.5)}), quantiles_doc("NVIDIA H100 80GB HBM3", 4000, 4170, 20), json());
+    EXPECT_EQ(v["node"]["exit_code"], kHealthy);
+}
+
+TEST(CheckJudge, HealthAndFailuresDecideUnusable) {
+    json ecc = gpu(1);
+    ecc["health"]["ecc"]["volatile_uncorrected"] = 3;
+    json v = judge(node({gpu(0), ecc, gpu(2)}), json(), json());
+    EXPECT_EQ(v["node"]["exit_code"], kUnusable);
+    EXPECT_NE(reasons(v)[0].find("GPU 1: 3 uncorrectable ECC errors"), std::string::npos);
+
+    json wrong = gpu(0);
+    wrong["errors"] = {"data integrity: 12 of 67108864 words read back differ from what was written"};
+    v = judge(node({wrong, gpu(1)}), json(), json());
+    EXPECT_EQ(v["node"]["exit_code"], kUnusable);
+
+    json pending = gpu(2);
+    pending["health"]["remapped_rows"] = {{"pending", true}, {"failure", false}};
+    v = judge(node({gpu(0), gpu(1), pending}), json(), json());
+    EXPECT_EQ(v["node"]["exit_code"], kDegraded);
+
+    json throttled = gpu(0);
+    throttled["state_after"] = {{"clock_event_reasons", {"hw_thermal_slowdown"}}};
+    v = judge(node({throttled, gpu(1)}), json(), json());
+    EXPECT_EQ(v["node"]["exit_code"], kDegraded);
+    EXPECT_NE(reasons(v)[0].find("hw_thermal_slowdown"), std::string::npos);
+}
+
+TEST(CheckJudge, MigGpuIsNotCheckedAndLeftOutOfTheNode) {
+    json mig = {{"ordinal", 1}, {"mig", true}, {"figures", json::object()}, {"health", {{"source", "nvml"}}}};
+    const json v = judge(node({gpu(0), mig, gpu(2), gpu(3, 0.999)}), json(), json());
+    EXPECT_EQ(v["gpus"][1]["verdict"], "not_checked");
+    EXPECT_EQ(v["node"]["exit_code"], kNotChecked);
+    EXPECT_NE(v["judged_with"]["node"].get<std::string>().find("3 GPUs"), std::string::npos);
+}
+
+TEST(CheckJudge, NvmlMissingIsSaidNotFailed) {
+    json a = gpu(0), b = gpu(1);
+    a["health"] = b["health"] = {{"source", "none"}, {"reason", "NVML (libnvidia-ml.so.1) is not loadable"}};
+    const json v = judge(node({a, b}), json(), json());
+    EXPECT_EQ(v["node"]["exit_code"], kHealthy);
+    EXPECT_NE(v["gpus"][0]["notes"][0].get<std::string>().find("not loadable"), std::string::npos);
+}
+
+TEST(CheckJudge, SlowPeerLinkNamesBothGpus) {
+    json n = node({gpu(0), gpu(1), gpu(2)});
+    n["peer"]["pairs"] = json::array();
+    for (int s = 0; s < 3; ++s)
+        for (int d = 0; d < 3; ++d)
+            if (s != d)
+                n["peer"]["pairs"].push_back({{"src", s}, {"dst", d}, {"copy_gbs", s == 2 && d == 0 ? 120.0 : 360.0},
+                                              {"theoretical_gbs", 450.0}});
+    const json v = judge(n, json(), json());
+    EXPECT_EQ(v["node"]["exit_code"], kDegraded);
+    EXPECT_EQ(v["gpus"][1]["verdict"], "healthy");
+    EXPECT_EQ(v["gpus"][0]["verdict"], "degraded");
+    EXPECT_EQ(v["gpus"][2]["verdict"], "degraded");
+    EXPECT_EQ(reasons(v).size(), 1u);  // the link, named once
+    EXPECT_NEAR(v["peer"][0]["fraction_of_theoretical"].get<double>(), 0.8, 1e-9);
+}
+
+TEST(CheckJudge, MalformedFiguresAreRefused) {
+    EXPECT_THROW(judge(json{{"gpus", json::array()}}, json(), json()), std::runtime_error);
+    EXPECT_THROW(judge(json{{"schema", "gmlab.check/1"}, {"gpus", json::array()}}, json(), json()), std::runtime_error);
+    EXPECT_THROW(judge(json{{"schema", "gmlab.check/1"}, {"gpus", {{{"figures", 3}}}}}, json(), json()), std::runtime_error);
+}
+
+TEST(CheckJudge, PercentileInterpolatesBetweenQuantiles) {
+    const json q = {{"0.05", 100.0}, {"0.5", 200.0}, {"0.95", 300.0}};
+    EXPECT_DOUBLE_EQ(percentile_of(150, q), 27.5);
+    EXPECT_DOUBLE_EQ(percentile_of(50, q), 5);
+    EXPECT_DOUBLE_EQ(percentile_of(400, q), 95);
+    EXPECT_DOUBLE_EQ(median_of({3, 1, 2, 10}), 2.5);
+    EXPECT_DOUBLE_EQ(mad_of({1, 2, 3, 4, 100}), 1);
+}
+
+TEST(CheckJudge, PairTheoreticalFromNvlinkOrHostLinks) {
+    json a = gpu(0), b = gpu(1);
+    a["pci_bus_id"] = "0000:18:00.0";
+    b["pci_bus_id"] = "0000:2A:00.0";
+    EXPECT_DOUBLE_EQ(pair_theoretical_gbs(a, b), 63.0);  // no NVLink: the host links
+    json links = json::array();
+    for (int i = 0; i < 18; ++i) links.push_back({{"link", i}, {"active", true}, {"remote_pci_bus_id", "0000:AA:00.0"}});
+    a["health"]["nvlink"] = b["health"]["nvlink"] = {{"links", links}, {"active_links", 18}, {"link_gbs", 25.0}};
+    EXPECT_DOUBLE_EQ(pair_theoretical_gbs(a, b), 450.0);  // through switches: all 18
+    for (int i = 0; i < 4; ++i) a["health"]["nvlink"]["links"][i]["remote_pci_bus_id"] = "0000:2A:00.0";
+    EXPECT_DOUBLE_EQ(pair_theoretical_gbs(a, b), 100.0);  // four direct links
+}
+
+TEST(CheckOutput, PrometheusTextNamesEveryGpuAndFigure) {
+    std::vector<json> g;
+    for (int i = 0; i < 3; ++i) g.push_back(gpu(i, kSpread[i], i == 1 ? 0.5 : 1.0));
+    g[0]["name"] = "NVIDIA \"quoted\" \\ model";
+    const json n = node(g);
+    const std::string text = prometheus_text(n, judge(n, json(), json()));
+    EXPECT_NE(text.find("gmlab_check_node_status 1\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("gmlab_check_figure_flagged{gpu=\"1\",uuid=\"GPU-1\",model=\"NVIDIA H200\",figure=\"dram_copy_gbs\"} 1"),
+              std::string::npos);
+    EXPECT_NE(text.find("model=\"NVIDIA \\\"quoted\\\" \\\\ model\""), std::string::npos);
+    EXPECT_NE(text.find("gmlab_check_duration_seconds 31.5"), std::string::npos);
+    EXPECT_EQ(label_value("a\nb"), "a\\nb");
+}
+
+TEST(CheckHealth, ApiAnswersWithOrWithoutADevice) {
+    char *text = nullptr;
+    EXPECT_EQ(gm_device_health_json(nullptr, 0), GM_ERROR_INVALID_ARGUMENT);
+    int count = 0;
+    if (gm_device_count(&count) != GM_OK) {
+        EXPECT_EQ(gm_device_health_json(&text, 0), GM_ERROR_NO_DEVICE);
+        EXPECT_EQ(text, nullptr);
+        return;
+    }
+    EXPECT_EQ(gm_device_health_json(&text, count), GM_ERROR_INVALID_ARGUMENT);
+    ASSERT_EQ(gm_device_health_json(&text, 0), GM_OK);
+    const json h = json::parse(text);
+    gm_free_string(text);
+    EXPECT_TRUE(h["source"] == "nvml" || h.contains("reason"));
+}
