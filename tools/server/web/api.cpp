@@ -23,6 +23,7 @@
 #include "storage/utc_now.hpp"
 #include "upload/sha256.hpp"
 #include "web/crowd_routes.hpp"
+#include "web/quantiles_api.hpp"
 #include "web/url.hpp"
 #ifdef GM_HAVE_PAGES
 #include "web/pages.hpp"
@@ -138,6 +139,7 @@ public:
         // First: its /compare and /result pages take the place of those below.
         if (crowd_) {
             install_crowd_api(router, *crowd_);
+            install_quantiles_api(router, *crowd_);  // gmlab check's per-model quantiles
 #ifdef GM_HAVE_PAGES
             install_crowd_pages(router, *crowd_);
 #endif
