@@ -176,10 +176,11 @@ int measure_node(const std::vector<int> &ordinals, double budget_s, json *figure
 int choose_check_devices(const std::string &spec, std::vector<int> *ordinals) {
     const EnvLookup env = [](const char *name) { return std::getenv(name); };
     // The list's form first (a GPU named twice, not a number), whether or not there is a GPU.
-    if (const DeviceSelection form = select_devices(spec, 1 << 20, env); !form.error.empty()) {
-        std::cerr << "gmlab check: " << form.error << "\n";
-        return kUsage;
-    }
+    if (spec != "all" && !spec.empty())
+        if (const DeviceSelection form = select_devices(spec, 1 << 20, env); !form.error.empty()) {
+            std::cerr << "gmlab check: " << form.error << "\n";
+            return kUsage;
+        }
     int visible = 0;
     if (gm_device_count(&visible) != GM_OK || visible <= 0) {
         std::cerr << "gmlab check: " << gm_last_error() << "\n";

@@ -246,6 +246,7 @@ const std::vector<FigureSpec> &figure_specs() {
     static const std::vector<FigureSpec> specs = {
         {"dram_copy_gbs", "GB/s", true, "dram_gbs", "stream", "copy_gbs", "DRAM bandwidth, stream copy"},
         {"dram_triad_gbs", "GB/s", true, "dram_gbs", "stream", "triad_gbs", "DRAM bandwidth, stream triad"},
+        {"dram_sustained_gbs", "GB/s", true, "dram_gbs", "", "", "DRAM copy bandwidth held over 0.25 s, host-timed (falls when the GPU is shared)"},
         {"l2_copy_gbs", "GB/s", true, "", "", "", "L2 bandwidth, stream copy of arrays that fit in L2"},
         {"l2_hit_latency_ns", "ns", false, "", "memory_spaces", "l2_ns", "L2 hit latency, pointer chase"},
         {"h2d_pinned_gbs", "GB/s", true, "host_link_gbs", "transfer", "pinned_h2d_peak_gbs", "pinned host to device bandwidth"},

@@ -1,6 +1,8 @@
 // What gmlab check measures on one GPU, in a process of its own (the parent
 // starts one per GPU, all at once): NVML health before and after, DRAM
-// bandwidth (stream copy and triad), L2 bandwidth (stream on arrays that fit
+// bandwidth (stream copy and triad, and a copy held over a quarter second,
+// timed on the host, which falls when another process shares the GPU), L2
+// bandwidth (stream on arrays that fit
 // in L2, without flushing it), L2 hit latency (memory_spaces), pinned
 // host<->device bandwidth (transfer; under a lock shared by the node's
 // children, so that each link is measured alone and a narrow one shows), and
