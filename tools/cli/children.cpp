@@ -82,8 +82,25 @@ std::string self_executable() {
     return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string("gmlab");
 }
 
-std::vector<ChildOutcome> run_children(const std::vector<ChildSpec> &children, double deadline_s, std::ostream &out) {
-    const std::string exe = self_executable();
+std::vector<std::string> child_run_arguments(const std::vector<std::string> &argv, int device) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < argv.size(); ++i) {
+        const std::string &a = argv[i];
+        if (a == "--parallel" || a.rfind("--devices=", 0) == 0) continue;
+        if (a == "--devices") {
+            ++i;  // and its value
+            continue;
+        }
+        out.push_back(a);
+    }
+    out.push_back("--device");
+    out.push_back(std::to_string(device));
+    return out;
+}
+
+std::vector<ChildOutcome> run_children(const std::vector<ChildSpec> &children, double deadline_s, std::ostream &out,
+                                       const std::string &program) {
+    const std::string exe = program.empty() ? self_executable() : program;
     std::vector<Running> running(children.size());
     std::vector<ChildOutcome> outcome(children.size());
     out.flush();

@@ -24,9 +24,16 @@ struct ChildOutcome {
 // Starts every child at once and waits for all of them; after `deadline_s`
 // seconds (0: none) those still running are killed (SIGTERM, then SIGKILL).
 // stdout and stderr of each child go to `out`, prefixed.
-std::vector<ChildOutcome> run_children(const std::vector<ChildSpec> &children, double deadline_s, std::ostream &out);
+// `exe`: the program each child runs ("" : this one, /proc/self/exe).
+std::vector<ChildOutcome> run_children(const std::vector<ChildSpec> &children, double deadline_s, std::ostream &out,
+                                       const std::string &exe = "");
 
 // This program's own path (/proc/self/exe).
 std::string self_executable();
+
+// The arguments a child of gmlab run --parallel gets for `device`: `argv`
+// (without the program name) less --parallel and --devices (with its value),
+// plus --device N.
+std::vector<std::string> child_run_arguments(const std::vector<std::string> &argv, int device);
 
 }  // namespace gmcli

@@ -571,22 +571,6 @@ int choose_devices(const RunOptions &opt, std::vector<int> *ordinals) {
     return kOk;
 }
 
-std::vector<std::string> child_run_arguments(const std::vector<std::string> &argv, int device) {
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < argv.size(); ++i) {
-        const std::string &a = argv[i];
-        if (a == "--parallel" || a.rfind("--devices=", 0) == 0) continue;
-        if (a == "--devices") {
-            ++i;  // and its value
-            continue;
-        }
-        out.push_back(a);
-    }
-    out.push_back("--device");
-    out.push_back(std::to_string(device));
-    return out;
-}
-
 namespace {
 
 // gmlab run --parallel: one child per device at once; a summary per device after.

@@ -57,9 +57,6 @@ struct RunOptions {
 // Measures every selected device in turn (or with opt.parallel all at once),
 // one run document each.
 int cmd_run(const RunOptions &opt);
-// The arguments a child of gmlab run --parallel gets for `device`: `argv`
-// (without the program name) less --parallel and --devices, plus --device N.
-std::vector<std::string> child_run_arguments(const std::vector<std::string> &argv, int device);
 
 // The devices `opt.devices` selects (devices.hpp), checked against the GPUs
 // present, and the output files checked for a {device} placeholder when there
