@@ -26,22 +26,41 @@
 
 namespace gmb {
 
-// The failure a wrapped call leaves for the %exception block (per thread).
+// What a refused argument was wrong with, for languages that have their own
+// exceptions for it (C#: ArgumentNullException, ObjectDisposedException, ...).
+// A failure of the library itself is Kind::None.
+enum class Kind { None = 0, Null = 1, Empty = 2, OutOfRange = 3, Closed = 4 };
+
+// The failure a wrapped call leaves for the %exception block (per thread):
+// the status and message, and for a refused argument its kind and name (the
+// class name, "Context", for a closed handle).
 struct Pending {
     int status = GM_OK;
     std::string message;
+    Kind kind = Kind::None;
+    std::string argument;
 };
 inline Pending &pending() {
     static thread_local Pending p;
     return p;
 }
 inline void clear() {
-    pending().status = GM_OK;
-    pending().message.clear();
+    pending() = Pending();
 }
 inline void raise(int status, const std::string &message) {
     pending().status = status;
     pending().message = message;
+}
+// A refused argument: INVALID_ARGUMENT, with its kind and name kept.
+inline void refuse(Kind kind, const std::string &argument, const std::string &message) {
+    raise(GM_ERROR_INVALID_ARGUMENT, message);
+    pending().kind = kind;
+    pending().argument = argument;
+}
+inline void refuse_null(const char *name) { refuse(Kind::Null, name, std::string(name) + " must not be null"); }
+inline void refuse_range(const char *name, long long count, long long got) {
+    refuse(Kind::OutOfRange, name, std::string(name) + " must be in 0.." + std::to_string(count - 1) + ", got " +
+                                       std::to_string(got));
 }
 // Records a failed gm_ call; true when it failed.
 inline bool failed(gm_status s, const char *message) {
@@ -58,17 +77,18 @@ inline bool failed_on(gm_status s, const gm_context *ctx) {
 }
 inline bool closed(const void *self, const char *what) {
     if (self) return false;
-    raise(GM_ERROR_INVALID_ARGUMENT, std::string("this ") + what + " is closed");
+    refuse(Kind::Closed, what, std::string("this ") + what + " is closed");
     return true;
 }
 inline bool bad_text(const char *s, const char *name) {
     if (s && *s) return false;
-    raise(GM_ERROR_INVALID_ARGUMENT, std::string(name) + (s ? " must not be empty" : " must not be null"));
+    if (s) refuse(Kind::Empty, name, std::string(name) + " must not be empty");
+    else refuse_null(name);
     return true;
 }
 inline bool negative(long long v, const char *name) {
     if (v >= 0) return false;
-    raise(GM_ERROR_INVALID_ARGUMENT, std::string(name) + " must be >= 0, got " + std::to_string(v));
+    refuse(Kind::OutOfRange, name, std::string(name) + " must be >= 0, got " + std::to_string(v));
     return true;
 }
 inline std::string take(char *s) {
@@ -80,22 +100,22 @@ inline std::string take(char *s) {
 // Array transfers shared by every element type: offset in bytes, count in elements.
 inline void upload(gm_buffer *b, long long offset, const void *values, long long count, size_t elem) {
     if (closed(b, "Buffer") || negative(offset, "offset") || negative(count, "count")) return;
-    if (!values && count > 0) { raise(GM_ERROR_INVALID_ARGUMENT, "values must not be null"); return; }
+    if (!values && count > 0) { refuse_null("values"); return; }
     failed_last(gm_buffer_upload(b, (size_t)offset, values, (size_t)count * elem));
 }
 inline void download(const gm_buffer *b, long long offset, void *values, long long count, size_t elem) {
     if (closed(b, "Buffer") || negative(offset, "offset") || negative(count, "count")) return;
-    if (!values && count > 0) { raise(GM_ERROR_INVALID_ARGUMENT, "values must not be null"); return; }
+    if (!values && count > 0) { refuse_null("values"); return; }
     failed_last(gm_buffer_download(b, (size_t)offset, values, (size_t)count * elem));
 }
 
 inline void stencil(gm_context *ctx, const gm_buffer *in, gm_buffer *out, long long n, const float *c, long long count,
                     bool constant) {
     if (closed(ctx, "Context")) return;
-    if (!in || !out) { raise(GM_ERROR_INVALID_ARGUMENT, in ? "out must not be null" : "in must not be null"); return; }
+    if (!in || !out) { refuse_null(in ? "out" : "in"); return; }
     if (negative(n, "n")) return;
-    if (!c) { raise(GM_ERROR_INVALID_ARGUMENT, "coefficients must not be null"); return; }
-    if (count != 4) { raise(GM_ERROR_INVALID_ARGUMENT, "coefficients must hold 4 values, got " + std::to_string(count)); return; }
+    if (!c) { refuse_null("coefficients"); return; }
+    if (count != 4) { refuse(Kind::OutOfRange, "coefficients", "coefficients must hold 4 values, got " + std::to_string(count)); return; }
     const gm_status s = constant ? gm_stencil_constant(ctx, in, out, (size_t)n, c) : gm_stencil_readonly(ctx, in, out, (size_t)n, c);
     failed_on(s, ctx);
 }
@@ -105,6 +125,30 @@ inline void stencil(gm_context *ctx, const gm_buffer *in, gm_buffer *out, long l
 
 /* GMB_RAISE(status, message) and the language's typemaps. */
 %include "gmlab_lang.i"
+
+%{
+/* A document or parameter text's name as the caller's language spells it:
+   gmlab.i's own names (runJson, paramsJson, json) are Java's and C#'s; a
+   language whose idiomatic layer names them otherwise defines
+   GMB_ARGUMENT_NAME(name) in its gmlab_lang.i (Go: runJSON, Python: params). */
+#ifndef GMB_ARGUMENT_NAME
+#define GMB_ARGUMENT_NAME(name) (name)
+#endif
+namespace gmb {
+/* Records a failed gm_ call whose message may begin with the C parameter's
+   name ("run_json is not valid JSON"): that name becomes the caller's. */
+inline void rename_argument(const char *c_name, const char *name) {
+    std::string &m = pending().message;
+    const std::string prefix = std::string(c_name) + " ";
+    if (m.compare(0, prefix.size(), prefix) == 0) m = std::string(GMB_ARGUMENT_NAME(name)) + m.substr(prefix.size() - 1);
+}
+inline bool failed_naming(gm_status s, const char *c_name, const char *name) {
+    if (!failed_last(s)) return false;
+    rename_argument(c_name, name);
+    return true;
+}
+}  // namespace gmb
+%}
 
 %exception {
     gmb::clear();
@@ -205,8 +249,7 @@ std::string experimentName(long long index) {
     if (gmb::negative(index, "index")) return "";
     const char *name = gm_experiment_name((size_t)index);
     if (!name) {
-        gmb::raise(GM_ERROR_INVALID_ARGUMENT, "index must be in 0.." + std::to_string((long long)gm_experiment_count() - 1) +
-                                                  ", got " + std::to_string(index));
+        gmb::refuse_range("index", (long long)gm_experiment_count(), index);
         return "";
     }
     return name;
@@ -224,7 +267,8 @@ std::string describeExperiment(const char *experiment) {
 std::string resolveParams(const char *experiment, const char *paramsJson) {
     if (gmb::bad_text(experiment, "experiment")) return "";
     char *out = nullptr;
-    if (gmb::failed_last(gm_experiment_resolve_params(&out, experiment, paramsJson))) return "";
+    if (gmb::failed_naming(gm_experiment_resolve_params(&out, experiment, paramsJson), "params_json", "paramsJson"))
+        return "";
     return gmb::take(out);
 }
 %}
@@ -323,14 +367,15 @@ struct gm_result {};
     gm_result *run(const char *experiment, const char *paramsJson = "{}") {
         if (gmb::closed($self, "Context") || gmb::bad_text(experiment, "experiment")) return nullptr;
         gm_result *r = nullptr;
-        gmb::failed_on(gm_run(&r, $self, experiment, paramsJson), $self);
+        const gm_status s = gm_run(&r, $self, experiment, paramsJson);
+        if (gmb::failed_on(s, $self)) gmb::rename_argument("params_json", "paramsJson");
         return r;
     }
     /* out (cols x rows) = transpose of in (rows x cols); variant: Transpose.NAIVE .. AUTO. */
     void transpose(const gm_buffer *in, gm_buffer *out, long long rows, long long cols, long long elementSize,
                    int variant = GM_TRANSPOSE_AUTO) {
         if (gmb::closed($self, "Context")) return;
-        if (!in || !out) { gmb::raise(GM_ERROR_INVALID_ARGUMENT, in ? "out must not be null" : "in must not be null"); return; }
+        if (!in || !out) { gmb::refuse_null(in ? "out" : "in"); return; }
         if (gmb::negative(rows, "rows") || gmb::negative(cols, "cols") || gmb::negative(elementSize, "elementSize")) return;
         gmb::failed_on(gm_transpose($self, in, out, (size_t)rows, (size_t)cols, (size_t)elementSize,
                                     (gm_transpose_variant)variant), $self);
@@ -339,7 +384,7 @@ struct gm_result {};
     void matmul(const gm_buffer *a, const gm_buffer *b, gm_buffer *c, long long m, long long n, long long k,
                 int variant = GM_MATMUL_SHARED_AB) {
         if (gmb::closed($self, "Context")) return;
-        if (!a || !b || !c) { gmb::raise(GM_ERROR_INVALID_ARGUMENT, !a ? "a must not be null" : !b ? "b must not be null" : "c must not be null"); return; }
+        if (!a || !b || !c) { gmb::refuse_null(!a ? "a" : !b ? "b" : "c"); return; }
         if (gmb::negative(m, "m") || gmb::negative(n, "n") || gmb::negative(k, "k")) return;
         gmb::failed_on(gm_matmul($self, a, b, c, (size_t)m, (size_t)n, (size_t)k, (gm_matmul_variant)variant), $self);
     }
@@ -364,7 +409,7 @@ struct gm_result {};
     void setL2Window(const gm_buffer *buf, long long offset, long long numBytes, double hitRatio,
                      int hitProperty = GM_ACCESS_PERSISTING, int missProperty = GM_ACCESS_STREAMING) {
         if (gmb::closed($self, "Context")) return;
-        if (!buf) { gmb::raise(GM_ERROR_INVALID_ARGUMENT, "buf must not be null"); return; }
+        if (!buf) { gmb::refuse_null("buf"); return; }
         if (gmb::negative(offset, "offset") || gmb::negative(numBytes, "numBytes")) return;
         gmb::failed_on(gm_set_l2_window($self, buf, (size_t)offset, (size_t)numBytes, hitRatio,
                                         (gm_access_property)hitProperty, (gm_access_property)missProperty), $self);
@@ -383,7 +428,7 @@ struct gm_result {};
     void copyStrided(gm_buffer *dst, long long dstOffset, long long dstStride, const gm_buffer *src,
                      long long srcOffset, long long srcStride, long long count, long long wordSize) {
         if (gmb::closed($self, "Context")) return;
-        if (!dst || !src) { gmb::raise(GM_ERROR_INVALID_ARGUMENT, dst ? "src must not be null" : "dst must not be null"); return; }
+        if (!dst || !src) { gmb::refuse_null(dst ? "src" : "dst"); return; }
         if (gmb::negative(dstOffset, "dstOffset") || gmb::negative(dstStride, "dstStride") ||
             gmb::negative(srcOffset, "srcOffset") || gmb::negative(srcStride, "srcStride") ||
             gmb::negative(count, "count") || gmb::negative(wordSize, "wordSize"))
@@ -396,7 +441,7 @@ struct gm_result {};
 %extend gm_buffer {
     /* bytes of device memory on the context's device. */
     gm_buffer(gm_context *ctx, long long bytes) {
-        if (!ctx) { gmb::raise(GM_ERROR_INVALID_ARGUMENT, "ctx must not be null"); return nullptr; }
+        if (!ctx) { gmb::refuse_null("ctx"); return nullptr; }
         if (gmb::negative(bytes, "bytes")) return nullptr;
         gm_buffer *b = nullptr;
         gmb::failed_on(gm_buffer_create(&b, ctx, (size_t)bytes), ctx);
@@ -426,23 +471,23 @@ struct gm_result {};
 %extend gm_result {
     /* Reads a gmlab.result/1 document. */
     static gm_result *fromJson(const char *json) {
-        if (gmb::bad_text(json, "json")) return nullptr;
+        if (gmb::bad_text(json, GMB_ARGUMENT_NAME("json"))) return nullptr;
         gm_result *r = nullptr;
-        gmb::failed_last(gm_result_from_json(&r, json));
+        gmb::failed_naming(gm_result_from_json(&r, json), "json", "json");
         return r;
     }
     /* Result `index` of a gmlab.run/1 document (what `gmlab run --json` writes). */
     static gm_result *fromRunJson(const char *runJson, long long index) {
-        if (gmb::bad_text(runJson, "runJson") || gmb::negative(index, "index")) return nullptr;
+        if (gmb::bad_text(runJson, GMB_ARGUMENT_NAME("runJson")) || gmb::negative(index, "index")) return nullptr;
         gm_result *r = nullptr;
-        gmb::failed_last(gm_result_from_run_json(&r, runJson, (size_t)index));
+        gmb::failed_naming(gm_result_from_run_json(&r, runJson, (size_t)index), "run_json", "runJson");
         return r;
     }
     /* Number of results in a gmlab.run/1 document. */
     static long long runResultCount(const char *runJson) {
-        if (gmb::bad_text(runJson, "runJson")) return 0;
+        if (gmb::bad_text(runJson, GMB_ARGUMENT_NAME("runJson"))) return 0;
         size_t n = 0;
-        gmb::failed_last(gm_run_document_result_count(&n, runJson));
+        gmb::failed_naming(gm_run_document_result_count(&n, runJson), "run_json", "runJson");
         return (long long)n;
     }
     ~gm_result() { gm_result_destroy($self); }
@@ -473,9 +518,7 @@ struct gm_result {};
         if (gmb::closed($self, "Result") || gmb::negative(series, "series")) return "";
         const char *name = gm_result_series_name($self, (size_t)series);
         if (!name) {
-            gmb::raise(GM_ERROR_INVALID_ARGUMENT, "series must be in 0.." +
-                                                      std::to_string((long long)gm_result_series_count($self) - 1) +
-                                                      ", got " + std::to_string(series));
+            gmb::refuse_range("series", (long long)gm_result_series_count($self), series);
             return "";
         }
         return name;
@@ -485,14 +528,12 @@ struct gm_result {};
     std::string seriesInfo(long long series, const char *key) {
         if (gmb::closed($self, "Result") || gmb::negative(series, "series") || gmb::bad_text(key, "key")) return "";
         if ((size_t)series >= gm_result_series_count($self)) {
-            gmb::raise(GM_ERROR_INVALID_ARGUMENT, "series must be in 0.." +
-                                                      std::to_string((long long)gm_result_series_count($self) - 1) +
-                                                      ", got " + std::to_string(series));
+            gmb::refuse_range("series", (long long)gm_result_series_count($self), series);
             return "";
         }
         const char *v = gm_result_series_info($self, (size_t)series, key);
         if (!v) {
-            gmb::raise(GM_ERROR_INVALID_ARGUMENT, std::string("key must be variant, x.name, x.unit, y.field, y.name or y.unit, got ") + key);
+            gmb::refuse(gmb::Kind::OutOfRange, "key", std::string("key must be variant, x.name, x.unit, y.field, y.name or y.unit, got ") + key);
             return "";
         }
         return v;
@@ -500,9 +541,7 @@ struct gm_result {};
     long long pointCount(long long series) {
         if (gmb::closed($self, "Result") || gmb::negative(series, "series")) return 0;
         if ((size_t)series >= gm_result_series_count($self)) {
-            gmb::raise(GM_ERROR_INVALID_ARGUMENT, "series must be in 0.." +
-                                                      std::to_string((long long)gm_result_series_count($self) - 1) +
-                                                      ", got " + std::to_string(series));
+            gmb::refuse_range("series", (long long)gm_result_series_count($self), series);
             return 0;
         }
         return (long long)gm_result_point_count($self, (size_t)series);

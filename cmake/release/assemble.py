@@ -179,8 +179,8 @@ def nupkg(cfg, out):
     entries = [("Gmlab.nuspec", nuspec.encode(), False)]
     with open(c["assembly"], "rb") as f:
         entries.append(("lib/netstandard2.0/Gmlab.dll", f.read(), False))
-    with open(c["mono_config"], "rb") as f:
-        entries.append(("lib/netstandard2.0/Gmlab.dll.config", f.read(), False))
+    # No Gmlab.dll.config: Gmlab.dll finds its native side itself, relative to
+    # where it is (src/NativeLibraries.cs), with .NET and with Mono.
     for name, lib in sorted(c["native_libraries"].items()):  # file name in the package -> the built file
         entries.append(("runtimes/linux-x64/native/" + name, stripped(cfg, lib), True))
     with open(c["readme"], "rb") as f:
@@ -194,7 +194,6 @@ def nupkg(cfg, out):
   <Default Extension="so" ContentType="application/octet" />
   <Default Extension="0" ContentType="application/octet" />
   <Default Extension="md" ContentType="application/octet" />
-  <Default Extension="config" ContentType="application/octet" />
 </Types>
 """, False))
     entries.append(("_rels/.rels", b"""<?xml version="1.0" encoding="utf-8"?>

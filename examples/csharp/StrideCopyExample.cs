@@ -19,7 +19,7 @@ static class StrideCopyExample {
       return 0;
     } catch (GmlabException e) {
       Console.Error.WriteLine("gmlab: " + e.Message);
-      return e.Status == Status.NO_DEVICE ? 3 : 1;
+      return e.Status == Status.NoDevice ? 3 : 1;
     }
   }
 }

@@ -33,3 +33,20 @@ other=$((abi + 1))  # what the stand-in library says
 # Zip archives through Python's zipfile (no unzip needed).
 zip_list() { python3 -m zipfile -l "$1"; }
 zip_extract() { python3 -m zipfile -e "$1" "$2"; }
+# Runs, in the current folder, the shell block that follows the line
+# "<!-- release-steps: NAME -->" of a README, as a user would paste it: only
+# the release folder's place in the README (/opt/gmlab-release) becomes this
+# release's. Prints how long the steps took.
+#   readme_steps README NAME
+readme_steps() {
+  local readme=$1 name=$2 script start
+  script=$(awk -v tag="<!-- release-steps: $name -->" '
+    $0 == tag { found = 1; next }
+    found && /^```/ { if (inside) exit; inside = 1; next }
+    inside { print }' "$readme")
+  [ -n "$script" ] || fail "$readme has no block after <!-- release-steps: $name -->"
+  script=${script//\/opt\/gmlab-release/$release}
+  start=$(date +%s%N)
+  bash -euo pipefail -c "$script" || fail "the steps of $readme ($name) failed in $PWD"
+  ok "the README's $name steps, verbatim, from an empty folder: $(( ($(date +%s%N) - start) / 1000000 )) ms"
+}

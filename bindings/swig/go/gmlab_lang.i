@@ -27,6 +27,19 @@ inline void raise_in_go(int status, const char *message) {
 }  // namespace gmb
 
 #define GMB_RAISE(status, message) gmb::raise_in_go((status), (message))
+
+namespace gmb {
+// The Go package's names for the document and parameter texts (Go spells
+// JSON in capitals): "runJSON is not valid JSON", "paramsJSON must not be empty".
+inline const char *go_argument_name(const char *name) {
+    const std::string n = name;
+    if (n == "runJson") return "runJSON";
+    if (n == "paramsJson") return "paramsJSON";
+    if (n == "json") return "resultJSON";
+    return name;
+}
+}  // namespace gmb
+#define GMB_ARGUMENT_NAME(name) gmb::go_argument_name(name)
 %}
 
 /*

@@ -79,6 +79,18 @@ inline bool get_view(View &v, PyObject *obj, bool out, size_t elem, const char *
 }  // namespace gmb_py
 
 #define GMB_RAISE(status, message) gmb_py::raise((status), (message))
+
+namespace gmb_py {
+// The Python package's names for the document and parameter texts:
+// resolve_params(experiment, params), Result.from_json(text), loads_run(text).
+inline const char *argument_name(const char *name) {
+    const std::string n = name;
+    if (n == "paramsJson") return "params";
+    if (n == "runJson" || n == "json") return "text";
+    return name;
+}
+}  // namespace gmb_py
+#define GMB_ARGUMENT_NAME(name) gmb_py::argument_name(name)
 %}
 
 /* ---- Strings ------------------------------------------------------------- */

@@ -16,11 +16,11 @@ internal struct HostArray {
   /// <summary>
   /// Pins values so the garbage collector cannot move them while C reads or
   /// writes them. A null array is refused here, before anything crosses into C,
-  /// with the same status the library uses for a null argument.
+  /// as every null argument is (ArgumentNullException).
   /// </summary>
   internal static GCHandle Pin(Array values, string name) {
     if (values == null)
-      throw new GmlabException(Status.INVALID_ARGUMENT, name + " must not be null");
+      throw new ArgumentNullException(name, name + " must not be null");
     return GCHandle.Alloc(values, GCHandleType.Pinned);
   }
 

@@ -11,19 +11,19 @@ namespace Gmlab {
 /// the ABI this assembly is made for. Runs once, from the static constructor of
 /// every class that calls into the wrapper, before the first P/Invoke.
 ///
-/// NuGet's runtime folder convention: a package holds lib/netstandard2.0/Gmlab.dll
-/// and runtimes/linux-x64/native/*.so; an application's build output keeps
-/// runtimes/linux-x64/native/ beside the assembly, a self-contained publish puts
-/// the libraries in the assembly's own folder. The library found first in those
-/// places is loaded by its absolute path; the runtime's own lookup for the
+/// The places, relative to the folder of Gmlab.dll, in order: the folder
+/// itself (an application that copies the assembly and the libraries beside
+/// it, a self-contained publish), runtimes/&lt;rid&gt;/native/ (an application's
+/// build output, the NuGet way), ../../runtimes/&lt;rid&gt;/native/ (the unpacked
+/// package itself: lib/netstandard2.0/Gmlab.dll) and ../../ (an installed
+/// prefix: lib/gmlab/csharp/Gmlab.dll beside lib/libgmlab_csharp.so). The file
+/// found first is loaded by its absolute path; the runtime's own lookup for the
 /// P/Invoke name gmlab_csharp then finds that loaded copy by its SONAME (the
-/// dynamic loader matches a bare name against the libraries already loaded).
-/// Where none of those places holds it (the build tree, an installed copy with
-/// a dllmap), the runtime's own lookup is left to find it. Mono resolves a
-/// P/Invoke when it compiles the caller, before any static constructor runs:
-/// there the package's Gmlab.dll.config (a dllmap to the same runtimes folder)
-/// does the finding, and this class the checks. LD_LIBRARY_PATH is never
-/// needed: libgmlab_csharp.so finds libgmlab through its RPATH ($ORIGIN).
+/// dynamic loader matches a bare name against the libraries already loaded), so
+/// no Gmlab.dll.config and no LD_LIBRARY_PATH is needed, with .NET or Mono.
+/// Where none holds it, the system's own search (LD_LIBRARY_PATH, the system
+/// folders) is tried last, and failing that the error names every place.
+/// libgmlab_csharp.so finds libgmlab through its RPATH ($ORIGIN).
 /// </summary>
 internal static class NativeLibraries {
   internal const string WrapperFile = "libgmlab_csharp.so";
@@ -77,9 +77,10 @@ internal static class NativeLibraries {
   internal static string[] Candidates(string assemblyDir, string rid) {
     string native = Path.Combine("runtimes", rid ?? "unknown", "native");
     return new[] {
-      Path.GetFullPath(Path.Combine(assemblyDir, "..", "..", native, WrapperFile)),  // the package itself
-      Path.Combine(assemblyDir, native, WrapperFile),                               // an application's build output
-      Path.Combine(assemblyDir, WrapperFile),                                       // a self-contained publish
+      Path.Combine(assemblyDir, WrapperFile),                                          // beside the assembly
+      Path.Combine(assemblyDir, native, WrapperFile),                                  // an application's build output
+      Path.GetFullPath(Path.Combine(assemblyDir, "..", "..", native, WrapperFile)),    // the package itself
+      Path.GetFullPath(Path.Combine(assemblyDir, "..", "..", WrapperFile)),            // an installed prefix
     };
   }
 
@@ -92,28 +93,40 @@ internal static class NativeLibraries {
       string location = typeof(NativeLibraries).Assembly.Location;
       string dir = string.IsNullOrEmpty(location) ? AppDomain.CurrentDomain.BaseDirectory : Path.GetDirectoryName(location);
       string rid = RuntimeIdentifier();
-      foreach (string candidate in Candidates(dir, rid)) {
+      string[] candidates = Candidates(dir, rid);
+      // Binds dlerror now: the runtime's own first lookup of it could clear
+      // the message of a failed dlopen before it is read.
+      DlError();
+      foreach (string candidate in candidates) {
         if (!File.Exists(candidate)) continue;
-        if (DlOpen(candidate, RTLD_NOW | RTLD_GLOBAL) == IntPtr.Zero) {
-          IntPtr error = DlError();
-          throw new DllNotFoundException("gmlab: cannot load " + candidate + ": " +
-                                         (error == IntPtr.Zero ? "unknown error" : Marshal.PtrToStringAnsi(error)));
-        }
+        if (DlOpen(candidate, RTLD_NOW | RTLD_GLOBAL) == IntPtr.Zero)
+          throw new DllNotFoundException("gmlab: cannot load " + candidate + ": " + LastDlError());
         LoadedFrom = candidate;
         break;
       }
-      // Inside a package that has no libraries for this platform: say so,
-      // rather than let the runtime fail on a library name.
-      string packageDir = Path.GetFullPath(Path.Combine(dir, "..", ".."));
-      string[] held = PackagedRuntimes(packageDir);
-      if (LoadedFrom == null && held.Length > 0)
-        throw new PlatformNotSupportedException(
-          "gmlab: this process runs on " + rid + ", but the package in " + packageDir +
-          " holds native libraries for " + string.Join(", ", held) + " only");
+      if (LoadedFrom == null) {
+        // Inside a package that has no libraries for this platform: say so,
+        // rather than let the runtime fail on a library name.
+        string packageDir = Path.GetFullPath(Path.Combine(dir, "..", ".."));
+        string[] held = PackagedRuntimes(packageDir);
+        if (held.Length > 0)
+          throw new PlatformNotSupportedException(
+            "gmlab: this process runs on " + rid + ", but the package in " + packageDir +
+            " holds native libraries for " + string.Join(", ", held) + " only");
+        if (DlOpen(WrapperFile, RTLD_NOW | RTLD_GLOBAL) == IntPtr.Zero)
+          throw new DllNotFoundException("gmlab: cannot find " + WrapperFile + " (and libgmlab beside it); looked in " +
+                                         string.Join(", ", candidates) + " and the system's library path (" +
+                                         LastDlError() + ")");
+      }
       done = true;
-      string problem = gmlab.AbiProblem(gmlab.BINDING_ABI_VERSION);
-      if (problem.Length > 0) throw new GmlabException(Status.INTERNAL, problem);
+      string problem = Library.AbiProblem(Library.BindingAbiVersion);
+      if (problem.Length > 0) throw new GmlabException(Status.Internal, problem);
     }
+  }
+
+  static string LastDlError() {
+    IntPtr error = DlError();
+    return error == IntPtr.Zero ? "unknown error" : Marshal.PtrToStringAnsi(error);
   }
 }
 

@@ -6,11 +6,11 @@ public partial class Result {
   /// <summary>
   /// The series of this result, in order. The views read from the result each
   /// time they are asked, so they see exactly what the accessor methods see and
-  /// fail with GmlabException ("this Result is closed") once it is disposed.
+  /// throw ObjectDisposedException ("this Result is closed") once it is disposed.
   /// </summary>
   public IReadOnlyList<ResultSeries> Series {
     get {
-      long count = SeriesCount();
+      long count = SeriesCount;
       var series = new List<ResultSeries>((int)count);
       for (long i = 0; i < count; ++i) series.Add(new ResultSeries(this, i));
       return series;

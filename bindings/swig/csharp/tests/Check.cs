@@ -31,21 +31,29 @@ static class Check {
   }
 
   /// <summary>action must throw GmlabException with this status and a message containing messagePart.</summary>
-  public static GmlabException Throws(int status, string messagePart, Action action, string what) {
-    try {
-      action();
-    } catch (GmlabException e) {
-      if (e.Status != status)
-        throw new CheckFailed(what + ": expected status " + Named(status) + ", got " + Named(e.Status) + " (" + e.Message + ")");
-      if (!e.Message.Contains(messagePart))
-        throw new CheckFailed(what + ": expected a message containing <" + messagePart + ">, got <" + e.Message + ">");
-      return e;
-    }
-    throw new CheckFailed(what + ": expected GmlabException " + Named(status) + " <" + messagePart + ">, nothing was thrown");
+  public static GmlabException Throws(Status status, string messagePart, Action action, string what) {
+    GmlabException e = Throws<GmlabException>(messagePart, action, what);
+    if (e.Status != status)
+      throw new CheckFailed(what + ": expected status " + Named(status) + ", got " + Named(e.Status) + " (" + e.Message + ")");
+    return e;
   }
 
-  static string Named(int status) {
-    return status + " (" + gmlab.StatusString(status) + ")";
+  /// <summary>action must throw exactly T (not a subclass) with a message containing messagePart.</summary>
+  public static T Throws<T>(string messagePart, Action action, string what) where T : Exception {
+    try {
+      action();
+    } catch (Exception e) {
+      if (e.GetType() != typeof(T))
+        throw new CheckFailed(what + ": expected " + typeof(T).Name + ", got " + e.GetType().Name + ": " + e.Message);
+      if (!e.Message.Contains(messagePart))
+        throw new CheckFailed(what + ": expected a message containing <" + messagePart + ">, got <" + e.Message + ">");
+      return (T)e;
+    }
+    throw new CheckFailed(what + ": expected " + typeof(T).Name + " <" + messagePart + ">, nothing was thrown");
+  }
+
+  static string Named(Status status) {
+    return status + " (" + Library.StatusText(status) + ")";
   }
 }
 
@@ -72,7 +80,7 @@ static class Sources {
     long count = Result.RunResultCount(run);
     for (long i = 0; i < count; ++i) {
       Result result = Result.FromRunJson(run, i);
-      if (result.Experiment() == experiment) return result;
+      if (result.Experiment == experiment) return result;
       result.Dispose();
     }
     throw new CheckFailed("results/nvidia-h200.json holds no " + experiment + " result");

@@ -1,3 +1,4 @@
+using System;
 namespace Gmlab.Tests {
 
 /// <summary>Ownership: IDisposable proxies over handles, without a device.</summary>
@@ -20,14 +21,14 @@ static class DisposalTests {
     Check.Equal(1.0, point.X, "point read before Dispose");
     result.Dispose();
     const string closed = "this Result is closed";
-    Check.Throws(Status.INVALID_ARGUMENT, closed, () => result.ToJson(), "ToJson()");
-    Check.Throws(Status.INVALID_ARGUMENT, closed, () => result.Experiment(), "Experiment()");
-    Check.Throws(Status.INVALID_ARGUMENT, closed, () => result.SeriesCount(), "SeriesCount()");
-    Check.Throws(Status.INVALID_ARGUMENT, closed, () => result.PointValue(0, 0, "x"), "PointValue()");
-    Check.Throws(Status.INVALID_ARGUMENT, closed, () => result.SummaryValue("x"), "SummaryValue()");
-    Check.Throws(Status.INVALID_ARGUMENT, closed, () => { var unused = result.Series; }, "Series");
-    Check.Throws(Status.INVALID_ARGUMENT, closed, () => { var unused = series.Points; }, "a series' Points");
-    Check.Throws(Status.INVALID_ARGUMENT, closed, () => { var unused = point.BandwidthGbs; }, "a point's BandwidthGbs");
+    Check.Throws<ObjectDisposedException>(closed, () => result.ToJson(), "ToJson()");
+    Check.Throws<ObjectDisposedException>(closed, () => { var unused = result.Experiment; }, "Experiment()");
+    Check.Throws<ObjectDisposedException>(closed, () => { var unused = result.SeriesCount; }, "SeriesCount()");
+    Check.Throws<ObjectDisposedException>(closed, () => result.PointValue(0, 0, "x"), "PointValue()");
+    Check.Throws<ObjectDisposedException>(closed, () => result.SummaryValue("x"), "SummaryValue()");
+    Check.Throws<ObjectDisposedException>(closed, () => { var unused = result.Series; }, "Series");
+    Check.Throws<ObjectDisposedException>(closed, () => { var unused = series.Points; }, "a series' Points");
+    Check.Throws<ObjectDisposedException>(closed, () => { var unused = point.BandwidthGbs; }, "a point's BandwidthGbs");
   }
 
   [Test]
@@ -35,7 +36,7 @@ static class DisposalTests {
     Result first = Sources.H200Result("stride_copy");
     using (Result second = Sources.H200Result("stride_copy")) {
       first.Dispose();
-      Check.Equal("stride_copy", second.Experiment(), "a result read twice survives the other's Dispose");
+      Check.Equal("stride_copy", second.Experiment, "a result read twice survives the other's Dispose");
     }
   }
 }

@@ -8,14 +8,17 @@ static class GpuTests {
   [GpuTest]
   static void ContextReportsItsDevice() {
     using (var context = new Context()) {
-      Check.Equal(0, context.Device(), "Device()");
-      string info = Json.Compact(context.DeviceInfoJson());
-      Check.Contains("\"ordinal\":0", info, "DeviceInfoJson() ordinal");
-      Check.Contains("\"global_memory_bytes\":", info, "DeviceInfoJson() global memory");
+      Check.Equal(0, context.Device, "Device()");
+      DeviceInfo info = context.DeviceInfo;
+      Check.Equal(0, info.Ordinal, "DeviceInfo.Ordinal");
+      Check.True(info.GlobalMemoryBytes > 0, "DeviceInfo.GlobalMemoryBytes");
+      Check.True(info.L2CacheBytes > 0 && info.Multiprocessors > 0, "DeviceInfo's L2 and multiprocessors");
+      Check.Contains(".", info.ComputeCapability, "DeviceInfo.ComputeCapability");
+      Check.True(info.Values.ContainsKey("host_link"), "DeviceInfo.Values holds the whole document");
       context.Synchronize();
     }
-    int count = gmlab.DeviceCount();
-    Check.Throws(Status.INVALID_ARGUMENT, "device must be in 0.." + (count - 1) + ", got " + count,
+    int count = Library.DeviceCount;
+    Check.Throws(Status.InvalidArgument, "device must be in 0.." + (count - 1) + ", got " + count,
                  () => new Context(count), "new Context(DeviceCount())");
   }
 
@@ -26,7 +29,7 @@ static class GpuTests {
       Check.Contains("\"local_bytes\":0", local, "the register version has no local memory");
       Check.Contains("\"local_bytes\":256", local, "the run-time indexed versions have 256 bytes");
       Check.Contains("\"experiment\":null", Json.Compact(context.KernelResourcesJson("")), "every kernel");
-      Check.Throws(Status.UNKNOWN_EXPERIMENT, "unknown experiment 'nope'", () => context.KernelResourcesJson("nope"),
+      Check.Throws(Status.UnknownExperiment, "unknown experiment 'nope'", () => context.KernelResourcesJson("nope"),
                    "KernelResourcesJson(nope)");
     }
   }
@@ -35,7 +38,7 @@ static class GpuTests {
   static void BuffersRoundTripEveryElementType() {
     using (var context = new Context())
     using (var buffer = new Buffer(context, 4096)) {
-      Check.Equal(4096L, buffer.Size(), "Size()");
+      Check.Equal(4096L, buffer.Size, "Size()");
 
       var floats = Enumerable.Range(0, 300).Select(i => i * 0.25f - 7).ToArray();
       buffer.UploadFloats(16, floats);
@@ -76,19 +79,19 @@ static class GpuTests {
   static void BuffersRefuseBadRanges() {
     using (var context = new Context())
     using (var buffer = new Buffer(context, 64)) {
-      Check.Throws(Status.INVALID_ARGUMENT, "must not exceed the buffer size 64", () => buffer.UploadFloats(4, new float[16]),
+      Check.Throws(Status.InvalidArgument, "must not exceed the buffer size 64", () => buffer.UploadFloats(4, new float[16]),
                    "16 floats at offset 4 into 64 bytes");
-      Check.Throws(Status.INVALID_ARGUMENT, "must not exceed the buffer size 64", () => buffer.DownloadDoubles(0, new double[9]),
+      Check.Throws(Status.InvalidArgument, "must not exceed the buffer size 64", () => buffer.DownloadDoubles(0, new double[9]),
                    "9 doubles out of 64 bytes");
-      Check.Throws(Status.INVALID_ARGUMENT, "offset must be >= 0, got -4", () => buffer.DownloadInts(-4, new int[1]),
+      Check.Throws<ArgumentOutOfRangeException>("offset must be >= 0, got -4", () => buffer.DownloadInts(-4, new int[1]),
                    "negative offset");
-      Check.Throws(Status.INVALID_ARGUMENT, "values must not be null", () => buffer.UploadInts(0, null), "null ints");
-      Check.Throws(Status.INVALID_ARGUMENT, "values must not be null", () => buffer.DownloadFloats(0, null), "null floats");
-      Check.Throws(Status.INVALID_ARGUMENT, "value must be in 0..255, got 256", () => buffer.Fill(256), "Fill(256)");
-      Check.Throws(Status.INVALID_ARGUMENT, "bytes must be at least 1, got 0", () => new Buffer(context, 0), "Buffer of 0 bytes");
-      Check.Throws(Status.INVALID_ARGUMENT, "bytes must be >= 0, got -5", () => new Buffer(context, -5), "Buffer of -5 bytes");
-      Check.Throws(Status.INVALID_ARGUMENT, "ctx must not be null", () => new Buffer(null, 16), "Buffer without a context");
-      Check.Throws(Status.OUT_OF_MEMORY, "cannot allocate", () => new Buffer(context, 1L << 50), "Buffer of 1 PiB");
+      Check.Throws<ArgumentNullException>("values must not be null", () => buffer.UploadInts(0, null), "null ints");
+      Check.Throws<ArgumentNullException>("values must not be null", () => buffer.DownloadFloats(0, null), "null floats");
+      Check.Throws(Status.InvalidArgument, "value must be in 0..255, got 256", () => buffer.Fill(256), "Fill(256)");
+      Check.Throws(Status.InvalidArgument, "bytes must be at least 1, got 0", () => new Buffer(context, 0), "Buffer of 0 bytes");
+      Check.Throws<ArgumentOutOfRangeException>("bytes must be >= 0, got -5", () => new Buffer(context, -5), "Buffer of -5 bytes");
+      Check.Throws<ArgumentNullException>("ctx must not be null", () => new Buffer(null, 16), "Buffer without a context");
+      Check.Throws(Status.OutOfMemory, "cannot allocate", () => new Buffer(context, 1L << 50), "Buffer of 1 PiB");
       // The buffer still works after all that.
       var data = new[] {1, 2, 3, 4};
       buffer.UploadInts(48, data);
@@ -127,17 +130,17 @@ static class GpuTests {
       }
 
       // The last word would land one past the end of dst.
-      Check.Throws(Status.INVALID_ARGUMENT, "dst: offset 0", () => context.CopyStrided(dst, 0, wordsOut / 10, src, 0, 1, 11, 4),
+      Check.Throws(Status.InvalidArgument, "dst: offset 0", () => context.CopyStrided(dst, 0, wordsOut / 10, src, 0, 1, 11, 4),
                    "copy past the end of dst");
-      Check.Throws(Status.INVALID_ARGUMENT, "dst and src must be different buffers",
+      Check.Throws(Status.InvalidArgument, "dst and src must be different buffers",
                    () => context.CopyStrided(src, 0, 1, src, 0, 1, 4, 4), "copy within one buffer");
-      Check.Throws(Status.INVALID_ARGUMENT, "word_size must be one of 1, 2, 4, 8, 16, got 3",
+      Check.Throws(Status.InvalidArgument, "word_size must be one of 1, 2, 4, 8, 16, got 3",
                    () => context.CopyStrided(dst, 0, 1, src, 0, 1, 4, 3), "word size 3");
-      Check.Throws(Status.INVALID_ARGUMENT, "dst_stride must be at least 1, got 0",
+      Check.Throws(Status.InvalidArgument, "dst_stride must be at least 1, got 0",
                    () => context.CopyStrided(dst, 0, 0, src, 0, 1, 4, 4), "stride 0");
-      Check.Throws(Status.INVALID_ARGUMENT, "srcStride must be >= 0, got -1",
+      Check.Throws<ArgumentOutOfRangeException>("srcStride must be >= 0, got -1",
                    () => context.CopyStrided(dst, 0, 1, src, 0, -1, 4, 4), "negative stride");
-      Check.Throws(Status.INVALID_ARGUMENT, "src must not be null",
+      Check.Throws<ArgumentNullException>("src must not be null",
                    () => context.CopyStrided(dst, 0, 1, null, 0, 1, 4, 4), "null src");
     }
   }
@@ -150,30 +153,30 @@ static class GpuTests {
     using (var input = new Buffer(context, rows * cols * 4))
     using (var output = new Buffer(context, rows * cols * 4)) {
       input.UploadInts(0, matrix);
-      foreach (int variant in new[] {Transpose.NAIVE, Transpose.SHARED, Transpose.SHARED_PADDED, Transpose.AUTO}) {
+      foreach (TransposeVariant variant in new[] {TransposeVariant.Naive, TransposeVariant.Shared, TransposeVariant.SharedPadded, TransposeVariant.Auto}) {
         output.Fill(0);
         context.Transpose(input, output, rows, cols, 4, variant);
         CheckTransposed(matrix, rows, cols, output, "variant " + variant);
       }
       // The wide kernel takes 4-byte elements in multiples of 4 rows and columns.
       output.Fill(0);
-      context.Transpose(input, output, 68, 44, 4, Transpose.WIDE);
+      context.Transpose(input, output, 68, 44, 4, TransposeVariant.Wide);
       CheckTransposed(matrix, 68, 44, output, "WIDE");
       output.Fill(0);
       context.Transpose(input, output, rows, cols, 4);
       CheckTransposed(matrix, rows, cols, output, "the default variant");
 
-      Check.Throws(Status.INVALID_ARGUMENT, "GM_TRANSPOSE_WIDE needs 4-byte elements",
-                   () => context.Transpose(input, output, rows, cols, 4, Transpose.WIDE), "WIDE on 70 x 45");
-      Check.Throws(Status.INVALID_ARGUMENT, "in and out must be different buffers",
+      Check.Throws(Status.InvalidArgument, "GM_TRANSPOSE_WIDE needs 4-byte elements",
+                   () => context.Transpose(input, output, rows, cols, 4, TransposeVariant.Wide), "WIDE on 70 x 45");
+      Check.Throws(Status.InvalidArgument, "in and out must be different buffers",
                    () => context.Transpose(input, input, rows, cols, 4), "transpose in place");
-      Check.Throws(Status.INVALID_ARGUMENT, "needs " + (rows * cols * 8) + " bytes",
+      Check.Throws(Status.InvalidArgument, "needs " + (rows * cols * 8) + " bytes",
                    () => context.Transpose(input, output, rows, cols, 8), "8-byte elements in a 4-byte matrix's buffer");
-      Check.Throws(Status.INVALID_ARGUMENT, "variant must be 0..4", () => context.Transpose(input, output, rows, cols, 4, 9),
+      Check.Throws(Status.InvalidArgument, "variant must be 0..4", () => context.Transpose(input, output, rows, cols, 4, (TransposeVariant)9),
                    "variant 9");
-      Check.Throws(Status.INVALID_ARGUMENT, "rows must be >= 0, got -1", () => context.Transpose(input, output, -1, cols, 4),
+      Check.Throws<ArgumentOutOfRangeException>("rows must be >= 0, got -1", () => context.Transpose(input, output, -1, cols, 4),
                    "negative rows");
-      Check.Throws(Status.INVALID_ARGUMENT, "out must not be null", () => context.Transpose(input, null, rows, cols, 4),
+      Check.Throws<ArgumentNullException>("out must not be null", () => context.Transpose(input, null, rows, cols, 4),
                    "null out");
     }
   }
@@ -203,11 +206,11 @@ static class GpuTests {
         for (int i = 0; i < n; ++i)
           Check.True(got[i] == want[i], (constant ? "constant" : "readonly") + " element " + i + ": " + got[i] + ", want " + want[i]);
       }
-      Check.Throws(Status.INVALID_ARGUMENT, "coefficients must hold 4 values, got 3",
+      Check.Throws<ArgumentOutOfRangeException>("coefficients must hold 4 values, got 3",
                    () => context.StencilConstant(din, dout, n, new float[] {1, 2, 3}), "three coefficients");
-      Check.Throws(Status.INVALID_ARGUMENT, "n must be at least 1, got 0", () => context.StencilReadonly(din, dout, 0, coefficients),
+      Check.Throws(Status.InvalidArgument, "n must be at least 1, got 0", () => context.StencilReadonly(din, dout, 0, coefficients),
                    "n = 0");
-      Check.Throws(Status.INVALID_ARGUMENT, "in holds 1001 floats, n is 1002",
+      Check.Throws(Status.InvalidArgument, "in holds 1001 floats, n is 1002",
                    () => context.StencilConstant(din, dout, n + 1, coefficients), "n past the buffer");
     }
   }
@@ -242,20 +245,20 @@ static class GpuTests {
       bufferA.UploadFloats(0, a);
       bufferB.UploadFloats(0, b);
       var got = new float[m * n];
-      foreach (int variant in new[] {Matmul.SIMPLE, Matmul.COALESCED_A, Matmul.SHARED_AB, -1}) {
+      foreach (MatmulVariant? variant in new MatmulVariant?[] {MatmulVariant.Simple, MatmulVariant.CoalescedA, MatmulVariant.SharedAB, null}) {
         bufferC.Fill(0);
-        if (variant < 0) context.Matmul(bufferA, bufferB, bufferC, m, n, k);
-        else context.Matmul(bufferA, bufferB, bufferC, m, n, k, variant);
+        if (variant == null) context.Matmul(bufferA, bufferB, bufferC, m, n, k);
+        else context.Matmul(bufferA, bufferB, bufferC, m, n, k, variant.Value);
         bufferC.DownloadFloats(0, got);
-        string what = variant < 0 ? "the default variant" : "variant " + variant;
+        string what = variant == null ? "the default variant" : "variant " + variant;
         for (int i = 0; i < got.Length; ++i)
           if (got[i] != expected[i]) Check.Equal(expected[i], got[i], what + ": C[" + i / n + ", " + i % n + "]");
       }
-      Check.Throws(Status.INVALID_ARGUMENT, "c must differ from a and b",
+      Check.Throws(Status.InvalidArgument, "c must differ from a and b",
                    () => context.Matmul(bufferA, bufferB, bufferA, m, n, k), "C in A's buffer");
-      Check.Throws(Status.INVALID_ARGUMENT, "m, n and k must be at least 1",
+      Check.Throws(Status.InvalidArgument, "m, n and k must be at least 1",
                    () => context.Matmul(bufferA, bufferB, bufferC, m, n, 0), "k = 0");
-      Check.Throws(Status.INVALID_ARGUMENT, "b must not be null", () => context.Matmul(bufferA, null, bufferC, m, n, k),
+      Check.Throws<ArgumentNullException>("b must not be null", () => context.Matmul(bufferA, null, bufferC, m, n, k),
                    "null b");
     }
   }
@@ -266,7 +269,7 @@ static class GpuTests {
     using (var buffer = new Buffer(context, 1 << 20)) {
       string state = Json.Compact(context.L2StateJson());
       if (state.Contains("\"persisting_max_bytes\":0,")) {
-        Check.Throws(Status.NOT_SUPPORTED, "compute capability 8.0", () => context.SetL2PersistingSize(1 << 20),
+        Check.Throws(Status.NotSupported, "compute capability 8.0", () => context.SetL2PersistingSize(1 << 20),
                      "L2 controls on a device without them");
         return;
       }
@@ -279,12 +282,12 @@ static class GpuTests {
         Check.Contains("\"hit_property\":\"persisting\"", state, "the default hit property");
         Check.Contains("\"miss_property\":\"streaming\"", state, "the default miss property");
 
-        Check.Throws(Status.INVALID_ARGUMENT, "hit_ratio must be in 0..1, got 2", () => context.SetL2Window(buffer, 0, 1024, 2.0),
+        Check.Throws(Status.InvalidArgument, "hit_ratio must be in 0..1, got 2", () => context.SetL2Window(buffer, 0, 1024, 2.0),
                      "hit ratio 2");
-        Check.Throws(Status.INVALID_ARGUMENT, "must lie inside the buffer",
+        Check.Throws(Status.InvalidArgument, "must lie inside the buffer",
                      () => context.SetL2Window(buffer, 1 << 20, 1024, 0.5), "a window past the buffer");
-        Check.Throws(Status.INVALID_ARGUMENT, "miss_property must be 0 (normal) or 1 (streaming), got 2",
-                     () => context.SetL2Window(buffer, 0, 1024, 0.5, AccessProperty.PERSISTING, AccessProperty.PERSISTING),
+        Check.Throws(Status.InvalidArgument, "miss_property must be 0 (normal) or 1 (streaming), got 2",
+                     () => context.SetL2Window(buffer, 0, 1024, 0.5, AccessProperty.Persisting, AccessProperty.Persisting),
                      "persisting misses");
 
         context.ResetL2Window();
@@ -311,12 +314,12 @@ static class GpuTests {
       context.Set("memory_fraction", 0.25);
       Check.Equal(0.25, context.Get("memory_fraction"), "memory_fraction after Set");
 
-      Check.Throws(Status.INVALID_ARGUMENT, "warmup must be an integer in 0..1000, got 2000", () => context.Set("warmup", 2000),
+      Check.Throws(Status.InvalidArgument, "warmup must be an integer in 0..1000, got 2000", () => context.Set("warmup", 2000),
                    "warmup 2000");
       Check.Equal(5.0, context.Get("warmup"), "a refused Set changes nothing");
-      Check.Throws(Status.INVALID_ARGUMENT, "unknown setting 'nope'", () => context.Get("nope"), "Get(nope)");
-      Check.Throws(Status.INVALID_ARGUMENT, "setting must not be null", () => context.Set(null, 1), "Set(null)");
-      Check.Throws(Status.INVALID_ARGUMENT, "setting must not be empty", () => context.Get(""), "Get(\"\")");
+      Check.Throws(Status.InvalidArgument, "unknown setting 'nope'", () => context.Get("nope"), "Get(nope)");
+      Check.Throws<ArgumentNullException>("setting must not be null", () => context.Set(null, 1), "Set(null)");
+      Check.Throws<ArgumentException>("setting must not be empty", () => context.Get(""), "Get(\"\")");
     }
   }
 
@@ -327,7 +330,7 @@ static class GpuTests {
       context.Set("min_repetitions", 3);
       context.Set("max_repetitions", 5);
       using (Result result = context.Run("stride_copy", SmallStrideCopy)) {
-        Check.Equal("stride_copy", result.Experiment(), "Experiment()");
+        Check.Equal("stride_copy", result.Experiment, "Experiment()");
         string[] names = result.Series.Select(s => s.Name).ToArray();
         Check.Equal("guide, 4-byte words|ilp4, 4-byte words", string.Join("|", names), "series");
         foreach (ResultSeries series in result.Series) {
@@ -357,12 +360,12 @@ static class GpuTests {
   [GpuTest]
   static void RunRefusesBadArguments() {
     using (var context = new Context()) {
-      Check.Throws(Status.INVALID_ARGUMENT, "strides must be in 1..32, got 0", () => context.Run("stride_copy", "{\"strides\":[0]}"),
+      Check.Throws(Status.InvalidArgument, "strides must be in 1..32, got 0", () => context.Run("stride_copy", "{\"strides\":[0]}"),
                    "Run with strides 0");
-      Check.Throws(Status.UNKNOWN_EXPERIMENT, "unknown experiment 'nope'", () => context.Run("nope"), "Run(nope)");
-      Check.Throws(Status.INVALID_ARGUMENT, "experiment must not be null", () => context.Run(null), "Run(null)");
+      Check.Throws(Status.UnknownExperiment, "unknown experiment 'nope'", () => context.Run("nope"), "Run(nope)");
+      Check.Throws<ArgumentNullException>("experiment must not be null", () => context.Run(null), "Run(null)");
       // The context is still usable.
-      Check.Equal(0, context.Device(), "Device() after the errors");
+      Check.Equal(0, context.Device, "Device() after the errors");
     }
   }
 
@@ -377,23 +380,23 @@ static class GpuTests {
     context.Dispose();
     context.Dispose();
 
-    Check.Equal("stride_copy", result.Experiment(), "a result after its context is disposed");
+    Check.Equal("stride_copy", result.Experiment, "a result after its context is disposed");
     Check.True(result.Series[0].Points[3].BandwidthGbs > 0, "its points are still readable");
     var back = new int[3];
     buffer.DownloadInts(0, back);
     Check.True(back.SequenceEqual(new[] {7, 8, 9}), "a buffer keeps its device context alive");
 
     const string closed = "this Context is closed";
-    Check.Throws(Status.INVALID_ARGUMENT, closed, () => context.Device(), "Device() after Dispose");
-    Check.Throws(Status.INVALID_ARGUMENT, closed, () => context.Run("stride_copy", SmallStrideCopy), "Run() after Dispose");
-    Check.Throws(Status.INVALID_ARGUMENT, closed, () => context.Set("warmup", 1), "Set() after Dispose");
-    Check.Throws(Status.INVALID_ARGUMENT, closed, () => context.CopyStrided(buffer, 0, 1, buffer, 0, 1, 1, 4),
+    Check.Throws<ObjectDisposedException>(closed, () => { var unused = context.Device; }, "Device() after Dispose");
+    Check.Throws<ObjectDisposedException>(closed, () => context.Run("stride_copy", SmallStrideCopy), "Run() after Dispose");
+    Check.Throws<ObjectDisposedException>(closed, () => context.Set("warmup", 1), "Set() after Dispose");
+    Check.Throws<ObjectDisposedException>(closed, () => context.CopyStrided(buffer, 0, 1, buffer, 0, 1, 1, 4),
                  "CopyStrided() after Dispose");
-    Check.Throws(Status.INVALID_ARGUMENT, "ctx must not be null", () => new Buffer(context, 16), "a Buffer on a disposed context");
+    Check.Throws<ArgumentNullException>("ctx must not be null", () => new Buffer(context, 16), "a Buffer on a disposed context");
 
     buffer.Dispose();
-    Check.Throws(Status.INVALID_ARGUMENT, "this Buffer is closed", () => buffer.Size(), "Size() after Dispose");
-    Check.Throws(Status.INVALID_ARGUMENT, "this Buffer is closed", () => buffer.DownloadInts(0, back), "DownloadInts() after Dispose");
+    Check.Throws<ObjectDisposedException>("this Buffer is closed", () => { var unused = buffer.Size; }, "Size() after Dispose");
+    Check.Throws<ObjectDisposedException>("this Buffer is closed", () => buffer.DownloadInts(0, back), "DownloadInts() after Dispose");
     result.Dispose();
   }
 

@@ -15,16 +15,16 @@ static class ResultFileTests {
     var experiments = new List<string>();
     for (long i = 0; i < count; ++i) {
       using (Result result = Result.FromRunJson(run, i)) {
-        experiments.Add(result.Experiment());
+        experiments.Add(result.Experiment);
         // The run's device block is put back into each result.
         Check.Contains("\"name\":\"NVIDIA H200\"", Json.Compact(result.ToJson()), "result " + i + " device");
       }
     }
     foreach (string name in new[] {"stream", "offset_copy", "stride_copy"})
       Check.Equal(1, experiments.Count(e => e == name), name + " results in " + string.Join(", ", experiments));
-    Check.Throws(Status.INVALID_ARGUMENT, "index must be in 0.." + (count - 1) + ", got " + count,
+    Check.Throws(Status.InvalidArgument, "index must be in 0.." + (count - 1) + ", got " + count,
                  () => Result.FromRunJson(run, count), "FromRunJson(run, count)");
-    Check.Throws(Status.INVALID_ARGUMENT, "index must be >= 0, got -1", () => Result.FromRunJson(run, -1),
+    Check.Throws<ArgumentOutOfRangeException>("index must be >= 0, got -1", () => Result.FromRunJson(run, -1),
                  "FromRunJson(run, -1)");
   }
 
@@ -41,7 +41,7 @@ static class ResultFileTests {
       double copy = stream.Series[0].Points[0].BandwidthGbs;
       double memcpy = stream.Series[4].Points[0].BandwidthGbs;
       Check.Near(copy / memcpy, stream.SummaryValue("copy_over_memcpy"), 1e-6, "copy_over_memcpy");  // the document keeps 7 significant digits
-      Check.Throws(Status.INVALID_ARGUMENT, "nope", () => stream.SummaryValue("nope"), "SummaryValue(nope)");
+      Check.Throws(Status.InvalidArgument, "nope", () => stream.SummaryValue("nope"), "SummaryValue(nope)");
     }
   }
 
@@ -55,7 +55,7 @@ static class ResultFileTests {
       ResultPoint first = newer.Series[0].Points[0];
       Check.Equal(4.0, first.Counter("sectors_per_request_ld"), "counters.sectors_per_request_ld");
       Check.Equal(4.0, first.Value("counters.sectors_per_request_ld"), "the same through Value");
-      Check.Throws(Status.INVALID_ARGUMENT, "counters.sectors_per_request_ld", () => first.Counter("no_such_counter"),
+      Check.Throws(Status.InvalidArgument, "counters.sectors_per_request_ld", () => first.Counter("no_such_counter"),
                    "an unknown counter names the ones the point has");
     }
   }
@@ -63,7 +63,7 @@ static class ResultFileTests {
   [Test]
   static void StrideCopyPredictionsFollowTheSectorModel() {
     using (Result stride = Sources.H200Result("stride_copy")) {
-      Check.Equal(6L, stride.SeriesCount(), "stride_copy series (2 kernels x 3 word sizes)");
+      Check.Equal(6L, stride.SeriesCount, "stride_copy series (2 kernels x 3 word sizes)");
       foreach (ResultSeries series in stride.Series) {
         Match words = Regex.Match(series.Name, @"^(guide|ilp4), (\d+)-byte words$");
         Check.True(words.Success, "series name <" + series.Name + "> says kernel and word size");
@@ -107,14 +107,14 @@ static class ResultFileTests {
   [Test]
   static void AccessorsNameWhatIsOutOfRange() {
     using (Result stride = Sources.H200Result("stride_copy")) {
-      Check.Throws(Status.INVALID_ARGUMENT, "series must be in 0..5, got 99", () => stride.SeriesName(99), "SeriesName(99)");
-      Check.Throws(Status.INVALID_ARGUMENT, "series must be in 0..5, got 6", () => stride.PointCount(6), "PointCount(6)");
-      Check.Throws(Status.INVALID_ARGUMENT, "series must be >= 0, got -1", () => stride.PointCount(-1), "PointCount(-1)");
-      Check.Throws(Status.INVALID_ARGUMENT, "point must be >= 0, got -2", () => stride.PointValue(0, -2, "x"),
+      Check.Throws<ArgumentOutOfRangeException>("series must be in 0..5, got 99", () => stride.SeriesName(99), "SeriesName(99)");
+      Check.Throws<ArgumentOutOfRangeException>("series must be in 0..5, got 6", () => stride.PointCount(6), "PointCount(6)");
+      Check.Throws<ArgumentOutOfRangeException>("series must be >= 0, got -1", () => stride.PointCount(-1), "PointCount(-1)");
+      Check.Throws<ArgumentOutOfRangeException>("point must be >= 0, got -2", () => stride.PointValue(0, -2, "x"),
                    "PointValue(0, -2, x)");
-      Check.Throws(Status.INVALID_ARGUMENT, "bandwidth_gbs", () => stride.PointValue(0, 0, "nope"),
+      Check.Throws(Status.InvalidArgument, "bandwidth_gbs", () => stride.PointValue(0, 0, "nope"),
                    "PointValue(0, 0, nope) names the fields the point has");
-      Check.Throws(Status.INVALID_ARGUMENT, "field must not be null", () => stride.Series[0].Points[0].Predicted(null),
+      Check.Throws<ArgumentNullException>("field must not be null", () => stride.Series[0].Points[0].Predicted(null),
                    "Predicted(null)");
     }
   }
@@ -126,23 +126,23 @@ static class ResultFileTests {
     for (long i = 0; i < count; ++i) {
       using (Result original = Result.FromRunJson(run, i)) {
         string json = original.ToJson();
-        string what = "result " + i + " (" + original.Experiment() + ")";
+        string what = "result " + i + " (" + original.Experiment + ")";
         string compact = Json.Compact(json);
         Check.True(compact.Contains("\"schema\":\"gmlab.result/1.2\"") || compact.Contains("\"schema\":\"gmlab.result/1.3\""),
                    what + " schema (as written now: 1.3 where the series declare their quantities, else 1.2)");
         using (Result copy = Result.FromJson(json)) {
           Check.Equal(json, copy.ToJson(), what + " ToJson after FromJson");
-          Check.Equal(original.Experiment(), copy.Experiment(), what + " experiment");
-          Check.Equal(original.SeriesCount(), copy.SeriesCount(), what + " series");
-          if (copy.SeriesCount() == 0) continue;  // not applicable (peer on one GPU): nothing measured
+          Check.Equal(original.Experiment, copy.Experiment, what + " experiment");
+          Check.Equal(original.SeriesCount, copy.SeriesCount, what + " series");
+          if (copy.SeriesCount == 0) continue;  // not applicable (peer on one GPU): nothing measured
           long last = copy.PointCount(0) - 1;
           Check.Equal(original.PointValue(0, last, "median_ms"), copy.PointValue(0, last, "median_ms"),
                       what + " last point's median_ms");
         }
       }
     }
-    Check.Throws(Status.INVALID_ARGUMENT, "not valid JSON", () => Result.FromJson("not json"), "FromJson(not json)");
-    Check.Throws(Status.INVALID_ARGUMENT, "not a gmlab.result/1",
+    Check.Throws(Status.InvalidArgument, "not valid JSON", () => Result.FromJson("not json"), "FromJson(not json)");
+    Check.Throws(Status.InvalidArgument, "not a gmlab.result/1",
                  () => Result.FromJson("{\"schema\": \"gmlab.result/1\"}"), "FromJson of a document without its fields");
   }
 }

@@ -25,13 +25,13 @@ static class TestRunner {
   static int Main(string[] args) {
     int devices;
     try {
-      devices = gmlab.DeviceCount();
+      devices = Library.DeviceCount;
     } catch (Exception e) {
       Console.WriteLine("cannot use gmlab at all: " + e);
       return 1;
     }
 
-    Console.WriteLine("libgmlab " + gmlab.Version() + " from " + gmlab.LibraryPath());
+    Console.WriteLine("libgmlab " + Library.Version + " from " + Library.LibraryPath);
 
     List<MethodInfo> tests = FindTests(args);
     if (tests.Count == 0) {

@@ -151,11 +151,11 @@ func TestEmptyStringsAreRefused(t *testing.T) {
 	_, err = ResolveParams("", "{}")
 	requireError(t, err, StatusInvalidArgument, "experiment must not be empty")
 	_, err = ResultFromJSON("")
-	requireError(t, err, StatusInvalidArgument, "json must not be empty")
+	requireError(t, err, StatusInvalidArgument, "resultJSON must not be empty")
 	_, err = ResultFromRunJSON("", 0)
-	requireError(t, err, StatusInvalidArgument, "runJson must not be empty")
+	requireError(t, err, StatusInvalidArgument, "runJSON must not be empty")
 	_, err = RunResultCount("")
-	requireError(t, err, StatusInvalidArgument, "runJson must not be empty")
+	requireError(t, err, StatusInvalidArgument, "runJSON must not be empty")
 }
 
 func TestLongMessagesArriveWhole(t *testing.T) {

@@ -22,8 +22,8 @@ func newResult(handle swiggmlab.Result) *Result {
 }
 
 // ResultFromJSON reads a gmlab.result/1 document, such as ToJSON writes.
-func ResultFromJSON(document string) (*Result, error) {
-	handle, err := call(nil, func() swiggmlab.Result { return swiggmlab.ResultFromJson(document) })
+func ResultFromJSON(resultJSON string) (*Result, error) {
+	handle, err := call(nil, func() swiggmlab.Result { return swiggmlab.ResultFromJson(resultJSON) })
 	if err != nil {
 		return nil, err
 	}
@@ -41,8 +41,8 @@ func ResultFromRunJSON(runDocument string, index int) (*Result, error) {
 }
 
 // RunResultCount is the number of results in a gmlab.run/1 document.
-func RunResultCount(runDocument string) (int, error) {
-	count, err := call(nil, func() int64 { return swiggmlab.ResultRunResultCount(runDocument) })
+func RunResultCount(runJSON string) (int, error) {
+	count, err := call(nil, func() int64 { return swiggmlab.ResultRunResultCount(runJSON) })
 	return int(count), err
 }
 

@@ -20,7 +20,8 @@ import json as _json
 from ._enums import SETTINGS, AccessProperty, Matmul, Status, Transpose
 from ._errors import (CudaError, Error, InternalError, InvalidArgumentError, NoDeviceError, NotSupportedError,
                       OutOfMemoryError, UnknownExperimentError, VerificationError)
-from ._handles import Buffer, Context, _params_json, _text
+from ._errors import _params_json, _text
+from ._handles import Buffer, Context
 from ._native import native as _s
 from ._results import Point, Result, Run, Series, load_run, loads_run
 

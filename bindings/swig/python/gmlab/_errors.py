@@ -5,7 +5,14 @@ Every failing call raises one of them with the library's status and message
 from_status() to make them (gmlab_lang.i).
 """
 
+import json
+import operator
+
 from ._enums import Status
+
+# The exceptions are gmlab's own: tracebacks and reprs name them gmlab.NoDeviceError,
+# as they are imported, not by this private module (set at the end of this file).
+_PUBLIC_MODULE = "gmlab"
 
 
 class Error(Exception):
@@ -93,3 +100,74 @@ def from_status(status: int, message: str) -> Error:
 def closed(what: str) -> InvalidArgumentError:
     """The error of a call on a closed handle: the same text as the other languages'."""
     return InvalidArgumentError("this %s is closed" % what)
+
+
+for _cls in (Error, InvalidArgumentError, NoDeviceError, NotSupportedError, OutOfMemoryError, CudaError,
+             VerificationError, UnknownExperimentError, InternalError):
+    _cls.__module__ = _PUBLIC_MODULE
+
+
+# ---- Argument checks shared by the handles and the results --------------------
+# Python arguments are checked here, before the library sees them, so that
+# errors name the Python argument: TypeError for a wrong type, InvalidArgumentError
+# (a ValueError) for a value out of range.
+
+_INT64_MAX = 2**63 - 1
+
+
+def _int(value, name):
+    """value as a Python int; TypeError naming the argument otherwise."""
+    if isinstance(value, bool) or value is None:
+        raise TypeError("%s must be an int, got %s" % (name, type(value).__name__))
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError("%s must be an int, got %s" % (name, type(value).__name__)) from None
+    if v > _INT64_MAX:
+        raise InvalidArgumentError("%s must be at most %d, got %d" % (name, _INT64_MAX, v))
+    return v
+
+
+def _size(value, name):
+    """A size, offset or stride: an int >= 0 (refused with the library's wording,
+    under the Python argument's name)."""
+    v = _int(value, name)
+    if v < 0:
+        raise InvalidArgumentError("%s must be >= 0, got %d" % (name, v))
+    return v
+
+
+def _float(value, name):
+    if isinstance(value, bool) or value is None or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+        raise TypeError("%s must be a number, got %s" % (name, type(value).__name__))
+    return float(value)
+
+
+def _text(value, name):
+    if not isinstance(value, str):
+        raise TypeError("%s must be a str, got %s" % (name, type(value).__name__))
+    return value
+
+
+def _params_json(params, kwargs):
+    """A JSON object text from a dict, a JSON text or None, plus keyword parameters."""
+    if params is None:
+        merged = {}
+    elif isinstance(params, str):
+        if not kwargs:
+            return params
+        try:
+            merged = json.loads(params)
+        except ValueError as e:
+            raise InvalidArgumentError("params is not valid JSON: %s" % e) from None
+        if not isinstance(merged, dict):
+            raise InvalidArgumentError("params must be a JSON object")
+    elif isinstance(params, dict):
+        merged = dict(params)
+    else:
+        raise TypeError("params must be a dict, a JSON str or None, got %s" % type(params).__name__)
+    merged.update(kwargs)
+    try:
+        return json.dumps(merged)
+    except (TypeError, ValueError) as e:
+        raise TypeError("params must hold only JSON values (numbers, strings, lists, bools): %s" % e) from None

@@ -7,78 +7,20 @@ order: a Buffer stays usable after its Context is closed.
 """
 
 import json
-import operator
 
 from . import _errors
 from ._enums import SETTINGS, AccessProperty, Matmul, Transpose
+from ._errors import _float, _int, _params_json, _size, _text
 from ._native import native as _s
-
-_INT64_MAX = 2**63 - 1
-
-
-def _int(value, name):
-    """value as a Python int; TypeError naming the argument otherwise."""
-    if isinstance(value, bool) or value is None:
-        raise TypeError("%s must be an int, got %s" % (name, type(value).__name__))
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise TypeError("%s must be an int, got %s" % (name, type(value).__name__)) from None
-    if v > _INT64_MAX:
-        raise _errors.InvalidArgumentError("%s must be at most %d, got %d" % (name, _INT64_MAX, v))
-    return v
-
-
-def _size(value, name):
-    """A size, offset or stride: an int >= 0 (refused with the library's wording,
-    under the Python argument's name)."""
-    v = _int(value, name)
-    if v < 0:
-        raise _errors.InvalidArgumentError("%s must be >= 0, got %d" % (name, v))
-    return v
-
-
-def _float(value, name):
-    if isinstance(value, bool) or value is None or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
-        raise TypeError("%s must be a number, got %s" % (name, type(value).__name__))
-    return float(value)
-
-
-def _text(value, name):
-    if not isinstance(value, str):
-        raise TypeError("%s must be a str, got %s" % (name, type(value).__name__))
-    return value
-
-
-def _params_json(params, kwargs):
-    """A JSON object text from a dict, a JSON text or None, plus keyword parameters."""
-    if params is None:
-        merged = {}
-    elif isinstance(params, str):
-        if not kwargs:
-            return params
-        try:
-            merged = json.loads(params)
-        except ValueError as e:
-            raise _errors.InvalidArgumentError("params is not valid JSON: %s" % e) from None
-        if not isinstance(merged, dict):
-            raise _errors.InvalidArgumentError("params must be a JSON object")
-    elif isinstance(params, dict):
-        merged = dict(params)
-    else:
-        raise TypeError("params must be a dict, a JSON str or None, got %s" % type(params).__name__)
-    merged.update(kwargs)
-    try:
-        return json.dumps(merged)
-    except (TypeError, ValueError) as e:
-        raise TypeError("params must hold only JSON values (numbers, strings, lists, bools): %s" % e) from None
-
+from ._results import Result
 
 def _numpy():
+    """numpy, which arrays need; an optional dependency (gmlab[numpy])."""
     try:
         import numpy
-    except ImportError:  # pragma: no cover - numpy is a dependency
-        raise ImportError("gmlab: this needs numpy (pip install numpy)") from None
+    except ImportError:
+        raise ImportError("gmlab: arrays need numpy, which is not installed: pip install 'gmlab[numpy]' "
+                          "(or pip install numpy); saved runs (gmlab.load_run) need nothing more") from None
     return numpy
 
 
@@ -148,7 +90,9 @@ class Context:
 
     def __init__(self, device: int = 0) -> None:
         self._h = None
-        self._h = _s.Context(_int(device, "device"))
+        # A negative ordinal is the caller's mistake wherever it runs: refused
+        # here, before the library looks for devices (it would say there are none).
+        self._h = _s.Context(_size(device, "device"))
 
     # ---- ownership -------------------------------------------------------
     def close(self) -> None:
@@ -226,8 +170,6 @@ class Context:
         params is a dict, a JSON object text or None (the defaults); keyword
         arguments are parameters too: ``ctx.run("stride_copy", strides="1..4", word_sizes=[4])``.
         """
-        from ._results import Result
-
         text = _params_json(params, kwargs)
         return Result._own(self._live().run(_text(experiment, "experiment"), text))
 

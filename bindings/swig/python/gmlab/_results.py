@@ -6,6 +6,7 @@ import json
 import os
 
 from . import _compressed, _errors
+from ._errors import _int, _text
 from ._native import native as _s
 
 # The point fields gm_result_point_value reads, from the document's point
@@ -232,13 +233,11 @@ class Result:
 
     def point_value(self, series: int, point: int, field: str) -> float:
         """One number of one point through the library (gm_result_point_value)."""
-        from ._handles import _int, _text
 
         return self._live().pointValue(_int(series, "series"), _int(point, "point"), _text(field, "field"))
 
     def summary_value(self, name: str) -> float:
         """A key figure by name through the library (gm_result_summary_value)."""
-        from ._handles import _text
 
         return self._live().summaryValue(_text(name, "name"))
 
@@ -263,7 +262,8 @@ def _frame(rows):
     try:
         import pandas
     except ImportError:
-        raise ImportError("gmlab: to_pandas needs pandas (pip install pandas)") from None
+        raise ImportError("gmlab: to_pandas needs pandas, which is not installed: pip install 'gmlab[pandas]' "
+                          "(or pip install pandas); to_records() gives the same rows without it") from None
     leading = ["experiment", "series", "variant", "x"]
     columns = list(leading)
     for row in rows:
@@ -278,8 +278,10 @@ class Run:
     and ``command``. Iterable, indexable by position or experiment name, and a
     context manager that closes its results."""
 
-    def __init__(self, results, document):
+    def __init__(self, results, document, source="the run"):
         self.results = results
+        #: the file the run was read from, or "the run" for a text
+        self.source = source
         self.device = dict(document.get("device") or {})
         self.settings = dict(document.get("settings") or {})
         self.command = document.get("command")
@@ -296,8 +298,12 @@ class Run:
             for r in self.results:
                 if r.experiment == key:
                     return r
-            raise KeyError("%r: this run holds %s" % (key, ", ".join(r.experiment for r in self.results)))
-        return self.results[key]
+            raise KeyError("%r: %s holds %s" % (key, self.source, ", ".join(r.experiment for r in self.results)))
+        try:
+            return self.results[key]
+        except IndexError:
+            raise IndexError("%s holds %d results (0..%d), not %r" % (self.source, len(self.results),
+                                                                    len(self.results) - 1, key)) from None
 
     @property
     def experiments(self):
@@ -345,37 +351,59 @@ def load_run(path) -> Run:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise _errors.InvalidArgumentError("%s: not a JSON document (not UTF-8 text: %s)" % (where, e)) from None
-    return loads_run(text)
+    return _parse_run(text, where)
 
 
 def loads_run(text: str) -> Run:
     """The same as load_run, from the document's text."""
     if not isinstance(text, str):
         raise TypeError("text must be a str, got %s" % type(text).__name__)
+    return _parse_run(text, "the run")
+
+
+def _parse_run(text, source):
+    """A Run from a document's text; errors name the source (a file or "the run") and the result."""
     try:
         document = json.loads(text)
     except ValueError as e:
-        raise _errors.InvalidArgumentError("not a JSON document: %s" % e) from None
+        raise _errors.InvalidArgumentError("%s: not a JSON document: %s" % (source, e)) from None
     if not isinstance(document, dict):
-        raise _errors.InvalidArgumentError("not a gmlab.run/1 or gmlab.result/1 document: the top level is not an object")
+        raise _errors.InvalidArgumentError("%s: not a gmlab.run/1 or gmlab.result/1 document: the top level is not an object"
+                                           % source)
     if str(document.get("schema", "")).startswith("gmlab.result/"):
-        return Run([Result.from_json(text)], document)
+        try:
+            return Run([Result.from_json(text)], document, source)
+        except _errors.Error as e:
+            raise type(e)("%s: %s" % (source, e.message), e.status) from None
     results_doc = document.get("results")
     if document.get("schema") not in _RUN_SCHEMAS or not isinstance(results_doc, list):
-        _s.Result.runResultCount(text)  # raises the library's error for this document
-        raise _errors.InvalidArgumentError("not a gmlab.run/1 document")
+        try:
+            _s.Result.runResultCount(text)  # raises the library's error for this document
+        except _errors.Error as e:
+            raise type(e)("%s: %s" % (source, e.message), e.status) from None
+        raise _errors.InvalidArgumentError("%s: not a gmlab.run/1 document" % source)
     # Each result goes to the library in a run document of its own (with the
     # run's device block, which the library puts back into it), so that a large
     # run is parsed there once per result, not once in full per result.
     results = []
     try:
-        for entry in results_doc:
+        for index, entry in enumerate(results_doc):
             single = {"schema": document["schema"], "results": [entry]}
             if "device" in document:
                 single["device"] = document["device"]
-            results.append(Result._own(_s.Result.fromRunJson(json.dumps(single), 0)))
+            try:
+                results.append(Result._own(_s.Result.fromRunJson(json.dumps(single), 0)))
+            except _errors.Error as e:
+                raise type(e)("%s, result %d%s: %s" % (source, index, _experiment_of(entry), e.message), e.status) from None
     except BaseException:
         for r in results:
             r.close()
         raise
-    return Run(results, document)
+    return Run(results, document, source)
+
+
+def _experiment_of(entry):
+    """" (stride_copy)" for a result entry that names its experiment, else ""."""
+    experiment = entry.get("experiment") if isinstance(entry, dict) else None
+    name = experiment.get("name") if isinstance(experiment, dict) else None
+    return " (%s)" % name if isinstance(name, str) else ""

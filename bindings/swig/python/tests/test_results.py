@@ -157,7 +157,7 @@ def test_loading_errors(tmp_path):
         gmlab.loads_run(None)
     with pytest.raises(TypeError, match="text must be a str"):
         gmlab.Result.from_json(b"{}")
-    with pytest.raises(gmlab.InvalidArgumentError, match="json must not be empty"):
+    with pytest.raises(gmlab.InvalidArgumentError, match="text must not be empty"):
         gmlab.Result.from_json("")
 
 
