@@ -8,7 +8,10 @@
 # folder (GOPROXY=file://...); both build, `go test` passes, the program runs
 # with no LD_LIBRARY_PATH. The module is `go vet` clean and `go doc` renders
 # its documentation; run with a libgmlab of another ABI first on the library
-# path, the program refuses to start.
+# path, the program refuses to start. The module's README steps run verbatim
+# in an empty folder (the tarball unpacked there, go mod init, go get, go
+# build); the program keeps running after the tarball's folder is moved away
+# (libgmlab beside it, through $ORIGIN), and after its own folder moves too.
 #   check_go.sh ... GO MODULE_PATH
 source "$(dirname "$0")/common.sh"
 go=$1 module=$2
@@ -28,7 +31,8 @@ if grep -rn "$(dirname "$release")" "$moddir" >/dev/null; then fail "the module 
 # A PATH without SWIG: the go tool, the compilers, pkg-config and the basics.
 mkdir -p "$work/bin"
 for tool in "$go" "$(dirname "$(readlink -f "$go")")/gofmt" gcc g++ cc c++ as ld pkg-config sh bash env cat \
-            uname rm mkdir ls sed grep dirname basename tr sort head awk cp mv ln chmod touch find readlink; do
+            uname rm mkdir ls sed grep dirname basename tr sort head awk cp mv ln chmod touch find readlink \
+            tar gzip date; do
   p=$(command -v "$tool") && ln -sf "$p" "$work/bin/$(basename "$tool")"
 done
 export PATH=$work/bin
@@ -68,6 +72,27 @@ GOPROXY=file://$proxy GONOSUMDB=gmlab.invalid GOSUMDB= GOFLAGS= go get "$module@
 grep -q "^require $module v$version" go.mod || fail "go get did not add $module v$version: $(cat go.mod)"
 GOFLAGS= go test -count=1 ./... || fail "go test after go get"
 ok "go get $module@latest from file://$proxy"
+
+# The README's steps from an empty folder, with a saved run as run.json; the
+# go tool's settings are the user's defaults (the build cache stays shared).
+mkdir -p "$work/first"
+cd "$work/first"
+cp "$results" run.json
+(unset GOFLAGS GOPROXY GOSUMDB PKG_CONFIG_PATH; readme_steps "$moddir/README.md" go) > steps.log 2>&1 || {
+  cat steps.log; exit 1; }
+cat steps.log
+grep -q "^stride_copy: [0-9.]* GB/s" steps.log || fail "the README's program did not print stride_copy's bandwidth"
+mv "$work/first/gmlab" "$work/gmlab-moved"
+out=$(./first 2>&1) || fail "the program fails once the unpacked tarball has moved: $out"
+ok "the program runs after the tarball's folder moved (libgmlab beside it, through \$ORIGIN)"
+mv "$work/first" "$work/first-moved"
+out=$(cd "$work/first-moved" && ./first 2>&1) || fail "the program fails once its own folder has moved: $out"
+ok "the program runs after its own folder moved too"
+[ -n "$(PKG_CONFIG_PATH=$work/gmlab-moved/lib/pkgconfig pkg-config --libs gmlab | grep -F "$work/gmlab-moved/lib")" ] ||
+  fail "gmlab.pc does not follow its folder"
+ok "gmlab.pc follows the moved folder (\${pcfiledir})"
+rm "$work/first-moved/libgmlab.so.0"
+refuses "the moved program without libgmlab beside it" "libgmlab.so.$abi" env -C "$work/first-moved" ./first
 
 mkdir -p "$work/other"
 cp "$other_abi" "$work/other/libgmlab.so.$abi"

@@ -8,16 +8,21 @@
 // The module path is gmlab.invalid/gmlab. The module comes with each gmlab
 // release, in the release's go/ folder, laid out as a Go module proxy; the
 // release's tarball (or .deb) provides libgmlab and its pkg-config file, which
-// cgo reads (pkg-config gmlab). With the tarball unpacked in /opt/gmlab and
-// the release folder in /opt/gmlab-release:
+// cgo reads (pkg-config gmlab). From an empty folder, with the release folder
+// in /opt/gmlab-release:
 //
-//	export PKG_CONFIG_PATH=/opt/gmlab/lib/pkgconfig
+//	mkdir gmlab
+//	tar -xzf /opt/gmlab-release/gmlab-*-Linux-*.tar.gz -C gmlab --strip-components=1
+//	export PKG_CONFIG_PATH=$PWD/gmlab/lib/pkgconfig
+//	go mod init example.com/first
 //	GOPROXY=file:///opt/gmlab-release/go GONOSUMDB=gmlab.invalid go get gmlab.invalid/gmlab@latest
 //
 // The wrapper SWIG generates is part of the module: building needs Go with cgo,
-// a C++ compiler and pkg-config, not SWIG. Programs find libgmlab at run time
-// through the rpath pkg-config gives; the CUDA runtime is inside libgmlab, so
-// only the NVIDIA driver is needed.
+// a C++ compiler and pkg-config, not SWIG. A program finds libgmlab at run time
+// beside itself ($ORIGIN: copy lib/libgmlab.so.0 next to the program to deploy
+// it), else in the unpacked tarball's lib/ (both rpaths come from pkg-config),
+// or in the system's library folder where the .deb is installed. The CUDA
+// runtime is inside libgmlab, so only the NVIDIA driver is needed.
 //
 // # Use
 //
@@ -28,8 +33,8 @@
 //	defer ctx.Close()
 //	result, err := ctx.Run("stride_copy", `{"strides": "1..4", "word_sizes": [4]}`)
 //
-// Saved runs need no GPU: RunResultCount and ResultFromRunJSON read the
-// documents gmlab run --json writes.
+// Saved runs need no GPU: LoadRun reads the documents gmlab run --json writes
+// (plain or gzip-compressed), and Run.Result their results by experiment name.
 //
 // # Errors, handles and threads
 //

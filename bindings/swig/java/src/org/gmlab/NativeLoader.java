@@ -2,13 +2,23 @@ package org.gmlab;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
 
 /**
  * Loads the native libraries once, before the first native call.
@@ -16,14 +26,22 @@ import java.util.Locale;
  * <p>First through {@code java.library.path} ({@code System.loadLibrary}), so
  * that an installed or self-built library wins; its own RPATH ($ORIGIN) finds
  * libgmlab beside it. Otherwise from the jar: the folder
- * {@code /native/<os>-<arch>/} holds the libraries and {@code libraries.txt},
- * their file names in load order (libgmlab first, then the JNI library). They
- * are copied to a fresh temporary folder under their own names, so that the
- * JNI library's dependency on libgmlab's SONAME is met by the copy already
- * loaded, and loaded one after the other.
+ * {@code /native/<os>-<arch>/} holds the libraries, {@code libraries.txt},
+ * their file names in load order (libgmlab first, then the JNI library), and
+ * {@code checksums.txt}, their SHA-256. They are extracted once into a cache
+ * folder named after the release, the platform and those checksums, under
+ * their own names (so that the JNI library's dependency on libgmlab's SONAME is
+ * met by the copy already loaded), and loaded from there; later starts find
+ * them there, check their checksums, and extract again only a file that is
+ * missing or differs. The cache's root is the system property
+ * {@code gmlab.native.cache} where set (for a home folder that is not
+ * writable, say, or a /tmp mounted noexec), else $XDG_CACHE_HOME/gmlab or
+ * ~/.cache/gmlab, else the temporary folder.
  */
 final class NativeLoader {
     static final String JNI_LIBRARY = "gmlab_java";
+    /** The system property that names the cache's root folder. */
+    static final String CACHE_PROPERTY = "gmlab.native.cache";
 
     private static String loadedFrom;
 
@@ -81,25 +99,127 @@ final class NativeLoader {
     }
 
     private static void loadFromJar() throws IOException {
+        for (Path library : extractInto(cacheRoot())) System.load(library.toAbsolutePath().toString());
+    }
+
+    /**
+     * The jar's libraries for this platform in a folder of their own under
+     * root (made where missing), in load order: each one extracted only where
+     * the folder lacks it or holds a file whose SHA-256 differs from the jar's.
+     */
+    static List<Path> extractInto(Path root) throws IOException {
         String folder = resourceFolder();
         List<String> names = libraryNames(folder);
-        Path dir = Files.createTempDirectory("gmlab-native-");
-        List<Path> copies = new ArrayList<>();
+        Map<String, String> sums = checksums(folder);
+        Path dir = root.resolve(cacheFolderName(folder, sums));
         try {
-            for (String name : names) {
-                Path copy = dir.resolve(name);
-                try (InputStream in = NativeLoader.class.getResourceAsStream(folder + name)) {
-                    if (in == null) throw new IOException("the jar lists " + folder + name + " but does not hold it");
-                    Files.copy(in, copy, StandardCopyOption.REPLACE_EXISTING);
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new IOException("cannot make the cache folder " + dir + " (" + e + "); name another with -D"
+                + CACHE_PROPERTY + "=<folder>", e);
+        }
+        List<Path> libraries = new ArrayList<>();
+        for (String name : names) {
+            String want = sums.get(name);
+            if (want == null) throw new IOException(folder + "checksums.txt has no checksum for " + name);
+            Path library = dir.resolve(name);
+            if (!Files.isRegularFile(library) || !want.equals(sha256(library))) extract(folder + name, library, want);
+            libraries.add(library);
+        }
+        return libraries;
+    }
+
+    /** The cache's root: the system property, else the user's cache folder, else the temporary folder. */
+    static Path cacheRoot() {
+        String chosen = System.getProperty(CACHE_PROPERTY, "");
+        if (!chosen.isEmpty()) return Path.of(chosen);
+        String xdg = System.getenv("XDG_CACHE_HOME");
+        if (xdg != null && !xdg.isEmpty() && Path.of(xdg).isAbsolute()) return Path.of(xdg, "gmlab");
+        String home = System.getProperty("user.home", "");
+        if (!home.isEmpty() && Files.isWritable(Path.of(home))) return Path.of(home, ".cache", "gmlab");
+        return Path.of(System.getProperty("java.io.tmpdir"), "gmlab-" + System.getProperty("user.name", "user"));
+    }
+
+    /** "0.1.0-linux-x86_64-<12 hex digits of the libraries' checksums>": one folder per release and build. */
+    static String cacheFolderName(String folder, Map<String, String> sums) {
+        String version = jarVersion();
+        String platform = folder.substring("/native/".length(), folder.length() - 1);
+        String digest = sha256(new TreeMap<>(sums).toString().getBytes(StandardCharsets.UTF_8));
+        return version + "-" + platform + "-" + digest.substring(0, 12);
+    }
+
+    /** Implementation-Version of the jar that holds this class ("dev" outside a jar). */
+    private static String jarVersion() {
+        String version = NativeLoader.class.getPackage().getImplementationVersion();
+        if (version != null) return version;
+        // The package may have been defined from another class path entry first
+        // (a test folder of the same package): read the jar's own manifest.
+        try {
+            Path jar = Path.of(NativeLoader.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            if (Files.isRegularFile(jar)) {
+                try (JarFile file = new JarFile(jar.toFile())) {
+                    Manifest manifest = file.getManifest();
+                    if (manifest != null) version = manifest.getMainAttributes().getValue("Implementation-Version");
                 }
-                copies.add(copy);
             }
-            for (Path copy : copies) System.load(copy.toAbsolutePath().toString());
+        } catch (IOException | URISyntaxException | SecurityException | NullPointerException notAJar) {
+            version = null;
+        }
+        return version == null ? "dev" : version;
+    }
+
+    /** Copies a resource next to its place, checks its SHA-256, then moves it into place. */
+    private static void extract(String resource, Path library, String want) throws IOException {
+        Path partial = Files.createTempFile(library.getParent(), library.getFileName() + ".", ".part");
+        try {
+            try (InputStream in = NativeLoader.class.getResourceAsStream(resource)) {
+                if (in == null) throw new IOException("the jar lists " + resource + " but does not hold it");
+                Files.copy(in, partial, StandardCopyOption.REPLACE_EXISTING);
+            }
+            String got = sha256(partial);
+            if (!want.equals(got))
+                throw new IOException(resource + " in the jar has SHA-256 " + got + ", checksums.txt says " + want);
+            try {
+                Files.move(partial, library, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(partial, library, StandardCopyOption.REPLACE_EXISTING);
+            }
         } finally {
-            // A loaded library stays mapped once its file is gone; where the
-            // system refuses (Windows), the files go when the JVM exits.
-            for (Path copy : copies) removeNowOrAtExit(copy);
-            removeNowOrAtExit(dir);
+            Files.deleteIfExists(partial);
+        }
+    }
+
+    private static Map<String, String> checksums(String folder) throws IOException {
+        try (InputStream in = NativeLoader.class.getResourceAsStream(folder + "checksums.txt")) {
+            if (in == null) throw new IOException("this jar has no " + folder + "checksums.txt");
+            Map<String, String> sums = new HashMap<>();
+            for (String line : lines(in)) {
+                String[] fields = line.split("\\s+");
+                if (fields.length != 2) throw new IOException(folder + "checksums.txt: not '<sha256> <file>': " + line);
+                sums.put(fields[1], fields[0]);
+            }
+            return sums;
+        }
+    }
+
+    static String sha256(Path file) throws IOException {
+        MessageDigest digest = sha256();
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] chunk = new byte[1 << 16];
+            for (int n; (n = in.read(chunk)) > 0; ) digest.update(chunk, 0, n);
+        }
+        return HexFormat.of().formatHex(digest.digest());
+    }
+
+    private static String sha256(byte[] data) {
+        return HexFormat.of().formatHex(sha256().digest(data));
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("this JVM has no SHA-256", e);  // every Java SE platform has it
         }
     }
 
@@ -127,11 +247,4 @@ final class NativeLoader {
         return out;
     }
 
-    private static void removeNowOrAtExit(Path path) {
-        try {
-            Files.deleteIfExists(path);
-        } catch (IOException stillInUse) {
-            path.toFile().deleteOnExit();
-        }
-    }
 }
