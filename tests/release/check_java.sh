@@ -4,8 +4,11 @@
 # every .sha1/.sha256 matches; maven-metadata.xml names the version. A
 # consumer compiled with javac against the released jar alone runs from an
 # empty folder (no java.library.path, no build tree): the native libraries come
-# out of the jar. Refused, with a message naming what is wrong: a JVM of
-# another platform (os.arch=aarch64) and a libgmlab of another ABI.
+# out of the jar, into a cache folder under the user's home the first time,
+# reused (not written again) by the next start. The binding README's steps
+# run verbatim in an empty folder. Refused, with a message naming what is
+# wrong: a JVM of another platform (os.arch=aarch64) and a libgmlab of another
+# ABI.
 #   check_java.sh ... JAVA JAVAC
 source "$(dirname "$0")/common.sh"
 java=$1 javac=$2
@@ -43,7 +46,8 @@ for j in sources javadoc; do
 done
 ok "sources and javadoc jars hold org.gmlab.Gmlab"
 
-mkdir -p "$work/classes" "$work/empty"
+mkdir -p "$work/classes" "$work/empty" "$work/home"
+export HOME=$work/home XDG_CACHE_HOME=
 "$javac" -d "$work/classes" -cp "$jar" "$(dirname "$0")/consumers/java/Consumer.java"
 cd "$work/empty"
 out=$("$java" -cp "$jar:$work/classes" Consumer "$results") || fail "the consumer failed: $out"
@@ -51,6 +55,27 @@ echo "$out"
 grep -q "^gmlab $version (ABI $abi)" <<<"$out" || fail "the consumer does not report gmlab $version"
 [ -z "$(ls -A)" ] || fail "the consumer left files in its folder"
 ok "consumer against the released jar alone"
+
+# The native libraries: extracted once into the versioned cache, then reused.
+cache=$(ls -d "$HOME/.cache/gmlab/$version-linux-x86_64-"*)
+[ "$(ls "$cache" | sort | tr '\n' ' ')" = "libgmlab.so.$abi libgmlab_java.so " ] || fail "the cache holds $(ls "$cache")"
+touch -d @1000000000 "$cache"/*
+before=$(stat -c %Y "$cache"/*)
+"$java" -cp "$jar:$work/classes" Consumer "$results" > /dev/null || fail "the consumer's second start failed"
+[ "$(stat -c %Y "$cache"/*)" = "$before" ] || fail "the second start extracted the libraries again"
+ok "the second start reused $cache"
+"$java" -Dgmlab.native.cache="$work/chosen" -cp "$jar:$work/classes" Consumer "$results" > /dev/null ||
+  fail "the consumer with -Dgmlab.native.cache"
+ls "$work/chosen/$version-linux-x86_64-"*/libgmlab_java.so > /dev/null || fail "-Dgmlab.native.cache was not used"
+ok "-Dgmlab.native.cache names the cache's root"
+
+# The README's steps from an empty folder, with a saved run as run.json.
+mkdir -p "$work/first"
+cd "$work/first"
+cp "$results" run.json
+readme_steps "$source_dir/bindings/swig/java/README.md" java > steps.log 2>&1 || { cat steps.log; exit 1; }
+cat steps.log
+grep -q "^stride_copy: [0-9.]* GB/s" steps.log || fail "the README's program did not print stride_copy's bandwidth"
 
 refuses "a JVM on another platform" "linux-aarch64|linux-x86_64" \
   "$java" -Dos.arch=aarch64 -cp "$jar:$work/classes" Consumer "$results"

@@ -4,7 +4,9 @@
 # is imported from an empty folder with nothing of the build tree on any path:
 # device_count() (0 without a GPU), load_run() of a committed run, to_pandas().
 # The wheel's manylinux tag is the one readelf finds its files need; a
-# libgmlab of another ABI put in the installed package is refused.
+# libgmlab of another ABI put in the installed package is refused. The
+# binding README's steps run verbatim in an empty folder: a plain venv (no
+# system site packages, so no NumPy) and an offline pip install.
 #   check_python.sh ... PYTHON
 source "$(dirname "$0")/common.sh"
 python=$1
@@ -42,6 +44,19 @@ assert len(df) > 100 and "bandwidth_gbs" in df.columns, df.columns
 print("load_run:", len(run.results), "results,", len(df), "rows; stride_copy rows:", (df.experiment == "stride_copy").sum())
 PY
 ok "pip-installed wheel: import, device_count, load_run, to_pandas"
+
+# The README's steps from an empty folder, with a saved run as run.json, and
+# python3 the interpreter the release was built for.
+mkdir -p "$work/first" "$work/python-bin"
+ln -sf "$(command -v "$python")" "$work/python-bin/python3"
+cd "$work/first"
+cp "$results" run.json
+(export PATH=$work/python-bin:$PATH PIP_DISABLE_PIP_VERSION_CHECK=1; readme_steps "$source_dir/bindings/swig/python/README.md" python) \
+  > steps.log 2>&1 || { cat steps.log; exit 1; }
+cat steps.log
+grep -q "^stride_copy: [0-9.]* GB/s" steps.log || fail "the README's program did not print stride_copy's bandwidth"
+venv/bin/python -c "import numpy" 2>/dev/null && fail "the README's venv has NumPy: the steps did not test without it"
+ok "the wheel installs offline and loads a run without NumPy"
 
 # The same package with a libgmlab of another ABI beside its extension.
 site=$("$work/venv/bin/python" -c "import gmlab, os; print(os.path.dirname(os.path.dirname(gmlab.__file__)))")
