@@ -19,9 +19,7 @@ proxy=$release/go
 zip=$proxy/$module/@v/v$version.zip
 [ -f "$zip" ] || fail "no $zip"
 
-mkdir -p "$work/gmlab" "$work/module"
-tar -xzf "$release"/gmlab-"$version"-Linux-*.tar.gz -C "$work/gmlab"
-root=$(ls -d "$work"/gmlab/gmlab-*)
+mkdir -p "$work/module"
 zip_extract "$zip" "$work/module"
 moddir=$work/module/$module@v$version
 [ -f "$moddir/internal/swiggmlab/gmlab_wrap.cxx" ] || fail "the module has no SWIG wrapper"
@@ -37,8 +35,20 @@ for tool in "$go" "$(dirname "$(readlink -f "$go")")/gofmt" gcc g++ cc c++ as ld
 done
 export PATH=$work/bin
 ! command -v swig >/dev/null || fail "swig is on PATH"
-export PKG_CONFIG_PATH=$root/lib/pkgconfig GOPROXY=off GOFLAGS=-mod=mod GOSUMDB=off GOTOOLCHAIN=local GOWORK=off \
-       GO111MODULE=on CGO_ENABLED=1 GOCACHE=$work/cache GOPATH=$work/gopath GMLAB_RESULTS=$results HOME=$work
+export GOTOOLCHAIN=local GOWORK=off GO111MODULE=on CGO_ENABLED=1 GOCACHE=$work/cache GOPATH=$work/gopath \
+       GMLAB_RESULTS=$results HOME=$work
+
+# The README's steps from an empty folder, with a saved run as run.json and
+# the go tool's default settings. They unpack the tarball the consumers below
+# build against too (the same flags: the module's cgo build is made once).
+mkdir -p "$work/first"
+cd "$work/first"
+cp "$results" run.json
+readme_steps "$moddir/README.md" go > steps.log 2>&1 || { cat steps.log; exit 1; }
+cat steps.log
+grep -q "^stride_copy: [0-9.]* GB/s" steps.log || fail "the README's program did not print stride_copy's bandwidth"
+root=$work/first/gmlab
+export PKG_CONFIG_PATH=$root/lib/pkgconfig GOPROXY=off GOFLAGS=-mod=mod GOSUMDB=off
 
 consumer() {  # consumer FOLDER GO.MOD-EXTRA
   mkdir -p "$1"
@@ -73,16 +83,9 @@ grep -q "^require $module v$version" go.mod || fail "go get did not add $module 
 GOFLAGS= go test -count=1 ./... || fail "go test after go get"
 ok "go get $module@latest from file://$proxy"
 
-# The README's steps from an empty folder, with a saved run as run.json; the
-# go tool's settings are the user's defaults (the build cache stays shared).
-mkdir -p "$work/first"
-cd "$work/first"
-cp "$results" run.json
-(unset GOFLAGS GOPROXY GOSUMDB PKG_CONFIG_PATH; readme_steps "$moddir/README.md" go) > steps.log 2>&1 || {
-  cat steps.log; exit 1; }
-cat steps.log
-grep -q "^stride_copy: [0-9.]* GB/s" steps.log || fail "the README's program did not print stride_copy's bandwidth"
+# After the build the tarball's folder moves away, then the program's own.
 mv "$work/first/gmlab" "$work/gmlab-moved"
+cd "$work/first"
 out=$(./first 2>&1) || fail "the program fails once the unpacked tarball has moved: $out"
 ok "the program runs after the tarball's folder moved (libgmlab beside it, through \$ORIGIN)"
 mv "$work/first" "$work/first-moved"
