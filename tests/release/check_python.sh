@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The wheel, as a Python user takes it: pip installs it into a fresh virtual
-# environment (system site packages for NumPy and pandas, no index), and gmlab
-# is imported from an empty folder with nothing of the build tree on any path:
-# device_count() (0 without a GPU), load_run() of a committed run, to_pandas().
+# The wheel, as a Python user takes it: the binding README's steps, verbatim
+# in an empty folder, make a plain virtual environment (no NumPy) and pip
+# install the wheel into it with no index; then gmlab is imported from an
+# empty folder with nothing of the build tree on any path, NumPy and pandas
+# added: device_count() (0 without a GPU), load_run() of a committed run,
+# to_pandas().
 # The wheel's manylinux tag is the one readelf finds its files need; a
-# libgmlab of another ABI put in the installed package is refused. The
-# binding README's steps run verbatim in an empty folder: a plain venv (no
-# system site packages, so no NumPy) and an offline pip install.
+# libgmlab of another ABI put in the installed package is refused.
 #   check_python.sh ... PYTHON
 source "$(dirname "$0")/common.sh"
 python=$1
@@ -23,12 +23,26 @@ ok "manylinux tag $tag is what its ELF files need"
 readelf -d "$work"/unpacked/gmlab/libgmlab.so.* | grep -q 'NEEDED.*libcudart' && fail "libgmlab in the wheel needs libcudart"
 ok "libgmlab in the wheel has the CUDA runtime inside"
 
-"$python" -m venv --system-site-packages "$work/venv"
-PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 "$work/venv/bin/python" -m pip install -q "$wheel" ||
-  fail "pip install $name"
+# The README's steps from an empty folder, with a saved run as run.json, and
+# python3 the interpreter the release was built for.
+mkdir -p "$work/first" "$work/python-bin"
+ln -sf "$(command -v "$python")" "$work/python-bin/python3"
+cd "$work/first"
+cp "$results" run.json
+(export PATH=$work/python-bin:$PATH PIP_DISABLE_PIP_VERSION_CHECK=1; readme_steps "$source_dir/bindings/swig/python/README.md" python) \
+  > steps.log 2>&1 || { cat steps.log; exit 1; }
+cat steps.log
+grep -q "^stride_copy: [0-9.]* GB/s" steps.log || fail "the README's program did not print stride_copy's bandwidth"
+venv/bin/python -c "import numpy" 2>/dev/null && fail "the README's venv has NumPy: the steps did not test without it"
+ok "the wheel installs offline and loads a run without NumPy"
+
+# The same installed package with NumPy and pandas on the path (the release
+# Python's own, as the extras would bring them): device_count, to_pandas.
+extras=$("$python" -c "import numpy, pandas, os; print(os.pathsep.join(sorted({os.path.dirname(os.path.dirname(m.__file__)) for m in (numpy, pandas)})))") ||
+  fail "$python has no NumPy and pandas for the to_pandas check"
 mkdir -p "$work/empty"
 cd "$work/empty"
-"$work/venv/bin/python" - "$work/venv" "$results" <<'PY' || fail "the installed wheel does not work"
+PYTHONPATH=$extras "$work/first/venv/bin/python" - "$work/first/venv" "$results" <<'PY' || fail "the installed wheel does not work"
 import os, sys
 import gmlab
 venv, results = sys.argv[1:]
@@ -45,25 +59,13 @@ print("load_run:", len(run.results), "results,", len(df), "rows; stride_copy row
 PY
 ok "pip-installed wheel: import, device_count, load_run, to_pandas"
 
-# The README's steps from an empty folder, with a saved run as run.json, and
-# python3 the interpreter the release was built for.
-mkdir -p "$work/first" "$work/python-bin"
-ln -sf "$(command -v "$python")" "$work/python-bin/python3"
-cd "$work/first"
-cp "$results" run.json
-(export PATH=$work/python-bin:$PATH PIP_DISABLE_PIP_VERSION_CHECK=1; readme_steps "$source_dir/bindings/swig/python/README.md" python) \
-  > steps.log 2>&1 || { cat steps.log; exit 1; }
-cat steps.log
-grep -q "^stride_copy: [0-9.]* GB/s" steps.log || fail "the README's program did not print stride_copy's bandwidth"
-venv/bin/python -c "import numpy" 2>/dev/null && fail "the README's venv has NumPy: the steps did not test without it"
-ok "the wheel installs offline and loads a run without NumPy"
 
 # The same package with a libgmlab of another ABI beside its extension.
-site=$("$work/venv/bin/python" -c "import gmlab, os; print(os.path.dirname(os.path.dirname(gmlab.__file__)))")
+site=$("$work/first/venv/bin/python" -c "import gmlab, os; print(os.path.dirname(os.path.dirname(gmlab.__file__)))")
 mkdir -p "$work/other"
 cp -r "$site/gmlab" "$work/other/"
 lib=$(cd "$work/other/gmlab" && ls libgmlab.so.*)
 cp "$other_abi" "$work/other/gmlab/$lib"
 refuses "import with a libgmlab of another ABI" "ABI $abi|ABI $other|$work/other/gmlab/$lib" \
-  env PYTHONPATH="$work/other" "$work/venv/bin/python" -c "import gmlab"
+  env PYTHONPATH="$work/other" "$work/first/venv/bin/python" -c "import gmlab"
 echo "python release check passed"
