@@ -215,6 +215,25 @@ GMB_JAVA_HANDLE(gm_result)
     for (long i = 0; i < n; ++i) names.add(experimentName(i));
     return java.util.Collections.unmodifiableList(names);
   }
+
+  /** An experiment's guide section, summary, parameters (defaults and bounds) and kernels, typed
+      (describeExperiment gives the same as JSON text). Needs no device. */
+  public static Descriptions.Experiment describe(String experiment) {
+    return new Descriptions.Experiment(Json.object(Json.parse(describeExperiment(experiment), "the description"),
+                                                   "the description"));
+  }
+
+  /** resolveParams's result as a map (numbers are Double, lists List). */
+  public static java.util.Map<String, Object> resolvedParams(String experiment, String paramsJson) {
+    return Json.object(Json.parse(resolveParams(experiment, paramsJson), "the parameters"), "the parameters");
+  }
+%}
+
+%typemap(javacode) gm_context %{
+  /** The device's name, compute capability and memory sizes, typed (deviceInfoJson has it all as JSON). */
+  public Descriptions.Device deviceInfo() {
+    return new Descriptions.Device(Json.object(Json.parse(deviceInfoJson(), "the device info"), "the device info"));
+  }
 %}
 
 %typemap(javacode) gm_result %{

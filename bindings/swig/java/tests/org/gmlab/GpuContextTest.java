@@ -17,6 +17,11 @@ class GpuContextTest extends DeviceTestBase {
         assertEquals(0, ctx.device());
         String info = Expect.compact(ctx.deviceInfoJson());
         assertTrue(info.contains("\"warp_size\":32"), info);
+        Descriptions.Device device = ctx.deviceInfo();
+        assertEquals(0, device.ordinal());
+        assertTrue(device.globalMemoryBytes() > 0 && device.l2CacheBytes() > 0 && device.multiprocessors() > 0);
+        assertTrue(device.computeCapability().contains("."), device.computeCapability());
+        assertEquals(32.0, device.values().get("warp_size"));
         ctx.synchronize();
         Expect.error(Status.INVALID_ARGUMENT, "device must be in 0..", () -> new Context(4096));
         Expect.error(Status.INVALID_ARGUMENT, "got -1", () -> new Context(-1));
