@@ -4,7 +4,7 @@
 # every .sha1/.sha256 matches; maven-metadata.xml names the version. A
 # consumer compiled with javac against the released jar alone runs from an
 # empty folder (no java.library.path, no build tree): the native libraries come
-# out of the jar, into a cache folder under the user's home the first time,
+# out of the jar, into a cache folder in the user's cache the first time,
 # reused (not written again) by the next start. The binding README's steps
 # run verbatim in an empty folder. Refused, with a message naming what is
 # wrong: a JVM of another platform (os.arch=aarch64) and a libgmlab of another
@@ -46,8 +46,10 @@ for j in sources javadoc; do
 done
 ok "sources and javadoc jars hold org.gmlab.Gmlab"
 
-mkdir -p "$work/classes" "$work/empty" "$work/home"
-export HOME=$work/home XDG_CACHE_HOME=
+mkdir -p "$work/classes" "$work/empty"
+# The user's cache folder ($XDG_CACHE_HOME; the JVM takes user.home from the
+# password database, not from $HOME) is the test's own.
+export XDG_CACHE_HOME=$work/user-cache
 "$javac" -d "$work/classes" -cp "$jar" "$(dirname "$0")/consumers/java/Consumer.java"
 cd "$work/empty"
 out=$("$java" -cp "$jar:$work/classes" Consumer "$results") || fail "the consumer failed: $out"
@@ -57,7 +59,7 @@ grep -q "^gmlab $version (ABI $abi)" <<<"$out" || fail "the consumer does not re
 ok "consumer against the released jar alone"
 
 # The native libraries: extracted once into the versioned cache, then reused.
-cache=$(ls -d "$HOME/.cache/gmlab/$version-linux-x86_64-"*)
+cache=$(ls -d "$XDG_CACHE_HOME/gmlab/$version-linux-x86_64-"*)
 [ "$(ls "$cache" | sort | tr '\n' ' ')" = "libgmlab.so.$abi libgmlab_java.so " ] || fail "the cache holds $(ls "$cache")"
 touch -d @1000000000 "$cache"/*
 before=$(stat -c %Y "$cache"/*)
