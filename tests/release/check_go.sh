@@ -30,7 +30,7 @@ if grep -rn "$(dirname "$release")" "$moddir" >/dev/null; then fail "the module 
 mkdir -p "$work/bin"
 for tool in "$go" "$(dirname "$(readlink -f "$go")")/gofmt" gcc g++ cc c++ as ld pkg-config sh bash env cat \
             uname rm mkdir ls sed grep dirname basename tr sort head awk cp mv ln chmod touch find readlink \
-            tar gzip date; do
+            tar gzip date cut; do
   p=$(command -v "$tool") && ln -sf "$p" "$work/bin/$(basename "$tool")"
 done
 export PATH=$work/bin
