@@ -106,6 +106,25 @@ def packages(cfg, out):
 
 # ---- Java: a Maven repository folder ------------------------------------------
 
+def with_native_checksums(entries):
+    """The jar's entries with each native/<platform>/checksums.txt written anew
+    from the libraries beside it as they are now (stripped): NativeLoader checks
+    the copies it caches against that file."""
+    data = {name: content for name, content, _ in entries}
+    out = []
+    for name, content, executable in entries:
+        if name.startswith("native/") and os.path.basename(name) == "checksums.txt":
+            folder = os.path.dirname(name)
+            lines = []
+            for line in content.decode().splitlines():
+                library = line.split()[1]
+                digest = hashlib.sha256(data[folder + "/" + library]).hexdigest()
+                lines.append("%s  %s\n" % (digest, library))
+            content = "".join(lines).encode()
+        out.append((name, content, executable))
+    return out
+
+
 def maven(cfg, out):
     j = cfg["java"]
     version, group, artifact = cfg["version"], j["group"], j["artifact"]
@@ -120,6 +139,7 @@ def maven(cfg, out):
     natives = j["native_libraries"]  # name in the jar's native/<platform>/ -> the built file
     entries = [(name, stripped(cfg, natives[os.path.basename(name)]) if name.startswith("native/") and
                 os.path.basename(name) in natives else data, executable) for name, data, executable in entries]
+    entries = with_native_checksums(entries)
     pom = substitute(j["pom_template"], {"VERSION": version, "LICENSE": cfg["license"]})
     entries.append(("META-INF/maven/%s/%s/pom.xml" % (group, artifact), pom.encode(), False))
     write_zip(base + ".jar", entries)
