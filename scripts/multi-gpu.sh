@@ -19,7 +19,7 @@
 #
 #   OUT=dir bash scripts/multi-gpu.sh
 #
-# Binaries: .carry-multi/bin/gmlab and gmlab-server with .carry-multi/lib
+# Binaries: .carry/multi/bin/gmlab and gmlab-server with .carry/multi/lib
 # (libgmlab built from this commit for sm_75 and sm_90) and .carry/lib (the
 # libraries they need), unless GM_MULTI_BUILD=1 or they are absent: then
 # gmlab and gmlab-server are built here for the GPUs present (adds minutes).
@@ -42,7 +42,7 @@ nvidia-smi topo -m
 [ "$N" -ge 2 ] || { echo "multi-gpu.sh needs two or more GPUs; this machine has $N"; exit 1; }
 
 # ---- binaries
-GMLAB=.carry-multi/bin/gmlab SERVER=.carry-multi/bin/gmlab-server
+GMLAB=.carry/multi/bin/gmlab SERVER=.carry/multi/bin/gmlab-server
 if [ "${GM_MULTI_BUILD:-0}" = 1 ] || [ ! -x "$GMLAB" ]; then
   step "build for the GPUs present"
   B=/tmp/gm-multi-build
@@ -54,17 +54,21 @@ if [ "${GM_MULTI_BUILD:-0}" = 1 ] || [ ! -x "$GMLAB" ]; then
   timeout 420 cmake --build $B -j"$(nproc)" --target gmlab-cli >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
   timeout 120 cmake --build $B -j"$(nproc)" --target gmlab-server >>"$OUT/build.log" 2>&1 || echo "gmlab-server not built (see build.log)"
   GMLAB=$B/tools/cli/gmlab SERVER=$B/tools/server/gmlab-server
+  if [ ! -x "$SERVER" ] && [ -x .carry/multi/bin/gmlab-server ]; then  # the server from the carried build
+    SERVER=.carry/multi/bin/gmlab-server
+    export LD_LIBRARY_PATH="$PWD/.carry/multi/lib:$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
 else
-  export LD_LIBRARY_PATH="$PWD/.carry-multi/lib:$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export LD_LIBRARY_PATH="$PWD/.carry/multi/lib:$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 GMLAB=$(realpath "$GMLAB"); export GMLAB
 "$GMLAB" --version || exit 1
-LOAD=.carry-multi/bin/gpu_load
+LOAD=.carry/multi/bin/gpu_load
 if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
   NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   "$NVCC" -O2 -arch=native -o /tmp/gpu_load bench/gpu_load.cu && LOAD=/tmp/gpu_load
 fi
-[ -x "$LOAD" ] || { echo "no load program (bench/gpu_load.cu): neither nvcc nor .carry-multi/bin/gpu_load"; exit 1; }
+[ -x "$LOAD" ] || { echo "no load program (bench/gpu_load.cu): neither nvcc nor .carry/multi/bin/gpu_load"; exit 1; }
 echo "gmlab: $GMLAB; load: $LOAD"
 
 # ---- a results server on 127.0.0.1, its crowd seeded with the committed runs
@@ -139,7 +143,7 @@ python3 scripts/multi_gpu_figures.py peer "$OUT/results/$NAME-x$N-peer.json" "$O
 step "1: the standard suite on all $N GPUs at once (--parallel)"
 (cd "$OUT/results" && timeout 200 "$GMLAB" run --devices all --parallel --json "$NAME-x$N-parallel-{device}.json" >"$OUT/runs/parallel-suite.log" 2>&1) || status=1
 tail -$((N + 2)) "$OUT/runs/parallel-suite.log"
-python3 scripts/multi_gpu_figures.py hostlink "$OUT/results/$NAME-x$N"-parallel-*.json
+python3 scripts/multi_gpu_figures.py hostlink "$OUT/results/$NAME-x$N"-parallel-[0-9]*.json
 step "1: device experiments alone, then all GPUs in parallel"
 EXPS=(stream l2_persist carveout cache_hints tma_copy)
 for d in $(seq 0 $((N - 1))); do
@@ -178,7 +182,7 @@ step "4: gmlab contribute of each GPU's run"
 if [ -n "$URL" ]; then
   get() { python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' "$1"; }
   before=$(get "$URL/api/v1/stats")
-  for f in "$OUT/results/$NAME-x$N"-parallel-*.json; do
+  for f in "$OUT/results/$NAME-x$N"-parallel-[0-9]*.json; do
     "$GMLAB" contribute --run "$f" --yes --server "$URL" 2>&1 | tail -2
   done
   echo "  stats before: $before, after: $(get "$URL/api/v1/stats")"

@@ -422,6 +422,7 @@ int run_on_device(const RunOptions &given, json *run_doc) {
     }
     if (!check_upload_option(opt.upload_url)) return kUsage;
     std::vector<std::string> names = opt.experiments.empty() ? default_suite() : opt.experiments;
+    for (const std::string &skip : opt.skip) names.erase(std::remove(names.begin(), names.end(), skip), names.end());
     for (const auto &n : names) {
         if (describe(n).is_null()) {
             char *unused = nullptr;
@@ -574,9 +575,46 @@ int choose_devices(const RunOptions &opt, std::vector<int> *ordinals) {
 namespace {
 
 // gmlab run --parallel: one child per device at once; a summary per device after.
+// peer, in a parallel run: it copies between every pair of the devices, so
+// it is measured once, after the others, on the first device, into its own
+// files ({device} in their names becomes "peer").
+int run_peer_after(const RunOptions &opt, const std::vector<int> &ordinals) {
+    RunOptions one = opt;
+    one.parallel = false;
+    one.experiments = {"peer"};
+    one.device = ordinals[0];
+    for (std::string *file : {&one.json_file, &one.csv_file, &one.html_file})
+        for (std::size_t pos; (pos = file->find("{device}")) != std::string::npos;) file->replace(pos, 8, "peer");
+    // Only what --set gives peer; its peers are the devices of this run.
+    std::set<std::string> peer_params;
+    for (const json &p : describe("peer")["parameters"]) peer_params.insert(p["name"].get<std::string>());
+    one.sets.clear();
+    bool peers_given = false;
+    for (const std::string &s : opt.sets) {
+        const std::string name = s.substr(0, s.find('='));
+        const std::string bare = name.rfind("peer.", 0) == 0 ? name.substr(5) : name;
+        if (name.find('.') != std::string::npos && name.rfind("peer.", 0) != 0) continue;
+        if (!peer_params.count(bare)) continue;
+        one.sets.push_back(s);
+        peers_given = peers_given || bare == "peers";
+    }
+    if (!peers_given) {
+        std::string list;
+        for (std::size_t i = 1; i < ordinals.size(); ++i) list += (list.empty() ? "" : ",") + std::to_string(ordinals[i]);
+        one.sets.push_back("peer.peers=[" + list + "]");
+    }
+    std::cout << "\npeer, once for the " << ordinals.size() << " devices, on device " << ordinals[0] << ":\n";
+    return run_on_device(one, nullptr);
+}
+
 int run_parallel(const RunOptions &opt, const std::vector<int> &ordinals) {
+    const std::vector<std::string> selected = opt.experiments.empty() ? default_suite() : opt.experiments;
+    const bool peer = std::find(selected.begin(), selected.end(), "peer") != selected.end();
     std::vector<ChildSpec> children;
-    for (int d : ordinals) children.push_back({d, child_run_arguments(opt.argv, d)});
+    for (int d : ordinals) {
+        children.push_back({d, child_run_arguments(opt.argv, d)});
+        if (peer) children.back().args.insert(children.back().args.end(), {"--skip", "peer"});
+    }
     std::cerr << "gmlab: measuring " << ordinals.size() << " devices at once, one process each (host-link figures share the host)\n";
     const auto start = std::chrono::steady_clock::now();
     const std::vector<ChildOutcome> outcome = run_children(children, 0, std::cout);
@@ -589,6 +627,10 @@ int run_parallel(const RunOptions &opt, const std::vector<int> &ordinals) {
                   << (outcome[i].why.empty() ? "" : " (" + outcome[i].why + ")");
         if (!opt.json_file.empty()) std::cout << ", " << expand_device_placeholder(opt.json_file, ordinals[i]);
         std::cout << "\n";
+        if (result == kOk) result = code;
+    }
+    if (peer) {
+        const int code = run_peer_after(opt, ordinals);
         if (result == kOk) result = code;
     }
     return result;

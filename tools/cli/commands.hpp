@@ -53,6 +53,8 @@ struct RunOptions {
     // gets again with --device N in place of --devices and --parallel.
     bool parallel = false;
     std::vector<std::string> argv;
+    // Experiments left out (a parallel run's children leave peer to the parent).
+    std::vector<std::string> skip;
 };
 // Measures every selected device in turn (or with opt.parallel all at once),
 // one run document each.

@@ -6,6 +6,7 @@
 
 #include "check_command.hpp"
 #include "commands.hpp"
+#include "explain_command.hpp"
 #include "gmlab.h"
 
 int main(int argc, char **argv) {
@@ -51,7 +52,9 @@ int main(int argc, char **argv) {
         ->excludes(run_device);
     run->add_flag("--parallel", run_opt.parallel,
                   "with --devices: measure the devices at the same time, one process each (device figures as alone; "
-                  "host-link figures share the host's memory and PCIe root, so they may be lower than alone)");
+                  "host-link figures share the host's memory and PCIe root, so they may be lower than alone; peer, "
+                  "which copies between the devices, runs once afterwards into files with {device} as \"peer\")");
+    run->add_option("--skip", run_opt.skip)->group("");  // a parallel run's children: experiments left to the parent
     run->add_option("--warmup", run_opt.warmup, "untimed launches before timing (default 2)");
     run->add_option("--min-repetitions", run_opt.min_repetitions, "timed launches at least (default 5)");
     run->add_option("--max-repetitions", run_opt.max_repetitions, "timed launches at most (default 100)");
@@ -118,6 +121,9 @@ int main(int argc, char **argv) {
     compare->add_option("--html", html_out, "write the HTML comparison to this file");
     compare->add_flag("--markdown", markdown, "print Markdown instead of aligned text");
 
+    gmcli::ExplainOptions explain_opt;
+    auto *explain = gmcli::add_explain_command(app, explain_opt);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError &e) {
@@ -130,6 +136,7 @@ int main(int argc, char **argv) {
         if (*describe) return gmcli::cmd_describe(experiment, as_json, device);
         if (*report) return gmcli::cmd_report(report_input, html_out, markdown);
         if (*compare) return gmcli::cmd_compare(compare_a, compare_b, html_out, markdown);
+        if (*explain) return gmcli::cmd_explain(explain_opt);
         std::string command_line;
         for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(i ? argv[i] : "gmlab");
         if (*check) return gmcli::cmd_check(chk);
