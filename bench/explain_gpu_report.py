@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""What scripts/explain-gpu.sh measured, as the figures docs/explain.md quotes:
+the confusion matrix of the example programs (each planted pattern against
+the rules explain named, the fixed twins below), explain's time over the
+program's own and over Nsight Compute's on the same kernels, the outside
+programs' findings and the exit codes of the bad inputs.
+
+    bench/explain_gpu_report.py OUT          the report
+    bench/explain_gpu_report.py --ncu-filter DOC.json   ncu's -k regex for the kernels explain counted
+    bench/explain_gpu_report.py --ncu-count DOC.json    how many kernels that is
+"""
+import json
+import os
+import re
+import sys
+
+EXPECTED = {
+    'strided_access': 'uncoalesced_global',
+    'misaligned_access': 'misaligned_global',
+    'bank_conflicts': 'shared_bank_conflicts',
+    'local_memory': 'local_memory_spills',
+    'low_bandwidth': 'dram_below_attainable',
+    'pageable_transfers': 'pageable_transfers',
+    'small_transfers': 'small_transfers',
+    'serial_copies': 'copies_not_overlapped',
+    'managed_faults': 'unified_memory_faults',
+    'malloc_in_loop': 'allocation_in_loop',
+}
+OUTSIDE = ['torch_training_step', 'cupy_rawkernel', 'triton_softmax']
+
+
+def counted_kernels(doc):
+    return [k for k in doc['kernels'] if k.get('counted')]
+
+
+def function_name(demangled):
+    """ncu's 'function' base name: the demangled name without parameters,
+    return type, template arguments or namespaces."""
+    name = demangled.split('(')[0]
+    depth, out = 0, ''
+    for ch in name:
+        if ch == '<':
+            depth += 1
+        elif ch == '>':
+            depth -= 1
+        elif depth == 0:
+            out += ch
+    return out.split()[-1].split('::')[-1] if out.split() else out
+
+
+def named_rules(doc):
+    rules = [f['rule'] for f in doc['run']['findings']]
+    for k in doc['kernels']:
+        rules += [f['rule'] for f in k.get('findings', [])]
+    return rules
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def timings(out):
+    rows = {}
+    path = os.path.join(out, 'timings.tsv')
+    if os.path.exists(path):
+        for line in open(path):
+            name, kind, rc, plain, tool = line.rstrip('\n').split('\t')
+            rows[(name, kind)] = (int(rc), float(plain), float(tool))
+    return rows
+
+
+def confusion(out):
+    rules = sorted(set(EXPECTED.values()))
+    print('Confusion matrix: rows are programs, columns the rules explain named (X) or not (.)')
+    print('%-28s %s' % ('', ' '.join('%2d' % i for i in range(len(rules)))))
+    tp = fn = fp_fixed = extra = 0
+    for program, want in EXPECTED.items():
+        for variant in ('planted', 'fixed'):
+            doc = load(os.path.join(out, 'json', '%s-%s.json' % (program, variant)))
+            if doc is None:
+                print('%-28s (no document)' % ('%s-%s' % (program, variant)))
+                if variant == 'planted':
+                    fn += 1
+                continue
+            named = set(named_rules(doc))
+            cells = ' '.join(' X' if r in named else ' .' for r in rules)
+            print('%-28s %s' % ('%s-%s' % (program, variant), cells))
+            if variant == 'planted':
+                tp += want in named
+                fn += want not in named
+                extra += len(named - {want})
+            else:
+                fp_fixed += len(named)
+    for i, r in enumerate(rules):
+        print('  %2d %s' % (i, r))
+    print('planted patterns named: %d of %d; missed: %d; other rules named on planted programs: %d; '
+          'rules named on fixed twins: %d' % (tp, len(EXPECTED), fn, extra, fp_fixed))
+
+
+def costs(out):
+    t = timings(out)
+    print('\nCost: explain over the program alone, and over ncu on the same kernels')
+    for (name, kind), (rc, plain, tool) in sorted(t.items()):
+        if kind != 'explain':
+            continue
+        line = '%-28s exit %3d  program %6.2f s  explain %6.2f s  (%.1fx the program)' % (name, rc, plain, tool, tool / plain if plain else 0)
+        if (name, 'ncu') in t:
+            ncu = t[(name, 'ncu')][2]
+            line += '  ncu %6.2f s  explain/ncu %.2f' % (ncu, tool / ncu if ncu else 0)
+        print(line)
+
+
+def outside(out):
+    print('\nOutside programs')
+    for name in OUTSIDE:
+        doc = load(os.path.join(out, 'json', name + '.json'))
+        if doc is None:
+            print('%s: no document' % name)
+            continue
+        print('%s: %d kernels, %d finding(s)' % (name, doc['kernels_total'], doc['summary']['findings']))
+        for k in counted_kernels(doc):
+            for f in k['findings']:
+                print('  #%d %s: %s: %s' % (k['rank'], k['name'][:90], f['rule'], f['text']))
+            if not k['findings']:
+                print('  #%d %s: no finding' % (k['rank'], k['name'][:90]))
+        for f in doc['run']['findings']:
+            print('  run: %s: %s' % (f['rule'], f['text']))
+        for n in doc['notes']:
+            print('  note: %s' % n)
+
+
+def bad_inputs(out):
+    print('\nBad inputs and robustness (exit codes)')
+    for (name, kind), (rc, _, _) in sorted(timings(out).items()):
+        if kind == 'bad':
+            print('  %-16s %d' % (name, rc))
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] in ('--ncu-filter', '--ncu-count'):
+        doc = load(sys.argv[2])
+        if not doc or not counted_kernels(doc):
+            sys.exit(1)
+        names = sorted(set(function_name(k['name']) for k in counted_kernels(doc)))
+        if sys.argv[1] == '--ncu-filter':
+            print('(' + '|'.join(re.escape(n) for n in names) + ')')
+        else:
+            print(len(counted_kernels(doc)))
+        return
+    out = sys.argv[1]
+    confusion(out)
+    costs(out)
+    outside(out)
+    bad_inputs(out)
+
+
+if __name__ == '__main__':
+    main()

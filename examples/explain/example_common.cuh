@@ -1,0 +1,36 @@
+// What every example program shares: a checked CUDA call and the --fixed
+// switch. Each program plants one memory pattern gmlab explain should name;
+// run with --fixed it does the same work the way the guide recommends, and
+// explain should name nothing.
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <cuda_runtime.h>
+
+#define EX_CHECK(call)                                                                                   \
+    do {                                                                                                 \
+        cudaError_t err_ = (call);                                                                       \
+        if (err_ != cudaSuccess) {                                                                       \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
+            std::exit(1);                                                                                \
+        }                                                                                                \
+    } while (0)
+
+inline bool fixed_variant(int argc, char **argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--fixed") == 0) return true;
+    return false;
+}
+
+// Checks the sum of n floats on the host against the expected value, so that
+// each example verifies its own result.
+inline void expect_close(double got, double want, const char *what) {
+    const double tolerance = 1e-3 * (want < 0 ? -want : want) + 1e-3;
+    if ((got - want > tolerance) || (want - got > tolerance)) {
+        std::fprintf(stderr, "%s: got %.6g, expected %.6g\n", what, got, want);
+        std::exit(1);
+    }
+}

@@ -1,0 +1,26 @@
+// Planted: each thread reads every 4th float (stride_copy's pattern): a warp's
+// load touches 16 sectors where 4 would hold its data.
+// Fixed: the data the kernel needs is stored contiguously; every warp reads
+// 32 neighbouring floats.
+#include "example_common.cuh"
+
+__global__ void scale_strided(const float *in, float *out, int n, int stride) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = 2.0f * in[static_cast<long long>(i) * stride];
+}
+
+int main(int argc, char **argv) {
+    const bool fixed = fixed_variant(argc, argv);
+    const int n = 1 << 24, stride = fixed ? 1 : 4;
+    float *in = nullptr, *out = nullptr;
+    EX_CHECK(cudaMalloc(&in, sizeof(float) * n * 4));
+    EX_CHECK(cudaMalloc(&out, sizeof(float) * n));
+    EX_CHECK(cudaMemset(in, 0, sizeof(float) * n * 4));
+    for (int rep = 0; rep < 20; ++rep) scale_strided<<<n / 256, 256>>>(in, out, n, stride);
+    EX_CHECK(cudaGetLastError());
+    EX_CHECK(cudaDeviceSynchronize());
+    EX_CHECK(cudaFree(in));
+    EX_CHECK(cudaFree(out));
+    std::printf("strided_access (%s): done\n", fixed ? "fixed" : "planted");
+    return 0;
+}

@@ -1,0 +1,206 @@
+// From the passes' records to the document: per chosen kernel its counters,
+// figures and findings; the run-scope findings; the notes that say what was
+// not collected and why.
+#include <algorithm>
+#include <ctime>
+#include <set>
+
+#include "explain/explain_document.hpp"
+#include "explain/explain_session.hpp"
+#include "explain/lab_figures.hpp"
+#include "explain/rule_book.hpp"
+
+namespace gmexplain {
+
+using nlohmann::json;
+
+namespace {
+
+std::string now_iso() {
+    std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+json device_json(const PassRecords &r, int id) {
+    for (const auto &d : r.devices)
+        if (d.id == id)
+            return {{"id", d.id},
+                    {"name", d.name},
+                    {"multiprocessors", d.sm_count},
+                    {"compute_capability", d.compute_capability},
+                    {"memory_bytes", d.memory_bytes},
+                    {"l2_bytes", d.l2_bytes},
+                    {"theoretical_bandwidth_gbs", d.memory_bandwidth_kbs / 1e6}};
+    return {{"id", id}, {"name", "unknown"}};
+}
+
+// The counters of a kernel's counted launches, each metric averaged over them.
+std::map<std::string, double> averaged(const std::vector<const CounterRecord *> &records) {
+    std::map<std::string, double> out;
+    for (const auto *r : records)
+        for (const auto &[k, v] : r->metrics) out[k] += v / records.size();
+    return out;
+}
+
+std::map<std::string, double> kernel_base(const KernelSummary &k, const std::map<std::string, double> &counters,
+                                          const std::optional<double> &attainable) {
+    std::map<std::string, double> base = counters;
+    base["time_ms"] = k.total_ms;
+    base["mean_us"] = k.mean_us;
+    base["launches"] = double(k.launches);
+    base["registers"] = k.registers;
+    base["local_per_thread"] = k.local_per_thread;
+    base["threads_per_block"] = double(k.block[0] * k.block[1] * k.block[2]);
+    base["blocks"] = double(k.grid[0] * k.grid[1] * k.grid[2]);
+    base["shared_bytes_per_block"] = k.static_shared + k.dynamic_shared;
+    if (attainable) base["attainable_dram_gbs"] = *attainable;
+    return base;
+}
+
+struct Context {
+    const Options &o;
+    const RuleBook &book;
+    const LabRun *lab;
+    std::string lab_missing;
+    std::optional<double> attainable;
+    json notes = json::array();
+    int findings = 0;
+    double gain_ms = 0;
+    bool any_gain = false;
+};
+
+void add_verdicts(Context &c, json &into, const Verdicts &v) {
+    into["findings"] = json::array();
+    for (const auto &f : v.findings) {
+        into["findings"].push_back(finding_json(f));
+        ++c.findings;
+        if (f.gain_ms) {
+            c.gain_ms += *f.gain_ms;
+            c.any_gain = true;
+        }
+    }
+    into["not_evaluated"] = v.not_evaluated;
+}
+
+json explain_kernel(Context &c, const KernelSummary &k, int rank, bool chosen, const PassRun *counting) {
+    json kj = kernel_json(k, rank);
+    kj["counted"] = false;
+    if (!chosen) {
+        kj["not_counted"] = "not among the " + std::to_string(c.o.kernels) + " kernels chosen (--kernels, --kernel-regex)";
+        return kj;
+    }
+    if (!counting) {
+        kj["not_counted"] = "--counters off";
+        return kj;
+    }
+    std::vector<const CounterRecord *> mine;
+    for (const auto &r : counting->records.counters)
+        if (r.mangled == k.mangled) mine.push_back(&r);
+    if (mine.empty()) {
+        std::string why = !counting->records.counters_unavailable.empty() ? counting->records.counters_unavailable
+                          : k.graph_launches == k.launches
+                              ? "every launch of this kernel came from a CUDA graph, whose kernels are not replayed"
+                          : k.launches <= c.o.launch_skip
+                              ? "--launch-skip " + std::to_string(c.o.launch_skip) + " skips all of its " + std::to_string(k.launches) + " launches"
+                              : "the counting run did not launch it (the program is not deterministic)";
+        kj["not_counted"] = why;
+        return kj;
+    }
+    const auto counters = averaged(mine);
+    kj["counted"] = true;
+    kj["counted_launches"] = mine.size();
+    kj["replay_passes"] = mine.front()->passes;
+    kj["counters"] = counters;
+    Figures figures(c.book, kernel_base(k, counters, c.attainable));
+    json derived = json::object();
+    for (const auto &[name, expr] : c.book.derived)
+        if (const auto v = figures.get(name)) derived[name] = *v;
+    kj["figures"] = derived;
+    add_verdicts(c, kj, apply_rules(c.book, "kernel", figures, c.lab, c.lab_missing));
+    return kj;
+}
+
+void add_pass_notes(Context &c, const PassRun &trace, const PassRun *counting) {
+    const auto &t = trace.records;
+    if (t.pids.size() > 1)
+        c.notes.push_back("the program ran CUDA in " + std::to_string(t.pids.size()) +
+                          " processes (children were followed through the injection library); their records are merged");
+    if (trace.exit.signal) c.notes.push_back("the program was ended by signal " + std::to_string(trace.exit.signal) +
+                                             ": the records written before it are explained");
+    else if (trace.exit.status) c.notes.push_back("the program exited with status " + std::to_string(trace.exit.status) +
+                                                  ": what it did before is explained, and gmlab explain exits with its status");
+    if (t.dropped) c.notes.push_back(std::to_string(t.dropped) + " trace records were dropped by CUPTI: figures are lower bounds");
+    std::set<int> devices;
+    for (const auto &k : t.kernels) devices.insert(k.device);
+    if (devices.size() > 1) c.notes.push_back("kernels ran on " + std::to_string(devices.size()) + " devices; costs are read for device " + std::to_string(*devices.begin()) + "'s model");
+    for (const auto &n : t.notes) c.notes.push_back("trace: " + n);
+    if (!counting) return;
+    const auto &k = counting->records;
+    if (!k.counters_unavailable.empty()) {
+        std::string n = "counters not available: " + k.counters_unavailable;
+        if (k.counters_unavailable.find("ERR_NVGPUCTRPERM") != std::string::npos)
+            n += ". The driver lets only administrators read GPU performance counters: run as root, or set the nvidia "
+                 "module option NVreg_RestrictProfilingToAdminUsers=0 (a file in /etc/modprobe.d, then reload the driver). "
+                 "Pass 1 (the trace) ran and its findings stand";
+        c.notes.push_back(n);
+    }
+    for (const auto &n : k.notes) c.notes.push_back("counters: " + n);
+    if (counting->exit.status != trace.exit.status)
+        c.notes.push_back("the counting run exited with " + std::to_string(counting->exit.status) + ", the trace run with " +
+                          std::to_string(trace.exit.status));
+}
+
+}  // namespace
+
+Outcome analyse(const Options &o, const PassRun &trace, const PassRun *counting, double counting_seconds) {
+    const RuleBook book = load_rules(o.rules_dir);
+    const auto kernels = summarize_kernels(trace.records);
+    const auto chosen = choose_kernels(kernels, o);
+    const int device = chosen.empty() ? 0 : chosen.front().device;
+    const json dev = device_json(trace.records, device);
+    std::string lab_missing;
+    const auto lab = find_lab_run(o.lab_run, dev.value("name", ""), &lab_missing);
+    Context c{o, book, lab ? &*lab : nullptr, lab_missing, std::nullopt};
+    if (lab) c.attainable = lab_summary(*lab, "stream", "copy_gbs");
+
+    json doc;
+    doc["schema"] = kExplainSchema;
+    doc["created_at"] = now_iso();
+    doc["command"] = o.argv;
+    doc["options"] = {{"kernels", o.kernels}, {"kernel_regex", o.kernel_regex}, {"launch_skip", o.launch_skip},
+                      {"launch_count", o.launch_count}, {"replay", o.replay}, {"counters", o.counters}};
+    doc["device"] = dev;
+    doc["program"] = {{"exit_status", trace.exit.status}, {"signal", trace.exit.signal},
+                      {"processes", int(trace.records.pids.size())}};
+    doc["lab"] = {{"run", lab ? json(lab->path) : json(nullptr)}, {"missing", lab ? "" : lab_missing},
+                  {"attainable_dram_gbs", c.attainable ? json(*c.attainable) : json(nullptr)}};
+    doc["passes"] = {{"trace", {{"seconds", trace.exit.seconds}, {"processes", trace.records.pids.size()}}},
+                     {"counters", {{"seconds", counting_seconds}, {"ran", counting != nullptr},
+                                   {"available", counting && counting->records.counters_unavailable.empty()},
+                                   {"reason", counting ? counting->records.counters_unavailable : "--counters off"},
+                                   {"launches_counted", counting ? counting->records.counters.size() : 0}}}};
+    doc["kernels_total"] = int(kernels.size());
+    doc["kernels"] = json::array();
+    int rank = 0;
+    for (const auto &k : kernels) {
+        ++rank;
+        const bool is_chosen = std::any_of(chosen.begin(), chosen.end(), [&](const KernelSummary &x) { return x.mangled == k.mangled; });
+        if (!is_chosen && rank > std::max(o.kernels, 10)) continue;  // the document lists the chosen and the top ten
+        doc["kernels"].push_back(explain_kernel(c, k, rank, is_chosen, counting));
+    }
+    const auto figures_map = run_figures(trace.records);
+    Figures run_figs(book, figures_map);
+    doc["run"]["figures"] = figures_map;
+    add_verdicts(c, doc["run"], apply_rules(book, "run", run_figs, c.lab, c.lab_missing));
+    add_pass_notes(c, trace, counting);
+    doc["notes"] = c.notes;
+    doc["summary"] = {{"findings", c.findings}, {"estimated_gain_ms", c.any_gain ? json(c.gain_ms) : json(nullptr)}};
+    Outcome out;
+    out.document = doc;
+    out.exit_code = trace.exit.status;
+    return out;
+}
+
+}  // namespace gmexplain

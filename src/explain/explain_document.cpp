@@ -1,0 +1,127 @@
+#include "explain/explain_document.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+namespace gmexplain {
+
+using nlohmann::json;
+
+json finding_json(const Finding &f) {
+    json evidence = json::object();
+    for (const auto &[k, v] : f.evidence) evidence[k] = v;
+    json cost = {{"found", f.cost.found}};
+    if (f.cost.found) {
+        cost["value"] = f.cost.value;
+        cost["text"] = f.cost_text;
+        cost["source"] = f.cost.source;
+        cost["at"] = f.cost.at_x;
+        cost["baseline"] = f.cost.baseline_x;
+    } else {
+        cost["missing"] = f.cost.missing;
+    }
+    return {{"rule", f.rule},       {"title", f.title},         {"text", f.text},
+            {"experiment", f.experiment}, {"evidence", evidence}, {"cost", cost},
+            {"gain_ms", f.gain_ms ? json(*f.gain_ms) : json(nullptr)}, {"fix", f.fix}, {"guide", f.guide}};
+}
+
+json kernel_json(const KernelSummary &k, int rank) {
+    return {{"rank", rank},
+            {"name", k.name},
+            {"mangled", k.mangled},
+            {"launches", k.launches},
+            {"graph_launches", k.graph_launches},
+            {"total_ms", k.total_ms},
+            {"mean_us", k.mean_us},
+            {"share_of_gpu_time", k.share_of_gpu_time},
+            {"grid", {k.grid[0], k.grid[1], k.grid[2]}},
+            {"block", {k.block[0], k.block[1], k.block[2]}},
+            {"registers", k.registers},
+            {"static_shared_bytes", k.static_shared},
+            {"dynamic_shared_bytes", k.dynamic_shared},
+            {"local_bytes_per_thread", k.local_per_thread},
+            {"device", k.device}};
+}
+
+namespace {
+
+std::string fmt(const char *format, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
+void print_findings(std::ostringstream &o, const json &findings) {
+    for (const auto &f : findings) {
+        o << "   - " << f["title"].get<std::string>() << ": " << f["text"].get<std::string>() << "\n";
+        std::string ev;
+        for (const auto &[k, v] : f["evidence"].items()) ev += (ev.empty() ? "" : ", ") + k + " " + fmt("%.4g", v.get<double>());
+        o << "     evidence: " << ev << "\n";
+        if (f["cost"]["found"].get<bool>())
+            o << "     cost: " << f["cost"]["text"].get<std::string>() << " (" << f["cost"]["source"].get<std::string>() << ")\n";
+        else
+            o << "     cost: not measured on this GPU: " << f["cost"]["missing"].get<std::string>() << "\n";
+        if (!f["gain_ms"].is_null()) o << "     estimated gain: up to " << fmt("%.3g", f["gain_ms"].get<double>()) << " ms\n";
+        o << "     demonstrated by: gmlab run " << f["experiment"].get<std::string>() << "\n";
+        o << "     fix: " << f["fix"].get<std::string>() << "\n";
+    }
+}
+
+}  // namespace
+
+std::string explanation_text(const json &doc) {
+    std::ostringstream o;
+    std::string command;
+    for (const auto &a : doc["command"]) command += (command.empty() ? "" : " ") + a.get<std::string>();
+    o << "gmlab explain: " << command << "\n";
+    const json &prog = doc["program"];
+    o << "GPU: " << doc["device"].value("name", "unknown") << "; program exit status " << prog["exit_status"].get<int>();
+    if (prog.value("signal", 0)) o << " (signal " << prog["signal"].get<int>() << ")";
+    o << "; " << prog["processes"].get<int>() << " CUDA process(es)\n";
+    o << "costs from: " << (doc["lab"]["run"].is_null() ? "none (" + doc["lab"].value("missing", "") + ")"
+                                                        : doc["lab"]["run"].get<std::string>())
+      << "\n";
+    o << "time: trace " << fmt("%.2f", doc["passes"]["trace"]["seconds"].get<double>()) << " s, counters "
+      << fmt("%.2f", doc["passes"]["counters"]["seconds"].get<double>()) << " s\n\n";
+    o << "Kernels by total time (" << doc["kernels_total"].get<int>() << " kernels, "
+      << fmt("%.3g", doc["run"]["figures"].value("kernel_ms", 0.0)) << " ms on the GPU):\n";
+    for (const auto &k : doc["kernels"]) {
+        o << "#" << k["rank"].get<int>() << " " << k["name"].get<std::string>() << "\n";
+        o << "   " << k["launches"].get<std::uint64_t>() << " launches, " << fmt("%.3g", k["total_ms"].get<double>())
+          << " ms (" << fmt("%.0f", 100 * k["share_of_gpu_time"].get<double>()) << " % of kernel time), grid "
+          << k["grid"][0] << "x" << k["grid"][1] << "x" << k["grid"][2] << ", block " << k["block"][0] << "x"
+          << k["block"][1] << "x" << k["block"][2] << ", " << k["registers"] << " registers\n";
+        if (!k.value("counted", false)) {
+            o << "   not counted: " << k.value("not_counted", std::string("not among the kernels chosen")) << "\n";
+            continue;
+        }
+        if (k["findings"].empty()) o << "   no finding: every rule's condition was false on its counters\n";
+        print_findings(o, k["findings"]);
+        for (const auto &n : k["not_evaluated"]) o << "   (not evaluated: " << n.get<std::string>() << ")\n";
+    }
+    o << "\nWhole program (host transfers, overlap, allocations, unified memory):\n";
+    if (doc["run"]["findings"].empty()) o << "   no finding\n";
+    print_findings(o, doc["run"]["findings"]);
+    if (!doc["notes"].empty()) {
+        o << "\nNotes:\n";
+        for (const auto &n : doc["notes"]) o << "   " << n.get<std::string>() << "\n";
+    }
+    o << "\n" << doc["summary"]["findings"].get<int>() << " finding(s)";
+    if (!doc["summary"]["estimated_gain_ms"].is_null())
+        o << ", estimated gain up to " << fmt("%.3g", doc["summary"]["estimated_gain_ms"].get<double>()) << " ms";
+    o << "\n";
+    return o.str();
+}
+
+std::string check_explain_document(const json &doc) {
+    if (!doc.is_object()) return "not a JSON object";
+    if (doc.value("schema", "").rfind("gmlab.explain/1", 0) != 0) return "schema is not gmlab.explain/1.x";
+    for (const char *k : {"command", "device", "program", "lab", "passes", "kernels", "run", "notes", "summary"})
+        if (!doc.contains(k)) return std::string("field \"") + k + "\" is missing";
+    for (const auto &k : doc["kernels"])
+        for (const char *f : {"rank", "name", "launches", "total_ms", "counted"})
+            if (!k.contains(f)) return std::string("a kernel has no \"") + f + "\"";
+    return "";
+}
+
+}  // namespace gmexplain

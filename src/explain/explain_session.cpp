@@ -1,0 +1,173 @@
+#include "explain/explain_session.hpp"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <regex>
+
+#include "explain/explain_document.hpp"
+#include "explain/lab_figures.hpp"
+#include "explain/program_launch.hpp"
+#include "explain/rule_book.hpp"
+#include "explain/trace_records.hpp"
+#include "explain/trace_summary.hpp"
+
+namespace gmexplain {
+
+using nlohmann::json;
+
+namespace {
+
+bool is_file(const std::string &p) {
+    struct stat st {};
+    return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+Outcome stop(int code, const std::string &message) {
+    Outcome o;
+    o.exit_code = code;
+    o.message = message;
+    return o;
+}
+
+std::string validate(const Options &o) {
+    if (o.kernels < 1) return "--kernels " + std::to_string(o.kernels) + ": must be at least 1 (how many of the longest kernels are counted)";
+    if (o.launch_count < 1) return "--launch-count 0: must be at least 1 (launches of each kernel counted)";
+    if (o.replay != "kernel" && o.replay != "application")
+        return "--replay " + o.replay + ": must be kernel or application";
+    if (o.replay == "application")
+        return "--replay application is not available in this version: kernel replay (the default) replays each counted "
+               "launch inside the program, saving and restoring the memory it writes";
+    if (!o.kernel_regex.empty()) try {
+            std::regex re(o.kernel_regex);
+        } catch (const std::regex_error &e) {
+            return "--kernel-regex " + o.kernel_regex + ": not a regular expression (" + e.what() + ")";
+        }
+    if (o.argv.empty() && o.from_records.empty()) return "no program given: gmlab explain [options] -- PROGRAM [ARGS...]";
+    return "";
+}
+
+// The folder of one explanation's records: --records, or a fresh temporary one.
+std::string records_folder(const Options &o, bool *temporary) {
+    *temporary = o.records_dir.empty();
+    if (!*temporary) {
+        mkdir(o.records_dir.c_str(), 0755);
+        return o.records_dir;
+    }
+    const char *tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/gmlab-explain-XXXXXX";
+    std::vector<char> buf(pattern.begin(), pattern.end());
+    buf.push_back('\0');
+    return mkdtemp(buf.data()) ? std::string(buf.data()) : "";
+}
+
+void remove_folder(const std::string &dir) {
+    // Only the files this explanation wrote: <pass>-<pid>.jsonl.
+    if (DIR *d = opendir(dir.c_str())) {
+        while (dirent *e = readdir(d)) {
+            const std::string n = e->d_name;
+            if (n.size() > 6 && n.substr(n.size() - 6) == ".jsonl") unlink((dir + "/" + n).c_str());
+        }
+        closedir(d);
+    }
+    rmdir(dir.c_str());
+}
+
+PassRun run_pass(const Options &o, const std::string &resolved, const std::string &folder, const std::string &pass,
+                 std::vector<std::pair<std::string, std::string>> env) {
+    env.emplace_back("CUDA_INJECTION64_PATH", o.injection);
+    env.emplace_back("GMLAB_EXPLAIN_OUT", folder);
+    env.emplace_back("GMLAB_EXPLAIN_PASS", pass);
+    PassRun r;
+    if (o.from_records.empty()) r.exit = run_program(resolved, o.argv, env);
+    r.records = read_pass(folder, pass);
+    return r;
+}
+
+}  // namespace
+
+std::string find_injection(const std::string &exe_dir) {
+    if (const char *env = std::getenv("GMLAB_EXPLAIN_INJECTION"); env && *env) return is_file(env) ? env : "";
+    for (const std::string &p : {exe_dir + "/libgmlab_explain_inject.so", exe_dir + "/../lib/libgmlab_explain_inject.so",
+                                 exe_dir + "/../lib64/libgmlab_explain_inject.so"})
+        if (is_file(p)) return p;
+    return "";
+}
+
+std::vector<KernelSummary> choose_kernels(const std::vector<KernelSummary> &all, const Options &o) {
+    std::vector<KernelSummary> out;
+    std::regex re(o.kernel_regex.empty() ? ".*" : o.kernel_regex);
+    for (const auto &k : all) {
+        if (!o.kernel_regex.empty() && !std::regex_search(k.name, re) && !std::regex_search(k.mangled, re)) continue;
+        if (static_cast<int>(out.size()) < o.kernels) out.push_back(k);
+    }
+    return out;
+}
+
+Outcome explain(const Options &options) {
+    Options o = options;
+    if (std::string why = validate(o); !why.empty()) return stop(kExplainUsage, why);
+    std::string resolved;
+    if (o.from_records.empty()) {
+        const LaunchProblem p = check_program(o.argv[0], &resolved);
+        if (p.kind == LaunchProblem::kNotFound) return stop(kProgramNotFound, p.message);
+        if (p.kind == LaunchProblem::kNotExecutable) return stop(kProgramNotExecutable, p.message);
+        if (p.kind == LaunchProblem::kNoInterpreter) return stop(kScriptWithoutInterpreter, p.message);
+        if (o.injection.empty() || !is_file(o.injection))
+            return stop(kInjectionUnavailable, "the injection library libgmlab_explain_inject.so was not found (looked beside "
+                                               "the gmlab executable and in ../lib); set GMLAB_EXPLAIN_INJECTION to its path");
+    }
+    bool temporary = false;
+    const std::string folder = o.from_records.empty() ? records_folder(o, &temporary) : o.from_records;
+    if (folder.empty()) return stop(kExplainFailed, "could not create a folder for the records in $TMPDIR or /tmp");
+
+    const PassRun trace = run_pass(o, resolved, folder, "trace", {});
+    if (!trace.exit.error.empty()) {
+        if (temporary) remove_folder(folder);
+        return stop(kProgramNotExecutable, trace.exit.error);
+    }
+    Outcome result;
+    if (trace.records.pids.empty()) {
+        result = stop(trace.exit.status ? trace.exit.status : kNotCudaProgram,
+                      o.argv.empty() ? "no trace records in " + folder
+                                     : o.argv[0] + " never initialised CUDA: it is not a CUDA program (or it exited with " +
+                                           std::to_string(trace.exit.status) + " before its first CUDA call)");
+    } else if (!trace.records.trace_unavailable.empty()) {
+        result = stop(kInjectionUnavailable, "tracing is not possible: " + trace.records.trace_unavailable);
+    } else if (trace.records.kernels.empty()) {
+        result = stop(trace.exit.status ? trace.exit.status : kNoKernelLaunched,
+                      "the program never launched a kernel (it initialised CUDA in " +
+                          std::to_string(trace.records.pids.size()) + " process(es))");
+    } else {
+        const auto chosen = choose_kernels(summarize_kernels(trace.records), o);
+        if (chosen.empty()) {
+            result = stop(kRegexMatchedNothing, "--kernel-regex " + o.kernel_regex + " matches none of the " +
+                                                    std::to_string(summarize_kernels(trace.records).size()) + " kernels");
+        } else if (o.counters) {
+            std::string names, metrics;
+            for (const auto &k : chosen) names += k.mangled + "\n";
+            const RuleBook book = load_rules(o.rules_dir);
+            for (const auto &m : book.metrics()) metrics += (metrics.empty() ? "" : ",") + m;
+            metrics += ",gpu__time_duration.sum";
+            const auto t0 = std::chrono::steady_clock::now();
+            const PassRun counting = run_pass(o, resolved, folder, "counters",
+                                              {{"GMLAB_EXPLAIN_KERNELS", names},
+                                               {"GMLAB_EXPLAIN_METRICS", metrics},
+                                               {"GMLAB_EXPLAIN_LAUNCH_SKIP", std::to_string(o.launch_skip)},
+                                               {"GMLAB_EXPLAIN_LAUNCH_COUNT", std::to_string(o.launch_count)}});
+            const double seconds = counting.exit.seconds > 0 ? counting.exit.seconds
+                                                              : std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            result = analyse(o, trace, &counting, seconds);
+        } else {
+            result = analyse(o, trace, nullptr, 0);
+        }
+    }
+    if (temporary) remove_folder(folder);
+    return result;
+}
+
+}  // namespace gmexplain

@@ -1,0 +1,296 @@
+#include "explain/inject/counter_pass.hpp"
+
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "explain/inject/cupti_table.hpp"
+#include "explain/inject/record_sink.hpp"
+
+namespace gmexplain {
+
+namespace {
+
+template <class T> T params(std::size_t size) {
+    T p;
+    std::memset(&p, 0, sizeof p);
+    p.structSize = size;
+    return p;
+}
+#define GMX_PARAMS(T) params<T>(T##_STRUCT_SIZE)
+
+struct Failure {
+    std::string what;
+};
+
+void check(CUptiResult r, const char *call) {
+    if (r == CUPTI_SUCCESS) return;
+    std::string why = std::string(call) + " failed: " + cupti_error(r);
+    if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES || r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES)
+        why = "ERR_NVGPUCTRPERM: " + why;
+    throw Failure{why};
+}
+
+// One device context's profiler: its configuration image and range-profiler object.
+struct ContextProfiler {
+    CUpti_Profiler_Host_Object *host = nullptr;
+    std::vector<std::uint8_t> config;
+    std::vector<const char *> names;
+    CUpti_RangeProfiler_Object *object = nullptr;
+    std::size_t passes = 0;
+    std::string chip;
+    std::vector<std::string> metrics;  // those the chip supports
+};
+
+struct State {
+    CounterPlan plan;
+    std::mutex mutex;
+    CUpti_SubscriberHandle subscriber = nullptr;
+    std::map<CUcontext, ContextProfiler> contexts;
+    std::map<std::string, std::uint64_t> launches;  // per mangled name
+    bool failed = false;                            // counting stopped for good
+    // The launch being counted (between the ENTER and EXIT callbacks).
+    ContextProfiler *running = nullptr;
+    std::vector<std::uint8_t> data;
+    std::string running_kernel;
+    std::uint64_t running_launch = 0;
+};
+State *g_state = nullptr;
+
+void note(const std::string &text) { sink_write(Line().field("type", "note").field("text", text)); }
+
+bool metric_supported(const CuptiTable &api, const std::string &chip, std::vector<std::uint8_t> &availability,
+                      const char *metric) {
+    auto hi = GMX_PARAMS(CUpti_Profiler_Host_Initialize_Params);
+    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    hi.pChipName = chip.c_str();
+    hi.pCounterAvailabilityImage = availability.data();
+    if (api.cuptiProfilerHostInitialize(&hi) != CUPTI_SUCCESS) return false;
+    auto add = GMX_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+    add.pHostObject = hi.pHostObject;
+    add.ppMetricNames = &metric;
+    add.numMetrics = 1;
+    const bool ok = api.cuptiProfilerHostConfigAddMetrics(&add) == CUPTI_SUCCESS;
+    auto de = GMX_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
+    de.pHostObject = hi.pHostObject;
+    api.cuptiProfilerHostDeinitialize(&de);
+    return ok;
+}
+
+void build_config(const CuptiTable &api, ContextProfiler &p, std::vector<std::uint8_t> &availability) {
+    auto hi = GMX_PARAMS(CUpti_Profiler_Host_Initialize_Params);
+    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    hi.pChipName = p.chip.c_str();
+    hi.pCounterAvailabilityImage = availability.data();
+    check(api.cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize");
+    p.host = hi.pHostObject;
+    for (const auto &m : p.metrics) p.names.push_back(m.c_str());
+    auto add = GMX_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+    add.pHostObject = p.host;
+    add.ppMetricNames = p.names.data();
+    add.numMetrics = p.names.size();
+    check(api.cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
+    auto size = GMX_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
+    size.pHostObject = p.host;
+    check(api.cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
+    p.config.assign(size.configImageSize, 0);
+    auto img = GMX_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
+    img.pHostObject = p.host;
+    img.configImageSize = p.config.size();
+    img.pConfigImage = p.config.data();
+    check(api.cuptiProfilerHostGetConfigImage(&img), "cuptiProfilerHostGetConfigImage");
+    auto np = GMX_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
+    np.configImageSize = p.config.size();
+    np.pConfigImage = p.config.data();
+    check(api.cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
+    p.passes = np.numOfPasses;
+}
+
+// The profiler of a context, set up on its first counted launch.
+ContextProfiler &profiler_for(CUcontext ctx) {
+    auto it = g_state->contexts.find(ctx);
+    if (it != g_state->contexts.end()) return it->second;
+    const auto &api = cupti();
+    ContextProfiler p;
+    uint32_t device = 0;
+    check(api.cuptiGetDeviceId(ctx, &device), "cuptiGetDeviceId");
+    auto name = GMX_PARAMS(CUpti_Device_GetChipName_Params);
+    name.deviceIndex = device;
+    check(api.cuptiDeviceGetChipName(&name), "cuptiDeviceGetChipName");
+    p.chip = name.pChipName ? name.pChipName : "";
+    auto av = GMX_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
+    av.ctx = ctx;
+    check(api.cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability");
+    std::vector<std::uint8_t> availability(av.counterAvailabilityImageSize, 0);
+    av.pCounterAvailabilityImage = availability.data();
+    check(api.cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability");
+    std::string unsupported;
+    for (const auto &m : g_state->plan.metrics) {
+        if (metric_supported(api, p.chip, availability, m.c_str())) p.metrics.push_back(m);
+        else unsupported += (unsupported.empty() ? "" : ", ") + m;
+    }
+    if (!unsupported.empty()) note("metrics not available on chip " + p.chip + ": " + unsupported);
+    if (p.metrics.empty()) throw Failure{"no metric asked for is available on chip " + p.chip};
+    build_config(api, p, availability);
+    auto en = GMX_PARAMS(CUpti_RangeProfiler_Enable_Params);
+    en.ctx = ctx;
+    check(api.cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable");
+    p.object = en.pRangeProfilerObject;
+    return g_state->contexts[ctx] = std::move(p);
+}
+
+void start_count(CUcontext ctx, const std::string &kernel, std::uint64_t launch) {
+    const auto &api = cupti();
+    ContextProfiler &p = profiler_for(ctx);
+    auto ds = GMX_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
+    ds.pRangeProfilerObject = p.object;
+    ds.pMetricNames = p.names.data();
+    ds.numMetrics = p.names.size();
+    ds.maxNumOfRanges = 1;
+    ds.maxNumRangeTreeNodes = 1;
+    check(api.cuptiRangeProfilerGetCounterDataSize(&ds), "cuptiRangeProfilerGetCounterDataSize");
+    g_state->data.assign(ds.counterDataSize, 0);
+    auto di = GMX_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+    di.pRangeProfilerObject = p.object;
+    di.counterDataSize = g_state->data.size();
+    di.pCounterData = g_state->data.data();
+    check(api.cuptiRangeProfilerCounterDataImageInitialize(&di), "cuptiRangeProfilerCounterDataImageInitialize");
+    auto sc = GMX_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
+    sc.pRangeProfilerObject = p.object;
+    sc.configSize = p.config.size();
+    sc.pConfig = p.config.data();
+    sc.counterDataImageSize = g_state->data.size();
+    sc.pCounterDataImage = g_state->data.data();
+    sc.range = CUPTI_AutoRange;
+    sc.replayMode = CUPTI_KernelReplay;
+    sc.maxRangesPerPass = 1;
+    sc.numNestingLevels = 1;
+    sc.minNestingLevel = 1;
+    sc.passIndex = 0;
+    sc.targetNestingLevel = 1;
+    check(api.cuptiRangeProfilerSetConfig(&sc), "cuptiRangeProfilerSetConfig");
+    auto st = GMX_PARAMS(CUpti_RangeProfiler_Start_Params);
+    st.pRangeProfilerObject = p.object;
+    check(api.cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
+    g_state->running = &p;
+    g_state->running_kernel = kernel;
+    g_state->running_launch = launch;
+}
+
+void finish_count() {
+    const auto &api = cupti();
+    ContextProfiler &p = *g_state->running;
+    g_state->running = nullptr;
+    auto stop = GMX_PARAMS(CUpti_RangeProfiler_Stop_Params);
+    stop.pRangeProfilerObject = p.object;
+    check(api.cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
+    auto dec = GMX_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
+    dec.pRangeProfilerObject = p.object;
+    check(api.cuptiRangeProfilerDecodeData(&dec), "cuptiRangeProfilerDecodeData");
+    auto info = GMX_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
+    info.pCounterDataImage = g_state->data.data();
+    info.counterDataImageSize = g_state->data.size();
+    check(api.cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
+    if (info.numTotalRanges < 1) {
+        note("the range profiler recorded no range for a launch of " + g_state->running_kernel);
+        return;
+    }
+    std::vector<double> values(p.names.size(), 0.0);
+    auto ev = GMX_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+    ev.pHostObject = p.host;
+    ev.pCounterDataImage = g_state->data.data();
+    ev.counterDataImageSize = g_state->data.size();
+    ev.rangeIndex = 0;
+    ev.ppMetricNames = p.names.data();
+    ev.numMetrics = p.names.size();
+    ev.pMetricValues = values.data();
+    check(api.cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues");
+    Line metrics;
+    for (std::size_t i = 0; i < p.metrics.size(); ++i) metrics.field(p.metrics[i].c_str(), values[i]);
+    sink_write(Line().field("type", "counters").field("name", g_state->running_kernel)
+                   .field("launch", g_state->running_launch).field("passes", std::uint64_t(p.passes))
+                   .field("chip", p.chip).raw("metrics", metrics.text()));
+}
+
+bool is_launch(CUpti_CallbackId id) {
+    return id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
+           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
+           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
+}
+
+void on_launch(const CUpti_CallbackData &cb) {
+    std::lock_guard<std::mutex> lock(g_state->mutex);
+    if (g_state->failed) return;
+    try {
+        if (cb.callbackSite == CUPTI_API_ENTER) {
+            if (!cb.symbolName || !g_state->plan.kernels.count(cb.symbolName)) return;
+            const std::uint64_t launch = g_state->launches[cb.symbolName]++;
+            if (launch < g_state->plan.launch_skip || launch >= g_state->plan.launch_skip + g_state->plan.launch_count)
+                return;
+            start_count(cb.context, cb.symbolName, launch);
+        } else if (g_state->running) {
+            finish_count();
+        }
+    } catch (const Failure &f) {
+        g_state->failed = true;
+        g_state->running = nullptr;
+        sink_write(Line().field("type", "counters_unavailable").field("reason", f.what));
+    }
+}
+
+// A context about to be destroyed takes its profiler with it: disabled here,
+// while the context still exists.
+void on_context_destroy(CUcontext ctx) {
+    std::lock_guard<std::mutex> lock(g_state->mutex);
+    auto it = g_state->contexts.find(ctx);
+    if (it == g_state->contexts.end() || !it->second.object) return;
+    auto d = GMX_PARAMS(CUpti_RangeProfiler_Disable_Params);
+    d.pRangeProfilerObject = it->second.object;
+    cupti().cuptiRangeProfilerDisable(&d);
+    it->second.object = nullptr;
+}
+
+void CUPTIAPI callback(void *, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *data) {
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && is_launch(id))
+        on_launch(*static_cast<const CUpti_CallbackData *>(data));
+    else if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
+        on_context_destroy(static_cast<const CUpti_ResourceData *>(data)->context);
+}
+
+}  // namespace
+
+std::string counters_start(const CounterPlan &plan) {
+    const auto &api = cupti();
+    if (!api.profiler_reason.empty()) return api.profiler_reason;
+    g_state = new State;  // lives to the end of the process: callbacks may come from any thread
+    g_state->plan = plan;
+    auto init = GMX_PARAMS(CUpti_Profiler_Initialize_Params);
+    if (CUptiResult r = api.cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS)
+        return "cuptiProfilerInitialize failed: " + cupti_error(r);
+    if (CUptiResult r = api.cuptiSubscribe(&g_state->subscriber, callback, nullptr); r != CUPTI_SUCCESS)
+        return "cuptiSubscribe failed: " + cupti_error(r);
+    for (CUpti_CallbackId id :
+         {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+          CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+          CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz})
+        if (CUptiResult r = api.cuptiEnableCallback(1, g_state->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+            r != CUPTI_SUCCESS)
+            return "cuptiEnableCallback failed: " + cupti_error(r);
+    if (CUptiResult r = api.cuptiEnableCallback(1, g_state->subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                                CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+        r != CUPTI_SUCCESS)
+        return "cuptiEnableCallback failed: " + cupti_error(r);
+    return "";
+}
+
+void counters_stop() {
+    if (!g_state) return;
+    // Profilers still enabled belong to contexts the program never destroyed;
+    // the driver tears them down with the process.
+    std::lock_guard<std::mutex> lock(g_state->mutex);
+    for (const auto &[name, n] : g_state->launches)
+        sink_write(Line().field("type", "launches").field("name", name).field("count", n));
+}
+
+}  // namespace gmexplain

@@ -1,0 +1,27 @@
+// Pass 2: the CUPTI range profiler counts chosen launches of chosen kernels.
+// A driver-API callback starts the profiler before each chosen launch and
+// stops it after; auto ranges with kernel replay make CUPTI replay that one
+// launch as often as the metrics need, saving and restoring the memory it
+// writes, so a kernel that is not idempotent counts as it ran.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace gmexplain {
+
+struct CounterPlan {
+    std::set<std::string> kernels;     // mangled names to count; empty: none
+    std::vector<std::string> metrics;  // range-profiler metric names
+    std::uint64_t launch_skip = 0;     // launches of each kernel left alone before counting
+    std::uint64_t launch_count = 1;    // launches of each kernel counted
+};
+
+// Subscribes the callbacks; returns "" or why counting is impossible.
+std::string counters_start(const CounterPlan &plan);
+// Disables the profiler on every context (at exit).// Writes how often each chosen kernel was launched (at exit).
+void counters_stop();
+
+}  // namespace gmexplain

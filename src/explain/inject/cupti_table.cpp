@@ -1,0 +1,80 @@
+#include "explain/inject/cupti_table.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <vector>
+
+namespace gmexplain {
+
+namespace {
+
+void *open_cupti(std::string *name, std::string *error) {
+    const std::vector<std::string> names = {"libcupti.so.13", "libcupti.so.12", "libcupti.so"};
+    // A libcupti the program already loaded is the one to share: two copies in
+    // one process would each believe they own the profiler.
+    for (const auto &n : names)
+        if (void *h = dlopen(n.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
+            *name = n;
+            return h;
+        }
+    std::vector<std::string> tries;
+    if (const char *env = std::getenv("GM_CUPTI_LIBRARY"); env && *env) tries.push_back(env);
+    tries.insert(tries.end(), names.begin(), names.end());
+    tries.push_back("/usr/local/cuda/lib64/libcupti.so");
+    tries.push_back("/usr/local/cuda/extras/CUPTI/lib64/libcupti.so");
+    for (const auto &n : tries) {
+        if (void *h = dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+            *name = n;
+            return h;
+        }
+        if (error->empty())
+            if (const char *e = dlerror()) *error = e;
+    }
+    return nullptr;
+}
+
+CuptiTable load() {
+    CuptiTable t;
+    std::string error;
+    void *h = open_cupti(&t.library, &error);
+    if (!h) {
+        t.reason = "libcupti could not be loaded (" + error +
+                   "); add the CUDA toolkit's lib64 (or the cuda-cupti package's folder) to LD_LIBRARY_PATH, "
+                   "or name the file in GM_CUPTI_LIBRARY";
+        t.profiler_reason = t.reason;
+        return t;
+    }
+#define GMX_LOAD(f)                                                             \
+    t.f = reinterpret_cast<decltype(t.f)>(dlsym(h, #f));                        \
+    if (!t.f && t.reason.empty()) t.reason = t.library + " has no " #f;
+    GMX_CUPTI_FUNCTIONS(GMX_LOAD)
+#undef GMX_LOAD
+#define GMX_LOAD_PROFILER(f)                                                    \
+    t.f = reinterpret_cast<decltype(t.f)>(dlsym(h, #f));                        \
+    if (!t.f && t.profiler_reason.empty())                                      \
+        t.profiler_reason = t.library + " has no " #f ": counting needs the CUPTI range profiler of CUDA 12.6 or later";
+    GMX_PROFILER_FUNCTIONS(GMX_LOAD_PROFILER)
+#undef GMX_LOAD_PROFILER
+    if (!t.reason.empty() && t.profiler_reason.empty()) t.profiler_reason = t.reason;
+    return t;
+}
+
+}  // namespace
+
+const CuptiTable &cupti() {
+    static std::once_flag once;
+    static CuptiTable table;
+    std::call_once(once, [] { table = load(); });
+    return table;
+}
+
+std::string cupti_error(CUptiResult r) {
+    const char *s = nullptr;
+    const auto &t = cupti();
+    if (t.cuptiGetResultString && t.cuptiGetResultString(r, &s) == CUPTI_SUCCESS && s) return s;
+    return "CUPTI error " + std::to_string(static_cast<int>(r));
+}
+
+}  // namespace gmexplain

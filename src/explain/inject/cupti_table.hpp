@@ -1,0 +1,71 @@
+// The CUPTI functions the injection library calls, loaded at run time
+// (dlopen): the library links no libcupti, so that it loads into any CUDA
+// program and says why it cannot trace or count where CUPTI is missing.
+#pragma once
+
+#include <string>
+
+#include <cupti_activity.h>
+#include <cupti_callbacks.h>
+#include <cupti_driver_cbid.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_result.h>
+#include <cupti_target.h>
+
+namespace gmexplain {
+
+#define GMX_CUPTI_FUNCTIONS(X)                       \
+    X(cuptiGetResultString)                          \
+    X(cuptiGetDeviceId)                              \
+    X(cuptiSubscribe)                                \
+    X(cuptiUnsubscribe)                              \
+    X(cuptiEnableCallback)                           \
+    X(cuptiActivityConfigureUnifiedMemoryCounter)    \
+    X(cuptiActivityRegisterCallbacks)                \
+    X(cuptiActivityEnable)                           \
+    X(cuptiActivityDisable)                          \
+    X(cuptiActivityFlushAll)                         \
+    X(cuptiActivityGetNextRecord)                    \
+    X(cuptiActivityGetNumDroppedRecords)
+
+#define GMX_PROFILER_FUNCTIONS(X)                    \
+    X(cuptiProfilerInitialize)                       \
+    X(cuptiDeviceGetChipName)                        \
+    X(cuptiProfilerGetCounterAvailability)           \
+    X(cuptiProfilerHostInitialize)                   \
+    X(cuptiProfilerHostDeinitialize)                 \
+    X(cuptiProfilerHostConfigAddMetrics)             \
+    X(cuptiProfilerHostGetConfigImageSize)           \
+    X(cuptiProfilerHostGetConfigImage)               \
+    X(cuptiProfilerHostGetNumOfPasses)               \
+    X(cuptiProfilerHostEvaluateToGpuValues)          \
+    X(cuptiRangeProfilerEnable)                      \
+    X(cuptiRangeProfilerDisable)                     \
+    X(cuptiRangeProfilerGetCounterDataSize)          \
+    X(cuptiRangeProfilerCounterDataImageInitialize)  \
+    X(cuptiRangeProfilerSetConfig)                   \
+    X(cuptiRangeProfilerStart)                       \
+    X(cuptiRangeProfilerStop)                        \
+    X(cuptiRangeProfilerDecodeData)                  \
+    X(cuptiRangeProfilerGetCounterDataInfo)
+
+struct CuptiTable {
+#define GMX_MEMBER(f) decltype(&::f) f = nullptr;
+    GMX_CUPTI_FUNCTIONS(GMX_MEMBER)
+    GMX_PROFILER_FUNCTIONS(GMX_MEMBER)
+#undef GMX_MEMBER
+    std::string library;          // the file that was loaded
+    std::string reason;           // why tracing is impossible ("" when it is possible)
+    std::string profiler_reason;  // why counting is impossible ("" when it is possible)
+};
+
+// Loads libcupti once: one already in the process first (a framework such as
+// PyTorch may have loaded its own), else GM_CUPTI_LIBRARY, else the usual names.
+const CuptiTable &cupti();
+
+// "CUPTI_ERROR_...: text" for a result code.
+std::string cupti_error(CUptiResult r);
+
+}  // namespace gmexplain

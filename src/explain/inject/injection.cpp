@@ -1,0 +1,108 @@
+// The injection library: CUDA loads it into an unmodified program through
+// CUDA_INJECTION64_PATH and calls InitializeInjection() when the program
+// first initialises the driver. gmlab explain sets the variables below; the
+// library reads them, starts the pass asked for and writes its records to
+// the record sink. It never prints into the program's output and never ends
+// the program: what goes wrong becomes a record the front end reports.
+//
+//   GMLAB_EXPLAIN_OUT           folder for the records (required)
+//   GMLAB_EXPLAIN_PASS          trace | counters
+//   GMLAB_EXPLAIN_KERNELS       counters: mangled kernel names, one a line
+//   GMLAB_EXPLAIN_METRICS       counters: metric names, comma separated
+//   GMLAB_EXPLAIN_LAUNCH_SKIP   counters: launches of each kernel left alone first
+//   GMLAB_EXPLAIN_LAUNCH_COUNT  counters: launches of each kernel counted
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+#include "explain/inject/counter_pass.hpp"
+#include "explain/inject/cupti_table.hpp"
+#include "explain/inject/record_sink.hpp"
+#include "explain/inject/trace_pass.hpp"
+
+namespace gmexplain {
+namespace {
+
+std::string env(const char *name) {
+    const char *v = std::getenv(name);
+    return v ? v : "";
+}
+
+std::uint64_t env_number(const char *name, std::uint64_t fallback) {
+    const std::string v = env(name);
+    if (v.empty()) return fallback;
+    char *end = nullptr;
+    const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+    return (end && *end == '\0') ? n : fallback;
+}
+
+std::string g_pass;
+
+void at_exit() {
+    if (g_pass == "counters") counters_stop();
+    trace_flush();
+    sink_write(Line().field("type", "exit").field("pid", std::int64_t(getpid())));
+    sink_flush();
+}
+
+// A crashing program: flush what the activity buffers hold, then let the
+// signal do what it would have done.
+void on_fatal_signal(int sig) {
+    sink_write(Line().field("type", "signal").field("signal", sig));
+    trace_flush();
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+}
+
+CounterPlan counter_plan() {
+    CounterPlan plan;
+    std::istringstream kernels(env("GMLAB_EXPLAIN_KERNELS"));
+    for (std::string line; std::getline(kernels, line);)
+        if (!line.empty()) plan.kernels.insert(line);
+    std::istringstream metrics(env("GMLAB_EXPLAIN_METRICS"));
+    for (std::string m; std::getline(metrics, m, ',');)
+        if (!m.empty()) plan.metrics.push_back(m);
+    plan.launch_skip = env_number("GMLAB_EXPLAIN_LAUNCH_SKIP", 0);
+    plan.launch_count = env_number("GMLAB_EXPLAIN_LAUNCH_COUNT", 1);
+    return plan;
+}
+
+int initialize() {
+    const std::string out = env("GMLAB_EXPLAIN_OUT");
+    if (out.empty()) return 1;  // loaded without gmlab explain: stay out of the way
+    g_pass = env("GMLAB_EXPLAIN_PASS");
+    if (g_pass != "counters") g_pass = "trace";
+    sink_open(out, g_pass);
+    const auto &api = cupti();
+    sink_write(Line().field("type", "process").field("pid", std::int64_t(getpid()))
+                   .field("ppid", std::int64_t(getppid())).field("pass", g_pass).field("cupti", api.library));
+    std::atexit(at_exit);
+    for (int sig : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, on_fatal_signal);
+    // The counting pass traces nothing: the activity API beside the range
+    // profiler would slow every launch; the launches record (counters_stop)
+    // says which chosen kernels ran, so the front end can check that both
+    // passes launched alike.
+    if (g_pass == "trace") {
+        if (std::string why = trace_start(true); !why.empty())
+            sink_write(Line().field("type", "trace_unavailable").field("reason", why));
+        return 1;
+    }
+    if (std::string why = counters_start(counter_plan()); !why.empty())
+        sink_write(Line().field("type", "counters_unavailable").field("reason", why));
+    return 1;
+}
+
+}  // namespace
+}  // namespace gmexplain
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+    // The driver calls this once per process; 1 tells it the library initialised.
+    try {
+        return gmexplain::initialize();
+    } catch (...) {
+        return 1;
+    }
+}

@@ -1,0 +1,36 @@
+// Where the injection library writes what it saw: one JSON object per line in
+// $GMLAB_EXPLAIN_OUT/<pass>-<pid>.jsonl, each line flushed as written so that
+// a program that crashes keeps every record delivered before the crash.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace gmexplain {
+
+// A JSON object built field by field (keys and strings escaped).
+class Line {
+public:
+    Line &field(const char *key, const std::string &value);
+    Line &field(const char *key, const char *value) { return field(key, std::string(value ? value : "")); }
+    Line &field(const char *key, std::uint64_t value);
+    Line &field(const char *key, std::int64_t value);
+    Line &field(const char *key, int value) { return field(key, static_cast<std::int64_t>(value)); }
+    Line &field(const char *key, unsigned value) { return field(key, static_cast<std::uint64_t>(value)); }
+    Line &field(const char *key, double value);
+    Line &raw(const char *key, const std::string &json);  // value already JSON
+    std::string text() const { return "{" + body_ + "}"; }
+
+private:
+    void key(const char *k);
+    std::string body_;
+};
+
+std::string json_string(const std::string &s);
+
+// Opens the file for this process (a forked child opens its own on its first write).
+void sink_open(const std::string &dir, const std::string &pass);
+void sink_write(const Line &line);
+void sink_flush();
+
+}  // namespace gmexplain

@@ -1,0 +1,195 @@
+#include "explain/inject/trace_pass.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "explain/inject/cupti_table.hpp"
+#include "explain/inject/record_sink.hpp"
+
+namespace gmexplain {
+
+namespace {
+
+constexpr std::size_t kBufferBytes = 4u << 20;
+
+const char *memcpy_kind(std::uint8_t k) {
+    switch (k) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
+    default: return "unknown";
+    }
+}
+
+const char *memory_kind(unsigned k) {
+    switch (k) {
+    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return "pageable";
+    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return "pinned";
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE: return "device";
+    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY: return "array";
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED: return "managed";
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC: return "device_static";
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC: return "managed_static";
+    default: return "unknown";
+    }
+}
+
+const char *um_kind(unsigned k) {
+    switch (k) {
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD: return "bytes_htod";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH: return "bytes_dtoh";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT: return "cpu_page_faults";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT: return "gpu_page_faults";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THRASHING: return "thrashing";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THROTTLING: return "throttling";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_REMOTE_MAP: return "remote_map";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOD: return "bytes_dtod";
+    default: return "unknown";
+    }
+}
+
+std::string triple(std::int64_t x, std::int64_t y, std::int64_t z) {
+    return "[" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + "]";
+}
+
+void write_kernel(const CUpti_ActivityKernel10 &k) {
+    Line l;
+    l.field("type", "kernel").field("name", k.name).field("device", k.deviceId).field("context", k.contextId)
+        .field("stream", k.streamId).raw("grid", triple(k.gridX, k.gridY, k.gridZ))
+        .raw("block", triple(k.blockX, k.blockY, k.blockZ)).field("registers", unsigned(k.registersPerThread))
+        .field("static_shared", k.staticSharedMemory).field("dynamic_shared", k.dynamicSharedMemory)
+        .field("local_per_thread", k.localMemoryPerThread).field("start", std::uint64_t(k.start))
+        .field("end", std::uint64_t(k.end)).field("graph", k.graphId).field("correlation", k.correlationId);
+    sink_write(l);
+}
+
+void write_memcpy(const CUpti_ActivityMemcpy6 &m) {
+    Line l;
+    l.field("type", "memcpy").field("kind", memcpy_kind(m.copyKind)).field("src", memory_kind(m.srcKind))
+        .field("dst", memory_kind(m.dstKind)).field("bytes", std::uint64_t(m.bytes))
+        .field("start", std::uint64_t(m.start)).field("end", std::uint64_t(m.end)).field("device", m.deviceId)
+        .field("stream", m.streamId).field("graph", m.graphId);
+    sink_write(l);
+}
+
+void write_memset(const CUpti_ActivityMemset4 &m) {
+    Line l;
+    l.field("type", "memset").field("bytes", std::uint64_t(m.bytes)).field("start", std::uint64_t(m.start))
+        .field("end", std::uint64_t(m.end)).field("device", m.deviceId).field("stream", m.streamId)
+        .field("memory", memory_kind(m.memoryKind));
+    sink_write(l);
+}
+
+void write_memory(const CUpti_ActivityMemory4 &m) {
+    const char *op = m.memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION ? "alloc"
+                     : m.memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE  ? "free"
+                                                                                                 : "other";
+    Line l;
+    l.field("type", "memory").field("op", op).field("memory", memory_kind(m.memoryKind))
+        .field("bytes", std::uint64_t(m.bytes)).field("time", std::uint64_t(m.timestamp))
+        .field("address", std::uint64_t(m.address)).field("device", m.deviceId)
+        .field("pool", m.memoryPoolConfig.memoryPoolType != CUPTI_ACTIVITY_MEMORY_POOL_TYPE_INVALID ? 1 : 0);
+    sink_write(l);
+}
+
+void write_um(const CUpti_ActivityUnifiedMemoryCounter3 &u) {
+    Line l;
+    l.field("type", "um").field("counter", um_kind(u.counterKind)).field("value", std::uint64_t(u.value))
+        .field("start", std::uint64_t(u.start)).field("end", std::uint64_t(u.end)).field("device", u.dstId);
+    sink_write(l);
+}
+
+void write_device(const CUpti_ActivityDevice5 &d) {
+    Line l;
+    l.field("type", "device").field("id", d.id).field("name", d.name)
+        .field("sm_count", d.numMultiprocessors).field("memory_bytes", std::uint64_t(d.globalMemorySize))
+        .field("memory_bandwidth_kbs", std::uint64_t(d.globalMemoryBandwidth))
+        .field("l2_bytes", d.l2CacheSize).field("compute_capability", d.computeCapabilityMajor * 10 + d.computeCapabilityMinor);
+    sink_write(l);
+}
+
+void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records) {
+    *buffer = static_cast<uint8_t *>(std::aligned_alloc(8, kBufferBytes));
+    *size = *buffer ? kBufferBytes : 0;
+    *max_records = 0;
+}
+
+void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t *buffer, size_t, size_t valid) {
+    const auto &api = cupti();
+    CUpti_Activity *record = nullptr;
+    while (valid > 0 && api.cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+        switch (record->kind) {
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+        case CUPTI_ACTIVITY_KIND_KERNEL: write_kernel(*reinterpret_cast<CUpti_ActivityKernel10 *>(record)); break;
+        case CUPTI_ACTIVITY_KIND_MEMCPY: write_memcpy(*reinterpret_cast<CUpti_ActivityMemcpy6 *>(record)); break;
+        case CUPTI_ACTIVITY_KIND_MEMSET: write_memset(*reinterpret_cast<CUpti_ActivityMemset4 *>(record)); break;
+        case CUPTI_ACTIVITY_KIND_MEMORY2: write_memory(*reinterpret_cast<CUpti_ActivityMemory4 *>(record)); break;
+        case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER:
+            write_um(*reinterpret_cast<CUpti_ActivityUnifiedMemoryCounter3 *>(record));
+            break;
+        case CUPTI_ACTIVITY_KIND_DEVICE: write_device(*reinterpret_cast<CUpti_ActivityDevice5 *>(record)); break;
+        default: break;
+        }
+    }
+    size_t dropped = 0;
+    if (api.cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS && dropped > 0)
+        sink_write(Line().field("type", "dropped").field("count", std::uint64_t(dropped)));
+    std::free(buffer);
+}
+
+void note(const std::string &text) { sink_write(Line().field("type", "note").field("text", text)); }
+
+void configure_unified_memory(const CuptiTable &api) {
+    std::vector<CUpti_ActivityUnifiedMemoryCounterConfig> config;
+    for (auto kind : {CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
+                      CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH,
+                      CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT,
+                      CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT}) {
+        CUpti_ActivityUnifiedMemoryCounterConfig c;
+        std::memset(&c, 0, sizeof c);
+        c.scope = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_PROCESS_SINGLE_DEVICE;
+        c.kind = kind;
+        c.deviceId = 0;
+        c.enable = 1;
+        config.push_back(c);
+    }
+    CUptiResult r = api.cuptiActivityConfigureUnifiedMemoryCounter(config.data(), uint32_t(config.size()));
+    if (r == CUPTI_SUCCESS) r = api.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
+    if (r != CUPTI_SUCCESS) note("unified-memory counters not traced: " + cupti_error(r));
+}
+
+}  // namespace
+
+std::string trace_start(bool unified_memory) {
+    const auto &api = cupti();
+    if (!api.reason.empty()) return api.reason;
+    if (CUptiResult r = api.cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed); r != CUPTI_SUCCESS)
+        return "cuptiActivityRegisterCallbacks failed: " + cupti_error(r);
+    // DEVICE first: its records describe every device at once.
+    for (auto kind : {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                      CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMORY2}) {
+        if (CUptiResult r = api.cuptiActivityEnable(kind); r != CUPTI_SUCCESS) {
+            if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+                return "cuptiActivityEnable(CONCURRENT_KERNEL) failed: " + cupti_error(r);
+            note("activity kind " + std::to_string(int(kind)) + " not traced: " + cupti_error(r));
+        }
+    }
+    if (unified_memory) configure_unified_memory(api);
+    return "";
+}
+
+void trace_flush() {
+    const auto &api = cupti();
+    if (api.cuptiActivityFlushAll) api.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    sink_flush();
+}
+
+}  // namespace gmexplain

@@ -1,0 +1,17 @@
+// Pass 1: the CUPTI activity API records every kernel, copy, set, allocation
+// and unified-memory event of the program; each completed buffer is written
+// to the record sink at once.
+#pragma once
+
+#include <string>
+
+namespace gmexplain {
+
+// Enables the activity kinds; returns "" or why tracing is impossible.
+// With unified_memory false the unified-memory counters are left off (the
+// counting pass: they would slow the driver's fault handling).
+std::string trace_start(bool unified_memory);
+// Flushes every buffer (at exit, and from a fatal signal as a best effort).
+void trace_flush();
+
+}  // namespace gmexplain

@@ -1,0 +1,127 @@
+#include "explain/program_launch.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace gmexplain {
+
+namespace {
+
+std::string find_on_path(const std::string &program) {
+    const char *path = std::getenv("PATH");
+    std::stringstream s(path ? path : "/usr/bin:/bin");
+    for (std::string dir; std::getline(s, dir, ':');) {
+        const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+        struct stat st {};
+        if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return candidate;
+    }
+    return "";
+}
+
+}  // namespace
+
+LaunchProblem check_program(const std::string &program, std::string *resolved) {
+    LaunchProblem p;
+    if (program.empty()) {
+        p.kind = LaunchProblem::kNotFound;
+        p.message = "no program given: gmlab explain [options] -- PROGRAM [ARGS...]";
+        return p;
+    }
+    *resolved = program.find('/') == std::string::npos ? find_on_path(program) : program;
+    struct stat st {};
+    if (resolved->empty() || stat(resolved->c_str(), &st) != 0) {
+        p.kind = LaunchProblem::kNotFound;
+        p.message = "program not found: " + program +
+                    (program.find('/') == std::string::npos ? " (searched PATH)" : "");
+        return p;
+    }
+    if (!S_ISREG(st.st_mode) || access(resolved->c_str(), X_OK) != 0) {
+        p.kind = LaunchProblem::kNotExecutable;
+        p.message = program + " is not an executable file" +
+                    std::string(S_ISREG(st.st_mode) ? " (chmod +x it, or run it through its interpreter)" : "");
+        // A script that is not executable: say which interpreter would run it.
+        return p;
+    }
+    std::ifstream in(*resolved, std::ios::binary);
+    char head[256] = {};
+    in.read(head, sizeof head - 1);
+    if (std::memcmp(head, "\x7f" "ELF", 4) == 0) return p;
+    if (head[0] == '#' && head[1] == '!') {
+        std::string line(head + 2);
+        line = line.substr(0, line.find('\n'));
+        std::stringstream words(line);
+        std::string interpreter;
+        words >> interpreter;
+        if (interpreter == "/usr/bin/env") words >> interpreter;
+        const std::string found = interpreter.find('/') == std::string::npos ? find_on_path(interpreter) : interpreter;
+        if (found.empty() || access(found.c_str(), X_OK) != 0) {
+            p.kind = LaunchProblem::kNoInterpreter;
+            p.message = program + " is a script whose interpreter " + interpreter + " is not installed or not on PATH";
+        }
+        return p;
+    }
+    p.kind = LaunchProblem::kNoInterpreter;
+    p.message = program + " is neither a binary nor a script with a #! line: run it through its interpreter "
+                          "(gmlab explain -- python3 " + program + ")";
+    return p;
+}
+
+ProgramExit run_program(const std::string &resolved, const std::vector<std::string> &argv,
+                        const std::vector<std::pair<std::string, std::string>> &env) {
+    ProgramExit out;
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) {
+        out.error = std::string("pipe failed: ") + std::strerror(errno);
+        return out;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const pid_t pid = fork();
+    if (pid < 0) {
+        out.error = std::string("fork failed: ") + std::strerror(errno);
+        close(report[0]);
+        close(report[1]);
+        return out;
+    }
+    if (pid == 0) {
+        close(report[0]);
+        for (const auto &[k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+        std::vector<char *> args;
+        for (const auto &a : argv) args.push_back(const_cast<char *>(a.c_str()));
+        args.push_back(nullptr);
+        execv(resolved.c_str(), args.data());
+        const int err = errno;  // exec failed: tell the parent why, through the pipe
+        if (write(report[1], &err, sizeof err) < 0) {
+        }
+        _exit(127);
+    }
+    close(report[1]);
+    int err = 0;
+    const bool exec_failed = read(report[0], &err, sizeof err) == static_cast<ssize_t>(sizeof err);
+    close(report[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (exec_failed) {
+        out.error = "could not start " + resolved + ": " + std::strerror(err);
+        out.status = 127;
+        return out;
+    }
+    if (WIFEXITED(status)) out.status = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status)) {
+        out.signal = WTERMSIG(status);
+        out.status = 128 + out.signal;
+    }
+    return out;
+}
+
+}  // namespace gmexplain

@@ -1,0 +1,232 @@
+#include "explain/rule_book.hpp"
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+
+namespace gmexplain {
+
+using nlohmann::json;
+
+// The rule files, compiled in (rules_data.cpp, generated from src/explain/rules/).
+extern const std::vector<std::pair<std::string, std::string>> &builtin_rule_files();
+
+namespace {
+
+std::string need_string(const json &j, const char *key, const std::string &origin, bool required = true) {
+    if (!j.contains(key)) {
+        if (required) throw std::invalid_argument(origin + ": field \"" + key + "\" is missing");
+        return "";
+    }
+    if (!j[key].is_string()) throw std::invalid_argument(origin + ": field \"" + key + "\" must be a string");
+    return j[key].get<std::string>();
+}
+
+void check_expression(const std::string &text, const std::string &origin, const char *field) {
+    if (text.empty()) return;
+    try {
+        names_in(text);
+    } catch (const std::invalid_argument &e) {
+        throw std::invalid_argument(origin + ": " + field + ": " + e.what());
+    }
+}
+
+}  // namespace
+
+Rule parse_rule(const json &j, const std::string &origin) {
+    Rule r;
+    r.id = need_string(j, "id", origin);
+    r.scope = need_string(j, "scope", origin);
+    if (r.scope != "kernel" && r.scope != "run")
+        throw std::invalid_argument(origin + ": scope must be \"kernel\" or \"run\", not \"" + r.scope + "\"");
+    r.title = need_string(j, "title", origin);
+    r.when = need_string(j, "when", origin);
+    r.finding = need_string(j, "finding", origin);
+    r.experiment = need_string(j, "experiment", origin);
+    r.fix = need_string(j, "fix", origin);
+    r.guide = need_string(j, "guide", origin, false);
+    r.gain = need_string(j, "gain", origin);
+    if (!j.contains("evidence") || !j["evidence"].is_array())
+        throw std::invalid_argument(origin + ": field \"evidence\" must be a list of figure names");
+    for (const auto &e : j["evidence"]) r.evidence.push_back(e.get<std::string>());
+    if (!j.contains("cost") || !j["cost"].is_object()) throw std::invalid_argument(origin + ": field \"cost\" is missing");
+    const json &c = j["cost"];
+    const std::string corigin = origin + ": cost";
+    r.cost.experiment = need_string(c, "experiment", corigin);
+    r.cost.summary = need_string(c, "summary", corigin, false);
+    r.cost.series = need_string(c, "series", corigin, r.cost.summary.empty());
+    r.cost.value = need_string(c, "value", corigin, r.cost.summary.empty());
+    r.cost.at = need_string(c, "at", corigin, r.cost.summary.empty());
+    r.cost.baseline = need_string(c, "baseline", corigin, false);
+    r.cost_text = need_string(c, "text", corigin);
+    check_expression(r.when, origin, "when");
+    check_expression(r.gain, origin, "gain");
+    check_expression(r.cost.at, origin, "cost.at");
+    check_expression(r.cost.baseline, origin, "cost.baseline");
+    return r;
+}
+
+namespace {
+
+void add_file(RuleBook &book, const std::string &name, const std::string &text) {
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const std::exception &e) {
+        throw std::invalid_argument(name + " is not JSON: " + e.what());
+    }
+    if (name == "figures.json" || (name.size() > 13 && name.substr(name.size() - 13) == "/figures.json")) {
+        for (const auto &[k, v] : j.at("derived").items()) {
+            check_expression(v.get<std::string>(), name, k.c_str());
+            book.derived[k] = v.get<std::string>();
+        }
+        return;
+    }
+    book.rules.push_back(parse_rule(j, name));
+}
+
+}  // namespace
+
+RuleBook load_rules(const std::string &folder) {
+    RuleBook book;
+    if (folder.empty()) {
+        for (const auto &[name, text] : builtin_rule_files()) add_file(book, name, text);
+    } else {
+        DIR *dir = opendir(folder.c_str());
+        if (!dir) throw std::invalid_argument("--rules " + folder + ": not a readable folder");
+        std::vector<std::string> names;
+        while (dirent *e = readdir(dir)) {
+            const std::string n = e->d_name;
+            if (n.size() > 5 && n.substr(n.size() - 5) == ".json") names.push_back(n);
+        }
+        closedir(dir);
+        std::sort(names.begin(), names.end());
+        for (const auto &n : names) {
+            std::ifstream in(folder + "/" + n);
+            std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            add_file(book, n == "figures.json" ? n : folder + "/" + n, text);
+        }
+    }
+    std::sort(book.rules.begin(), book.rules.end(), [](const Rule &a, const Rule &b) { return a.id < b.id; });
+    return book;
+}
+
+std::vector<std::string> RuleBook::metrics() const {
+    std::set<std::string> names, seen;
+    std::vector<std::string> todo;
+    for (const auto &r : rules) {
+        if (r.scope != "kernel") continue;
+        for (const auto &e : {r.when, r.gain, r.cost.at, r.cost.baseline})
+            if (!e.empty())
+                for (const auto &n : names_in(e)) todo.push_back(n);
+        for (const auto &e : r.evidence) todo.push_back(e);
+    }
+    while (!todo.empty()) {
+        const std::string n = todo.back();
+        todo.pop_back();
+        if (!seen.insert(n).second) continue;
+        if (n.find("__") != std::string::npos) names.insert(n);
+        auto it = derived.find(n);
+        if (it != derived.end())
+            for (const auto &m : names_in(it->second)) todo.push_back(m);
+    }
+    return {names.begin(), names.end()};
+}
+
+std::optional<double> Figures::get(const std::string &name) const {
+    auto b = base_.find(name);
+    if (b != base_.end()) return b->second;
+    auto c = cache_.find(name);
+    if (c != cache_.end()) return c->second;
+    auto d = book_.derived.find(name);
+    if (d == book_.derived.end()) return std::nullopt;
+    if (std::find(stack_.begin(), stack_.end(), name) != stack_.end())
+        throw std::invalid_argument("figures.json: " + name + " is defined in terms of itself");
+    stack_.push_back(name);
+    const auto v = evaluate(d->second, lookup());
+    stack_.pop_back();
+    cache_[name] = v;
+    return v;
+}
+
+std::string fill_template(const std::string &text, const Lookup &figures) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size();) {
+        if (text[i] != '{') {
+            out += text[i++];
+            continue;
+        }
+        const std::size_t close = text.find('}', i);
+        if (close == std::string::npos) {
+            out += text.substr(i);
+            break;
+        }
+        std::string name = text.substr(i + 1, close - i - 1), format = "%.3g";
+        if (const std::size_t colon = name.find(':'); colon != std::string::npos) {
+            format = "%" + name.substr(colon + 1);
+            name = name.substr(0, colon);
+        }
+        // "{share:.0%}": a share printed as a percentage.
+        const bool percent = format.size() > 1 && format.back() == '%';
+        if (percent) format = format.substr(0, format.size() - 1) + "f";
+        auto v = figures(name);
+        if (v && percent) *v *= 100;
+        char buf[64];
+        if (v) std::snprintf(buf, sizeof buf, format.c_str(), *v);
+        out += v ? std::string(buf) + (percent ? " %" : "") : "?";
+        i = close + 1;
+    }
+    return out;
+}
+
+namespace {
+
+Finding make_finding(const Rule &rule, Figures &figures, const LabRun *lab, const std::string &lab_missing) {
+    Finding f;
+    f.rule = rule.id;
+    f.title = rule.title;
+    f.experiment = rule.experiment;
+    f.fix = rule.fix;
+    f.guide = rule.guide;
+    for (const auto &e : rule.evidence)
+        if (const auto v = figures.get(e)) f.evidence.emplace_back(e, *v);
+    if (lab) f.cost = look_up_cost(*lab, rule.cost, figures.lookup());
+    else f.cost.missing = lab_missing;
+    if (f.cost.found) {
+        figures.set("cost", f.cost.value);
+        figures.set("cost_pct", f.cost.value * 100);
+        figures.set("cost_at", f.cost.at_x);
+        figures.set("cost_baseline", f.cost.baseline_x);
+        f.cost_text = fill_template(rule.cost_text, figures.lookup());
+        f.gain_ms = evaluate(rule.gain, figures.lookup());
+        if (f.gain_ms && *f.gain_ms < 0) f.gain_ms = 0.0;
+    }
+    f.text = fill_template(rule.finding, figures.lookup());
+    return f;
+}
+
+}  // namespace
+
+Verdicts apply_rules(const RuleBook &book, const std::string &scope, Figures &figures, const LabRun *lab,
+                     const std::string &lab_missing) {
+    Verdicts v;
+    for (const auto &rule : book.rules) {
+        if (rule.scope != scope) continue;
+        const auto holds = evaluate(rule.when, figures.lookup());
+        if (!holds) {
+            std::string missing;
+            for (const auto &n : names_in(rule.when))
+                if (!figures.get(n)) missing += (missing.empty() ? "" : ", ") + n;
+            v.not_evaluated.push_back(rule.id + ": no value for " + missing);
+            continue;
+        }
+        if (*holds != 0) v.findings.push_back(make_finding(rule, figures, lab, lab_missing));
+    }
+    return v;
+}
+
+}  // namespace gmexplain

@@ -1,0 +1,81 @@
+// The diagnoses, as data: one JSON file per rule in src/explain/rules/
+// (compiled into the library; --rules DIR reads another folder), and
+// rules/figures.json for the figures derived from the counters. A rule reads
+// figures, states a condition, names the finding, the gmlab experiment that
+// demonstrates it on this GPU, where its cost is read from a run of that
+// experiment, the gain that cost implies and the guide's fix
+// (docs/explain.md, "Rules").
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "explain/expression.hpp"
+#include "explain/lab_figures.hpp"
+
+namespace gmexplain {
+
+struct Rule {
+    std::string id, scope;  // scope: "kernel" (counters of one kernel) or "run" (the trace of the whole program)
+    std::string title, when, finding, experiment, fix, guide;
+    std::vector<std::string> evidence;  // figures printed with their values
+    CostSpec cost;
+    std::string cost_text;              // how the cost prints ({cost}, {cost_pct}, {cost_at}, {cost_baseline})
+    std::string gain;                   // expression: the time a fix saves, in ms, from the figures and {cost}
+};
+
+struct RuleBook {
+    std::vector<Rule> rules;
+    std::map<std::string, std::string> derived;  // figure name -> expression (figures.json)
+    // The range-profiler metrics the kernel rules read (names with "__").
+    std::vector<std::string> metrics() const;
+};
+
+// Parses one rule file; throws std::invalid_argument naming the file and field.
+Rule parse_rule(const nlohmann::json &j, const std::string &origin);
+// The compiled-in rules, or every *.json in `folder` when not empty.
+RuleBook load_rules(const std::string &folder = "");
+
+struct Finding {
+    std::string rule, title, text, experiment, fix, guide;
+    std::vector<std::pair<std::string, double>> evidence;
+    Cost cost;
+    std::string cost_text;
+    std::optional<double> gain_ms;
+};
+
+// Figures of one subject (a kernel or the run), with the derived ones of the
+// book computed on demand.
+class Figures {
+public:
+    Figures(const RuleBook &book, std::map<std::string, double> base) : book_(book), base_(std::move(base)) {}
+    std::optional<double> get(const std::string &name) const;
+    void set(const std::string &name, double v) { base_[name] = v; }
+    Lookup lookup() const {
+        return [this](const std::string &n) { return get(n); };
+    }
+
+private:
+    const RuleBook &book_;
+    std::map<std::string, double> base_;
+    mutable std::map<std::string, std::optional<double>> cache_;
+    mutable std::vector<std::string> stack_;
+};
+
+struct Verdicts {
+    std::vector<Finding> findings;
+    std::vector<std::string> not_evaluated;  // "rule: missing figure a, b"
+};
+
+// Applies every rule of `scope` to `figures`; costs come from `lab` where given.
+Verdicts apply_rules(const RuleBook &book, const std::string &scope, Figures &figures, const LabRun *lab,
+                     const std::string &lab_missing);
+
+// "{name}" and "{name:.1f}" replaced by the figures' values.
+std::string fill_template(const std::string &text, const Lookup &figures);
+
+}  // namespace gmexplain

@@ -1,0 +1,77 @@
+// What the injection library wrote (inject/record_sink.hpp), read back: the
+// records of every process of one pass, merged.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gmexplain {
+
+struct KernelRecord {
+    std::string mangled, name;  // name: demangled
+    int device = 0, pid = 0;
+    std::uint32_t stream = 0, graph = 0;
+    std::int64_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+    int registers = 0, static_shared = 0, dynamic_shared = 0, local_per_thread = 0;
+    std::uint64_t start = 0, end = 0;
+};
+
+struct CopyRecord {
+    std::string kind;       // HtoD, DtoH, DtoD, ... or "memset"
+    std::string src, dst;   // pageable, pinned, device, managed, ...
+    std::uint64_t bytes = 0, start = 0, end = 0;
+    int device = 0;
+    std::uint32_t stream = 0;
+};
+
+struct MemoryRecord {
+    std::string op, memory;  // alloc/free; device, pinned, managed, ...
+    std::uint64_t bytes = 0, time = 0;
+    bool pool = false;
+};
+
+struct UnifiedMemoryRecord {
+    std::string counter;  // bytes_htod, gpu_page_faults, ...
+    std::uint64_t value = 0, start = 0, end = 0;
+};
+
+struct DeviceRecord {
+    int id = 0, sm_count = 0, compute_capability = 0;
+    std::string name;
+    std::uint64_t memory_bytes = 0, memory_bandwidth_kbs = 0, l2_bytes = 0;
+};
+
+struct CounterRecord {
+    std::string mangled, name, chip;
+    std::uint64_t launch = 0, passes = 0;
+    std::map<std::string, double> metrics;
+};
+
+struct PassRecords {
+    std::vector<int> pids;  // every process that initialised CUDA
+    int exits = 0;          // processes that reached exit() (not a crash or _exit)
+    std::vector<int> signals;
+    std::vector<std::string> notes;
+    std::string trace_unavailable, counters_unavailable;
+    std::uint64_t dropped = 0;
+    std::vector<KernelRecord> kernels;
+    std::vector<CopyRecord> copies;
+    std::vector<MemoryRecord> memory;
+    std::vector<UnifiedMemoryRecord> unified_memory;
+    std::vector<DeviceRecord> devices;
+    std::vector<CounterRecord> counters;
+    std::map<std::string, std::uint64_t> launches;  // counting pass: launches per mangled name
+};
+
+// Reads every <pass>-<pid>.jsonl in `folder`; lines that do not parse are
+// counted in notes (a process killed mid-line leaves half a line).
+PassRecords read_pass(const std::string &folder, const std::string &pass);
+
+// One JSON line into `out` (for tests and for read_pass).
+void add_record(PassRecords &out, const std::string &line, int pid);
+
+std::string demangle(const std::string &mangled);
+
+}  // namespace gmexplain

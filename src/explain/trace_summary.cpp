@@ -1,0 +1,164 @@
+#include "explain/trace_summary.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace gmexplain {
+
+std::vector<KernelSummary> summarize_kernels(const PassRecords &trace) {
+    std::map<std::string, KernelSummary> by_name;
+    double all_ms = 0;
+    for (const auto &k : trace.kernels) {
+        auto [it, fresh] = by_name.try_emplace(k.mangled);
+        KernelSummary &s = it->second;
+        const double us = (k.end > k.start ? k.end - k.start : 0) / 1e3;
+        if (fresh) {
+            s.mangled = k.mangled;
+            s.name = k.name;
+            std::copy(k.grid, k.grid + 3, s.grid);
+            std::copy(k.block, k.block + 3, s.block);
+            s.registers = k.registers;
+            s.static_shared = k.static_shared;
+            s.dynamic_shared = k.dynamic_shared;
+            s.local_per_thread = k.local_per_thread;
+            s.device = k.device;
+            s.min_us = us;
+        }
+        ++s.launches;
+        if (k.graph) ++s.graph_launches;
+        s.total_ms += us / 1e3;
+        s.min_us = std::min(s.min_us, us);
+        all_ms += us / 1e3;
+    }
+    std::vector<KernelSummary> out;
+    for (auto &[name, s] : by_name) {
+        s.mean_us = s.launches ? s.total_ms * 1e3 / s.launches : 0;
+        s.share_of_gpu_time = all_ms > 0 ? s.total_ms / all_ms : 0;
+        out.push_back(s);
+    }
+    std::sort(out.begin(), out.end(), [](const KernelSummary &a, const KernelSummary &b) {
+        return a.total_ms != b.total_ms ? a.total_ms > b.total_ms : a.name < b.name;
+    });
+    return out;
+}
+
+namespace {
+
+bool host_copy(const CopyRecord &c) { return c.kind == "HtoD" || c.kind == "DtoH"; }
+
+// Total time the copies spent while some kernel ran on the same device.
+double overlap_ms(const std::vector<const CopyRecord *> &copies, const std::vector<KernelRecord> &kernels) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> busy;
+    for (const auto &k : kernels) busy.emplace_back(k.start, k.end);
+    std::sort(busy.begin(), busy.end());
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> merged;
+    for (const auto &b : busy) {
+        if (!merged.empty() && b.first <= merged.back().second) merged.back().second = std::max(merged.back().second, b.second);
+        else merged.push_back(b);
+    }
+    double ns = 0;
+    for (const auto *c : copies) {
+        auto it = std::upper_bound(merged.begin(), merged.end(), std::make_pair(c->start, std::numeric_limits<std::uint64_t>::max()));
+        if (it != merged.begin()) --it;
+        for (; it != merged.end() && it->first < c->end; ++it) {
+            const std::uint64_t lo = std::max(it->first, c->start), hi = std::min(it->second, c->end);
+            if (hi > lo) ns += double(hi - lo);
+        }
+    }
+    return ns / 1e6;
+}
+
+void add_copy_figures(const PassRecords &trace, std::map<std::string, double> &f) {
+    std::vector<const CopyRecord *> host;
+    for (const auto &c : trace.copies) {
+        if (!host_copy(c)) continue;
+        host.push_back(&c);
+        const double ms = (c.end - c.start) / 1e6;
+        f["copies"] += 1;
+        f["copy_ms"] += ms;
+        f["copy_bytes"] += double(c.bytes);
+        const bool pageable = (c.kind == "HtoD" ? c.src : c.dst) == "pageable";
+        if (pageable) {
+            f["pageable_copies"] += 1;
+            f["pageable_bytes"] += double(c.bytes);
+            f["pageable_ms"] += ms;
+        }
+        if (c.bytes < kSmallCopyBytes) {
+            f["small_copies"] += 1;
+            f["small_copy_ms"] += ms;
+            f["small_copy_bytes"] += double(c.bytes);
+        }
+    }
+    const double overlapped = overlap_ms(host, trace.kernels);
+    f["copy_kernel_overlap_ms"] = overlapped;
+    f["copy_kernel_overlap_share"] = f["copy_ms"] > 0 ? overlapped / f["copy_ms"] : 0;
+}
+
+void add_allocation_figures(const PassRecords &trace, std::map<std::string, double> &f) {
+    std::uint64_t first_kernel = std::numeric_limits<std::uint64_t>::max(), last_kernel = 0;
+    for (const auto &k : trace.kernels) {
+        first_kernel = std::min(first_kernel, k.start);
+        last_kernel = std::max(last_kernel, k.end);
+    }
+    double bytes = 0;
+    for (const auto &m : trace.memory) {
+        if (m.memory != "device" || m.pool) continue;
+        if (m.op == "alloc") {
+            f["device_allocs"] += 1;
+            bytes += double(m.bytes);
+            // Allocations after the first kernel and before the last one are
+            // inside the program's work, not its setup.
+            if (m.time > first_kernel && m.time < last_kernel) f["allocs_between_kernels"] += 1;
+        } else if (m.op == "free") {
+            f["device_frees"] += 1;
+            if (m.time > first_kernel && m.time < last_kernel) f["frees_between_kernels"] += 1;
+        }
+    }
+    f["mean_alloc_bytes"] = f["device_allocs"] > 0 ? bytes / f["device_allocs"] : 0;
+}
+
+void add_unified_memory_figures(const PassRecords &trace, std::map<std::string, double> &f) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> faults;
+    for (const auto &u : trace.unified_memory) {
+        f["um_" + u.counter] += double(u.value);
+        if (u.counter == "gpu_page_faults") faults.emplace_back(u.start, u.end);
+    }
+    // The kernels that waited on faults: those running when a fault group was served.
+    double ms = 0;
+    for (const auto &k : trace.kernels)
+        for (const auto &[s, e] : faults)
+            if (s < k.end && e > k.start) {
+                ms += (k.end - k.start) / 1e6;
+                break;
+            }
+    f["fault_kernel_ms"] = ms;
+}
+
+}  // namespace
+
+std::map<std::string, double> run_figures(const PassRecords &trace) {
+    std::map<std::string, double> f;
+    for (const char *k : {"copies", "copy_ms", "copy_bytes", "pageable_copies", "pageable_bytes", "pageable_ms",
+                          "small_copies", "small_copy_ms", "small_copy_bytes", "device_allocs", "device_frees",
+                          "allocs_between_kernels", "frees_between_kernels", "um_gpu_page_faults", "um_bytes_htod",
+                          "um_bytes_dtoh", "um_cpu_page_faults", "kernel_ms", "kernel_launches"})
+        f[k] = 0;
+    std::uint64_t lo = std::numeric_limits<std::uint64_t>::max(), hi = 0;
+    for (const auto &k : trace.kernels) {
+        f["kernel_ms"] += (k.end - k.start) / 1e6;
+        f["kernel_launches"] += 1;
+        lo = std::min(lo, k.start);
+        hi = std::max(hi, k.end);
+    }
+    for (const auto &c : trace.copies) {
+        lo = std::min(lo, c.start);
+        hi = std::max(hi, c.end);
+    }
+    f["gpu_span_ms"] = hi > lo ? (hi - lo) / 1e6 : 0;
+    add_copy_figures(trace, f);
+    add_allocation_figures(trace, f);
+    add_unified_memory_figures(trace, f);
+    return f;
+}
+
+}  // namespace gmexplain

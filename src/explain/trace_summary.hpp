@@ -1,0 +1,38 @@
+// Pass 1's picture of the whole program: kernels grouped by name and ranked
+// by total time, and the run-wide figures (host transfers, overlap,
+// allocations, unified memory) the run-scope rules read.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "explain/trace_records.hpp"
+
+namespace gmexplain {
+
+struct KernelSummary {
+    std::string mangled, name;
+    std::uint64_t launches = 0, graph_launches = 0;
+    double total_ms = 0, mean_us = 0, min_us = 0, share_of_gpu_time = 0;
+    std::int64_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};  // of the first launch
+    int registers = 0, static_shared = 0, dynamic_shared = 0, local_per_thread = 0, device = 0;
+};
+
+// Every kernel, longest total time first.
+std::vector<KernelSummary> summarize_kernels(const PassRecords &trace);
+
+// Named figures of the whole run (see the run-scope rules for their use):
+// copy_ms, copy_bytes, pageable_copies, pageable_bytes, pageable_ms,
+// small_copies, small_copy_ms, copy_kernel_overlap_share, serial_span_ms,
+// device_allocs, device_frees, allocs_between_kernels, mean_alloc_bytes,
+// um_gpu_page_faults, um_bytes_htod, um_cpu_page_faults, fault_kernel_ms,
+// kernel_ms, program_gpu_span_ms.
+std::map<std::string, double> run_figures(const PassRecords &trace);
+
+// Bytes below which a host transfer counts as small (transfer_batching's 4 KiB
+// and 64 KiB copies are both below it).
+constexpr std::uint64_t kSmallCopyBytes = 256 * 1024;
+
+}  // namespace gmexplain

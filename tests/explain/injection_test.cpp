@@ -1,0 +1,73 @@
+// The injection library's loading and refusal paths, without a GPU: loaded
+// outside gmlab explain it does nothing; loaded by explain it writes its
+// process record, and where CUPTI cannot trace it says why in a record
+// instead of failing the program.
+#include <gtest/gtest.h>
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "explain/trace_records.hpp"
+
+namespace {
+
+// Loads the library in a child process (CUPTI's state stays there) and calls
+// InitializeInjection; returns its result, or -1.
+int initialize_in_child(const std::string &out, const std::string &cupti) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (out.empty()) unsetenv("GMLAB_EXPLAIN_OUT");
+        else setenv("GMLAB_EXPLAIN_OUT", out.c_str(), 1);
+        setenv("GMLAB_EXPLAIN_PASS", "trace", 1);
+        if (!cupti.empty()) setenv("GM_CUPTI_LIBRARY", cupti.c_str(), 1);
+        void *h = dlopen(GMX_INJECTION, RTLD_NOW | RTLD_LOCAL);
+        if (!h) _exit(100);
+        auto init = reinterpret_cast<int (*)()>(dlsym(h, "InitializeInjection"));
+        if (!init) _exit(101);
+        const int ok = init() == 1;
+        std::exit(ok ? 0 : 102);  // exit(), not _exit(): the library's exit record is written by atexit
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string temp_folder() {
+    char pattern[] = "/tmp/gmx-inject-XXXXXX";
+    return mkdtemp(pattern);
+}
+
+}  // namespace
+
+TEST(ExplainInjection, ExportsOnlyTheEntryPointTheDriverCalls) {
+    void *h = dlopen(GMX_INJECTION, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(h, nullptr) << dlerror();
+    EXPECT_NE(dlsym(h, "InitializeInjection"), nullptr);
+    EXPECT_EQ(dlsym(h, "cuptiSubscribe"), nullptr);  // CUPTI is not linked: loaded at run time
+}
+
+TEST(ExplainInjection, OutsideExplainItStaysOutOfTheWay) {
+    EXPECT_EQ(initialize_in_child("", ""), 0);
+}
+
+TEST(ExplainInjection, WritesItsProcessAndExitRecords) {
+    const std::string dir = temp_folder();
+    // Without a GPU, CUPTI may refuse or accept and deliver nothing: either way
+    // the program goes on and the records say which process ran and that it exited.
+    EXPECT_EQ(initialize_in_child(dir, ""), 0);
+    const auto r = gmexplain::read_pass(dir, "trace");
+    ASSERT_EQ(r.pids.size(), 1u);
+    EXPECT_EQ(r.exits, 1);
+}
+
+TEST(ExplainInjection, ALibraryThatIsNotCuptiIsRefusedWithAReason) {
+    const std::string dir = temp_folder();
+    EXPECT_EQ(initialize_in_child(dir, "libm.so.6"), 0);
+    const auto r = gmexplain::read_pass(dir, "trace");
+    ASSERT_EQ(r.pids.size(), 1u);
+    EXPECT_NE(r.trace_unavailable.find("libm.so.6 has no cupti"), std::string::npos) << r.trace_unavailable;
+}

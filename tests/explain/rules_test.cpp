@@ -1,0 +1,103 @@
+// The built-in rules: each parses, names an experiment, and finds its cost in
+// the committed H200 run; the metrics the kernel rules read are asked for.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "explain/lab_figures.hpp"
+#include "explain/rule_book.hpp"
+
+using namespace gmexplain;
+
+namespace {
+LabRun committed_h200() {
+    std::string why;
+    auto run = find_lab_run(GMX_SOURCE_DIR "/results/nvidia-h200-standard-suite.json", "NVIDIA H200", &why);
+    EXPECT_TRUE(run) << why;
+    return *run;
+}
+}  // namespace
+
+TEST(ExplainRules, EveryPatternOfTheIssueHasARule) {
+    const RuleBook book = load_rules();
+    std::set<std::string> ids;
+    for (const auto &r : book.rules) ids.insert(r.id);
+    for (const char *id : {"uncoalesced_global", "misaligned_global", "shared_bank_conflicts", "local_memory_spills",
+                           "dram_below_attainable", "pageable_transfers", "small_transfers", "copies_not_overlapped",
+                           "unified_memory_faults", "allocation_in_loop"})
+        EXPECT_TRUE(ids.count(id)) << id;
+}
+
+TEST(ExplainRules, KernelRulesAskForTheirCounters) {
+    const auto metrics = load_rules().metrics();
+    for (const char *m : {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+                          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                          "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "dram__bytes_read.sum",
+                          "sm__sass_data_bytes_mem_global_op_ld.sum"})
+        EXPECT_NE(std::find(metrics.begin(), metrics.end(), m), metrics.end()) << m;
+    for (const auto &m : metrics) EXPECT_NE(m.find("__"), std::string::npos) << m;
+}
+
+// Each rule's cost is read from the lab's run: with figures that make the rule's
+// point exist, the cost is found in the committed H200 run and is positive.
+TEST(ExplainRules, EveryCostIsFoundInTheCommittedRun) {
+    const RuleBook book = load_rules();
+    const LabRun lab = committed_h200();
+    std::map<std::string, double> base = {{"global_excess", 4}, {"shared_n_way", 8}, {"mean_alloc_bytes", 4 << 20}};
+    Figures figures(book, base);
+    for (const auto &r : book.rules) {
+        const Cost c = look_up_cost(lab, r.cost, figures.lookup());
+        EXPECT_TRUE(c.found) << r.id << ": " << c.missing;
+        EXPECT_GT(c.value, 0) << r.id;
+    }
+}
+
+TEST(ExplainRules, StrideCostIsTheMeasuredRatio) {
+    const RuleBook book = load_rules();
+    const LabRun lab = committed_h200();
+    const auto rule = std::find_if(book.rules.begin(), book.rules.end(), [](const Rule &r) { return r.id == "uncoalesced_global"; });
+    ASSERT_NE(rule, book.rules.end());
+    Figures figures(book, {{"global_excess", 4}});
+    const Cost c = look_up_cost(lab, rule->cost, figures.lookup());
+    ASSERT_TRUE(c.found);
+    EXPECT_EQ(c.at_x, 4);
+    EXPECT_EQ(c.baseline_x, 1);
+    // The figure is the committed run's stride-4 bandwidth over stride 1's, not a constant.
+    double s1 = 0, s4 = 0;
+    for (const auto &res : lab.doc["results"])
+        if (res["experiment"]["name"] == "stride_copy")
+            for (const auto &s : res["series"])
+                if (s["name"] == "guide, 4-byte words")
+                    for (const auto &p : s["points"]) {
+                        if (p["x"] == 1) s1 = p["bandwidth_gbs"];
+                        if (p["x"] == 4) s4 = p["bandwidth_gbs"];
+                    }
+    EXPECT_DOUBLE_EQ(c.value, s4 / s1);
+}
+
+TEST(ExplainRules, ARunOfAnotherGpuIsRefused) {
+    std::string why;
+    EXPECT_FALSE(find_lab_run(GMX_SOURCE_DIR "/results/nvidia-h200-standard-suite.json", "NVIDIA H100 80GB HBM3", &why));
+    EXPECT_NE(why.find("NVIDIA H200"), std::string::npos) << why;
+}
+
+TEST(ExplainRules, MalformedRuleFilesAreNamed) {
+    nlohmann::json j = {{"id", "x"}, {"scope", "device"}};
+    try {
+        parse_rule(j, "x.json");
+        FAIL() << "a bad scope was accepted";
+    } catch (const std::invalid_argument &e) {
+        EXPECT_NE(std::string(e.what()).find("x.json"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("scope"), std::string::npos);
+    }
+}
+
+TEST(ExplainRules, TemplatesFillFigures) {
+    auto look = [](const std::string &n) -> std::optional<double> {
+        if (n == "share") return 0.256;
+        if (n == "x") return 3.14159;
+        return std::nullopt;
+    };
+    EXPECT_EQ(fill_template("{share:.0%} and {x:.2f} and {y}", look), "26 % and 3.14 and ?");
+}

@@ -1,0 +1,97 @@
+// Pass 1's summary from records written as the injection library writes them.
+#include <gtest/gtest.h>
+
+#include "explain/trace_records.hpp"
+#include "explain/trace_summary.hpp"
+
+using namespace gmexplain;
+
+namespace {
+PassRecords records(const std::vector<std::string> &lines) {
+    PassRecords r;
+    for (const auto &l : lines) add_record(r, l, 42);
+    return r;
+}
+std::string kernel(const char *name, long start, long end, int graph = 0) {
+    return std::string("{\"type\":\"kernel\",\"name\":\"") + name + "\",\"device\":0,\"grid\":[8,1,1],\"block\":[128,1,1]," +
+           "\"registers\":32,\"start\":" + std::to_string(start) + ",\"end\":" + std::to_string(end) +
+           ",\"graph\":" + std::to_string(graph) + "}";
+}
+std::string copy(const char *kind, const char *src, const char *dst, long bytes, long start, long end) {
+    return std::string("{\"type\":\"memcpy\",\"kind\":\"") + kind + "\",\"src\":\"" + src + "\",\"dst\":\"" + dst +
+           "\",\"bytes\":" + std::to_string(bytes) + ",\"start\":" + std::to_string(start) + ",\"end\":" + std::to_string(end) + "}";
+}
+}  // namespace
+
+TEST(ExplainTrace, KernelsAreGroupedDemangledAndRankedByTotalTime) {
+    const auto r = records({kernel("_Z5shortv", 0, 1000), kernel("_Z4longPf", 2000, 12000), kernel("_Z5shortv", 20000, 21000),
+                            kernel("_Z5graphv", 30000, 30500, 7)});
+    const auto k = summarize_kernels(r);
+    ASSERT_EQ(k.size(), 3u);
+    EXPECT_EQ(k[0].name, "long(float*)");
+    EXPECT_DOUBLE_EQ(k[0].total_ms, 0.01);
+    EXPECT_EQ(k[1].name, "short()");
+    EXPECT_EQ(k[1].launches, 2u);
+    EXPECT_DOUBLE_EQ(k[1].mean_us, 1.0);
+    EXPECT_EQ(k[2].graph_launches, 1u);
+    EXPECT_EQ(k[0].registers, 32);
+    EXPECT_NEAR(k[0].share_of_gpu_time, 10.0 / 12.5, 1e-12);
+}
+
+TEST(ExplainTrace, PageableAndSmallCopiesAreCounted) {
+    const auto f = run_figures(records({copy("HtoD", "pageable", "device", 64 << 20, 0, 5000000),
+                                        copy("DtoH", "device", "pageable", 4096, 6000000, 6010000),
+                                        copy("HtoD", "pinned", "device", 4096, 7000000, 7002000),
+                                        copy("DtoD", "device", "device", 1 << 30, 8000000, 9000000)}));
+    EXPECT_EQ(f.at("copies"), 3);
+    EXPECT_EQ(f.at("pageable_copies"), 2);
+    EXPECT_EQ(f.at("pageable_bytes"), (64 << 20) + 4096);
+    EXPECT_EQ(f.at("small_copies"), 2);
+    EXPECT_NEAR(f.at("copy_ms"), 5.0 + 0.01 + 0.002, 1e-9);
+}
+
+TEST(ExplainTrace, OverlapOfCopiesWithKernels) {
+    // A 10 ms copy, half of it beside a kernel on another stream.
+    const auto f = run_figures(records({copy("HtoD", "pinned", "device", 1 << 20, 0, 10000000),
+                                        kernel("_Z1kv", 5000000, 15000000)}));
+    EXPECT_NEAR(f.at("copy_kernel_overlap_share"), 0.5, 1e-12);
+    EXPECT_NEAR(f.at("gpu_span_ms"), 15.0, 1e-9);
+}
+
+TEST(ExplainTrace, AllocationsBetweenKernelsAreInTheLoop) {
+    const auto f = run_figures(records({
+        R"({"type":"memory","op":"alloc","memory":"device","bytes":1024,"time":10})",
+        kernel("_Z1kv", 100, 200),
+        R"({"type":"memory","op":"alloc","memory":"device","bytes":2048,"time":300})",
+        R"({"type":"memory","op":"free","memory":"device","bytes":2048,"time":400})",
+        kernel("_Z1kv", 500, 600),
+        R"({"type":"memory","op":"alloc","memory":"device","bytes":4096,"time":700,"pool":1})",
+    }));
+    EXPECT_EQ(f.at("device_allocs"), 2);  // the pool's is stream-ordered, not counted
+    EXPECT_EQ(f.at("allocs_between_kernels"), 1);
+    EXPECT_EQ(f.at("frees_between_kernels"), 1);
+    EXPECT_EQ(f.at("mean_alloc_bytes"), 1536);
+}
+
+TEST(ExplainTrace, UnifiedMemoryFaultsAndTheKernelsThatWaited) {
+    const auto f = run_figures(records({
+        kernel("_Z1kv", 1000, 3000000),
+        R"({"type":"um","counter":"gpu_page_faults","value":40,"start":2000,"end":9000})",
+        R"({"type":"um","counter":"bytes_htod","value":67108864,"start":2000,"end":9000})",
+        kernel("_Z1jv", 4000000, 5000000),
+    }));
+    EXPECT_EQ(f.at("um_gpu_page_faults"), 40);
+    EXPECT_EQ(f.at("um_bytes_htod"), 67108864);
+    EXPECT_NEAR(f.at("fault_kernel_ms"), 2.999, 1e-9);
+}
+
+TEST(ExplainTrace, ProcessesSignalsAndRefusalsAreKept) {
+    const auto r = records({R"({"type":"process","pid":42})", R"({"type":"signal","signal":11})",
+                            R"({"type":"counters_unavailable","reason":"ERR_NVGPUCTRPERM: no"})",
+                            R"({"type":"dropped","count":3})"});
+    EXPECT_EQ(r.pids.size(), 1u);
+    EXPECT_EQ(r.signals, std::vector<int>{11});
+    EXPECT_EQ(r.counters_unavailable, "ERR_NVGPUCTRPERM: no");
+    EXPECT_EQ(r.dropped, 3u);
+    EXPECT_THROW(add_record(const_cast<PassRecords &>(r), "{half a line", 1), std::exception);
+}

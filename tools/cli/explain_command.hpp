@@ -1,0 +1,26 @@
+// gmlab explain: the subcommand's options and its run over the explain C API
+// (include/gmlab_explain.h); the CLI only parses and prints.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace gmcli {
+
+struct ExplainOptions {
+    std::vector<std::string> command;  // after "--": the program and its arguments
+    int kernels = 5;
+    std::string kernel_regex, replay = "kernel", counters = "on", json_file, lab_run, rules_dir, records_dir,
+                                                                         from_records;
+    unsigned long long launch_skip = 0, launch_count = 1;
+};
+
+// Registers `explain` on app; returns the subcommand.
+CLI::App *add_explain_command(CLI::App &app, ExplainOptions &options);
+int cmd_explain(const ExplainOptions &options);
+
+}  // namespace gmcli
