@@ -142,7 +142,7 @@ python3 scripts/multi_gpu_figures.py peer "$OUT/results/$NAME-x$N-peer.json" "$O
 # ---- 1: every GPU at once, and alone vs in parallel
 step "1: the standard suite on all $N GPUs at once (--parallel)"
 (cd "$OUT/results" && timeout 200 "$GMLAB" run --devices all --parallel --json "$NAME-x$N-parallel-{device}.json" >"$OUT/runs/parallel-suite.log" 2>&1) || status=1
-tail -$((N + 2)) "$OUT/runs/parallel-suite.log"
+grep -E "^parallel run|^  device |^peer, once" "$OUT/runs/parallel-suite.log"
 python3 scripts/multi_gpu_figures.py hostlink "$OUT/results/$NAME-x$N"-parallel-[0-9]*.json
 step "1: device experiments alone, then all GPUs in parallel"
 EXPS=(stream l2_persist carveout cache_hints tma_copy)

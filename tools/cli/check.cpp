@@ -212,7 +212,10 @@ int cmd_check(const CheckOptions &opt) {
         if (const int code = measure_node(ordinals, opt.budget_s, &figures); code != kOk) return code;
         if (!opt.save_figures.empty() && !write_text(opt.save_figures, figures.dump(2) + "\n")) return kFailed;
     }
-    const std::string model = figures.value("gpus", json::array()).empty() ? "" : figures["gpus"][0].value("name", "");
+    // The GPUs' model, for the distributions (a malformed document is refused by judge below).
+    std::string model;
+    if (figures.contains("gpus") && figures["gpus"].is_array() && !figures["gpus"].empty() && figures["gpus"][0].is_object())
+        model = figures["gpus"][0].value("name", "");
     if (baseline.is_object()) {
         if (const std::string why = check::model_mismatch(baseline, model); !why.empty()) {
             std::cerr << "gmlab check: --baseline " << opt.baseline << ": " << why << "\n";
