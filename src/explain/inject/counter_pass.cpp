@@ -47,6 +47,7 @@ struct State {
     std::mutex mutex;
     CUpti_SubscriberHandle subscriber = nullptr;
     std::map<CUcontext, ContextProfiler> contexts;
+    bool profiler_initialized = false;
     std::map<std::string, std::uint64_t> launches;  // per mangled name
     bool failed = false;                            // counting stopped for good
     // The launch being counted (between the ENTER and EXIT callbacks).
@@ -106,11 +107,22 @@ void build_config(const CuptiTable &api, ContextProfiler &p, std::vector<std::ui
     p.passes = np.numOfPasses;
 }
 
+// The profiler can be initialised only once the driver has a context (called
+// from InitializeInjection, during cuInit, it fails with CUPTI_ERROR_UNKNOWN):
+// on the first context's creation, or else on the first counted launch.
+void initialize_profiler() {
+    if (g_state->profiler_initialized) return;
+    auto init = GMX_PARAMS(CUpti_Profiler_Initialize_Params);
+    check(cupti().cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
+    g_state->profiler_initialized = true;
+}
+
 // The profiler of a context, set up on its first counted launch.
 ContextProfiler &profiler_for(CUcontext ctx) {
     auto it = g_state->contexts.find(ctx);
     if (it != g_state->contexts.end()) return it->second;
     const auto &api = cupti();
+    initialize_profiler();
     ContextProfiler p;
     uint32_t device = 0;
     check(api.cuptiGetDeviceId(ctx, &device), "cuptiGetDeviceId");
@@ -251,9 +263,22 @@ void on_context_destroy(CUcontext ctx) {
     it->second.object = nullptr;
 }
 
+void on_context_created() {
+    std::lock_guard<std::mutex> lock(g_state->mutex);
+    if (g_state->failed) return;
+    try {
+        initialize_profiler();
+    } catch (const Failure &f) {
+        g_state->failed = true;
+        sink_write(Line().field("type", "counters_unavailable").field("reason", f.what));
+    }
+}
+
 void CUPTIAPI callback(void *, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *data) {
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API && is_launch(id))
         on_launch(*static_cast<const CUpti_CallbackData *>(data));
+    else if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
+        on_context_created();
     else if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
         on_context_destroy(static_cast<const CUpti_ResourceData *>(data)->context);
 }
@@ -265,9 +290,6 @@ std::string counters_start(const CounterPlan &plan) {
     if (!api.profiler_reason.empty()) return api.profiler_reason;
     g_state = new State;  // lives to the end of the process: callbacks may come from any thread
     g_state->plan = plan;
-    auto init = GMX_PARAMS(CUpti_Profiler_Initialize_Params);
-    if (CUptiResult r = api.cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS)
-        return "cuptiProfilerInitialize failed: " + cupti_error(r);
     if (CUptiResult r = api.cuptiSubscribe(&g_state->subscriber, callback, nullptr); r != CUPTI_SUCCESS)
         return "cuptiSubscribe failed: " + cupti_error(r);
     for (CUpti_CallbackId id :
@@ -277,10 +299,10 @@ std::string counters_start(const CounterPlan &plan) {
         if (CUptiResult r = api.cuptiEnableCallback(1, g_state->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
             r != CUPTI_SUCCESS)
             return "cuptiEnableCallback failed: " + cupti_error(r);
-    if (CUptiResult r = api.cuptiEnableCallback(1, g_state->subscriber, CUPTI_CB_DOMAIN_RESOURCE,
-                                                CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
-        r != CUPTI_SUCCESS)
-        return "cuptiEnableCallback failed: " + cupti_error(r);
+    for (CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING})
+        if (CUptiResult r = api.cuptiEnableCallback(1, g_state->subscriber, CUPTI_CB_DOMAIN_RESOURCE, id);
+            r != CUPTI_SUCCESS)
+            return "cuptiEnableCallback failed: " + cupti_error(r);
     return "";
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "explain/inject/cupti_table.hpp"
@@ -166,6 +167,17 @@ void configure_unified_memory(const CuptiTable &api) {
     if (r != CUPTI_SUCCESS) note("unified-memory counters not traced: " + cupti_error(r));
 }
 
+// The unified-memory counters can be configured only once the driver has a
+// context (from InitializeInjection they fail with CUPTI_ERROR_NOT_READY):
+// on the first context's creation.
+bool g_unified_memory_wanted = false;
+std::once_flag g_unified_memory_once;
+
+void CUPTIAPI on_resource(void *, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *) {
+    if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED && g_unified_memory_wanted)
+        std::call_once(g_unified_memory_once, [] { configure_unified_memory(cupti()); });
+}
+
 }  // namespace
 
 std::string trace_start(bool unified_memory) {
@@ -182,7 +194,14 @@ std::string trace_start(bool unified_memory) {
             note("activity kind " + std::to_string(int(kind)) + " not traced: " + cupti_error(r));
         }
     }
-    if (unified_memory) configure_unified_memory(api);
+    if (unified_memory) {
+        g_unified_memory_wanted = true;
+        CUpti_SubscriberHandle subscriber = nullptr;
+        CUptiResult r = api.cuptiSubscribe(&subscriber, on_resource, nullptr);
+        if (r == CUPTI_SUCCESS)
+            r = api.cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+        if (r != CUPTI_SUCCESS) note("unified-memory counters not traced: cuptiSubscribe: " + cupti_error(r));
+    }
     return "";
 }
 
