@@ -109,7 +109,11 @@ for i in 1 2 3; do
   step "B$i: gmlab check with a memory-streaming load on GPU $LOAD_GPU"
   "$LOAD" "$LOAD_GPU" 120 >"$OUT/check/load-$i.log" 2>&1 &
   loadpid=$!
-  for _ in $(seq 100); do grep -q ready "$OUT/check/load-$i.log" && break; sleep 0.2; done
+  for _ in $(seq 100); do
+    grep -q ready "$OUT/check/load-$i.log" && break
+    kill -0 "$loadpid" 2>/dev/null || { echo "  the load did not start"; status=1; break; }
+    sleep 0.2
+  done
   cat "$OUT/check/load-$i.log"
   run_check load-$i
   kill "$loadpid" 2>/dev/null; wait "$loadpid" 2>/dev/null
@@ -195,7 +199,8 @@ state() { nvidia-smi --query-gpu=index,memory.used,clocks.sm,clocks.mem,compute_
 state >"$OUT/sanitizer/state-before.csv"
 left=$((530 - SECONDS)); [ $left -lt 60 ] && left=60
 read -r -a SAN <<<"${GM_SANITIZE_EXPERIMENTS:-stream l2_persist carveout allocation transfer memory_spaces}"
-timeout $left compute-sanitizer --tool memcheck --error-exitcode 99 "$GMLAB" run "${SAN[@]}" --device 0 --quick --warmup 0 \
+SANITIZER=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+timeout $left "$SANITIZER" --tool memcheck --error-exitcode 99 "$GMLAB" run "${SAN[@]}" --device 0 --quick --warmup 0 \
   --min-repetitions 1 --max-repetitions 1 --min-time-ms 0 >"$OUT/sanitizer/memcheck-gpu0.log" 2>&1 &
 sanpid=$!
 pids=()

@@ -164,4 +164,9 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    try:
+        sys.exit(main(sys.argv))
+    except (OSError, ValueError, KeyError, StopIteration) as e:
+        # A step before this one did not write its documents: say which, in one line.
+        print(f"  {sys.argv[1] if len(sys.argv) > 1 else ''}: cannot read what it needs: {type(e).__name__}: {e}")
+        sys.exit(1)
