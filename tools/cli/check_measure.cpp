@@ -150,6 +150,7 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
+// Lists are written json::array(...): {"a", "b"} alone would be read as the object {"a": "b"}.
 void measure_with_context(gm_context *ctx, const json &info, const std::string &host_lock, json &gpu) {
     gm_context_set(ctx, GM_SETTING_COUNTERS, GM_COUNTERS_OFF);
     gm_context_set(ctx, GM_SETTING_MAX_REPETITIONS, 20);
@@ -163,7 +164,7 @@ void measure_with_context(gm_context *ctx, const json &info, const std::string &
     };
     phase("dram", [&] {
         const json s = run_summary(ctx, "stream",
-                                   {{"array_bytes", kDramArrayBytes}, {"kernels", {"copy", "triad"}}, {"include_memcpy", false}}, gpu);
+                                   {{"array_bytes", kDramArrayBytes}, {"kernels", json::array({"copy", "triad"})}, {"include_memcpy", false}}, gpu);
         put(gpu, "dram_copy_gbs", s, "copy_gbs");
         put(gpu, "dram_triad_gbs", s, "triad_gbs");
         sustained_copy(ctx, gpu);
@@ -176,7 +177,7 @@ void measure_with_context(gm_context *ctx, const json &info, const std::string &
         const std::size_t array = std::max<std::size_t>(kMiB, l2 / 4 / kMiB * kMiB);
         gm_context_set(ctx, GM_SETTING_FLUSH_L2, 0);
         gm_context_set(ctx, GM_SETTING_MAX_REPETITIONS, 200);
-        const json s = run_summary(ctx, "stream", {{"array_bytes", array}, {"kernels", {"copy"}}, {"include_memcpy", false}}, gpu);
+        const json s = run_summary(ctx, "stream", {{"array_bytes", array}, {"kernels", json::array({"copy"})}, {"include_memcpy", false}}, gpu);
         gm_context_set(ctx, GM_SETTING_MAX_REPETITIONS, 20);
         gm_context_set(ctx, GM_SETTING_FLUSH_L2, 1);
         put(gpu, "l2_copy_gbs", s, "copy_gbs");
@@ -186,8 +187,8 @@ void measure_with_context(gm_context *ctx, const json &info, const std::string &
     phase("host_link", [&] {
         HostLock lock(host_lock);
         const json s = run_summary(ctx, "transfer",
-                                   {{"min_size", kTransferBytes}, {"max_size", kTransferBytes}, {"memory", {"pinned"}},
-                                    {"directions", {"h2d", "d2h"}}},
+                                   {{"min_size", kTransferBytes}, {"max_size", kTransferBytes}, {"memory", json::array({"pinned"})},
+                                    {"directions", json::array({"h2d", "d2h"})}},
                                    gpu);
         put(gpu, "h2d_pinned_gbs", s, "pinned_h2d_peak_gbs");
         put(gpu, "d2h_pinned_gbs", s, "pinned_d2h_peak_gbs");
