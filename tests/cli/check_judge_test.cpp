@@ -85,6 +85,25 @@ TEST(CheckJudge, MadRuleAdaptsToANoisyNode) {
     EXPECT_GT(n["limit"].get<double>(), kDefaultTolerance);  // the MAD term, not the tolerance
 }
 
+TEST(CheckJudge, TheLaunchesSpreadRaisesTheNodeLimit) {
+    // L2 copies last microseconds: their timed launches spread by 15 % on every
+    // GPU, so a 12 % difference is the measurement's, not the GPU's.
+    std::vector<json> g;
+    for (int i = 0; i < 4; ++i) {
+        g.push_back(gpu(i, kSpread[i]));
+        g.back()["figures"]["l2_copy_gbs"] = i == 1 ? 8600.0 : 9800.0;
+        g.back()["spread"] = {{"l2_copy_gbs", i == 1 ? 0.5 : 0.15}};  // the odd one's own spread is not the resolution
+    }
+    json v = judge(node(g), json(), json());
+    EXPECT_EQ(v["node"]["exit_code"], kHealthy) << v["node"].dump();
+    const json &l2 = v["gpus"][1]["figures"][2];
+    ASSERT_EQ(l2["figure"], "l2_copy_gbs");
+    EXPECT_NEAR(l2["node"]["limit"].get<double>(), 0.3, 1e-9);
+    g[1]["figures"]["l2_copy_gbs"] = 5000.0;  // far past it
+    v = judge(node(g), json(), json());
+    EXPECT_EQ(v["node"]["exit_code"], kDegraded);
+}
+
 TEST(CheckJudge, TwoGpusCompareEachWithTheOther) {
     const json slow = judge(node({gpu(0), gpu(1, 1.0, 0.5)}), json(), json());
     EXPECT_EQ(slow["node"]["exit_code"], kDegraded);

@@ -59,9 +59,16 @@ std::pair<double, std::string> tolerance_of(const FigureSpec &f, const json &bas
     return {kDefaultTolerance, "default tolerance (no distribution of this figure)"};
 }
 
-// The node rule over one figure's values (GPU index -> value).
-json node_judgement(const FigureSpec &f, double value, const std::vector<double> &all, std::size_t self, double tolerance) {
+// The node rule over one figure's values (GPU index -> value). `resolution`:
+// the smallest spread of the timed launches behind the figure on the node's
+// GPUs (0: unknown); a difference within twice that is the measurement's own.
+json node_judgement(const FigureSpec &f, double value, const std::vector<double> &all, std::size_t self, double tolerance,
+                    double resolution = 0) {
     json j = {{"gpus", all.size()}};
+    if (2 * resolution > tolerance) {
+        tolerance = 2 * resolution;
+        j["limited_by"] = "the spread of the timed launches";
+    }
     if (all.size() < 2) {
         j["judged"] = false;
         j["why"] = "one GPU: nothing to compare it with";
@@ -178,18 +185,24 @@ json judge_gpu(const json &gpu, std::size_t self, const json &all_gpus, const js
         const double value = figs[f.name].get<double>();
         std::vector<double> all;
         std::size_t me = 0;
+        double resolution = 0;  // the smallest spread: a clean GPU's, not one a load made noisy
         for (std::size_t i = 0; i < all_gpus.size(); ++i) {
             const json &o = all_gpus[i].value("figures", json::object());
             if (!o.contains(f.name) || all_gpus[i].value("mig", false)) continue;
             if (i == self) me = all.size();
             all.push_back(o[f.name].get<double>());
+            const json spread = all_gpus[i].value("spread", json::object());
+            if (spread.contains(f.name) && spread[f.name].is_number()) {
+                const double sp = spread[f.name].get<double>();
+                resolution = resolution > 0 ? std::min(resolution, sp) : sp;
+            }
         }
         const auto [tol, tol_source] = tolerance_of(f, baseline, crowd);
         const json *dist = distribution_of(baseline, f);
         const std::string dist_source = dist ? "baseline" : "crowd";
         if (!dist) dist = distribution_of(crowd, f);
         json fj = {{"figure", f.name}, {"value", value}, {"unit", f.unit}, {"tolerance", tol}, {"tolerance_source", tol_source}};
-        fj["node"] = node_judgement(f, value, all, me, tol);
+        fj["node"] = node_judgement(f, value, all, me, tol, resolution);
         fj["distribution"] = distribution_judgement(f, value, dist, dist_source);
         fj["theoretical"] = theoretical_judgement(f, value, gpu, dist);
         const bool flagged = fj["node"].value("flag", false) || fj["distribution"].value("flag", false) ||

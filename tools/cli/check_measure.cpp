@@ -36,7 +36,7 @@ struct BufferDeleter {
     void operator()(gm_buffer *b) const { gm_buffer_destroy(b); }
 };
 
-// One experiment's summary, or null with the failure in gpu["errors"].
+// One experiment's result document, or null with the failure in gpu["errors"].
 json run_summary(gm_context *ctx, const char *name, const json &params, json &gpu) {
     gm_result *r = nullptr;
     if (gm_run(&r, ctx, name, params.dump().c_str()) != GM_OK) {
@@ -55,11 +55,27 @@ json run_summary(gm_context *ctx, const char *name, const json &params, json &gp
     for (const json &w : doc.value("gpu_state", json::object()).value("warnings", json::array()))
         gpu["warnings"].push_back(std::string(name) + ": " + w.get<std::string>());
     if (doc.contains("gpu_state") && doc["gpu_state"].contains("after")) gpu["state_during"] = doc["gpu_state"]["after"];
-    return doc.value("summary", json::object());
+    return doc;
 }
 
-void put(json &gpu, const char *figure, const json &summary, const char *key) {
-    if (summary.is_object() && summary.contains(key) && summary[key].is_number()) gpu["figures"][figure] = summary[key];
+// The figure `key` of the result's summary, and the spread of the timed
+// launches behind it: (p90 - p10) / median of the last point of the series
+// named or of the variant `series`, which the judge takes as the
+// measurement's own resolution (docs/check.md).
+void put(json &gpu, const char *figure, const json &doc, const char *key, const char *series) {
+    if (!doc.is_object() || !doc.contains("summary")) return;
+    const json &summary = doc["summary"];
+    if (!summary.contains(key) || !summary[key].is_number()) return;
+    gpu["figures"][figure] = summary[key];
+    for (const json &sr : doc.value("series", json::array())) {
+        if (sr.value("name", "") != series && sr.value("variant", "") != series) continue;
+        if (sr.value("points", json::array()).empty()) break;
+        const json t = sr["points"].back().value("time_ms", json::object());
+        const json q = t.value("quantiles", json::array());
+        const double median = t.value("median", 0.0);
+        if (q.size() == 9 && median > 0) gpu["spread"][figure] = (q[8].get<double>() - q[0].get<double>()) / median;
+        break;
+    }
 }
 
 // Written patterns read back and compared: random words and their complement,
@@ -165,8 +181,8 @@ void measure_with_context(gm_context *ctx, const json &info, const std::string &
     phase("dram", [&] {
         const json s = run_summary(ctx, "stream",
                                    {{"array_bytes", kDramArrayBytes}, {"kernels", json::array({"copy", "triad"})}, {"include_memcpy", false}}, gpu);
-        put(gpu, "dram_copy_gbs", s, "copy_gbs");
-        put(gpu, "dram_triad_gbs", s, "triad_gbs");
+        put(gpu, "dram_copy_gbs", s, "copy_gbs", "copy");
+        put(gpu, "dram_triad_gbs", s, "triad_gbs", "triad");
         sustained_copy(ctx, gpu);
     });
     phase("l2", [&] {
@@ -180,9 +196,9 @@ void measure_with_context(gm_context *ctx, const json &info, const std::string &
         const json s = run_summary(ctx, "stream", {{"array_bytes", array}, {"kernels", json::array({"copy"})}, {"include_memcpy", false}}, gpu);
         gm_context_set(ctx, GM_SETTING_MAX_REPETITIONS, 20);
         gm_context_set(ctx, GM_SETTING_FLUSH_L2, 1);
-        put(gpu, "l2_copy_gbs", s, "copy_gbs");
+        put(gpu, "l2_copy_gbs", s, "copy_gbs", "copy");
         const json m = run_summary(ctx, "memory_spaces", {{"hops", 256}}, gpu);
-        put(gpu, "l2_hit_latency_ns", m, "l2_ns");
+        put(gpu, "l2_hit_latency_ns", m, "l2_ns", "l2");
     });
     phase("host_link", [&] {
         HostLock lock(host_lock);
@@ -190,8 +206,8 @@ void measure_with_context(gm_context *ctx, const json &info, const std::string &
                                    {{"min_size", kTransferBytes}, {"max_size", kTransferBytes}, {"memory", json::array({"pinned"})},
                                     {"directions", json::array({"h2d", "d2h"})}},
                                    gpu);
-        put(gpu, "h2d_pinned_gbs", s, "pinned_h2d_peak_gbs");
-        put(gpu, "d2h_pinned_gbs", s, "pinned_d2h_peak_gbs");
+        put(gpu, "h2d_pinned_gbs", s, "pinned_h2d_peak_gbs", "pinned_h2d");
+        put(gpu, "d2h_pinned_gbs", s, "pinned_d2h_peak_gbs", "pinned_d2h");
     });
     phase("integrity", [&] { integrity_pass(ctx, gpu); });
 }
@@ -205,8 +221,8 @@ json health_of(int ordinal) {
 }  // namespace
 
 json measure_gpu(int ordinal, const std::string &host_lock) {
-    json gpu = {{"ordinal", ordinal}, {"figures", json::object()}, {"errors", json::array()}, {"warnings", json::array()},
-                {"seconds", json::object()}};
+    json gpu = {{"ordinal", ordinal}, {"figures", json::object()}, {"spread", json::object()}, {"errors", json::array()},
+                {"warnings", json::array()}, {"seconds", json::object()}};
     gpu["health"] = health_of(ordinal);
     if (gpu["health"].value("mig", json::object()).value("enabled", false)) {
         gpu["mig"] = true;  // CUDA sees its instances, not the GPU: nothing to measure as a whole
