@@ -26,7 +26,7 @@ EXPECTED = {
     'managed_faults': 'unified_memory_faults',
     'malloc_in_loop': 'allocation_in_loop',
 }
-OUTSIDE = ['torch_training_step', 'cupy_rawkernel', 'triton_softmax']
+OUTSIDE = ['torch_training_step', 'cupy_rawkernel', 'triton_softmax', 'torch_training_step-p2']
 
 
 def counted_kernels(doc):
@@ -73,14 +73,14 @@ def timings(out):
     return rows
 
 
-def confusion(out):
+def confusion(out, suffix=''):
     rules = sorted(set(EXPECTED.values()))
-    print('Confusion matrix: rows are programs, columns the rules explain named (X) or not (.)')
+    print('\nConfusion matrix%s: rows are programs, columns the rules explain named (X) or not (.)' % (' (--passes 2)' if suffix else ''))
     print('%-28s %s' % ('', ' '.join('%2d' % i for i in range(len(rules)))))
     tp = fn = fp_fixed = extra = 0
     for program, want in EXPECTED.items():
         for variant in ('planted', 'fixed'):
-            doc = load(os.path.join(out, 'json', '%s-%s.json' % (program, variant)))
+            doc = load(os.path.join(out, 'json', '%s-%s%s.json' % (program, variant, suffix)))
             if doc is None:
                 print('%-28s (no document)' % ('%s-%s' % (program, variant)))
                 if variant == 'planted':
@@ -124,7 +124,7 @@ def outside(out):
         print('%s: %d kernels, %d finding(s)' % (name, doc['kernels_total'], doc['summary']['findings']))
         for k in counted_kernels(doc):
             for f in k['findings']:
-                print('  #%d %s: %s: %s' % (k['rank'], k['name'][:90], f['rule'], f['text']))
+                print('  #%d %s: %s: %s [%s; %s]' % (k['rank'], k['name'][:90], f['rule'], f['text'], f['cost'].get('text', 'no cost'), f.get('launches', '')))
             if not k['findings']:
                 print('  #%d %s: no finding' % (k['rank'], k['name'][:90]))
         for f in doc['run']['findings']:
@@ -153,6 +153,7 @@ def main():
         return
     out = sys.argv[1]
     confusion(out)
+    confusion(out, '-p2')
     costs(out)
     outside(out)
     bad_inputs(out)

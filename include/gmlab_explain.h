@@ -20,6 +20,7 @@ typedef struct gm_explain_options {
     unsigned long long launch_skip;   /* launches of each kernel left alone before counting (default 0) */
     unsigned long long launch_count;  /* launches of each kernel counted (>= 1; default 1) */
     const char *replay;           /* "kernel" (default) or "application" */
+    int passes;                   /* 1 (default): trace and count in one run; 2: trace, then count the longest kernels */
     int counters;                 /* 1: pass 2 counts the chosen kernels (default); 0: the trace only */
     const char *lab_run;          /* the gmlab run document costs are read from (NULL: found by GPU model) */
     const char *rules_dir;        /* rule files to use instead of the built-in ones (NULL) */

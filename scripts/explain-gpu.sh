@@ -35,7 +35,7 @@ explain() {
   local name=$1; shift; shift
   local t0 t1 t2 rc
   t0=$(now); timeout "${EXPLAIN_TIMEOUT:-120}" "$@" > /dev/null 2>&1; t1=$(now)
-  timeout "${EXPLAIN_TIMEOUT:-120}" "$GMLAB" explain "${LABOPT[@]}" --records "$OUT/records/$name" --json "$OUT/json/$name.json" -- "$@" \
+  timeout "${EXPLAIN_TIMEOUT:-120}" "$GMLAB" explain "${LABOPT[@]}" "${EXTRA[@]}" --records "$OUT/records/$name" --json "$OUT/json/$name.json" -- "$@" \
     > "$OUT/text/$name.txt" 2>&1
   rc=$?; t2=$(now)
   printf '%s\texplain\t%s\t%s\t%s\n' "$name" "$rc" "$(awk "BEGIN{print $t1 - $t0}")" "$(awk "BEGIN{print $t2 - $t1}")" >> "$TIMES"
@@ -56,11 +56,19 @@ ncu_on() {
   echo "== ncu $name: exit $rc"
 }
 
+EXTRA=()
 PATTERNS="strided_access misaligned_access bank_conflicts local_memory low_bandwidth pageable_transfers small_transfers serial_copies managed_faults malloc_in_loop"
+# The default (one run: trace and count together), then --passes 2 (trace, then count).
 for p in $PATTERNS; do
   explain "$p-planted" -- "$EX/$p"
   explain "$p-fixed" -- "$EX/$p" --fixed
 done
+EXTRA=(--passes 2)
+for p in $PATTERNS; do
+  explain "$p-planted-p2" -- "$EX/$p"
+  explain "$p-fixed-p2" -- "$EX/$p" --fixed
+done
+EXTRA=(--launch-count 2)
 
 # Outside programs, as they are.
 export PYTHONUNBUFFERED=1
@@ -92,6 +100,8 @@ bad two-processes "$GMLAB" explain --json "$OUT/json/two_processes.json" -- bash
 for p in strided_access bank_conflicts local_memory low_bandwidth; do
   ncu_on "$p-planted" "$OUT/json/$p-planted.json" -- "$EX/$p"
 done
+EXTRA=(--passes 2 --launch-count 2)
+explain torch_training_step-p2 -- python3 "$ROOT/examples/explain/outside/torch_training_step.py"
 ncu_on torch_training_step "$OUT/json/torch_training_step.json" -- python3 "$ROOT/examples/explain/outside/torch_training_step.py"
 
 tar -C "$OUT" -czf "$OUT/records.tar.gz" records

@@ -84,6 +84,27 @@ void add_verdicts(Context &c, json &into, const Verdicts &v) {
     into["not_evaluated"] = v.not_evaluated;
 }
 
+// The rules applied to each counted launch; a rule named on several launches
+// keeps the launch with the largest gain, and says on how many it was named.
+Verdicts judge_launches(Context &c, const KernelSummary &k, const std::vector<const CounterRecord *> &launches) {
+    Verdicts out;
+    std::map<std::string, int> named;
+    for (const auto *r : launches) {
+        Figures figures(c.book, kernel_base(k, r->metrics, c.attainable));
+        const Verdicts v = apply_rules(c.book, "kernel", figures, c.lab, c.lab_missing);
+        if (r == launches.front()) out.not_evaluated = v.not_evaluated;
+        for (const auto &f : v.findings) {
+            ++named[f.rule];
+            auto it = std::find_if(out.findings.begin(), out.findings.end(), [&](const Finding &g) { return g.rule == f.rule; });
+            if (it == out.findings.end()) out.findings.push_back(f);
+            else if (f.gain_ms.value_or(0) > it->gain_ms.value_or(0)) *it = f;
+        }
+    }
+    for (auto &f : out.findings)
+        f.launches = std::to_string(named[f.rule]) + " of " + std::to_string(launches.size()) + " counted launches";
+    return out;
+}
+
 json explain_kernel(Context &c, const KernelSummary &k, int rank, bool chosen, const PassRun *counting) {
     json kj = kernel_json(k, rank);
     kj["counted"] = false;
@@ -118,7 +139,10 @@ json explain_kernel(Context &c, const KernelSummary &k, int rank, bool chosen, c
     for (const auto &[name, expr] : c.book.derived)
         if (const auto v = figures.get(name)) derived[name] = *v;
     kj["figures"] = derived;
-    add_verdicts(c, kj, apply_rules(c.book, "kernel", figures, c.lab, c.lab_missing));
+    // Each counted launch is judged on its own counters: launches of one kernel
+    // may differ (a kernel called on a contiguous and on a strided view).
+    const Verdicts v = judge_launches(c, k, mine);
+    add_verdicts(c, kj, v);
     return kj;
 }
 
@@ -176,7 +200,11 @@ Outcome analyse(const Options &o, const PassRun &trace, const PassRun *counting,
                       {"processes", int(trace.records.pids.size())}};
     doc["lab"] = {{"run", lab ? json(lab->path) : json(nullptr)}, {"missing", lab ? "" : lab_missing},
                   {"attainable_dram_gbs", c.attainable ? json(*c.attainable) : json(nullptr)}};
-    doc["passes"] = {{"trace", {{"seconds", trace.exit.seconds}, {"processes", trace.records.pids.size()}}},
+    const bool single = std::any_of(trace.records.counters.begin(), trace.records.counters.end(),
+                                    [](const CounterRecord &r) { return r.correlation != 0; }) ||
+                        !trace.records.counters_unavailable.empty();
+    doc["passes"] = {{"mode", single ? "single" : "two"},
+                     {"trace", {{"seconds", trace.exit.seconds}, {"processes", trace.records.pids.size()}}},
                      {"counters", {{"seconds", counting_seconds}, {"ran", counting != nullptr},
                                    {"available", counting && counting->records.counters_unavailable.empty()},
                                    {"reason", counting ? counting->records.counters_unavailable : "--counters off"},

@@ -36,6 +36,7 @@ gmexplain::Options to_options(const gm_explain_options &c) {
     o.launch_skip = c.launch_skip;
     o.launch_count = c.launch_count;
     o.replay = c.replay ? c.replay : "kernel";
+    o.passes = c.passes;
     o.counters = c.counters != 0;
     o.lab_run = text_or_empty(c.lab_run);
     o.rules_dir = text_or_empty(c.rules_dir);
@@ -61,6 +62,7 @@ void gm_explain_options_init(gm_explain_options *o) {
     o->kernels = 5;
     o->launch_count = 1;
     o->replay = "kernel";
+    o->passes = 1;
     o->counters = 1;
 }
 

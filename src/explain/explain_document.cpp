@@ -22,7 +22,8 @@ json finding_json(const Finding &f) {
     }
     return {{"rule", f.rule},       {"title", f.title},         {"text", f.text},
             {"experiment", f.experiment}, {"evidence", evidence}, {"cost", cost},
-            {"gain_ms", f.gain_ms ? json(*f.gain_ms) : json(nullptr)}, {"fix", f.fix}, {"guide", f.guide}};
+            {"gain_ms", f.gain_ms ? json(*f.gain_ms) : json(nullptr)}, {"fix", f.fix}, {"guide", f.guide},
+            {"launches", f.launches}};
 }
 
 json kernel_json(const KernelSummary &k, int rank) {
@@ -53,7 +54,9 @@ std::string fmt(const char *format, double v) {
 
 void print_findings(std::ostringstream &o, const json &findings) {
     for (const auto &f : findings) {
-        o << "   - " << f["title"].get<std::string>() << ": " << f["text"].get<std::string>() << "\n";
+        o << "   - " << f["title"].get<std::string>() << ": " << f["text"].get<std::string>();
+        if (!f.value("launches", std::string()).empty()) o << " (" << f["launches"].get<std::string>() << ")";
+        o << "\n";
         std::string ev;
         for (const auto &[k, v] : f["evidence"].items()) ev += (ev.empty() ? "" : ", ") + k + " " + fmt("%.4g", v.get<double>());
         o << "     evidence: " << ev << "\n";

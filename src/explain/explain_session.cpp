@@ -47,6 +47,7 @@ std::string validate(const Options &o) {
         } catch (const std::regex_error &e) {
             return "--kernel-regex " + o.kernel_regex + ": not a regular expression (" + e.what() + ")";
         }
+    if (o.passes != 1 && o.passes != 2) return "--passes " + std::to_string(o.passes) + ": must be 1 or 2";
     if (o.argv.empty() && o.from_records.empty()) return "no program given: gmlab explain [options] -- PROGRAM [ARGS...]";
     return "";
 }
@@ -75,6 +76,64 @@ void remove_folder(const std::string &dir) {
         closedir(d);
     }
     rmdir(dir.c_str());
+}
+
+using Env = std::vector<std::pair<std::string, std::string>>;
+
+std::string metric_list(const Options &o) {
+    std::string metrics;
+    for (const auto &m : load_rules(o.rules_dir).metrics()) metrics += (metrics.empty() ? "" : ",") + m;
+    return metrics + ",gpu__time_duration.sum";
+}
+
+// The single pass: trace, and count the first launches of every kernel (of those --kernel-regex names).
+Env single_env(const Options &o) {
+    return {{"GMLAB_EXPLAIN_KERNEL_REGEX", o.kernel_regex},
+            {"GMLAB_EXPLAIN_METRICS", metric_list(o)},
+            {"GMLAB_EXPLAIN_LAUNCH_SKIP", std::to_string(o.launch_skip)},
+            {"GMLAB_EXPLAIN_LAUNCH_COUNT", std::to_string(o.launch_count)}};
+}
+
+// A counting pass for the named kernels only.
+Env counters_env(const Options &o, const std::vector<KernelSummary> &kernels) {
+    std::string names;
+    for (const auto &k : kernels) names += k.mangled + "\n";
+    return {{"GMLAB_EXPLAIN_KERNELS", names},
+            {"GMLAB_EXPLAIN_METRICS", metric_list(o)},
+            {"GMLAB_EXPLAIN_LAUNCH_SKIP", std::to_string(o.launch_skip)},
+            {"GMLAB_EXPLAIN_LAUNCH_COUNT", std::to_string(o.launch_count)}};
+}
+
+// Which passes records kept with --records came from.
+bool has_pass(const std::string &folder, const std::string &pass) { return !read_pass(folder, pass).pids.empty(); }
+
+// What the single pass counted, as a counting pass of its own.
+PassRun counted_in(const PassRun &run, bool single) {
+    PassRun c;
+    if (!single) return c;
+    c.exit = run.exit;
+    c.records.counters = run.records.counters;
+    c.records.counters_unavailable = run.records.counters_unavailable;
+    c.records.launches = run.records.launches;
+    for (const auto &n : run.records.notes)
+        if (n.rfind("metrics not available", 0) == 0 || n.rfind("the range profiler", 0) == 0) c.records.notes.push_back(n);
+    return c;
+}
+
+// The chosen kernels that have no counted launch.
+std::vector<KernelSummary> uncounted(const std::vector<KernelSummary> &chosen, const PassRecords &counted) {
+    std::vector<KernelSummary> out;
+    for (const auto &k : chosen)
+        if (std::none_of(counted.counters.begin(), counted.counters.end(), [&](const CounterRecord &c) { return c.mangled == k.mangled; }))
+            out.push_back(k);
+    return out;
+}
+
+void merge_counts(PassRun &into, const PassRun &more) {
+    for (const auto &c : more.records.counters) into.records.counters.push_back(c);
+    if (into.records.counters_unavailable.empty()) into.records.counters_unavailable = more.records.counters_unavailable;
+    for (const auto &n : more.records.notes) into.records.notes.push_back(n);
+    into.exit = more.exit;
 }
 
 PassRun run_pass(const Options &o, const std::string &resolved, const std::string &folder, const std::string &pass,
@@ -125,7 +184,9 @@ Outcome explain(const Options &options) {
     const std::string folder = o.from_records.empty() ? records_folder(o, &temporary) : o.from_records;
     if (folder.empty()) return stop(kExplainFailed, "could not create a folder for the records in $TMPDIR or /tmp");
 
-    const PassRun trace = run_pass(o, resolved, folder, "trace", {});
+    const std::string first = !o.from_records.empty() ? (has_pass(folder, "single") ? "single" : "trace")
+                                                      : (o.passes == 1 ? "single" : "trace");
+    const PassRun trace = run_pass(o, resolved, folder, first, o.passes == 1 ? single_env(o) : Env{});
     if (!trace.exit.error.empty()) {
         if (temporary) remove_folder(folder);
         return stop(kProgramNotExecutable, trace.exit.error);
@@ -143,24 +204,20 @@ Outcome explain(const Options &options) {
                       "the program never launched a kernel (it initialised CUDA in " +
                           std::to_string(trace.records.pids.size()) + " process(es))");
     } else {
-        const auto chosen = choose_kernels(summarize_kernels(trace.records), o);
+        const auto all = summarize_kernels(trace.records);
+        const auto chosen = choose_kernels(all, o);
         if (chosen.empty()) {
             result = stop(kRegexMatchedNothing, "--kernel-regex " + o.kernel_regex + " matches none of the " +
-                                                    std::to_string(summarize_kernels(trace.records).size()) + " kernels");
+                                                    std::to_string(all.size()) + " kernels");
         } else if (o.counters) {
-            std::string names, metrics;
-            for (const auto &k : chosen) names += k.mangled + "\n";
-            const RuleBook book = load_rules(o.rules_dir);
-            for (const auto &m : book.metrics()) metrics += (metrics.empty() ? "" : ",") + m;
-            metrics += ",gpu__time_duration.sum";
             const auto t0 = std::chrono::steady_clock::now();
-            const PassRun counting = run_pass(o, resolved, folder, "counters",
-                                              {{"GMLAB_EXPLAIN_KERNELS", names},
-                                               {"GMLAB_EXPLAIN_METRICS", metrics},
-                                               {"GMLAB_EXPLAIN_LAUNCH_SKIP", std::to_string(o.launch_skip)},
-                                               {"GMLAB_EXPLAIN_LAUNCH_COUNT", std::to_string(o.launch_count)}});
-            const double seconds = counting.exit.seconds > 0 ? counting.exit.seconds
-                                                              : std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            PassRun counting = counted_in(trace, first == "single");
+            const auto missing = uncounted(chosen, counting.records);
+            if (!missing.empty() && counting.records.counters_unavailable.empty()) {
+                const PassRun more = run_pass(o, resolved, folder, "counters", counters_env(o, missing));
+                merge_counts(counting, more);
+            }
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             result = analyse(o, trace, &counting, seconds);
         } else {
             result = analyse(o, trace, nullptr, 0);

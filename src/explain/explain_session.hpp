@@ -21,6 +21,8 @@ struct Options {
     std::uint64_t launch_skip = 0;     // --launch-skip: launches of each kernel left alone before counting
     std::uint64_t launch_count = 1;    // --launch-count: launches of each kernel counted
     std::string replay = "kernel";     // --replay
+    int passes = 1;                    // --passes: 1 traces and counts in one run (a second only for kernels
+                                       // the first did not count); 2 traces, then counts the longest kernels
     bool counters = true;              // --counters off: pass 1 only
     std::string lab_run;               // --lab-run: the gmlab run document costs are read from
     std::string rules_dir;             // --rules: rule files instead of the compiled-in ones

@@ -162,6 +162,8 @@ private:
         if (f == "max") { need(2); return std::fmax(*args[0], *args[1]); }
         if (f == "round") { need(1); return std::round(*args[0]); }
         if (f == "abs") { need(1); return std::fabs(*args[0]); }
+        if (f == "log2") { need(1); return *args[0] > 0 ? Value(std::log2(*args[0])) : std::nullopt; }
+        if (f == "pow") { need(2); return std::pow(*args[0], *args[1]); }
         if (f == "clamp") { need(3); return std::fmin(std::fmax(*args[0], *args[1]), *args[2]); }
         fail("unknown function " + f);
     }

@@ -1,7 +1,7 @@
 // The small expression language of the rule files (src/explain/rules/):
 // numbers, names (metric and figure names, dots allowed), + - * /, unary -,
 // comparisons (< <= > >= == !=), `and`, `or`, `not`, parentheses and the
-// functions min(a, b), max(a, b), round(a), abs(a), clamp(x, lo, hi), and first(a, b, ...), the
+// functions min(a, b), max(a, b), round(a), abs(a), log2(a), pow(a, b), clamp(x, lo, hi), and first(a, b, ...), the
 // first argument that has a value.
 // A name without a value makes the whole expression "unknown" (nullopt), so a
 // rule whose evidence was not counted is neither true nor false.

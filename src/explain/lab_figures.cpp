@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
@@ -16,10 +18,21 @@ using nlohmann::json;
 namespace {
 
 std::optional<json> read_json(const std::string &path) {
+    // A run document is megabytes; one explanation (and a test explaining many
+    // records against one run) reads it once.
+    static std::map<std::string, std::pair<long, json>> cache;
+    static std::mutex mutex;
+    std::lock_guard<std::mutex> lock(mutex);
+    struct stat st {};
+    const long stamp = stat(path.c_str(), &st) == 0 ? long(st.st_mtime) * 1000000000L + long(st.st_size) : -1;
+    auto hit = cache.find(path);
+    if (hit != cache.end() && hit->second.first == stamp) return hit->second.second;
     std::ifstream in(path);
     if (!in) return std::nullopt;
     try {
-        return json::parse(in);
+        json doc = json::parse(in);
+        cache[path] = {stamp, doc};
+        return doc;
     } catch (const std::exception &) {
         return std::nullopt;
     }

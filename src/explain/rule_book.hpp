@@ -46,6 +46,7 @@ struct Finding {
     Cost cost;
     std::string cost_text;
     std::optional<double> gain_ms;
+    std::string launches;  // kernel findings: "2 of 4 counted launches"
 };
 
 // Figures of one subject (a kernel or the run), with the derived ones of the

@@ -45,6 +45,7 @@ void add_kernel(PassRecords &out, const json &j, int pid) {
     k.local_per_thread = num<int>(j, "local_per_thread");
     k.start = num<std::uint64_t>(j, "start");
     k.end = num<std::uint64_t>(j, "end");
+    k.correlation = num<std::uint32_t>(j, "correlation");
     out.kernels.push_back(k);
 }
 
@@ -68,6 +69,7 @@ void add_counters(PassRecords &out, const json &j) {
     c.chip = str(j, "chip");
     c.launch = num<std::uint64_t>(j, "launch");
     c.passes = num<std::uint64_t>(j, "passes");
+    c.correlation = num<std::uint32_t>(j, "correlation");
     if (j.contains("metrics") && j["metrics"].is_object())
         for (const auto &[k, v] : j["metrics"].items())
             if (v.is_number()) c.metrics[k] = v.get<double>();

@@ -16,6 +16,7 @@ struct KernelRecord {
     std::int64_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
     int registers = 0, static_shared = 0, dynamic_shared = 0, local_per_thread = 0;
     std::uint64_t start = 0, end = 0;
+    std::uint32_t correlation = 0;
 };
 
 struct CopyRecord {
@@ -46,6 +47,7 @@ struct DeviceRecord {
 struct CounterRecord {
     std::string mangled, name, chip;
     std::uint64_t launch = 0, passes = 0;
+    std::uint32_t correlation = 0;  // the launch's, as in its kernel record (the single pass)
     std::map<std::string, double> metrics;
 };
 

@@ -5,13 +5,32 @@
 
 namespace gmexplain {
 
+namespace {
+
+// Launches counted in the single pass ran under the profiler, replayed: their
+// time is the profiler's own measure of one execution (gpu__time_duration),
+// not the traced span.
+std::map<std::uint32_t, double> counted_durations_us(const PassRecords &r) {
+    std::map<std::uint32_t, double> out;
+    for (const auto &c : r.counters) {
+        if (!c.correlation) continue;
+        auto d = c.metrics.find("gpu__time_duration.sum");
+        out[c.correlation] = d != c.metrics.end() ? d->second / 1e3 : 0.0;
+    }
+    return out;
+}
+
+}  // namespace
+
 std::vector<KernelSummary> summarize_kernels(const PassRecords &trace) {
     std::map<std::string, KernelSummary> by_name;
+    const auto counted = counted_durations_us(trace);
     double all_ms = 0;
     for (const auto &k : trace.kernels) {
         auto [it, fresh] = by_name.try_emplace(k.mangled);
         KernelSummary &s = it->second;
-        const double us = (k.end > k.start ? k.end - k.start : 0) / 1e3;
+        const auto replayed = k.correlation ? counted.find(k.correlation) : counted.end();
+        const double us = replayed != counted.end() ? replayed->second : (k.end > k.start ? k.end - k.start : 0) / 1e3;
         if (fresh) {
             s.mangled = k.mangled;
             s.name = k.name;
@@ -49,7 +68,8 @@ bool host_copy(const CopyRecord &c) { return c.kind == "HtoD" || c.kind == "DtoH
 // Total time the copies spent while some kernel ran on the same device.
 double overlap_ms(const std::vector<const CopyRecord *> &copies, const std::vector<KernelRecord> &kernels) {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> busy;
-    for (const auto &k : kernels) busy.emplace_back(k.start, k.end);
+    for (const auto &k : kernels)
+        if (k.start != 0 && k.end > k.start) busy.emplace_back(k.start, k.end);
     std::sort(busy.begin(), busy.end());
     std::vector<std::pair<std::uint64_t, std::uint64_t>> merged;
     for (const auto &b : busy) {
@@ -97,6 +117,7 @@ void add_copy_figures(const PassRecords &trace, std::map<std::string, double> &f
 void add_allocation_figures(const PassRecords &trace, std::map<std::string, double> &f) {
     std::uint64_t first_kernel = std::numeric_limits<std::uint64_t>::max(), last_kernel = 0;
     for (const auto &k : trace.kernels) {
+        if (k.start == 0 || k.end <= k.start) continue;
         first_kernel = std::min(first_kernel, k.start);
         last_kernel = std::max(last_kernel, k.end);
     }
@@ -136,6 +157,12 @@ void add_unified_memory_figures(const PassRecords &trace, std::map<std::string, 
 
 }  // namespace
 
+namespace {
+// A launch counted in the single pass has no traced time (CUPTI reports start
+// and end 0 for the replayed launch): the span and the overlaps leave it out.
+bool timed(const KernelRecord &k) { return k.start != 0 && k.end > k.start; }
+}  // namespace
+
 std::map<std::string, double> run_figures(const PassRecords &trace) {
     std::map<std::string, double> f;
     for (const char *k : {"copies", "copy_ms", "copy_bytes", "pageable_copies", "pageable_bytes", "pageable_ms",
@@ -144,18 +171,28 @@ std::map<std::string, double> run_figures(const PassRecords &trace) {
                           "um_bytes_dtoh", "um_cpu_page_faults", "kernel_ms", "kernel_launches"})
         f[k] = 0;
     std::uint64_t lo = std::numeric_limits<std::uint64_t>::max(), hi = 0;
+    const auto counted = counted_durations_us(trace);
     for (const auto &k : trace.kernels) {
-        f["kernel_ms"] += (k.end - k.start) / 1e6;
         f["kernel_launches"] += 1;
+        if (!timed(k)) {
+            const auto it = counted.find(k.correlation);
+            if (it != counted.end()) f["kernel_ms"] += it->second / 1e3;
+            continue;
+        }
+        f["kernel_ms"] += (k.end - k.start) / 1e6;
         lo = std::min(lo, k.start);
         hi = std::max(hi, k.end);
     }
     for (const auto &c : trace.copies) {
+        if (c.start == 0 || c.end < c.start) continue;
         lo = std::min(lo, c.start);
         hi = std::max(hi, c.end);
     }
     f["gpu_span_ms"] = hi > lo ? (hi - lo) / 1e6 : 0;
     add_copy_figures(trace, f);
+    // Time the GPU was busy with kernels or host copies: the span would count
+    // the profiler's own pauses in the single pass.
+    f["gpu_busy_ms"] = f["kernel_ms"] + f["copy_ms"] - f["copy_kernel_overlap_ms"];
     add_allocation_figures(trace, f);
     add_unified_memory_figures(trace, f);
     return f;

@@ -28,7 +28,7 @@ std::vector<KernelSummary> summarize_kernels(const PassRecords &trace);
 // small_copies, small_copy_ms, copy_kernel_overlap_share, serial_span_ms,
 // device_allocs, device_frees, allocs_between_kernels, mean_alloc_bytes,
 // um_gpu_page_faults, um_bytes_htod, um_cpu_page_faults, fault_kernel_ms,
-// kernel_ms, program_gpu_span_ms.
+// kernel_ms, gpu_span_ms, gpu_busy_ms.
 std::map<std::string, double> run_figures(const PassRecords &trace);
 
 // Bytes below which a host transfer counts as small (transfer_batching's 4 KiB

@@ -36,7 +36,7 @@ int initialize_in_child(const std::string &out, const std::string &cupti) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-std::string temp_folder() {
+std::string injection_folder() {
     char pattern[] = "/tmp/gmx-inject-XXXXXX";
     return mkdtemp(pattern);
 }
@@ -55,7 +55,7 @@ TEST(ExplainInjection, OutsideExplainItStaysOutOfTheWay) {
 }
 
 TEST(ExplainInjection, WritesItsProcessAndExitRecords) {
-    const std::string dir = temp_folder();
+    const std::string dir = injection_folder();
     // Without a GPU, CUPTI may refuse or accept and deliver nothing: either way
     // the program goes on and the records say which process ran and that it exited.
     EXPECT_EQ(initialize_in_child(dir, ""), 0);
@@ -65,7 +65,7 @@ TEST(ExplainInjection, WritesItsProcessAndExitRecords) {
 }
 
 TEST(ExplainInjection, ALibraryThatIsNotCuptiIsRefusedWithAReason) {
-    const std::string dir = temp_folder();
+    const std::string dir = injection_folder();
     EXPECT_EQ(initialize_in_child(dir, "libm.so.6"), 0);
     const auto r = gmexplain::read_pass(dir, "trace");
     ASSERT_EQ(r.pids.size(), 1u);

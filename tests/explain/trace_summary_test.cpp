@@ -52,10 +52,26 @@ TEST(ExplainTrace, PageableAndSmallCopiesAreCounted) {
 
 TEST(ExplainTrace, OverlapOfCopiesWithKernels) {
     // A 10 ms copy, half of it beside a kernel on another stream.
-    const auto f = run_figures(records({copy("HtoD", "pinned", "device", 1 << 20, 0, 10000000),
-                                        kernel("_Z1kv", 5000000, 15000000)}));
+    const auto f = run_figures(records({copy("HtoD", "pinned", "device", 1 << 20, 1000000, 11000000),
+                                        kernel("_Z1kv", 6000000, 16000000)}));
     EXPECT_NEAR(f.at("copy_kernel_overlap_share"), 0.5, 1e-12);
     EXPECT_NEAR(f.at("gpu_span_ms"), 15.0, 1e-9);
+    EXPECT_NEAR(f.at("gpu_busy_ms"), 15.0, 1e-9);
+}
+
+TEST(ExplainTrace, ACountedLaunchTakesTheProfilersDuration) {
+    // The single pass: the counted launch's kernel record has no time (start and
+    // end 0); its time is gpu__time_duration of its counters, matched by correlation.
+    auto r = records({R"({"type":"kernel","name":"_Z1kv","start":0,"end":0,"correlation":9})",
+                      R"({"type":"kernel","name":"_Z1kv","start":5000,"end":7000,"correlation":10})",
+                      R"({"type":"counters","name":"_Z1kv","launch":0,"correlation":9,"metrics":{"gpu__time_duration.sum":3000}})"});
+    const auto k = summarize_kernels(r);
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].launches, 2u);
+    EXPECT_NEAR(k[0].total_ms, 0.005, 1e-12);
+    const auto f = run_figures(r);
+    EXPECT_NEAR(f.at("kernel_ms"), 0.005, 1e-12);
+    EXPECT_NEAR(f.at("gpu_span_ms"), 0.002, 1e-12);  // the untimed launch is not in the span
 }
 
 TEST(ExplainTrace, AllocationsBetweenKernelsAreInTheLoop) {

@@ -2,8 +2,11 @@
 
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <set>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "gmlab_explain.h"
 
@@ -22,6 +25,9 @@ CLI::App *add_explain_command(CLI::App &app, ExplainOptions &o) {
     e->add_option("--kernel-regex", o.kernel_regex, "count only kernels whose (demangled) name matches");
     e->add_option("--launch-skip", o.launch_skip, "launches of each kernel left alone before counting (default 0)");
     e->add_option("--launch-count", o.launch_count, "launches of each kernel counted (default 1)");
+    e->add_option("--passes", o.passes,
+                  "1 (default): trace and count the first launches of every kernel in one run of the program (a second "
+                  "run only for chosen kernels it did not count); 2: trace, then count the longest kernels in a second run");
     e->add_option("--replay", o.replay, "kernel (default: each counted launch is replayed, its memory saved and restored)");
     e->add_option("--counters", o.counters, "on (default): pass 2 counts the chosen kernels; off: the trace only")
         ->check(CLI::IsMember({"on", "off"}));
@@ -47,6 +53,7 @@ int cmd_explain(const ExplainOptions &o) {
     opt.launch_skip = o.launch_skip;
     opt.launch_count = o.launch_count;
     opt.replay = o.replay.c_str();
+    opt.passes = o.passes;
     opt.counters = o.counters == "on";
     if (!o.lab_run.empty()) opt.lab_run = o.lab_run.c_str();
     if (!o.rules_dir.empty()) opt.rules_dir = o.rules_dir.c_str();
@@ -67,6 +74,76 @@ int cmd_explain(const ExplainOptions &o) {
         }
     }
     return code;
+}
+
+}  // namespace gmcli
+
+namespace gmcli {
+
+namespace {
+
+// The explanation document at `path`, checked by the library (gm_explain_load).
+bool load_explanation(const std::string &path, nlohmann::json *doc, std::string *text) {
+    gm_explain *e = nullptr;
+    const int code = gm_explain_load(path.c_str(), &e);
+    const std::string message = gm_explain_message(e);
+    if (code == 0) {
+        *doc = nlohmann::json::parse(gm_explain_json(e));
+        if (text) *text = gm_explain_text(e);
+    }
+    gm_explain_free(e);
+    if (code != 0) std::cerr << "gmlab: " << message << "\n";
+    return code == 0;
+}
+
+std::set<std::string> rules_of(const nlohmann::json &kernel) {
+    std::set<std::string> out;
+    for (const auto &f : kernel.value("findings", nlohmann::json::array())) out.insert(f["rule"].get<std::string>());
+    return out;
+}
+
+std::string joined(const std::set<std::string> &s) {
+    std::string out;
+    for (const auto &x : s) out += (out.empty() ? "" : ", ") + x;
+    return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+bool is_explain_document(const std::string &path) {
+    // The keys are written in order, so "schema" may come after the kernels: read it all.
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return text.find("\"schema\": \"gmlab.explain/") != std::string::npos ||
+           text.find("\"schema\":\"gmlab.explain/") != std::string::npos;
+}
+
+int cmd_explain_report(const std::string &path) {
+    nlohmann::json doc;
+    std::string text;
+    if (!load_explanation(path, &doc, &text)) return kExplainFailedCode;
+    std::cout << text;
+    return 0;
+}
+
+int cmd_explain_compare(const std::string &a, const std::string &b) {
+    nlohmann::json before, after;
+    if (!load_explanation(a, &before, nullptr) || !load_explanation(b, &after, nullptr)) return kExplainFailedCode;
+    std::cout << "gmlab compare: explanation A " << a << ", B " << b << " (" << after["device"].value("name", "") << ")\n";
+    std::map<std::string, std::pair<const nlohmann::json *, const nlohmann::json *>> kernels;
+    for (const auto &k : before["kernels"]) kernels[k["name"].get<std::string>()].first = &k;
+    for (const auto &k : after["kernels"]) kernels[k["name"].get<std::string>()].second = &k;
+    for (const auto &[name, pair] : kernels) {
+        const auto *ka = pair.first, *kb = pair.second;
+        std::cout << name << "\n   time: " << (ka ? std::to_string((*ka)["total_ms"].get<double>()) + " ms" : "absent") << " -> "
+                  << (kb ? std::to_string((*kb)["total_ms"].get<double>()) + " ms" : "absent");
+        if (ka && kb && (*ka)["total_ms"].get<double>() > 0)
+            std::cout << " (B/A " << (*kb)["total_ms"].get<double>() / (*ka)["total_ms"].get<double>() << ")";
+        std::cout << "\n   findings: " << (ka ? joined(rules_of(*ka)) : "-") << " -> " << (kb ? joined(rules_of(*kb)) : "-") << "\n";
+    }
+    std::cout << "whole program findings: " << joined(rules_of(before["run"])) << " -> " << joined(rules_of(after["run"])) << "\n";
+    std::cout << "findings: " << before["summary"]["findings"] << " -> " << after["summary"]["findings"] << "\n";
+    return 0;
 }
 
 }  // namespace gmcli

@@ -134,7 +134,10 @@ int main(int argc, char **argv) {
         if (*info) return gmcli::cmd_info(device, as_json, measure);
         if (*list) return gmcli::cmd_list();
         if (*describe) return gmcli::cmd_describe(experiment, as_json, device);
+        if (*report && gmcli::is_explain_document(report_input)) return gmcli::cmd_explain_report(report_input);
         if (*report) return gmcli::cmd_report(report_input, html_out, markdown);
+        if (*compare && gmcli::is_explain_document(compare_a) && gmcli::is_explain_document(compare_b))
+            return gmcli::cmd_explain_compare(compare_a, compare_b);
         if (*compare) return gmcli::cmd_compare(compare_a, compare_b, html_out, markdown);
         if (*explain) return gmcli::cmd_explain(explain_opt);
         std::string command_line;

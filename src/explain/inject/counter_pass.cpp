@@ -1,8 +1,12 @@
 #include "explain/inject/counter_pass.hpp"
 
+#include <cxxabi.h>
+
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <regex>
 
 #include "explain/inject/cupti_table.hpp"
 #include "explain/inject/record_sink.hpp"
@@ -55,6 +59,9 @@ struct State {
     std::vector<std::uint8_t> data;
     std::string running_kernel;
     std::uint64_t running_launch = 0;
+    std::uint32_t running_correlation = 0;
+    std::map<std::string, bool> wanted;  // the single pass: each kernel's verdict, decided at its first launch
+    std::size_t wanted_count = 0;
 };
 State *g_state = nullptr;
 
@@ -151,6 +158,29 @@ ContextProfiler &profiler_for(CUcontext ctx) {
     return g_state->contexts[ctx] = std::move(p);
 }
 
+std::string demangled(const char *mangled) {
+    int status = 0;
+    char *out = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+    std::string name = (status == 0 && out) ? out : mangled;
+    std::free(out);
+    return name;
+}
+
+// Whether launches of this kernel are counted at all.
+bool wanted(const std::string &mangled) {
+    const CounterPlan &plan = g_state->plan;
+    if (!plan.every_kernel) return plan.kernels.count(mangled) > 0;
+    auto it = g_state->wanted.find(mangled);
+    if (it != g_state->wanted.end()) return it->second;
+    bool yes = g_state->wanted_count < plan.max_kernels;
+    if (yes && !plan.kernel_regex.empty()) {
+        const std::regex re(plan.kernel_regex);
+        yes = std::regex_search(demangled(mangled.c_str()), re) || std::regex_search(mangled, re);
+    }
+    if (yes) ++g_state->wanted_count;
+    return g_state->wanted[mangled] = yes;
+}
+
 void start_count(CUcontext ctx, const std::string &kernel, std::uint64_t launch) {
     const auto &api = cupti();
     ContextProfiler &p = profiler_for(ctx);
@@ -220,7 +250,8 @@ void finish_count() {
     Line metrics;
     for (std::size_t i = 0; i < p.metrics.size(); ++i) metrics.field(p.metrics[i].c_str(), values[i]);
     sink_write(Line().field("type", "counters").field("name", g_state->running_kernel)
-                   .field("launch", g_state->running_launch).field("passes", std::uint64_t(p.passes))
+                   .field("launch", g_state->running_launch).field("correlation", g_state->running_correlation)
+                   .field("passes", std::uint64_t(p.passes))
                    .field("chip", p.chip).raw("metrics", metrics.text()));
 }
 
@@ -236,11 +267,12 @@ void on_launch(const CUpti_CallbackData &cb) {
     if (g_state->failed) return;
     try {
         if (cb.callbackSite == CUPTI_API_ENTER) {
-            if (!cb.symbolName || !g_state->plan.kernels.count(cb.symbolName)) return;
+            if (!cb.symbolName || !wanted(cb.symbolName)) return;
             const std::uint64_t launch = g_state->launches[cb.symbolName]++;
             if (launch < g_state->plan.launch_skip || launch >= g_state->plan.launch_skip + g_state->plan.launch_count)
                 return;
             start_count(cb.context, cb.symbolName, launch);
+            g_state->running_correlation = cb.correlationId;
         } else if (g_state->running) {
             finish_count();
         }
@@ -264,6 +296,7 @@ void on_context_destroy(CUcontext ctx) {
 }
 
 void on_context_created() {
+    if (g_state->plan.on_context_created) g_state->plan.on_context_created();
     std::lock_guard<std::mutex> lock(g_state->mutex);
     if (g_state->failed) return;
     try {

@@ -13,10 +13,14 @@
 namespace gmexplain {
 
 struct CounterPlan {
-    std::set<std::string> kernels;     // mangled names to count; empty: none
+    std::set<std::string> kernels;     // mangled names to count
+    bool every_kernel = false;         // the single pass: count the first launches of every kernel instead
+    std::string kernel_regex;          //   of those whose demangled name matches (empty: all)
+    std::size_t max_kernels = 64;      //   at most this many distinct kernels
     std::vector<std::string> metrics;  // range-profiler metric names
     std::uint64_t launch_skip = 0;     // launches of each kernel left alone before counting
     std::uint64_t launch_count = 1;    // launches of each kernel counted
+    void (*on_context_created)() = nullptr;  // the single pass: the trace's hook (trace_context_created)
 };
 
 // Subscribes the callbacks; returns "" or why counting is impossible.

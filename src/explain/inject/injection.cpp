@@ -6,7 +6,10 @@
 // the program: what goes wrong becomes a record the front end reports.
 //
 //   GMLAB_EXPLAIN_OUT           folder for the records (required)
-//   GMLAB_EXPLAIN_PASS          trace | counters
+//   GMLAB_EXPLAIN_PASS          trace | counters | single (the trace, and the first
+//                               launches of every kernel counted, in one run)
+//   GMLAB_EXPLAIN_KERNEL_REGEX  single: count only kernels whose demangled name matches
+//   GMLAB_EXPLAIN_MAX_KERNELS   single: count at most this many distinct kernels
 //   GMLAB_EXPLAIN_KERNELS       counters: mangled kernel names, one a line
 //   GMLAB_EXPLAIN_METRICS       counters: metric names, comma separated
 //   GMLAB_EXPLAIN_LAUNCH_SKIP   counters: launches of each kernel left alone first
@@ -42,7 +45,7 @@ std::uint64_t env_number(const char *name, std::uint64_t fallback) {
 std::string g_pass;
 
 void at_exit() {
-    if (g_pass == "counters") counters_stop();
+    if (g_pass != "trace") counters_stop();
     trace_flush();
     sink_write(Line().field("type", "exit").field("pid", std::int64_t(getpid())));
     sink_flush();
@@ -67,6 +70,10 @@ CounterPlan counter_plan() {
         if (!m.empty()) plan.metrics.push_back(m);
     plan.launch_skip = env_number("GMLAB_EXPLAIN_LAUNCH_SKIP", 0);
     plan.launch_count = env_number("GMLAB_EXPLAIN_LAUNCH_COUNT", 1);
+    plan.every_kernel = g_pass == "single";
+    if (plan.every_kernel) plan.on_context_created = trace_context_created;
+    plan.kernel_regex = env("GMLAB_EXPLAIN_KERNEL_REGEX");
+    plan.max_kernels = env_number("GMLAB_EXPLAIN_MAX_KERNELS", 64);
     return plan;
 }
 
@@ -74,21 +81,22 @@ int initialize() {
     const std::string out = env("GMLAB_EXPLAIN_OUT");
     if (out.empty()) return 1;  // loaded without gmlab explain: stay out of the way
     g_pass = env("GMLAB_EXPLAIN_PASS");
-    if (g_pass != "counters") g_pass = "trace";
+    if (g_pass != "counters" && g_pass != "single") g_pass = "trace";
     sink_open(out, g_pass);
     const auto &api = cupti();
     sink_write(Line().field("type", "process").field("pid", std::int64_t(getpid()))
                    .field("ppid", std::int64_t(getppid())).field("pass", g_pass).field("cupti", api.library));
     std::atexit(at_exit);
     for (int sig : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, on_fatal_signal);
-    // The counting pass traces nothing: the activity API beside the range
-    // profiler would slow every launch; the launches record (counters_stop)
-    // says which chosen kernels ran, so the front end can check that both
-    // passes launched alike.
-    if (g_pass == "trace") {
-        if (std::string why = trace_start(true); !why.empty())
+    // The counting pass traces nothing (the launches record of counters_stop
+    // says which chosen kernels ran); the single pass traces and counts, and
+    // the front end leaves the counted launches' replayed times out of the trace.
+    if (g_pass != "counters") {
+        if (std::string why = trace_start(true, g_pass == "trace"); !why.empty()) {
             sink_write(Line().field("type", "trace_unavailable").field("reason", why));
-        return 1;
+            return 1;
+        }
+        if (g_pass == "trace") return 1;
     }
     if (std::string why = counters_start(counter_plan()); !why.empty())
         sink_write(Line().field("type", "counters_unavailable").field("reason", why));

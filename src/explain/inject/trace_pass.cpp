@@ -174,13 +174,16 @@ bool g_unified_memory_wanted = false;
 std::once_flag g_unified_memory_once;
 
 void CUPTIAPI on_resource(void *, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *) {
-    if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED && g_unified_memory_wanted)
-        std::call_once(g_unified_memory_once, [] { configure_unified_memory(cupti()); });
+    if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) trace_context_created();
 }
 
 }  // namespace
 
-std::string trace_start(bool unified_memory) {
+void trace_context_created() {
+    if (g_unified_memory_wanted) std::call_once(g_unified_memory_once, [] { configure_unified_memory(cupti()); });
+}
+
+std::string trace_start(bool unified_memory, bool subscribe) {
     const auto &api = cupti();
     if (!api.reason.empty()) return api.reason;
     if (CUptiResult r = api.cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed); r != CUPTI_SUCCESS)
@@ -194,8 +197,8 @@ std::string trace_start(bool unified_memory) {
             note("activity kind " + std::to_string(int(kind)) + " not traced: " + cupti_error(r));
         }
     }
-    if (unified_memory) {
-        g_unified_memory_wanted = true;
+    g_unified_memory_wanted = unified_memory;
+    if (unified_memory && subscribe) {
         CUpti_SubscriberHandle subscriber = nullptr;
         CUptiResult r = api.cuptiSubscribe(&subscriber, on_resource, nullptr);
         if (r == CUPTI_SUCCESS)

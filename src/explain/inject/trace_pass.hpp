@@ -10,7 +10,11 @@ namespace gmexplain {
 // Enables the activity kinds; returns "" or why tracing is impossible.
 // With unified_memory false the unified-memory counters are left off (the
 // counting pass: they would slow the driver's fault handling).
-std::string trace_start(bool unified_memory);
+// With subscribe false another pass owns the one CUPTI subscriber a process
+// may have, and calls trace_context_created() from its own callback.
+std::string trace_start(bool unified_memory, bool subscribe = true);
+// A context was created: the unified-memory counters can now be configured.
+void trace_context_created();
 // Flushes every buffer (at exit, and from a fatal signal as a best effort).
 void trace_flush();
 
