@@ -1,0 +1,124 @@
+"""gmlab explain from Python: run a CUDA program under ``gmlab explain`` and
+read the explanation, or load one written earlier (schema gmlab.explain/1,
+docs/explain.md).
+
+    from gmlab import explain
+    e = explain.run(["python3", "train.py"], kernels=5)
+    for kernel, finding in e.findings():
+        print(kernel, finding["title"], finding["cost"].get("text"))
+
+The explanation is made by the gmlab command (it runs the program under its
+injection library); this module starts it and reads its document.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+SCHEMA_PREFIX = "gmlab.explain/1"
+
+__all__ = ["Explanation", "ExplainError", "load", "loads", "run"]
+
+
+class ExplainError(Exception):
+    """gmlab explain stopped without an explanation; ``exit_code`` says why
+    (the README's exit codes: 20 program not found, 23 not a CUDA program, ...)."""
+
+    def __init__(self, message, exit_code):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class Explanation:
+    """One explanation document, with the exit code gmlab explain gave."""
+
+    def __init__(self, document, exit_code=0):
+        schema = document.get("schema", "") if isinstance(document, dict) else ""
+        if not schema.startswith(SCHEMA_PREFIX):
+            raise ValueError("not a gmlab explanation (schema %r)" % (schema,))
+        for field in ("kernels", "run", "summary", "device"):
+            if field not in document:
+                raise ValueError("gmlab explanation without %r" % field)
+        self.document = document
+        self.exit_code = exit_code
+
+    @property
+    def device(self):
+        """The GPU's name, as CUPTI reported it."""
+        return self.document["device"].get("name", "")
+
+    @property
+    def kernels(self):
+        """The kernels, longest total time first (dicts, as in the document)."""
+        return list(self.document["kernels"])
+
+    def findings(self):
+        """Every finding as (kernel name, finding); the whole program's under None."""
+        out = []
+        for kernel in self.document["kernels"]:
+            for finding in kernel.get("findings", []):
+                out.append((kernel["name"], finding))
+        for finding in self.document["run"].get("findings", []):
+            out.append((None, finding))
+        return out
+
+    def rules(self):
+        """The set of rule ids named anywhere."""
+        return {finding["rule"] for _, finding in self.findings()}
+
+    @property
+    def estimated_gain_ms(self):
+        """The sum of the findings' gains in ms (an upper bound), or None without costs."""
+        return self.document["summary"].get("estimated_gain_ms")
+
+
+def loads(text, exit_code=0):
+    """An explanation from its JSON text."""
+    return Explanation(json.loads(text), exit_code)
+
+
+def load(path):
+    """An explanation from a file written by ``gmlab explain --json FILE``."""
+    with open(path) as f:
+        return Explanation(json.load(f))
+
+
+def _int_option(name, value, lowest):
+    if not isinstance(value, int) or value < lowest:
+        raise ValueError("%s=%r: must be an integer of at least %d" % (name, value, lowest))
+    return ["--" + name.replace("_", "-"), str(value)]
+
+
+def run(command, kernels=5, kernel_regex=None, launch_skip=0, launch_count=1, passes=1, lab_run=None,
+        gmlab=None, timeout=None):
+    """Runs ``gmlab explain`` on ``command`` (a list: the program and its arguments)
+    and returns its Explanation. Raises ExplainError when explain stops without
+    one (bad input, not a CUDA program), ValueError on bad arguments. ``gmlab``
+    is the gmlab executable (default: $GMLAB, else ``gmlab`` on PATH). A program
+    that exits non-zero still gives an explanation, whose exit_code is its status."""
+    if isinstance(command, str) or not command:
+        raise ValueError("command must be a non-empty list: the program and its arguments")
+    args = []
+    args += _int_option("kernels", kernels, 1)
+    args += _int_option("launch_skip", launch_skip, 0)
+    args += _int_option("launch_count", launch_count, 1)
+    if passes not in (1, 2):
+        raise ValueError("passes=%r: must be 1 or 2" % (passes,))
+    args += ["--passes", str(passes)]
+    if kernel_regex:
+        args += ["--kernel-regex", kernel_regex]
+    if lab_run:
+        args += ["--lab-run", os.fspath(lab_run)]
+    exe = gmlab or os.environ.get("GMLAB") or shutil.which("gmlab")
+    if not exe:
+        raise ExplainError("the gmlab executable was not found (set GMLAB or pass gmlab=)", 26)
+    with tempfile.TemporaryDirectory(prefix="gmlab-explain-") as tmp:
+        doc = os.path.join(tmp, "explanation.json")
+        proc = subprocess.run([exe, "explain", "--json", doc] + args + ["--"] + [os.fspath(c) for c in command],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+        if not os.path.exists(doc):
+            raise ExplainError(proc.stderr.strip() or "gmlab explain wrote no explanation", proc.returncode)
+        with open(doc) as f:
+            return Explanation(json.load(f), proc.returncode)

@@ -1,0 +1,85 @@
+"""gmlab.explain: documents loaded and checked, arguments checked, and the
+gmlab command started and read (a stand-in command here: no GPU needed)."""
+
+import json
+import os
+import stat
+
+import pytest
+
+from gmlab import explain
+
+DOC = {
+    "schema": "gmlab.explain/1.0",
+    "device": {"name": "NVIDIA H200"},
+    "kernels": [{"rank": 1, "name": "scale_strided(float const*, float*, int, int)", "counted": True,
+                 "findings": [{"rule": "uncoalesced_global", "title": "uncoalesced or strided global access",
+                               "cost": {"found": True, "text": "on this GPU stride 4 reaches 28 % of stride 1's bandwidth"},
+                               "gain_ms": 1.2}]}],
+    "run": {"figures": {}, "findings": [{"rule": "pageable_transfers", "title": "host transfers from pageable memory",
+                                          "cost": {"found": False}, "gain_ms": None}]},
+    "summary": {"findings": 2, "estimated_gain_ms": 1.2},
+}
+
+
+def test_load_reads_findings_kernels_and_rules(tmp_path):
+    path = tmp_path / "e.json"
+    path.write_text(json.dumps(DOC))
+    e = explain.load(path)
+    assert e.device == "NVIDIA H200"
+    assert e.rules() == {"uncoalesced_global", "pageable_transfers"}
+    assert e.findings()[0][0].startswith("scale_strided")
+    assert e.findings()[1][0] is None
+    assert e.estimated_gain_ms == 1.2
+
+
+def test_a_run_document_is_not_an_explanation():
+    with pytest.raises(ValueError, match="not a gmlab explanation"):
+        explain.loads(json.dumps({"schema": "gmlab.run/1.3", "results": []}))
+    with pytest.raises(ValueError, match="without 'run'"):
+        explain.loads(json.dumps({k: v for k, v in DOC.items() if k != "run"}))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"kernels": 0}, "kernels=0"),
+    ({"launch_count": 0}, "launch_count=0"),
+    ({"launch_skip": -1}, "launch_skip=-1"),
+    ({"passes": 3}, "passes=3"),
+])
+def test_run_checks_its_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        explain.run(["true"], **kwargs)
+    with pytest.raises(ValueError, match="non-empty list"):
+        explain.run("python3 train.py")
+
+
+def fake_gmlab(tmp_path, body):
+    script = tmp_path / "gmlab"
+    script.write_text("#!/bin/sh\n" + body)
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return str(script)
+
+
+def test_run_passes_the_options_and_reads_the_document(tmp_path):
+    # A stand-in for gmlab: records its arguments, writes the document to --json's file.
+    args_file = tmp_path / "args"
+    doc_file = tmp_path / "doc.json"
+    doc_file.write_text(json.dumps(DOC))
+    exe = fake_gmlab(tmp_path, 'echo "$@" > %s\ncp %s "$3"\nexit 3\n' % (args_file, doc_file))
+    e = explain.run(["./prog", "--fixed"], kernels=2, kernel_regex="scale", passes=2, gmlab=exe)
+    assert e.exit_code == 3
+    assert e.rules() == {"uncoalesced_global", "pageable_transfers"}
+    args = args_file.read_text().split()
+    assert args[0] == "explain" and args[1] == "--json"
+    assert args[args.index("--kernels") + 1] == "2"
+    assert args[args.index("--passes") + 1] == "2"
+    assert args[args.index("--kernel-regex") + 1] == "scale"
+    assert args[-3:] == ["--", "./prog", "--fixed"]
+
+
+def test_run_without_a_document_raises_with_the_exit_code(tmp_path):
+    exe = fake_gmlab(tmp_path, 'echo "gmlab explain: program not found: ./nope" >&2\nexit 20\n')
+    with pytest.raises(explain.ExplainError) as err:
+        explain.run(["./nope"], gmlab=exe)
+    assert err.value.exit_code == 20
+    assert "program not found" in str(err.value)
