@@ -61,6 +61,21 @@ TEST(KeyFigures, ThrottledClockIsAHealthProblem) {
     EXPECT_NE(problems[0].find("throttled"), std::string::npos);
 }
 
+// A run's own NVML readings (each result's gpu_state.warnings) make it a
+// health problem that names the experiment and the reason; a gpu_state block
+// without warnings does not.
+TEST(KeyFigures, NvmlWarningsAreAHealthProblem) {
+    json doc = small_run(1600, 0.9, 1500);
+    doc["results"][0]["gpu_state"] = {{"source", "nvml"}, {"warnings", json::array()}};
+    EXPECT_TRUE(health_problems(doc).empty());
+    doc["results"][1]["gpu_state"] = {{"source", "nvml"},
+                                      {"warnings", json::array({"power limits held the clocks down for 12.0 ms while it measured"})}};
+    const auto problems = health_problems(doc);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("degraded GPU state: 1 warning"), std::string::npos) << problems[0];
+    EXPECT_NE(problems[0].find("offset_copy: power limits"), std::string::npos) << problems[0];
+}
+
 TEST(KeyFigures, WideRepetitionsAreUnstable) {
     json doc = small_run(1600, 0.9, 1500);
     json points = json::array();

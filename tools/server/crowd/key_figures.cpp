@@ -1,5 +1,7 @@
 #include "crowd/key_figures.hpp"
 
+#include "crowd/gpu_state_health.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -187,8 +189,10 @@ json judged_parts(const simdjson::dom::element &root) {
     if (doc.at_key("device").get(device) == simdjson::SUCCESS) out["device"] = to_json(device);
     if (doc.at_key("results").get(results) != simdjson::SUCCESS || !results.is_array()) return out;
     json &rs = out["results"] = json::array();
+    json &gpu_warnings = out["gpu_state_warnings"] = json::array();
     for (simdjson::dom::element r : simdjson::dom::array(results)) {
         if (!r.is_object()) continue;
+        for (json &w : gpu_state_warnings(r)) gpu_warnings.push_back(std::move(w));
         json one = json::object();
         simdjson::dom::element name, summary;
         simdjson::dom::array series;
@@ -301,6 +305,8 @@ std::vector<std::string> health_problems(const json &doc) {
                       100 * clock / max_clock, max_clock);
         problems.push_back(buf);
     }
+    if (const std::string degraded = gpu_state_problem(doc.value("gpu_state_warnings", json::array())); !degraded.empty())
+        problems.push_back(degraded);
     const double spread = median_of(spreads);
     if (std::isfinite(spread) && spread > kUnstableSpread) {
         char buf[160];
