@@ -133,6 +133,29 @@ TEST(Consistency, ABandwidthMovedTenPercentIsFlaggedAndAShownOneNever) {
     EXPECT_FALSE((*figure(h2d, "managed_memory", "explicit_copy_read_gbs"))["reason"].get<std::string>().empty());
 }
 
+// The pinned host-to-device pair is the same 64 MiB copy in two experiments,
+// read from their series' points: moving one point by 5 % flags the group and
+// names that figure.
+TEST(Consistency, ASeriesPointIsAFigure) {
+    json run = committed();
+    const json block = gmreport::consistency(run);
+    const json *h2d = group(block, "pinned_h2d_bandwidth");
+    ASSERT_NE(h2d, nullptr);
+    ASSERT_NE(figure(*h2d, "transfer", "pinned, host to device@67108864"), nullptr);
+    ASSERT_NE(figure(*h2d, "transfer_batching", "h2d: one copy of N x 64 KiB@1024"), nullptr);
+    EXPECT_FALSE((*h2d)["flagged"].get<bool>());
+    for (json &r : run["results"])
+        if (r["experiment"]["name"] == "transfer_batching")
+            for (json &s : r["series"])
+                if (s["name"] == "h2d: one copy of N x 64 KiB")
+                    for (json &p : s["points"])
+                        if (p["x"] == 1024) p["bandwidth_gbs"] = p["bandwidth_gbs"].get<double>() * 0.95;
+    const json moved = gmreport::consistency(run);
+    const json &g = *group(moved, "pinned_h2d_bandwidth");
+    EXPECT_TRUE(g["flagged"].get<bool>());
+    EXPECT_NE(g["why"].get<std::string>().find("transfer_batching h2d: one copy of N x 64 KiB@1024"), std::string::npos) << g["why"];
+}
+
 TEST(Consistency, CapacityBracketsThatDoNotOverlapAreFlagged) {
     json run = committed();
     summary_of(run, "latency")["l1_falls_bytes"] = 262144.0;

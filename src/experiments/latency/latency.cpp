@@ -194,7 +194,7 @@ void run_latency(ContextState &ctx, const Params &params, Result &out) {
     };
     const ChaseCurve cc = curve(sc), cb = curve(sb);
     const double dram = sd.points.empty() ? 0.0 : sd.points[0].values.at("latency_cycles");
-    const CacheLevels lv = name_levels(cc, cb, dram);
+    const CacheLevels lv = name_levels(cc, cb, dram, 0.85, 0.5, static_cast<double>(dev.l2_bytes));
     sc.attributes = {{"stride_bytes", stride}, {"hops", hops}, {"min_step", min_step}, {"levels", levels_json(cc)}};
     sb.attributes = {{"stride_bytes", stride}, {"hops", hops}, {"min_step", min_step}, {"levels", levels_json(cb)}};
     sd.attributes = {{"stride_bytes", stride}, {"hops", hops}};

@@ -72,10 +72,23 @@ double falls_after(const ChaseCurve &c, std::size_t i) {
     return s.found ? s.x_after : 0.0;
 }
 
+// The median of a level's points whose working set is at most `limit`; the
+// level's own value where none is (or limit <= 0).
+double value_within(const ChaseCurve &c, const Level &level, double limit) {
+    if (!(limit > 0)) return level.value;
+    std::vector<double> v;
+    for (std::size_t i = level.first; i <= level.last && i < c.sizes.size(); ++i)
+        if (c.sizes[i] <= limit && std::isfinite(c.latency[i])) v.push_back(c.latency[i]);
+    if (v.empty()) return level.value;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 }  // namespace
 
 CacheLevels name_levels(const ChaseCurve &cached, const ChaseCurve &bypass, double dram_latency, double cache_fraction,
-                        double l1_fraction) {
+                        double l1_fraction, double l2_reported_bytes) {
     CacheLevels c;
     const bool have_dram = dram_latency > 0;
     std::vector<std::size_t> l2;  // indices of the bypass chase's L2 levels
@@ -97,6 +110,7 @@ CacheLevels name_levels(const ChaseCurve &cached, const ChaseCurve &bypass, doub
         if (l2.size() > 1) {
             c.l2_far = true;
             c.l2_far_level = levels[l2[1]];
+            c.l2_far_level.value = value_within(bypass, c.l2_far_level, l2_reported_bytes);
             last = l2[1];
         }
         c.l2_capacity = levels[last].ends;

@@ -65,7 +65,11 @@ struct CacheLevels {
 // The first level of the cached chase is L1 when it is below l1_fraction x the
 // L2 (near) latency. Without a cold chase (dram_latency <= 0) every level of
 // the bypass chase counts as L2.
+// l2_reported_bytes (0: unknown): the L2 the device reports. The far level's
+// value is the median of its points whose ring fits in it: a ring just past
+// the L2 (H100: 50.8 MiB of 50 MiB) misses to DRAM part of the time and is
+// often joined to the far level, the step being below min_step.
 CacheLevels name_levels(const ChaseCurve &cached, const ChaseCurve &bypass, double dram_latency,
-                        double cache_fraction = 0.85, double l1_fraction = 0.5);
+                        double cache_fraction = 0.85, double l1_fraction = 0.5, double l2_reported_bytes = 0);
 
 }  // namespace gmlab

@@ -1,0 +1,41 @@
+# On a GPU: the experiments that measure one quantity twice, run as the
+# standard suite runs them, and the run's consistency section holds no flag
+# (tools/report/consistency.cpp: latencies within 5 %, bandwidths within 3 %,
+# capacity brackets that overlap). Skipped where there is no CUDA device.
+execute_process(COMMAND ${GMLAB} info RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+if(rc EQUAL 3)
+  message("SKIPPED: no CUDA device")
+  return()
+endif()
+file(MAKE_DIRECTORY ${WORK})
+set(run_file ${WORK}/consistency-run.json)
+execute_process(
+  COMMAND ${GMLAB} run latency memory_spaces l2_partitions cluster_shared stream tma_copy transpose compressible
+          transfer transfer_batching managed_memory zero_copy carveout --json ${run_file}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "gmlab run: exit ${rc}\n${out}\n${err}")
+endif()
+file(READ ${run_file} doc)
+string(JSON flagged ERROR_VARIABLE no_block GET "${doc}" consistency flagged)
+if(no_block)
+  message(FATAL_ERROR "the run has no consistency section: ${no_block}")
+endif()
+string(JSON groups LENGTH "${doc}" consistency groups)
+if(groups LESS 8)
+  message(FATAL_ERROR "the consistency section has ${groups} groups, wanted the 9 quantities (8 where a GPU lacks clusters)")
+endif()
+if(NOT flagged EQUAL 0)
+  set(why "")
+  math(EXPR last "${groups} - 1")
+  foreach(i RANGE ${last})
+    string(JSON f GET "${doc}" consistency groups ${i} flagged)
+    if(f)
+      string(JSON label GET "${doc}" consistency groups ${i} label)
+      string(JSON reason GET "${doc}" consistency groups ${i} why)
+      string(APPEND why "\n  ${label}: ${reason}")
+    endif()
+  endforeach()
+  message(FATAL_ERROR "${flagged} of ${groups} quantities flagged:${why}")
+endif()
+message(STATUS "consistency: 0 of ${groups} quantities flagged")
