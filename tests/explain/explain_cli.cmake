@@ -16,4 +16,17 @@ run_gmlab("uncoalesced or strided global access" explain --from-records ${FIXTUR
 run_gmlab("no finding" explain --from-records ${FIXTURES}/strided_access-fixed --lab-run ${LAB} --json ${WORK}/after.json)
 run_gmlab("stride 4 reaches" report ${WORK}/before.json)
 run_gmlab("findings: uncoalesced_global -> none" compare ${WORK}/before.json ${WORK}/after.json)
-message(STATUS "explain, report and compare agree")
+
+# --html: the finding beside its experiment's chart, the kernel's point marked
+# (a build without Chart.js says so instead).
+execute_process(COMMAND ${GMLAB} explain --from-records ${FIXTURES}/bank_conflicts-planted --lab-run ${LAB}
+                        --html ${WORK}/explain.html OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(err MATCHES "no Chart.js")
+  message(STATUS "no Chart.js in this build: --html not checked")
+else()
+  file(READ ${WORK}/explain.html page)
+  if(NOT rc EQUAL 0 OR NOT page MATCHES "<canvas" OR NOT page MATCHES "this kernel: void transpose_tiled")
+    message(FATAL_ERROR "--html: exit ${rc}, ${err}; the page has no chart with the kernel's point")
+  endif()
+endif()
+message(STATUS "explain, report, compare and --html agree")

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "explain_html.hpp"
 #include "gmlab_explain.h"
 
 namespace gmcli {
@@ -32,6 +33,8 @@ CLI::App *add_explain_command(CLI::App &app, ExplainOptions &o) {
     e->add_option("--counters", o.counters, "on (default): pass 2 counts the chosen kernels; off: the trace only")
         ->check(CLI::IsMember({"on", "off"}));
     e->add_option("--json", o.json_file, "write the explanation (schema gmlab.explain/1) to this file");
+    e->add_option("--html", o.html_file,
+                  "write a self-contained page: each finding beside its experiment's chart from the lab run, the kernel's point marked");
     e->add_option("--lab-run", o.lab_run,
                   "the gmlab run document (gmlab run --json) of this GPU model the costs are read from "
                   "(default: the newest one in $XDG_STATE_HOME/gmlab/runs or GMLAB_RUNS_DIR)");
@@ -70,7 +73,17 @@ int cmd_explain(const ExplainOptions &o) {
         out << json << "\n";
         if (!out) {
             std::cerr << "gmlab explain: cannot write " << o.json_file << "\n";
-            return code ? code : 27;
+            return code ? code : kExplainFailedCode;
+        }
+    }
+    if (!o.html_file.empty() && !json.empty()) {
+        try {
+            std::ofstream out(o.html_file);
+            out << explanation_html(nlohmann::json::parse(json));
+            if (!out) throw std::runtime_error("cannot write " + o.html_file);
+        } catch (const std::exception &e) {
+            std::cerr << "gmlab explain: --html: " << e.what() << "\n";
+            return code ? code : kExplainFailedCode;
         }
     }
     return code;

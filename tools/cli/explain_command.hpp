@@ -14,7 +14,7 @@ namespace gmcli {
 struct ExplainOptions {
     std::vector<std::string> command;  // after "--": the program and its arguments
     int kernels = 5, passes = 1;
-    std::string kernel_regex, replay = "kernel", counters = "on", json_file, lab_run, rules_dir, records_dir,
+    std::string kernel_regex, replay = "kernel", counters = "on", json_file, html_file, lab_run, rules_dir, records_dir,
                                                                          from_records;
     unsigned long long launch_skip = 0, launch_count = 1;
 };

@@ -1,0 +1,101 @@
+#include "explain_html.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+#include "chart_specs.hpp"
+#include "html_report.hpp"
+
+namespace gmcli {
+
+using nlohmann::json;
+using gmreport::escape_html;
+
+namespace {
+
+std::string number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
+
+const json *lab_result(const json &lab, const std::string &experiment) {
+    if (!lab.contains("results")) return nullptr;
+    for (const auto &r : lab["results"])
+        if (r["experiment"].value("name", "") == experiment) return &r;
+    return nullptr;
+}
+
+// The experiment's chart, with the point the finding's cost was read at marked
+// as this kernel's (the series is the one the cost names: "experiment / series").
+json finding_chart(const json &lab, const json &finding, const std::string &canvas, const std::string &kernel) {
+    const json *result = lab_result(lab, finding.value("experiment", ""));
+    if (!result) return nullptr;
+    json chart = gmreport::chart_data(*result, canvas);
+    if (chart.is_null()) return chart;
+    const json &cost = finding["cost"];
+    const std::string source = cost.value("source", "");
+    const auto slash = source.find(" / ");
+    if (!cost.value("found", false) || slash == std::string::npos || chart.value("kind", "line") == "bar") return chart;
+    const std::string series = source.substr(slash + 3);
+    for (const auto &d : chart["datasets"]) {
+        if (d.value("label", "") != series) continue;
+        for (const auto &p : d["data"])
+            if (p.contains("x") && p["x"].get<double>() == cost.value("at", -1.0))
+                chart["datasets"].push_back({{"label", "this kernel: " + kernel.substr(0, 60)},
+                                             {"data", json::array({p})},
+                                             {"color", "#d62728"},
+                                             {"markers", true}});
+        break;
+    }
+    return chart;
+}
+
+void add_finding(std::string &body, json &charts, const json &lab, const json &f, const std::string &kernel) {
+    body += "<h3>" + escape_html(f.value("title", "")) + "</h3><p>" + escape_html(f.value("text", "")) + "</p><p>evidence: ";
+    std::string ev;
+    for (const auto &[k, v] : f["evidence"].items()) ev += (ev.empty() ? "" : ", ") + k + " " + number(v.get<double>());
+    body += escape_html(ev) + "</p>";
+    if (f["cost"].value("found", false))
+        body += "<p>cost on this GPU: " + escape_html(f["cost"].value("text", "")) + " (" + escape_html(f["cost"].value("source", "")) + ")</p>";
+    else
+        body += "<p>cost: not measured on this GPU: " + escape_html(f["cost"].value("missing", "")) + "</p>";
+    if (f.contains("gain_ms") && !f["gain_ms"].is_null()) body += "<p>estimated gain: up to " + number(f["gain_ms"].get<double>()) + " ms</p>";
+    body += "<p>fix: " + escape_html(f.value("fix", "")) + "</p>";
+    const std::string canvas = "finding" + std::to_string(charts.size());
+    json chart = finding_chart(lab, f, canvas, kernel);
+    if (chart.is_null()) return;
+    body += "<p>demonstrated by <code>gmlab run " + escape_html(f.value("experiment", "")) + "</code> on this GPU:</p>"
+            "<canvas id=\"" + canvas + "\" width=\"960\" height=\"420\"></canvas>";
+    charts.push_back(chart);
+}
+
+}  // namespace
+
+std::string explanation_html(const json &doc) {
+    if (!gmreport::html_available()) throw std::runtime_error("this build of gmlab has no Chart.js to inline: --html is not available");
+    json lab;
+    if (doc["lab"].contains("run") && doc["lab"]["run"].is_string()) {
+        std::ifstream in(doc["lab"]["run"].get<std::string>());
+        if (in) lab = json::parse(in, nullptr, false);
+    }
+    std::string command;
+    for (const auto &a : doc["command"]) command += (command.empty() ? "" : " ") + a.get<std::string>();
+    std::string body = "<h1>gmlab explain</h1><p><code>" + escape_html(command) + "</code> on " +
+                       escape_html(doc["device"].value("name", "")) + "</p>";
+    json charts = json::array();
+    for (const auto &k : doc["kernels"]) {
+        if (!k.value("counted", false)) continue;
+        body += "<h2>#" + std::to_string(k["rank"].get<int>()) + " " + escape_html(k["name"].get<std::string>()) + "</h2><p>" +
+                std::to_string(k["launches"].get<std::uint64_t>()) + " launches, " + number(k["total_ms"].get<double>()) + " ms</p>";
+        if (k["findings"].empty()) body += "<p>no finding</p>";
+        for (const auto &f : k["findings"]) add_finding(body, charts, lab, f, k["name"].get<std::string>());
+    }
+    body += "<h2>Whole program</h2>";
+    if (doc["run"]["findings"].empty()) body += "<p>no finding</p>";
+    for (const auto &f : doc["run"]["findings"]) add_finding(body, charts, lab, f, "the program");
+    return gmreport::html_page("gmlab explain", body, charts);
+}
+
+}  // namespace gmcli
