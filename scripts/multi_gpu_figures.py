@@ -87,7 +87,8 @@ def pair_theoretical(a, b):
     nb = b.get("health", {}).get("nvlink", {})
     rate = min(na.get("link_gbs", 0), nb.get("link_gbs", 0))
     if rate > 0:
-        direct = sum(1 for l in na.get("links", []) if l.get("active") and l.get("remote_pci_bus_id") == b.get("pci_bus_id"))
+        bdf = lambda s: (s or "-").split(":", 1)[-1].lower()  # NVML and CUDA write the domain with 8 and 4 digits
+        direct = sum(1 for l in na.get("links", []) if l.get("active") and bdf(l.get("remote_pci_bus_id")) == bdf(b.get("pci_bus_id")))
         return (direct or min(na.get("active_links", 0), nb.get("active_links", 0))) * rate, "nvlink"
     ha = a.get("theoretical", {}).get("host_link_gbs", 0)
     hb = b.get("theoretical", {}).get("host_link_gbs", 0)

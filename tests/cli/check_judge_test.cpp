@@ -238,7 +238,7 @@ TEST(CheckJudge, PairTheoreticalFromNvlinkOrHostLinks) {
     for (int i = 0; i < 18; ++i) links.push_back({{"link", i}, {"active", true}, {"remote_pci_bus_id", "0000:AA:00.0"}});
     a["health"]["nvlink"] = b["health"]["nvlink"] = {{"links", links}, {"active_links", 18}, {"link_gbs", 25.0}};
     EXPECT_DOUBLE_EQ(pair_theoretical_gbs(a, b), 450.0);  // through switches: all 18
-    for (int i = 0; i < 4; ++i) a["health"]["nvlink"]["links"][i]["remote_pci_bus_id"] = "0000:2A:00.0";
+    for (int i = 0; i < 4; ++i) a["health"]["nvlink"]["links"][i]["remote_pci_bus_id"] = "00000000:2a:00.0";  // NVML's form
     EXPECT_DOUBLE_EQ(pair_theoretical_gbs(a, b), 100.0);  // four direct links
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -252,6 +253,18 @@ json measure_gpu(int ordinal, const std::string &host_lock) {
     return gpu;
 }
 
+namespace {
+
+// "00000000:18:00.0" (NVML) and "0000:18:00.0" (CUDA) name one device: bus,
+// device and function compared, in one case.
+std::string bus_device_function(const std::string &pci_bus_id) {
+    std::string s = pci_bus_id.substr(pci_bus_id.find(':') == std::string::npos ? 0 : pci_bus_id.find(':') + 1);
+    for (char &c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+}  // namespace
+
 double pair_theoretical_gbs(const json &a, const json &b) {
     const json &na = a.value("health", json::object()).value("nvlink", json::object());
     const json &nb = b.value("health", json::object()).value("nvlink", json::object());
@@ -259,7 +272,8 @@ double pair_theoretical_gbs(const json &a, const json &b) {
     if (rate > 0) {
         int direct = 0;
         for (const json &l : na.value("links", json::array()))
-            if (l.value("active", false) && l.value("remote_pci_bus_id", std::string()) == b.value("pci_bus_id", std::string("-")))
+            if (l.value("active", false) &&
+                bus_device_function(l.value("remote_pci_bus_id", std::string())) == bus_device_function(b.value("pci_bus_id", std::string("-"))))
                 ++direct;
         if (direct > 0) return direct * rate;
         return std::min(na.value("active_links", 0), nb.value("active_links", 0)) * rate;  // through NVSwitches
