@@ -6,7 +6,7 @@
 
 #include "check_command.hpp"
 #include "commands.hpp"
-#include "explain_command.hpp"
+#include "explain/explain_command.hpp"
 #include "gmlab.h"
 
 int main(int argc, char **argv) {
