@@ -65,7 +65,7 @@ struct State {
 };
 State *g_state = nullptr;
 
-void note(const std::string &text) { sink_write(Line().field("type", "note").field("text", text)); }
+void counter_note(const std::string &text) { sink_write(Line().field("type", "note").field("text", text)); }
 
 bool metric_supported(const CuptiTable &api, const std::string &chip, std::vector<std::uint8_t> &availability,
                       const char *metric) {
@@ -148,7 +148,7 @@ ContextProfiler &profiler_for(CUcontext ctx) {
         if (metric_supported(api, p.chip, availability, m.c_str())) p.metrics.push_back(m);
         else unsupported += (unsupported.empty() ? "" : ", ") + m;
     }
-    if (!unsupported.empty()) note("metrics not available on chip " + p.chip + ": " + unsupported);
+    if (!unsupported.empty()) counter_note("metrics not available on chip " + p.chip + ": " + unsupported);
     if (p.metrics.empty()) throw Failure{"no metric asked for is available on chip " + p.chip};
     build_config(api, p, availability);
     auto en = GMX_PARAMS(CUpti_RangeProfiler_Enable_Params);
@@ -234,7 +234,7 @@ void finish_count() {
     info.counterDataImageSize = g_state->data.size();
     check(api.cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
     if (info.numTotalRanges < 1) {
-        note("the range profiler recorded no range for a launch of " + g_state->running_kernel);
+        counter_note("the range profiler recorded no range for a launch of " + g_state->running_kernel);
         return;
     }
     std::vector<double> values(p.names.size(), 0.0);

@@ -9,17 +9,17 @@
 namespace gmexplain {
 
 namespace {
-std::mutex g_mutex;
-std::FILE *g_file = nullptr;
-pid_t g_owner = 0;
-std::string g_dir, g_pass;
+std::mutex g_sink_mutex;
+std::FILE *g_sink_file = nullptr;
+pid_t g_sink_owner = 0;
+std::string g_sink_dir, g_sink_pass;
 
 void reopen_for_this_process() {
     // After fork() the child still holds the parent's FILE: it writes its own file.
-    if (g_file && g_owner == getpid()) return;
-    g_owner = getpid();
-    const std::string path = g_dir + "/" + g_pass + "-" + std::to_string(g_owner) + ".jsonl";
-    g_file = std::fopen(path.c_str(), "a");
+    if (g_sink_file && g_sink_owner == getpid()) return;
+    g_sink_owner = getpid();
+    const std::string path = g_sink_dir + "/" + g_sink_pass + "-" + std::to_string(g_sink_owner) + ".jsonl";
+    g_sink_file = std::fopen(path.c_str(), "a");
 }
 }  // namespace
 
@@ -87,25 +87,25 @@ Line &Line::raw(const char *k, const std::string &json) {
 }
 
 void sink_open(const std::string &dir, const std::string &pass) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    g_dir = dir;
-    g_pass = pass;
+    std::lock_guard<std::mutex> lock(g_sink_mutex);
+    g_sink_dir = dir;
+    g_sink_pass = pass;
     reopen_for_this_process();
 }
 
 void sink_write(const Line &line) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    if (g_dir.empty()) return;
+    std::lock_guard<std::mutex> lock(g_sink_mutex);
+    if (g_sink_dir.empty()) return;
     reopen_for_this_process();
-    if (!g_file) return;
+    if (!g_sink_file) return;
     const std::string text = line.text() + "\n";
-    std::fwrite(text.data(), 1, text.size(), g_file);
-    std::fflush(g_file);
+    std::fwrite(text.data(), 1, text.size(), g_sink_file);
+    std::fflush(g_sink_file);
 }
 
 void sink_flush() {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    if (g_file) std::fflush(g_file);
+    std::lock_guard<std::mutex> lock(g_sink_mutex);
+    if (g_sink_file) std::fflush(g_sink_file);
 }
 
 }  // namespace gmexplain

@@ -146,7 +146,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t *buffer, size_t, siz
     std::free(buffer);
 }
 
-void note(const std::string &text) { sink_write(Line().field("type", "note").field("text", text)); }
+void trace_note(const std::string &text) { sink_write(Line().field("type", "note").field("text", text)); }
 
 void configure_unified_memory(const CuptiTable &api) {
     std::vector<CUpti_ActivityUnifiedMemoryCounterConfig> config;
@@ -164,7 +164,7 @@ void configure_unified_memory(const CuptiTable &api) {
     }
     CUptiResult r = api.cuptiActivityConfigureUnifiedMemoryCounter(config.data(), uint32_t(config.size()));
     if (r == CUPTI_SUCCESS) r = api.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
-    if (r != CUPTI_SUCCESS) note("unified-memory counters not traced: " + cupti_error(r));
+    if (r != CUPTI_SUCCESS) trace_note("unified-memory counters not traced: " + cupti_error(r));
 }
 
 // The unified-memory counters can be configured only once the driver has a
@@ -194,7 +194,7 @@ std::string trace_start(bool unified_memory, bool subscribe) {
         if (CUptiResult r = api.cuptiActivityEnable(kind); r != CUPTI_SUCCESS) {
             if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
                 return "cuptiActivityEnable(CONCURRENT_KERNEL) failed: " + cupti_error(r);
-            note("activity kind " + std::to_string(int(kind)) + " not traced: " + cupti_error(r));
+            trace_note("activity kind " + std::to_string(int(kind)) + " not traced: " + cupti_error(r));
         }
     }
     g_unified_memory_wanted = unified_memory;
@@ -203,7 +203,7 @@ std::string trace_start(bool unified_memory, bool subscribe) {
         CUptiResult r = api.cuptiSubscribe(&subscriber, on_resource, nullptr);
         if (r == CUPTI_SUCCESS)
             r = api.cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
-        if (r != CUPTI_SUCCESS) note("unified-memory counters not traced: cuptiSubscribe: " + cupti_error(r));
+        if (r != CUPTI_SUCCESS) trace_note("unified-memory counters not traced: cuptiSubscribe: " + cupti_error(r));
     }
     return "";
 }
