@@ -139,6 +139,10 @@ json explain_kernel(Context &c, const KernelSummary &k, int rank, bool chosen, c
     for (const auto &[name, expr] : c.book.derived)
         if (const auto v = figures.get(name)) derived[name] = *v;
     kj["figures"] = derived;
+    json shown = json::object();
+    for (const auto &name : c.book.report)
+        if (const auto v = figures.get(name)) shown[name] = *v;
+    kj["reported"] = shown;
     // Each counted launch is judged on its own counters: launches of one kernel
     // may differ (a kernel called on a contiguous and on a strided view).
     const Verdicts v = judge_launches(c, k, mine);

@@ -98,11 +98,23 @@ std::string explanation_text(const json &doc) {
             o << "   not counted: " << k.value("not_counted", std::string("not among the kernels chosen")) << "\n";
             continue;
         }
+        std::string counted;
+        const json reported = k.value("reported", json::object());
+        for (const auto &[name, v] : reported.items())
+            counted += (counted.empty() ? "" : ", ") + name + " " + fmt("%.3g", v.get<double>());
+        if (!counted.empty()) o << "   counted: " << counted << "\n";
         if (k["findings"].empty()) o << "   no finding: every rule's condition was false on its counters\n";
         print_findings(o, k["findings"]);
         for (const auto &n : k["not_evaluated"]) o << "   (not evaluated: " << n.get<std::string>() << ")\n";
     }
     o << "\nWhole program (host transfers, overlap, allocations, unified memory):\n";
+    const json &rf = doc["run"]["figures"];
+    o << "   " << fmt("%.0f", rf.value("copies", 0.0)) << " host copies, " << fmt("%.3g", rf.value("copy_bytes", 0.0) / 1e6)
+      << " MB in " << fmt("%.3g", rf.value("copy_ms", 0.0)) << " ms (" << fmt("%.0f", rf.value("pageable_copies", 0.0))
+      << " pageable, " << fmt("%.0f", rf.value("small_copies", 0.0)) << " under 256 KiB, "
+      << fmt("%.0f", 100 * rf.value("copy_kernel_overlap_share", 0.0)) << " % beside kernels); "
+      << fmt("%.0f", rf.value("device_allocs", 0.0)) << " device allocations (" << fmt("%.0f", rf.value("allocs_between_kernels", 0.0))
+      << " between kernels); " << fmt("%.0f", rf.value("um_gpu_page_faults", 0.0)) << " unified-memory GPU faults\n";
     if (doc["run"]["findings"].empty()) o << "   no finding\n";
     print_findings(o, doc["run"]["findings"]);
     if (!doc["notes"].empty()) {

@@ -84,6 +84,8 @@ void add_file(RuleBook &book, const std::string &name, const std::string &text) 
             check_expression(v.get<std::string>(), name, k.c_str());
             book.derived[k] = v.get<std::string>();
         }
+        if (j.contains("report"))
+            for (const auto &r : j["report"]) book.report.push_back(r.get<std::string>());
         return;
     }
     book.rules.push_back(parse_rule(j, name));
@@ -125,6 +127,7 @@ std::vector<std::string> RuleBook::metrics() const {
                 for (const auto &n : names_in(e)) todo.push_back(n);
         for (const auto &e : r.evidence) todo.push_back(e);
     }
+    for (const auto &r : report) todo.push_back(r);
     while (!todo.empty()) {
         const std::string n = todo.back();
         todo.pop_back();

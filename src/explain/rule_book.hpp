@@ -31,6 +31,7 @@ struct Rule {
 struct RuleBook {
     std::vector<Rule> rules;
     std::map<std::string, std::string> derived;  // figure name -> expression (figures.json)
+    std::vector<std::string> report;             // figures printed with every counted kernel (figures.json)
     // The range-profiler metrics the kernel rules read (names with "__").
     std::vector<std::string> metrics() const;
 };
