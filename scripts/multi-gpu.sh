@@ -75,7 +75,7 @@ echo "gmlab: $GMLAB; load: $LOAD"
 URL=""
 if [ -x "$SERVER" ]; then
   db=$(mktemp -d)/runs.sqlite
-  coproc SRV { "$SERVER" --db "sqlite:$db" --listen 127.0.0.1:0 2>"$OUT/server.log"; }
+  coproc SRV { exec "$SERVER" --db "sqlite:$db" --listen 127.0.0.1:0 2>"$OUT/server.log"; }
   read -r line <&"${SRV[0]}"
   port=$(sed -n 's#.*http://127.0.0.1:\([0-9]*\).*#\1#p' <<<"$line")
   URL=http://127.0.0.1:$port
