@@ -30,7 +30,7 @@ if grep -rn "$(dirname "$release")" "$moddir" >/dev/null; then fail "the module 
 mkdir -p "$work/bin"
 for tool in "$go" "$(dirname "$(readlink -f "$go")")/gofmt" gcc g++ cc c++ as ld pkg-config sh bash env cat \
             uname rm mkdir ls sed grep dirname basename tr sort head awk cp mv ln chmod touch find readlink \
-            tar gzip date cut; do
+            tar gzip date cut diff; do
   p=$(command -v "$tool") && ln -sf "$p" "$work/bin/$(basename "$tool")"
 done
 export PATH=$work/bin
@@ -55,10 +55,15 @@ consumer() {  # consumer FOLDER GO.MOD-EXTRA
   cp "$(dirname "$0")"/consumers/go/*.go "$1/"
   printf 'module example.com/consumer\n\ngo 1.19\n%s' "$2" > "$1/go.mod"
 }
+# The replace directive names the module as the README's go get unpacked it
+# from the release (the same files as the zip, checked above): the module's
+# cgo build is then the one made for the README's program, not made again.
+fetched=$GOPATH/pkg/mod/$module@v$version
+diff -r "$moddir" "$fetched" > /dev/null || fail "go get unpacked other files than the module zip holds"
 consumer "$work/replace" "
 require $module v$version
 
-replace $module => $moddir
+replace $module => $fetched
 "
 cd "$work/replace"
 go vet "$module" ./... || fail "go vet"
