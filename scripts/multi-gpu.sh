@@ -131,8 +131,8 @@ class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         self.send_response(200); self.end_headers(); self.wfile.write(b"<html>garbage")
     def log_message(self,*a): pass
-s=http.server.HTTPServer(("127.0.0.1",0),H); print(s.server_port,flush=True); s.handle_request()' >"$OUT/garbage.port" &
-sleep 1
+s=http.server.HTTPServer(("127.0.0.1",0),H); s.timeout=20; print(s.server_port,flush=True); s.handle_request()' >"$OUT/garbage.port" &
+sleep 1  # it answers one request, or gives up after 20 s
 "$GMLAB" check --figures "$OUT/check/clean-1.figures.json" --server "http://127.0.0.1:$(cat "$OUT/garbage.port")" >/dev/null
 echo "  garbage server: exit $?"
 python3 -c 'import json; json.dump({"model": "Some Other GPU", "figures": {}}, open("/tmp/other-baseline.json", "w"))'
