@@ -20,7 +20,11 @@ Besides the include rules:
   - nothing includes a .cu file (host code never includes kernels' sources);
   - kernels and launchers (.cu, .cuh) do no I/O: no stdio, streams, files or JSON;
   - every experiment family folder holds its host code (.cpp) and its kernels (.cu);
-  - no source folder holds more than --max-files source files.
+  - no source folder holds more than --max-files source files;
+  - no function in src/ or tools/ is longer than --max-function-lines lines
+    (from its opening brace to its closing one), except those named in
+    LONG_FUNCTIONS, a list that only shrinks: an entry that is no longer long
+    (or no longer there) is reported too, so that it is removed.
 
 Exit 0 when the tree follows the rules, 1 with one line per violation.
 --self-test builds small trees that break each rule and checks that each is caught.
@@ -36,6 +40,116 @@ CHECKED_TREES = ('src', 'tools', 'tests', 'bindings')
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 KERNEL_IO_HEADERS = ('iostream', 'fstream', 'sstream', 'cstdio', 'stdio.h', 'filesystem', 'nlohmann/')
 KERNEL_IO_CALLS = re.compile(r'\b(printf|fprintf|puts|fopen|std::cout|std::cerr)\s*[(<]')
+LENGTH_TREES = ('src/', 'tools/')
+# Functions longer than the limit that are still to be split into named
+# phases, as "path:function". The list only shrinks: check() reports an entry
+# whose function is gone or short enough, so every split removes its line.
+LONG_FUNCTIONS = set(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'long_functions.txt')).read().split())
+SCOPE_OPENER = re.compile(r'\b(namespace|class|struct|union|enum)\b|extern\s*"C"')
+
+
+def strip_code(text):
+    """The text with comments, string and character literals and preprocessor
+    lines blanked (newlines kept, so line numbers hold)."""
+    out = []
+    i, n = 0, len(text)
+    line_start = True
+    while i < n:
+        c = text[i]
+        if line_start and c == '#':
+            j = i
+            while j < n and (text[j] != '\n' or text[j - 1] == '\\'):
+                j += 1
+            out.append(re.sub(r'[^\n]', ' ', text[i:j]))
+            i = j
+            continue
+        if c in ' \t':
+            out.append(c)
+            i += 1
+            continue
+        line_start = c == '\n'
+        if text.startswith('//', i):
+            j = text.find('\n', i)
+            j = n if j < 0 else j
+            out.append(' ' * (j - i))
+            i = j
+        elif text.startswith('/*', i):
+            j = text.find('*/', i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r'[^\n]', ' ', text[i:j]))
+            i = j
+        elif c == 'R' and text.startswith('R"', i):
+            m = re.match(r'R"([^(\s]*)\(', text[i:])
+            if not m:
+                out.append(c)
+                i += 1
+                continue
+            end = text.find(')' + m.group(1) + '"', i)
+            j = n if end < 0 else end + len(m.group(1)) + 2
+            out.append(re.sub(r'[^\n]', ' ', text[i:j]))
+            i = j
+        elif c in '"\'' and not (c == '\'' and i > 0 and text[i - 1].isalnum()):
+            j = i + 1
+            while j < n and text[j] != c and text[j] != '\n':
+                j += 2 if text[j] == '\\' else 1
+            out.append(' ' * (min(j + 1, n) - i))
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return ''.join(out)
+
+
+def function_lengths(text):
+    """(name, first line, lines) of every function body at namespace or class
+    scope: a brace whose statement holds a parameter list. Lambdas and local
+    classes count as part of the function they are in."""
+    code = strip_code(text)
+    found = []
+    stack = []  # per open brace: 'scope', 'function' or 'other'
+    start = 0   # where the current statement began
+    for i, c in enumerate(code):
+        if c == ';':
+            if not stack or stack[-1] == 'scope':
+                start = i + 1
+        elif c == '{':
+            if stack and stack[-1] != 'scope':
+                stack.append('other')
+                continue
+            head = code[start:i]
+            if SCOPE_OPENER.search(head) and '(' not in head.split('=')[0]:
+                stack.append('scope')
+            elif '(' in head and '=' not in head.split('(')[0]:
+                m = re.search(r'([~\w:]+(?:<[^()]*>)?)\s*\(', head)
+                name = m.group(1) if m else '?'
+                stack.append(('function', name, code.count('\n', 0, i) + 1))
+            else:
+                stack.append('other')
+            start = i + 1
+        elif c == '}':
+            if not stack:
+                continue
+            top = stack.pop()
+            if isinstance(top, tuple):
+                last = code.count('\n', 0, i) + 1
+                found.append((top[1], top[2], last - top[2] + 1))
+            if not stack or stack[-1] == 'scope':
+                start = i + 1
+    return found
+
+
+def long_functions(root, paths, limit):
+    """{"path:function": lines} of the functions over the limit."""
+    out = {}
+    for path in paths:
+        if not path.startswith(LENGTH_TREES):
+            continue
+        text = open(os.path.join(root, path), errors='replace').read()
+        for name, line, lines in function_lengths(text):
+            if lines > limit:
+                key = '%s:%s' % (path, name)
+                out[key] = max(lines, out.get(key, 0))
+    return out
 
 
 def read_table(text, heading):
@@ -117,7 +231,7 @@ def source_files(root):
                     yield os.path.relpath(os.path.join(d, f), root).replace(os.sep, '/')
 
 
-def check(root, max_files):
+def check(root, max_files, max_function_lines=150, allowed_long=None):
     doc = open(os.path.join(root, 'docs', 'architecture.md')).read()
     rules = read_table(doc, 'Include rules')
     roots = read_table(doc, 'Include roots')
@@ -163,6 +277,15 @@ def check(root, max_files):
     for folder, files in sorted(per_folder.items()):
         if len(files) > max_files:
             problems.append('%s holds %d source files (at most %d): split it by concern' % (folder, len(files), max_files))
+    allowed_long = LONG_FUNCTIONS if allowed_long is None else allowed_long
+    long_now = long_functions(root, [p for files in per_folder.values() for p in files], max_function_lines)
+    for key, lines in sorted(long_now.items()):
+        if key not in allowed_long:
+            problems.append('%s is %d lines long (at most %d): give each phase a function of its own' %
+                            (key, lines, max_function_lines))
+    for key in sorted(allowed_long - set(long_now)):
+        problems.append('%s is listed in tests/architecture/long_functions.txt but is no longer over %d lines '
+                        '(or no longer there): remove its line' % (key, max_function_lines))
     return problems
 
 
@@ -198,6 +321,10 @@ SELF_TEST_CASES = {
                                                       'src/experiments/common/c.hpp': ''}, 0),
     'the shared layer includes a family': ({'src/experiments/common/c.cpp': '#include "experiments/x/x.hpp"\n'}, 1),
     'a folder of too many files': ({'src/core/f%d.hpp' % i: '' for i in range(30)}, 1),
+    'a function over the length limit': ({'src/core/long.cpp': 'namespace a {\nint f(int x) {\n' + '    x += 1;\n' * 160 + '    return x;\n}\n}\n'}, 1),
+    'a long function in a class': ({'tools/cli/long.cpp': 'struct S {\n  void g() const {\n' + '    h();\n' * 160 + '  }\n};\n'}, 1),
+    'a long table is no function': ({'src/core/table.cpp': 'const int t[] = {\n' + '    1,\n' * 200 + '};\n'}, 0),
+    'braces in comments and strings do not count': ({'src/core/s.cpp': 'int f() {\n  // }\n  const char *s = "}";\n' + '  s++;\n' * 100 + '  return 0;\n}\n'}, 0),
 }
 
 
@@ -221,7 +348,7 @@ def self_test():
                 os.makedirs(os.path.dirname(os.path.join(d, p)), exist_ok=True)
                 with open(os.path.join(d, p), 'a') as f:
                     f.write(text)
-            got = check(d, 25)
+            got = check(d, 25, 150, set())
             if (len(got) > 0) != (expected > 0):
                 failed += 1
                 print('self-test "%s": expected %s, got %s' % (name, 'a violation' if expected else 'none', got or 'none'))
@@ -233,11 +360,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--root', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
     ap.add_argument('--max-files', type=int, default=25)
+    ap.add_argument('--max-function-lines', type=int, default=150)
+    ap.add_argument('--list-long', action='store_true', help='print every function over the limit, longest first')
     ap.add_argument('--self-test', action='store_true')
     a = ap.parse_args()
     if a.self_test:
         return self_test()
-    problems = check(os.path.abspath(a.root), a.max_files)
+    if a.list_long:
+        root = os.path.abspath(a.root)
+        found = long_functions(root, list(source_files(root)), a.max_function_lines)
+        for key, lines in sorted(found.items(), key=lambda kv: -kv[1]):
+            print('%5d %s' % (lines, key))
+        return 0
+    problems = check(os.path.abspath(a.root), a.max_files, a.max_function_lines)
     for p in problems:
         print(p)
     print('%d problem(s)' % len(problems) if problems else 'the tree follows docs/architecture.md')
