@@ -12,10 +12,10 @@
 #include "core/error.hpp"
 #include "core/experiment/kernel_resources.hpp"
 #include "core/experiment/registry.hpp"
-#include "experiments/constant_memory/stencil_operation.hpp"
-#include "experiments/l2_persist/l2_window.hpp"
-#include "experiments/matmul/matmul_operation.hpp"
-#include "experiments/transpose/transpose_operation.hpp"
+#include "operations/l2_window.hpp"
+#include "operations/matmul.hpp"
+#include "operations/stencil.hpp"
+#include "operations/transpose.hpp"
 
 using gmlab::ContextState;
 using nlohmann::json;

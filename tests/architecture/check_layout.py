@@ -19,7 +19,8 @@ subfolders').
 Besides the include rules:
   - nothing includes a .cu file (host code never includes kernels' sources);
   - kernels and launchers (.cu, .cuh) do no I/O: no stdio, streams, files or JSON;
-  - every experiment family folder holds its host code (.cpp) and its kernels (.cu);
+  - every experiment family folder holds its host code (.cpp) and its kernels
+    (.cu), or its kernels are shared ones named after it (shared_kernels/<family>_ops.cu);
   - no source folder holds more than --max-files source files;
   - no function in src/ or tools/ is longer than --max-function-lines lines
     (from its opening brace to its closing one), except those named in
@@ -272,7 +273,8 @@ def check(root, max_files, max_function_lines=150, allowed_long=None):
             if not os.path.isdir(d) or 'src/experiments/' + fam in rules:
                 continue
             files = os.listdir(d)
-            if not any(f.endswith('.cpp') for f in files) or not any(f.endswith('.cu') for f in files):
+            shared = os.path.isfile(os.path.join(root, 'src', 'shared_kernels', fam + '_ops.cu'))
+            if not any(f.endswith('.cpp') for f in files) or not (shared or any(f.endswith('.cu') for f in files)):
                 problems.append('src/experiments/%s must hold its host code (.cpp) and its kernels (.cu)' % fam)
     for folder, files in sorted(per_folder.items()):
         if len(files) > max_files:
@@ -294,8 +296,10 @@ SELF_TEST_DOC = '''# map
 | folder | may include |
 |---|---|
 | `src/core` | `src/core`, `include` |
-| `src/experiments/<family>` | `src/core`, `src/experiments/<family>`, `src/experiments/*/*.hpp`, `src/experiments/common` |
+| `src/experiments/<family>` | `src/core`, `src/experiments/<family>`, `src/experiments/common`, `src/operations` |
 | `src/experiments/common` | `src/core`, `src/experiments/common` |
+| `src/operations` | `src/core`, `src/operations`, `src/experiments/*/*.cuh` |
+| `src/api` | `src/core`, `src/operations` |
 | `tools/cli` | `tools/cli`, `include` |
 ## Include roots
 | folder | roots |
@@ -308,8 +312,13 @@ SELF_TEST_CASES = {
     'clean': ({}, 0),
     'core includes an experiment': ({'src/core/a.cpp': '#include "experiments/x/x.cuh"\n'}, 1),
     'a family includes another family\'s kernels': ({'src/experiments/y/y.cpp': '#include "experiments/x/x.cuh"\n'}, 1),
-    'a family includes another family\'s host header': ({'src/experiments/y/y.cpp': '#include "experiments/x/x.hpp"\n'}, 0),
-    'a glob reaches into a subfolder': ({'src/experiments/x/sub/deep.hpp': '', 'src/experiments/y/y.cpp': '#include "experiments/x/sub/deep.hpp"\n'}, 1),
+    'a family includes another family\'s host header': ({'src/experiments/y/y.cpp': '#include "experiments/x/x.hpp"\n'}, 1),
+    'an operation launches a family\'s kernels': ({'src/operations/op.cpp': '#include "experiments/x/x.cuh"\n'}, 0),
+    'an operation includes a family\'s host header': ({'src/operations/op.cpp': '#include "experiments/x/x.hpp"\n'}, 1),
+    'a glob reaches into a subfolder': ({'src/experiments/x/sub/deep.cuh': '', 'src/operations/op.cpp': '#include "experiments/x/sub/deep.cuh"\n'}, 1),
+    'a family uses an operation': ({'src/operations/op.hpp': '', 'src/experiments/y/y.cpp': '#include "operations/op.hpp"\n'}, 0),
+    'the C boundary reaches into a family': ({'src/api/c_api.cpp': '#include "experiments/x/x.hpp"\n'}, 1),
+    'a family whose kernels are shared': ({'src/experiments/s/s.cpp': '', 'src/shared_kernels/s_ops.cu': ''}, 0),
     'a tool includes the library\'s internals': ({'tools/cli/m.cpp': '#include "../../src/core/a.hpp"\n'}, 1),
     'an include that resolves nowhere': ({'tools/cli/m.cpp': '#include "nothere.hpp"\n'}, 1),
     'host code includes a .cu': ({'src/experiments/x/x.cpp': '#include "experiments/x/x.cu"\n'}, 1),

@@ -4,13 +4,10 @@
 
 #include "core/error.hpp"
 #include "core/measurement/harness.hpp"
+#include "core/units.hpp"
 #include "shared_kernels/harness_kernels.cuh"
 
 namespace gmlab {
-
-namespace {
-constexpr std::size_t kMiB = 1024 * 1024;
-}
 
 ContextState::ContextState(int device) {
     int count = 0;

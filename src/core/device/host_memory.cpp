@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace gmlab {
 
@@ -19,13 +20,6 @@ namespace {
 std::atomic<int> g_live_pinned{0};
 std::atomic<int> g_live_registered{0};
 std::atomic<int> g_fail_after{-1};
-
-std::string mib(std::size_t bytes) {
-    std::ostringstream s;
-    s.precision(1);
-    s << std::fixed << static_cast<double>(bytes) / (1024.0 * 1024.0) << " MiB";
-    return s.str();
-}
 
 }  // namespace
 
@@ -47,7 +41,7 @@ void require_host_memory(std::size_t bytes, double fraction, const std::string &
     const std::size_t available = host_available_bytes();
     const std::size_t budget = static_cast<std::size_t>(fraction * static_cast<double>(available));
     if (bytes > budget)
-        fail(GM_ERROR_OUT_OF_MEMORY, what + " needs " + std::to_string(bytes) + " bytes (" + mib(bytes) +
+        fail(GM_ERROR_OUT_OF_MEMORY, what + " needs " + std::to_string(bytes) + " bytes (" + mib_text(static_cast<double>(bytes)) +
                                          ") of host memory, more than its budget of " + std::to_string(budget) +
                                          " bytes (memory_fraction " + std::to_string(fraction) + " of " +
                                          std::to_string(available) + " bytes available); ask for less");
@@ -65,7 +59,7 @@ PinnedHostBuffer::PinnedHostBuffer(std::size_t bytes, unsigned flags, const std:
     if (err != cudaSuccess) {
         (void)cudaGetLastError();
         ptr_ = nullptr;
-        fail(GM_ERROR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes (" + mib(bytes) +
+        fail(GM_ERROR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes (" + mib_text(static_cast<double>(bytes)) +
                                          ") of page-locked host memory for " + what + " (" + cudaGetErrorName(err) +
                                          ": " + cudaGetErrorString(err) + "); pinned memory is not replaced by pageable");
     }
@@ -92,7 +86,7 @@ PageableHostBuffer::PageableHostBuffer(std::size_t bytes, const std::string &wha
     if (bytes == 0) fail(GM_ERROR_INTERNAL, "PageableHostBuffer of 0 bytes for " + what);
     ptr_ = std::malloc(bytes);
     if (!ptr_)
-        fail(GM_ERROR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes (" + mib(bytes) +
+        fail(GM_ERROR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes (" + mib_text(static_cast<double>(bytes)) +
                                          ") of host memory for " + what);
     std::memset(ptr_, 0, bytes);
 }
@@ -104,7 +98,7 @@ HostRegistration::HostRegistration(void *ptr, std::size_t bytes, unsigned flags,
     if (err != cudaSuccess) {
         (void)cudaGetLastError();
         fail(err == cudaErrorNotSupported ? GM_ERROR_NOT_SUPPORTED : GM_ERROR_OUT_OF_MEMORY,
-             "cannot page-lock " + std::to_string(bytes) + " bytes (" + mib(bytes) + ") of host memory for " + what +
+             "cannot page-lock " + std::to_string(bytes) + " bytes (" + mib_text(static_cast<double>(bytes)) + ") of host memory for " + what +
                  " with cudaHostRegister (" + cudaGetErrorName(err) + ": " + cudaGetErrorString(err) + ")");
     }
     ptr_ = ptr;
@@ -130,7 +124,7 @@ StagingBuffer::StagingBuffer(std::size_t bytes, const std::string &what) : bytes
     (void)cudaGetLastError();  // a refused pinned allocation is not an error here
     ptr_ = std::malloc(bytes);
     if (!ptr_)
-        fail(GM_ERROR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes (" + mib(bytes) +
+        fail(GM_ERROR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes (" + mib_text(static_cast<double>(bytes)) +
                                          ") of host memory for " + what);
 }
 

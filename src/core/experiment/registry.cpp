@@ -5,10 +5,20 @@
 #include "core/device/nvml_state.hpp"
 #include "core/error.hpp"
 #include "core/experiment/kernel_resources.hpp"
+#include "core/units.hpp"
 
 namespace gmlab {
 
 using nlohmann::json;
+
+const std::vector<Experiment> &registry() {
+    static const std::vector<Experiment> all = [] {
+        std::vector<Experiment> v;
+        add_every_family(v);
+        return v;
+    }();
+    return all;
+}
 
 const Experiment &find_experiment(const std::string &name) {
     for (const auto &e : registry())
@@ -39,7 +49,6 @@ json parse_params_text(const char *text) {
 }
 
 std::size_t default_working_set(const DeviceInfo &d) {
-    constexpr std::size_t kMiB = 1024 * 1024;
     return std::max<std::size_t>(4 * d.l2_bytes, 64 * kMiB);
 }
 

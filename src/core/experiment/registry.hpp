@@ -8,27 +8,39 @@
 #include <nlohmann/json.hpp>
 
 #include "core/device/context.hpp"
+#include "core/experiment/figure.hpp"
 #include "core/experiment/params.hpp"
 #include "core/experiment/result.hpp"
 
 namespace gmlab {
 
+// One experiment as its family declares it, in the family's own folder
+// (src/experiments/<family>/<family>.cpp): everything the library, the CLI's
+// `describe` and `--quick`, and the documents need to know of it.
 struct Experiment {
     std::string name;
     std::string guide_section;
     std::string summary;
-    bool default_suite = false;
+    // In the standard suite (`gmlab run` without names); every experiment is
+    // unless its family says otherwise.
+    bool default_suite = true;
     std::vector<ParamSpec> params;
     // Parameters of `gmlab run --quick`: a smoke check that every kernel runs
     // and verifies, in seconds; its figures are not measurements to compare.
     nlohmann::json quick = nlohmann::json::object();
+    // The headline figures it writes into the result's summary (figure.hpp):
+    // name, unit, which way is better, what it means.
+    std::vector<Figure> figures;
     // Fills series, verification, notes and summary of `out`; throws Error.
     void (*run)(ContextState &ctx, const Params &params, Result &out) = nullptr;
 };
 
-// Every experiment, in the standard suite's order. Defined by the experiment
-// families' catalogue (src/experiments/catalogue.cpp), the one place that
+// Every family's experiments appended in the standard suite's order. Defined
+// by the list of families (src/experiments/families.cpp), the one place that
 // names them all: the core knows no experiment.
+void add_every_family(std::vector<Experiment> &out);
+
+// Every experiment, in the standard suite's order.
 const std::vector<Experiment> &registry();
 // Throws Error(GM_ERROR_UNKNOWN_EXPERIMENT) listing the known names.
 const Experiment &find_experiment(const std::string &name);

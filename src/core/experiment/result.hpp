@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/counters/counters.hpp"
+#include "core/experiment/figure.hpp"
 #include "core/experiment/quantity.hpp"
 #include "core/measurement/statistics.hpp"
 
@@ -97,6 +98,11 @@ struct Result {
     // (core/device/nvml_state.hpp); null where NVML is absent.
     nlohmann::json gpu_state;
 
+    // Writes a declared headline figure into the summary, at the given values
+    // of the axes its name has in braces.
+    void record(const Figure &figure, double value, const FigureAt &at = {}) {
+        summary_values[figure_key(figure, at)] = value;
+    }
     // Records that n more elements matched their host reference.
     void verified(std::uint64_t n, const std::string &method, double max_abs_error = 0);
     // Marks the result not applicable, with the reason as a note.

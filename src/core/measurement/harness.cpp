@@ -36,6 +36,25 @@ void checked_launch(const Launch &launch, cudaStream_t stream) {
 
 }  // namespace
 
+void run_checked(ContextState &ctx, const CheckedLaunch &point) {
+    cudaStream_t st = ctx.stream();
+    for (const DeviceRange &r : point.poison) GM_CUDA(cudaMemsetAsync(r.ptr, 0xFF, r.bytes, st));
+    GM_CUDA(point.launch(st));
+    if (point.download) point.download(st);
+    GM_CUDA(cudaStreamSynchronize(st));
+    if (point.check) point.check();
+}
+
+void measure_checked(ContextState &ctx, const CheckedLaunch &point, Point &p, Result &out, const CounterSet *counters) {
+    run_checked(ctx, point);
+    p.time_ms = time_launch(ctx, point.launch);
+    if (counters) measure_counters(ctx, point.launch, *counters, p, out);
+}
+
+std::function<void(cudaStream_t)> download_to(void *host, const void *device, std::size_t bytes) {
+    return [=](cudaStream_t st) { GM_CUDA(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, st)); };
+}
+
 Stats time_launch(ContextState &ctx, const Launch &launch) { return time_launch(ctx, launch, Prepare()); }
 
 Stats time_launch(ContextState &ctx, const Launch &launch, const Prepare &prepare) {

@@ -1,7 +1,9 @@
 // The measurement harness: the one place where anything is timed.
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
@@ -67,6 +69,45 @@ void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet 
 // just rewritten, so that no copy of them is left where the count would see it).
 void measure_counters_prepared(ContextState &ctx, const Launch &launch, const Launch &prepare, const CounterSet &set,
                                Point &p, Result &out);
+
+// The point protocol: how every point of a kernel is measured, in one place,
+// so that no time is recorded for output that was not verified first.
+//   1. poison: every output range set to 0xFF, a value no correct run leaves,
+//      so that a kernel that skips part of its output cannot pass on what an
+//      earlier launch wrote;
+//   2. run once: the launch, on the context's stream;
+//   3. download: the outputs copied to the host (or gathered on the device
+//      first), then the stream waited for;
+//   4. check: the experiment's comparison with its host reference, which
+//      records Result::verified or throws through verification_failed;
+//   5. time: the repetitions (time_launch) into the point's time_ms;
+//   6. count: the counters the experiment declared, after its predictions
+//      (so set p.predicted before).
+struct DeviceRange {
+    void *ptr = nullptr;
+    std::size_t bytes = 0;
+};
+
+struct CheckedLaunch {
+    Launch launch;
+    std::vector<DeviceRange> poison;
+    // Enqueues what the check reads on the host (GM_CUDA inside); the stream
+    // is waited for before check runs. May be empty.
+    std::function<void(cudaStream_t)> download;
+    std::function<void()> check;
+};
+
+// Steps 1 to 4: poisons, runs once, downloads and checks.
+void run_checked(ContextState &ctx, const CheckedLaunch &point);
+
+// Steps 1 to 6: run_checked, then times into p.time_ms and, with counters,
+// counts (measure_counters).
+void measure_checked(ContextState &ctx, const CheckedLaunch &point, Point &p, Result &out,
+                     const CounterSet *counters = nullptr);
+
+// Copies bytes of device memory to the host on the stream (for
+// CheckedLaunch::download).
+std::function<void(cudaStream_t)> download_to(void *host, const void *device, std::size_t bytes);
 
 // Effective bandwidth as the guide defines it: bytes / time, in GB/s (1e9 B/s).
 inline double bandwidth_gbs(double bytes, double milliseconds) {

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
+#include "core/units.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 #include "experiments/alignment/alignment.cuh"
@@ -161,7 +162,6 @@ void add_alignment_experiments(std::vector<Experiment> &out) {
     e.guide_section = "Programming Guide: Device Memory Accesses (size and alignment requirement)";
     e.summary = "8-, 12- and 16-byte records copied as plain structs, with __align__, with float2/float4, and from a "
                 "misaligned base with narrower words: instructions per record and bandwidth.";
-    e.default_suite = true;
     ParamSpec sizes = int_list_param("record_sizes", {8, 12, 16}, 8, 16, "record sizes", "bytes");
     sizes.allowed = {8, 12, 16};
     ParamSpec mis = int_list_param("misaligned_sizes", {8, 16}, 8, 16, "record sizes copied from a misaligned base", "bytes");
@@ -176,6 +176,7 @@ void add_alignment_experiments(std::vector<Experiment> &out) {
                 size_param("records", 0, 0, 1LL << 32, "records per copy; 0: max(4 x L2, 64 MiB) / 16 of them"),
                 std::move(block)};
     e.run = run_alignment;
+    e.quick = {{"records", kMiB}};
     out.push_back(std::move(e));
 }
 

@@ -16,11 +16,12 @@
 #include "core/device/host_memory.hpp"
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
+#include "core/units.hpp"
 #include "core/measurement/harness.hpp"
 #include "experiments/allocation/allocation.cuh"
 #include "experiments/allocation/allocation_model.hpp"
 #include "experiments/allocation/pool_guards.hpp"
-#include "experiments/transfers/transfer_common.hpp"
+#include "experiments/common/transfer_common.hpp"
 
 namespace gmlab {
 
@@ -391,7 +392,6 @@ void add_allocation_experiments(std::vector<Experiment> &out) {
     e.summary = "What allocating costs, timed on the host: cudaMalloc/cudaFree against cudaMallocAsync from the "
                 "default pool and from a pool with a release threshold (256 B to 1 GiB), cudaMemset, and host "
                 "memory: cudaMallocHost, cudaHostRegister and first touch, with the page-locking cost per GiB.";
-    e.default_suite = true;
     std::vector<std::string> names;
     for (const SeriesSpec &s : kSeries) names.push_back(s.name);
     // Default sweep, H100 estimate: 7 device sizes x 4 series, most calls tens
@@ -411,6 +411,7 @@ void add_allocation_experiments(std::vector<Experiment> &out) {
         enum_list_param("series", names, names, "what is timed"),
     };
     e.run = run_allocation;
+    e.quick = {{"max_size", 16 * kMiB}, {"host_max_size", kMiB}};
     out.push_back(std::move(e));
 }
 

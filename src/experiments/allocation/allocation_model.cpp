@@ -4,7 +4,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "experiments/transfers/transfer_common.hpp"
+#include "experiments/common/transfer_common.hpp"
 
 namespace gmlab {
 

@@ -166,7 +166,6 @@ void add_async_copy_experiments(std::vector<Experiment> &out) {
     e.guide_section = "Best Practices Guide: Asynchronous Copy from Global Memory to Shared Memory";
     e.summary = "Global -> shared copies through registers vs __pipeline_memcpy_async, 4/8/16-byte elements, copy_count "
                 "swept: clock64 cycles per element and the async/sync ratio.";
-    e.default_suite = true;
     ParamSpec words = int_list_param("word_sizes", {4, 8, 16}, 4, 16, "bytes per element", "bytes");
     words.allowed = {4, 8, 16};
     e.params = {
@@ -175,6 +174,7 @@ void add_async_copy_experiments(std::vector<Experiment> &out) {
         int_param("blocks_per_sm", 1, 1, 32, "blocks per multiprocessor"),
     };
     e.run = run_async_copy;
+    e.quick = {{"copy_counts", {1, 4, 7}}};
     out.push_back(std::move(e));
 }
 

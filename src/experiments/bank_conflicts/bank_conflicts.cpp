@@ -142,7 +142,6 @@ void add_bank_experiments(std::vector<Experiment> &out) {
     e.guide_section = "Best Practices Guide: Shared Memory and Memory Banks";
     e.summary = "Shared-memory reads and writes with a word stride of 0 (broadcast) to 32: n-way bank conflicts, "
                 "predicted and measured, for 4- and 8-byte words.";
-    e.default_suite = true;
     std::vector<long long> strides;
     for (int i = 0; i <= 32; ++i) strides.push_back(i);
     ParamSpec words = int_list_param("word_sizes", {4, 8}, 4, 8, "bytes per word", "bytes");
@@ -155,6 +154,7 @@ void add_bank_experiments(std::vector<Experiment> &out) {
         int_param("blocks_per_sm", 4, 1, 32, "blocks of 4 warps per multiprocessor"),
     };
     e.run = run_bank_conflicts;
+    e.quick = {{"strides", {0, 1, 2, 32}}, {"iterations", 256}};
     out.push_back(std::move(e));
 }
 

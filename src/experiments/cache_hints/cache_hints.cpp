@@ -15,10 +15,11 @@
 #include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
+#include "core/units.hpp"
 #include "experiments/cache_hints/cache_hints.cuh"
 #include "experiments/cache_hints/fetch_limit.hpp"
 #include "experiments/cache_hints/hint_models.hpp"
-#include "experiments/l2_persist/l2_window.hpp"
+#include "operations/l2_window.hpp"
 #include "shared_kernels/fill_pattern.cuh"
 
 namespace gmlab {
@@ -28,8 +29,6 @@ namespace {
 using kernels::LoadHint;
 using kernels::Prefetch;
 constexpr std::uint32_t kStreamSeed = 303, kReusedSeed = 404, kStridedSeed = 505;
-constexpr std::size_t kMiB = 1024 * 1024;
-
 // What a variant changes besides the loads: nothing, the persisting set-aside
 // (at its maximum), or an access policy window on the context's stream.
 enum class L2Setup { None, SetAside, WindowOverStream, WindowOverReused };
@@ -94,12 +93,6 @@ std::vector<std::string> labels_of_prefetch() {
 
 bool wanted(const std::vector<std::string> &list, const char *label) {
     return std::find(list.begin(), list.end(), label) != list.end();
-}
-
-std::string mib(double bytes) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / kMiB);
-    return buf;
 }
 
 // Runs `launch` once into poisoned partials and compares their sums (pairs
@@ -345,9 +338,9 @@ void run_cache_hints(ContextState &ctx, const Params &params, Result &out) {
 
     char reads[32];
     std::snprintf(reads, sizeof reads, "%.2f", model.reused_reads);
-    out.notes.push_back("Reused set " + mib(static_cast<double>(reused_bytes)) + " (reused_over_l2 of an L2 of " + mib(l2) +
+    out.notes.push_back("Reused set " + mib_text(static_cast<double>(reused_bytes)) + " (reused_over_l2 of an L2 of " + mib_text(l2) +
                         ") read at vector i mod its size for every 16-byte vector i of a stream of " +
-                        mib(static_cast<double>(stream_bytes)) + " read once, in one kernel: the reused set is read " + reads +
+                        mib_text(static_cast<double>(stream_bytes)) + " read once, in one kernel: the reused set is read " + reads +
                         " times per launch, and between two reads of one of its lines as many stream bytes pass as the set "
                         "holds. L2 is flushed before every timed launch, so the first read of the reused set always misses.");
     out.notes.push_back("Counters: the stream is read once, so its sectors miss and the L2 read hits "
@@ -356,7 +349,7 @@ void run_cache_hints(ContextState &ctx, const Params &params, Result &out) {
                         "reused_from_dram_share is (DRAM bytes read - stream bytes) / the reused bytes read. Lines marked "
                         "evict_last or persisting may outlast the flush between timed launches (the flush writes normal lines), "
                         "which makes such a variant's later launches start warm; persisting lines are reset after each variant.");
-    out.notes.push_back("Strided reads: 4-byte words `stride` bytes apart over " + mib(static_cast<double>(strided_bytes)) +
+    out.notes.push_back("Strided reads: 4-byte words `stride` bytes apart over " + mib_text(static_cast<double>(strided_bytes)) +
                         ". The model (predicted.dram_bytes_read) fetches every aligned unit a word falls in, whole: the 32-byte "
                         "sector (the guide's sector model, predicted.sector_bytes), or the fetch granularity limit in force, or "
                         "the prefetch size the load names. The limit is a hint the device may ignore, and DRAM itself moves "
@@ -383,7 +376,6 @@ void add_cache_hints_experiments(std::vector<Experiment> &out) {
                 "evict_first / evict_last policies, L1::no_allocate and access policy windows, timed with the reused set's L2 "
                 "hits counted; and strided reads under the L2 fetch granularity limit (0, 32, 64, 128), prefetch.global.L2 and "
                 "the L2::64B/128B/256B qualifiers, DRAM bytes against the sector model.";
-    e.default_suite = true;
     // Default run, H100 (50 MiB L2): 9 variants of a 100 MiB stream beside a
     // 25 MiB reused set (about 60 us a launch, 100 timed launches and their
     // flushes: about 15 ms each) and 9 x 2 strided points over 64 MiB (about
@@ -397,6 +389,7 @@ void add_cache_hints_experiments(std::vector<Experiment> &out) {
         size_param("strided_bytes", 64LL << 20, 1LL << 20, 4LL << 30, "region the strided reads cover"),
     };
     e.run = run_cache_hints;
+    e.quick = {{"stream_over_l2", 1.0}, {"strided_bytes", 16 * kMiB}, {"strides", {256}}};
     out.push_back(std::move(e));
 }
 

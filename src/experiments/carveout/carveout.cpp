@@ -18,7 +18,7 @@
 #include "core/measurement/verify.hpp"
 #include "experiments/carveout/carveout.cuh"
 #include "experiments/carveout/carveout_model.hpp"
-#include "experiments/latency/latency_model.hpp"
+#include "experiments/common/latency_model.hpp"
 #include "shared_kernels/fill_pattern.cuh"
 #include "shared_kernels/pattern.hpp"
 
@@ -106,8 +106,6 @@ Series chase_series(ContextState &ctx, int c, const std::vector<std::size_t> &si
     }
     return s;
 }
-
-std::string kib(std::size_t bytes) { return std::to_string(bytes / kKiB) + " KiB"; }
 
 // Runs a reads launch once on poisoned sums and checks that every block read
 // every word of the working set `passes` times (prefix: sums of the first k
@@ -275,7 +273,7 @@ void run_carveout(ContextState &ctx, const Params &params, Result &out) {
         const std::string label = "carveout" + std::to_string(c);
         Series series;
         series.name = "carveout " + std::to_string(c) + "%" +
-                      (unified.known ? " (shared " + kib(shared) + ", L1 " + kib(l1) + " by the model)" : std::string());
+                      (unified.known ? " (shared " + kib_text(shared) + ", L1 " + kib_text(l1) + " by the model)" : std::string());
         series.variant = label;
         series.x_name = "working set per SM";
         series.x_unit = "KiB";
@@ -346,16 +344,16 @@ void run_carveout(ContextState &ctx, const Params &params, Result &out) {
                         " MiB per SM per launch), under each carveout preference set on the kernel with cudaFuncSetAttribute. "
                         "read_gbs counts every byte the blocks read per second: L1 hits while the set fits, L2 hits past it.");
     if (unified.known)
-        out.notes.push_back("Model: L1 and shared memory share " + kib(unified.unified_bytes) + " per SM, split at a shared "
+        out.notes.push_back("Model: L1 and shared memory share " + kib_text(unified.unified_bytes) + " per SM, split at a shared "
                             "capacity of " + capacities + " KiB. A carveout is a percentage of the largest shared memory per SM (" +
-                            kib(max_shared) + ", cudaDevAttrMaxSharedMemoryPerMultiprocessor), rounded up to the next "
+                            kib_text(max_shared) + ", cudaDevAttrMaxSharedMemoryPerMultiprocessor), rounded up to the next "
                             "capacity, and never below what the resident block needs (" + std::to_string(needed) +
                             " bytes: its static shared memory and the " + std::to_string(reserved) +
                             " bytes reserved per block); the L1 is what remains. The preference is a hint: the driver may "
                             "choose otherwise, and the measured fall says what it chose.");
     else
         out.notes.push_back("No model: compute capability " + std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor) +
-                            " with " + kib(max_shared) + " of shared memory per SM is not in the table of unified "
+                            " with " + kib_text(max_shared) + " of shared memory per SM is not in the table of unified "
                             "L1/shared sizes, so the L1 each carveout leaves is only measured.");
     out.notes.push_back("A working set falls out of L1 at the step out of the highest level of read_gbs: the curve is fitted "
                         "piecewise constant (experiments/common/levels.hpp), a new level wherever read_gbs moves by at least " +
@@ -377,7 +375,6 @@ void add_carveout_experiments(std::vector<Experiment> &out) {
     e.summary = "One block per SM reading a working set over and over through L1 under shared-memory carveouts of 0 to "
                 "100%: time and L1 hit rate against the working set, and where the hit rate falls beside the L1 the model "
                 "leaves (unified size - the shared capacity the carveout rounds up to).";
-    e.default_suite = true;
     // Default run, H100: 3 carveouts x 7 working sets, each launch reading
     // 128 MiB per SM (about 0.6 ms from L1, 2 ms from L2): about 11 ms a
     // point, 0.25 s of GPU time, counters aside.
@@ -388,6 +385,7 @@ void add_carveout_experiments(std::vector<Experiment> &out) {
         double_param("min_step", 0.15, 0.01, 0.9, "smallest step of read_gbs (relative) or of the hit share (absolute) that starts a new level: a working set no longer fits past the highest level"),
     };
     e.run = run_carveout;
+    e.quick = {{"carveouts", {0, 100}}, {"working_sets_kib", {16, 48, 320}}, {"reads_per_sm", 8 << 20}};
     out.push_back(std::move(e));
 }
 

@@ -10,11 +10,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/units.hpp"
 #include "experiments/common/levels.hpp"
 
 namespace gmlab {
-
-inline constexpr std::size_t kKiB = 1024;
 
 // The unified L1/shared array per SM and the shared-memory capacities it can
 // be split at (ascending), per the CUDA Programming Guide's compute

@@ -17,8 +17,8 @@
 #include "core/measurement/verify.hpp"
 #include "experiments/cluster_shared/cluster_plan.hpp"
 #include "experiments/cluster_shared/cluster_shared.cuh"
-#include "experiments/latency/chase.hpp"
-#include "experiments/latency/latency_model.hpp"
+#include "experiments/common/chase.hpp"
+#include "experiments/common/latency_model.hpp"
 
 namespace gmlab {
 
@@ -347,7 +347,6 @@ void add_cluster_shared_experiments(std::vector<Experiment> &out) {
     e.summary = "Distributed shared memory between the blocks of a cluster: dependent-load latency from another block's "
                 "shared memory against local shared memory and an L2 hit, an all-to-all exchange through distributed "
                 "shared memory against global memory, and the clusters each size lets the device hold, for cluster sizes 1 to 16.";
-    e.default_suite = true;
     ParamSpec sizes = int_list_param("cluster_sizes", cluster_size_choices(), 1, 16,
                                      "blocks per cluster (16 only where the device allows non-portable cluster sizes)", "blocks");
     sizes.allowed = cluster_size_choices();
@@ -359,6 +358,7 @@ void add_cluster_shared_experiments(std::vector<Experiment> &out) {
     };
     e.params[2].multiple_of = 16;
     e.run = run_cluster_shared;
+    e.quick = {{"cluster_sizes", {1, 2, 8}}, {"hops", 256}, {"rounds", 16}};
     out.push_back(std::move(e));
 }
 

@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
+#include "core/units.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 #include "experiments/compressible/compressible.cuh"
@@ -224,7 +225,6 @@ void add_compressible_experiments(std::vector<Experiment> &out) {
     e.summary = "Memory with generic compression against plain memory, streaming zeros, a repeated block and "
                 "random data: read and write bandwidth and DRAM bytes; not applicable where the device does not "
                 "grant compression.";
-    e.default_suite = true;
     // Default, H100 estimate: 2 kinds of memory x 3 data x 2 operations, each
     // point a ~0.1 ms pass over max(4 x L2, 64 MiB) repeated up to 100 times
     // behind an L2 flush (~25 ms), plus the checks: about 0.3-0.4 s.
@@ -236,6 +236,7 @@ void add_compressible_experiments(std::vector<Experiment> &out) {
         enum_list_param("operations", {"read", "write"}, {"read", "write"}, "what the kernel does with the array"),
     };
     e.run = run_compressible;
+    e.quick = {{"bytes", 16 * kMiB}};
     out.push_back(std::move(e));
 }
 

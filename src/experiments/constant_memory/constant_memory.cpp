@@ -1,6 +1,6 @@
 // Experiment family "constant memory": a warp reading k distinct __constant__
 // words, and the nine-point 1D stencil with its coefficients in constant memory
-// vs read through __ldg; also the public stencil operations.
+// vs read through __ldg (the kernels of gm_stencil_constant, operations/stencil.hpp).
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -9,11 +9,12 @@
 
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
+#include "core/units.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
+#include "experiments/common/reference_copy.hpp"
 #include "experiments/constant_memory/constant_memory.cuh"
-#include "experiments/constant_memory/stencil_operation.hpp"
-#include "experiments/stream/reference_copy.hpp"
+#include "operations/stencil.hpp"
 #include "shared_kernels/pattern.hpp"
 
 namespace gmlab {
@@ -22,13 +23,6 @@ namespace {
 
 using kernels::kStencilRadius;
 constexpr std::uint32_t kSeed = 31337;
-
-// __constant__ symbols belong to the process: whoever writes the coefficients
-// holds this until the kernels reading them have finished.
-std::mutex &constant_mutex() {
-    static std::mutex m;
-    return m;
-}
 
 void run_constant_broadcast(ContextState &ctx, const Params &params, Result &out) {
     const DeviceInfo &dev = ctx.info();
@@ -40,7 +34,7 @@ void run_constant_broadcast(ContextState &ctx, const Params &params, Result &out
     require_memory(ctx, threads * sizeof(float), "constant_broadcast");
     DeviceArray buf(ctx, threads * sizeof(float));
     std::vector<float> host(threads);
-    std::lock_guard<std::mutex> lock(constant_mutex());
+    std::lock_guard<std::mutex> lock(constant_memory_mutex());
     GM_CUDA(kernels::set_constant_table(table.data(), ctx.stream()));
     Series s;
     s.name = "distinct constant addresses per warp";
@@ -151,7 +145,7 @@ void run_stencil(ContextState &ctx, const Params &params, Result &out) {
     for (std::size_t i = 0; i < n; ++i) f[i] = static_cast<float>(pattern_word(i, kSeed) >> 8) * (1.0f / 16777216.0f) - 0.5f;
     GM_CUDA(cudaMemcpyAsync(in.get(), f.data(), bytes, cudaMemcpyHostToDevice, st));
     GM_CUDA(cudaMemcpyAsync(coef.get(), kDefaultCoefficients, sizeof kDefaultCoefficients, cudaMemcpyHostToDevice, st));
-    std::lock_guard<std::mutex> lock(constant_mutex());
+    std::lock_guard<std::mutex> lock(constant_memory_mutex());
     GM_CUDA(kernels::set_stencil_coefficients(kDefaultCoefficients, st));
     std::map<std::string, double> bw, ms;
     for (bool constant : {true, false}) {
@@ -202,46 +196,18 @@ void run_stencil(ContextState &ctx, const Params &params, Result &out) {
 
 }  // namespace
 
-void check_stencil_args(std::size_t in_bytes, std::size_t out_bytes, std::size_t n, const float *coefficients) {
-    if (!coefficients) invalid("coefficients must not be NULL");
-    if (n == 0) invalid("n must be at least 1, got 0");
-    if (n > in_bytes / sizeof(float)) invalid("in holds " + std::to_string(in_bytes / sizeof(float)) + " floats, n is " + std::to_string(n));
-    if (n > out_bytes / sizeof(float)) invalid("out holds " + std::to_string(out_bytes / sizeof(float)) + " floats, n is " + std::to_string(n));
-    for (int r = 0; r < kStencilRadius; ++r)
-        if (!std::isfinite(coefficients[r])) invalid("coefficients[" + std::to_string(r) + "] must be finite");
-}
-
-void stencil(ContextState &ctx, const gm_buffer &in, gm_buffer &out, std::size_t n, const float *coefficients, bool constant) {
-    if (in.state.get() != &ctx || out.state.get() != &ctx) invalid("in and out must belong to the context the stencil runs on");
-    if (in.ptr == out.ptr) invalid("in and out must be different buffers");
-    check_stencil_args(in.bytes, out.bytes, n, coefficients);
-    ctx.activate();
-    cudaStream_t st = ctx.stream();
-    if (constant) {
-        std::lock_guard<std::mutex> lock(constant_mutex());
-        GM_CUDA(kernels::set_stencil_coefficients(coefficients, st));
-        GM_CUDA(kernels::launch_stencil(true, static_cast<const float *>(in.ptr), static_cast<float *>(out.ptr), n, nullptr, 256, 8, st));
-        GM_CUDA(cudaStreamSynchronize(st));
-        return;
-    }
-    DeviceArray coef(ctx, kStencilRadius * sizeof(float));
-    GM_CUDA(cudaMemcpyAsync(coef.get(), coefficients, kStencilRadius * sizeof(float), cudaMemcpyHostToDevice, st));
-    GM_CUDA(kernels::launch_stencil(false, static_cast<const float *>(in.ptr), static_cast<float *>(out.ptr), n, coef.as<float>(), 256, 8, st));
-    GM_CUDA(cudaStreamSynchronize(st));
-}
-
 void add_constant_experiments(std::vector<Experiment> &out) {
     Experiment cb;
     cb.name = "constant_broadcast";
     cb.guide_section = "Best Practices Guide: Constant Memory";
     cb.summary = "A warp reading k = 1..32 distinct __constant__ addresses at once: the constant cache serializes them, "
                  "so time grows linearly with k.";
-    cb.default_suite = true;
     std::vector<long long> ks;
     for (int i = 1; i <= 32; ++i) ks.push_back(i);
     cb.params = {int_list_param("k", ks, 1, 32, "distinct addresses per warp access"),
                  int_param("iterations", 4096, 1, 1 << 20, "constant reads per thread per launch")};
     cb.run = run_constant_broadcast;
+    cb.quick = {{"k", {1, 2, 32}}, {"iterations", 256}};
     out.push_back(std::move(cb));
 
     Experiment st;
@@ -249,13 +215,13 @@ void add_constant_experiments(std::vector<Experiment> &out) {
     st.guide_section = "Best Practices Guide: Constant Memory; study notes' 1D stencil";
     st.summary = "Nine-point 1D stencil with a shared-memory halo: coefficients in __constant__ memory vs in global "
                  "memory read through __ldg, against our copy kernel on the same bytes.";
-    st.default_suite = true;
     ParamSpec per = int_param("per_thread", 8, 1, 8, "outputs per thread");
     per.allowed = {1, 4, 8};
     ParamSpec block = int_param("block_size", 256, 32, 1024, "threads per block", "threads");
     block.multiple_of = 32;
     st.params = {size_param("elements", 0, 0, 1LL << 34, "n; 0: max(4 x L2, 64 Mi) floats"), std::move(block), std::move(per)};
     st.run = run_stencil;
+    st.quick = {{"elements", 4 * kMiB}};
     out.push_back(std::move(st));
 }
 

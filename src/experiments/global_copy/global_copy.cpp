@@ -1,6 +1,8 @@
 // Experiment family "global memory access": the guide's offset (misaligned) and
 // strided copy kernels, with the 32-byte sector model's prediction per point.
+#include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,6 +11,7 @@
 #include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
+#include "core/units.hpp"
 #include "experiments/global_copy/global_copy.cuh"
 #include "experiments/global_copy/sectors.hpp"
 #include "shared_kernels/copy_ops.cuh"
@@ -65,61 +68,114 @@ Series make_series(const std::string &variant, int word_size, const char *x_name
     return s;
 }
 
-void add_ratio(Result &out, const Series &s, double at, double base, const std::string &label) {
+// The headline figures: the bandwidth at one swept value over another, per
+// kernel and word size. Same bytes at both points, so the bandwidth ratio is
+// the inverse time ratio.
+const Figure kOffset1OverOffset0{"{variant}_w{word}_offset1_over_offset0", "ratio", Better::Higher,
+                                 "bandwidth of a copy misaligned by one word over the aligned copy's"};
+const Figure kStride2OverStride1{"{variant}_w{word}_stride2_over_stride1", "ratio", Better::Higher,
+                                 "bandwidth of a copy of every second word over the dense copy's"};
+const Figure kStride32OverStride1{"{variant}_w{word}_stride32_over_stride1", "ratio", Better::Higher,
+                                  "bandwidth of a copy of every 32nd word over the dense copy's"};
+
+void record_ratio(Result &out, const Series &s, double at, double base, const Figure &figure) {
     const Point *p_at = nullptr, *p_base = nullptr;
     for (const Point &p : s.points) {
         if (p.x == at) p_at = &p;
         if (p.x == base) p_base = &p;
     }
     if (!p_at || !p_base) return;
-    // Same bytes at both points, so the bandwidth ratio is the inverse time ratio.
-    out.summary_values[s.variant + "_w" + std::to_string(s.attributes["word_size"].get<int>()) + "_" + label] =
-        p_base->time_ms.median / p_at->time_ms.median;
+    const std::string word = std::to_string(s.attributes["word_size"].get<int>());
+    out.record(figure, p_base->time_ms.median / p_at->time_ms.median, {{"variant", s.variant}, {"word", word}});
 }
 
-void run_offset_copy(ContextState &ctx, const Params &params, Result &out) {
+// One word size's arrays, and how a point of the sweep is launched and
+// checked on them: what differs between the offset and the stride copy.
+class CopyArrays {
+public:
+    virtual ~CopyArrays() = default;
+    virtual std::size_t elements() const = 0;
+    // The point's launch, its check, the bytes it moves and the model's prediction.
+    virtual CheckedLaunch checked(CopyVariant variant, const std::string &vname, long long x, Result &out) = 0;
+    virtual void predict(long long x, Point &p) const = 0;
+};
+
+// The sweep both copies share: for each word size its arrays, for each kernel
+// a series, for each swept value a point measured through the core's point
+// protocol (poison, run once, check, time, count).
+template <class MakeArrays>
+void sweep_copies(ContextState &ctx, const Params &params, Result &out, const char *sweep, const char *x_name,
+                  MakeArrays make_arrays, void (*figures)(Result &, const Series &)) {
     const int block = static_cast<int>(params.integer("block_size"));
-    const std::vector<long long> offsets = params.integers("offsets");
-    const long long max_offset = *std::max_element(offsets.begin(), offsets.end());
-    cudaStream_t st = ctx.stream();
+    const std::vector<long long> xs = params.integers(sweep);
+    const CounterSet counters = copy_counters();
     for (long long w_ll : params.integers("word_sizes")) {
         const int w = static_cast<int>(w_ll);
-        std::size_t n = elements_for(ctx, params, w);
-        const std::size_t words = n + static_cast<std::size_t>(max_offset);
-        const std::size_t bytes = words * static_cast<std::size_t>(w);
-        require_memory(ctx, 2 * bytes, "offset_copy (" + std::to_string(n) + " words of " + std::to_string(w) + " bytes, two arrays)");
-        DeviceArray in(ctx, bytes), outbuf(ctx, bytes);
-        GM_CUDA(kernels::launch_fill_pattern(in.as<std::uint32_t>(), bytes / 4, kSeed, st));
-        const std::uint64_t k = static_cast<std::uint64_t>(w) / 4;  // u32 lanes per word
-        StagingBuffer staging(n * static_cast<std::size_t>(w), "offset_copy's verification");
-        std::uint32_t *host = staging.as<std::uint32_t>();
+        const std::unique_ptr<CopyArrays> arrays = make_arrays(w);
+        const std::size_t n = arrays->elements();
         for (const std::string &vname : params.texts("variants")) {
-            Series s = make_series(vname, w, "offset", n, block);
-            for (long long off : offsets) {
-                auto launch = [&](cudaStream_t stream) {
-                    return kernels::launch_offset_copy(variant_of(vname), w, outbuf.get(), in.get(), n,
-                                                       static_cast<int>(off), block, stream);
-                };
-                GM_CUDA(cudaMemsetAsync(outbuf.get(), 0xFF, bytes, st));
-                GM_CUDA(launch(st));
-                GM_CUDA(cudaMemcpyAsync(host, outbuf.as<char>() + off * w, n * w, cudaMemcpyDeviceToHost, st));
-                GM_CUDA(cudaStreamSynchronize(st));
-                const std::uint64_t first = static_cast<std::uint64_t>(off) * k;
-                check_words(host, n * k, [&](std::uint64_t t) { return first + t; },
-                            "offset_copy " + vname + " offset " + std::to_string(off), out);
+            Series s = make_series(vname, w, x_name, n, block);
+            for (long long x : xs) {
                 Point p;
-                p.x = static_cast<double>(off);
+                p.x = static_cast<double>(x);
                 p.bytes = 2.0 * static_cast<double>(n) * w;
-                p.time_ms = time_launch(ctx, launch);
-                p.predicted["sectors_per_request"] = sectors_per_request(w, 1, static_cast<std::size_t>(off));
-                p.predicted["efficiency"] = sector_efficiency(w, 1, static_cast<std::size_t>(off));
-                measure_counters(ctx, launch, copy_counters(), p, out);
+                arrays->predict(x, p);
+                measure_checked(ctx, arrays->checked(variant_of(vname), vname, x, out), p, out, &counters);
                 s.points.push_back(std::move(p));
             }
-            add_ratio(out, s, 1, 0, "offset1_over_offset0");
+            figures(out, s);
             out.series.push_back(std::move(s));
         }
     }
+}
+
+class OffsetArrays : public CopyArrays {
+public:
+    OffsetArrays(ContextState &ctx, const Params &params, int w, long long max_offset)
+        : w_(w), block_(static_cast<int>(params.integer("block_size"))), n_(elements_for(ctx, params, w)),
+          bytes_((n_ + static_cast<std::size_t>(max_offset)) * static_cast<std::size_t>(w)),
+          in_((require_memory(ctx, 2 * bytes_, "offset_copy (" + std::to_string(n_) + " words of " + std::to_string(w) +
+                                                   " bytes, two arrays)"),
+               DeviceArray(ctx, bytes_))),
+          out_(ctx, bytes_), staging_(n_ * static_cast<std::size_t>(w), "offset_copy's verification") {
+        GM_CUDA(kernels::launch_fill_pattern(in_.as<std::uint32_t>(), bytes_ / 4, kSeed, ctx.stream()));
+    }
+    std::size_t elements() const override { return n_; }
+    void predict(long long off, Point &p) const override {
+        p.predicted["sectors_per_request"] = sectors_per_request(w_, 1, static_cast<std::size_t>(off));
+        p.predicted["efficiency"] = sector_efficiency(w_, 1, static_cast<std::size_t>(off));
+    }
+    CheckedLaunch checked(CopyVariant variant, const std::string &vname, long long off, Result &out) override {
+        CheckedLaunch c;
+        c.launch = [this, variant, off](cudaStream_t stream) {
+            return kernels::launch_offset_copy(variant, w_, out_.get(), in_.get(), n_, static_cast<int>(off), block_, stream);
+        };
+        c.poison = {{out_.get(), bytes_}};
+        std::uint32_t *host = staging_.as<std::uint32_t>();
+        c.download = download_to(host, out_.as<char>() + off * w_, n_ * w_);
+        const std::uint64_t k = static_cast<std::uint64_t>(w_) / 4;  // u32 lanes per word
+        const std::uint64_t first = static_cast<std::uint64_t>(off) * k;
+        c.check = [this, host, k, first, vname, off, &out] {
+            check_words(host, n_ * k, [&](std::uint64_t t) { return first + t; },
+                        "offset_copy " + vname + " offset " + std::to_string(off), out);
+        };
+        return c;
+    }
+
+private:
+    int w_, block_;
+    std::size_t n_, bytes_;
+    DeviceArray in_, out_;
+    StagingBuffer staging_;
+};
+
+void run_offset_copy(ContextState &ctx, const Params &params, Result &out) {
+    const std::vector<long long> offsets = params.integers("offsets");
+    const long long max_offset = *std::max_element(offsets.begin(), offsets.end());
+    sweep_copies(
+        ctx, params, out, "offsets", "offset",
+        [&](int w) { return std::make_unique<OffsetArrays>(ctx, params, w, max_offset); },
+        [](Result &r, const Series &s) { record_ratio(r, s, 1, 0, kOffset1OverOffset0); });
     out.notes.push_back("guide: the guide's offsetCopy, one word per thread (the faithful reproduction). "
                         "ilp4: four independent words per thread with the same warp access pattern, which keeps "
                         "more bytes in flight so that a bandwidth-bound device shows the cost of the extra sectors.");
@@ -128,65 +184,83 @@ void run_offset_copy(ContextState &ctx, const Params &params, Result &out) {
                         "of aligned on a V100, not 4/5, because neighbouring warps reuse the lines in L1 and L2.");
 }
 
+// Elements for the stride copy: as asked, or the automatic choice reduced to
+// what the memory budget holds at the largest stride (with a note).
+std::size_t stride_elements(ContextState &ctx, const Params &params, int w, std::size_t max_stride, Result &out) {
+    std::size_t n = elements_for(ctx, params, w);
+    const std::size_t word = static_cast<std::size_t>(w);
+    // Two strided arrays plus the dense copy used to check the output.
+    const std::size_t plan = 2 * (((n - 1) * max_stride + 1) * word) + n * word;
+    if (params.is_auto("elements") && plan > ctx.memory_budget()) {
+        n = ctx.memory_budget() / (2 * max_stride * word + word);
+        out.notes.push_back("elements for " + std::to_string(w) + "-byte words reduced to " + std::to_string(n) +
+                            " to fit the memory budget at stride " + std::to_string(max_stride));
+    }
+    if (n == 0) fail(GM_ERROR_OUT_OF_MEMORY, "stride_copy: no device memory left for one element");
+    return n;
+}
+
+class StrideArrays : public CopyArrays {
+public:
+    StrideArrays(ContextState &ctx, const Params &params, int w, std::size_t max_stride, std::size_t n)
+        : ctx_(ctx), w_(w), block_(static_cast<int>(params.integer("block_size"))), n_(n),
+          bytes_(((n - 1) * max_stride + 1) * static_cast<std::size_t>(w)),
+          in_((require_memory(ctx, 2 * bytes_ + n * static_cast<std::size_t>(w),
+                              "stride_copy (" + std::to_string(n) + " words of " + std::to_string(w) +
+                                  " bytes at stride up to " + std::to_string(max_stride) + ")"),
+               DeviceArray(ctx, bytes_))),
+          out_(ctx, bytes_), dense_(ctx, n * static_cast<std::size_t>(w)),
+          staging_(n * static_cast<std::size_t>(w), "stride_copy's verification") {
+        GM_CUDA(kernels::launch_fill_pattern(in_.as<std::uint32_t>(), bytes_ / 4, kSeed, ctx.stream()));
+    }
+    std::size_t elements() const override { return n_; }
+    void predict(long long stride, Point &p) const override {
+        p.predicted["sectors_per_request"] = sectors_per_request(w_, static_cast<std::size_t>(stride), 0);
+        p.predicted["efficiency"] = sector_efficiency(w_, static_cast<std::size_t>(stride), 0);
+    }
+    CheckedLaunch checked(CopyVariant variant, const std::string &vname, long long stride_ll, Result &out) override {
+        const std::size_t stride = static_cast<std::size_t>(stride_ll);
+        CheckedLaunch c;
+        c.launch = [this, variant, stride](cudaStream_t stream) {
+            return kernels::launch_stride_copy(variant, w_, out_.get(), in_.get(), n_, stride, block_, stream);
+        };
+        c.poison = {{out_.get(), bytes_}};
+        std::uint32_t *host = staging_.as<std::uint32_t>();
+        // Gather the strided output densely on the device, then compare on the host.
+        c.download = [this, host, stride](cudaStream_t st) {
+            GM_CUDA(kernels::launch_strided_copy(dense_.get(), 0, 1, out_.get(), 0, stride, n_, w_,
+                                                 ctx_.info().multiprocessors, st));
+            GM_CUDA(cudaMemcpyAsync(host, dense_.get(), n_ * w_, cudaMemcpyDeviceToHost, st));
+        };
+        const std::uint64_t k = static_cast<std::uint64_t>(w_) / 4;
+        c.check = [this, host, k, stride, vname, &out] {
+            check_words(host, n_ * k, [&](std::uint64_t t) { return (t / k) * stride * k + t % k; },
+                        "stride_copy " + vname + " stride " + std::to_string(stride), out);
+        };
+        return c;
+    }
+
+private:
+    ContextState &ctx_;
+    int w_, block_;
+    std::size_t n_, bytes_;
+    DeviceArray in_, out_, dense_;
+    StagingBuffer staging_;
+};
+
 void run_stride_copy(ContextState &ctx, const Params &params, Result &out) {
-    const int block = static_cast<int>(params.integer("block_size"));
     const std::vector<long long> strides = params.integers("strides");
     const std::size_t max_stride = static_cast<std::size_t>(*std::max_element(strides.begin(), strides.end()));
-    cudaStream_t st = ctx.stream();
-    for (long long w_ll : params.integers("word_sizes")) {
-        const int w = static_cast<int>(w_ll);
-        std::size_t n = elements_for(ctx, params, w);
-        auto array_bytes = [&](std::size_t count) { return ((count - 1) * max_stride + 1) * static_cast<std::size_t>(w); };
-        // Two strided arrays plus the dense copy used to check the output.
-        auto plan = [&](std::size_t count) { return 2 * array_bytes(count) + count * static_cast<std::size_t>(w); };
-        if (params.is_auto("elements")) {
-            const std::size_t budget = ctx.memory_budget();
-            if (plan(n) > budget) {
-                n = budget / (2 * max_stride * static_cast<std::size_t>(w) + static_cast<std::size_t>(w));
-                out.notes.push_back("elements for " + std::to_string(w) + "-byte words reduced to " + std::to_string(n) +
-                                    " to fit the memory budget at stride " + std::to_string(max_stride));
-            }
-        }
-        if (n == 0) fail(GM_ERROR_OUT_OF_MEMORY, "stride_copy: no device memory left for one element");
-        const std::size_t bytes = array_bytes(n);
-        require_memory(ctx, plan(n), "stride_copy (" + std::to_string(n) + " words of " + std::to_string(w) +
-                                         " bytes at stride up to " + std::to_string(max_stride) + ")");
-        DeviceArray in(ctx, bytes), outbuf(ctx, bytes), dense(ctx, n * static_cast<std::size_t>(w));
-        GM_CUDA(kernels::launch_fill_pattern(in.as<std::uint32_t>(), bytes / 4, kSeed, st));
-        const std::uint64_t k = static_cast<std::uint64_t>(w) / 4;
-        StagingBuffer staging(n * static_cast<std::size_t>(w), "stride_copy's verification");
-        std::uint32_t *host = staging.as<std::uint32_t>();
-        for (const std::string &vname : params.texts("variants")) {
-            Series s = make_series(vname, w, "stride", n, block);
-            for (long long stride_ll : strides) {
-                const std::size_t stride = static_cast<std::size_t>(stride_ll);
-                auto launch = [&](cudaStream_t stream) {
-                    return kernels::launch_stride_copy(variant_of(vname), w, outbuf.get(), in.get(), n, stride,
-                                                       block, stream);
-                };
-                GM_CUDA(cudaMemsetAsync(outbuf.get(), 0xFF, bytes, st));
-                GM_CUDA(launch(st));
-                // Gather the strided output densely on the device, then compare on the host.
-                GM_CUDA(kernels::launch_strided_copy(dense.get(), 0, 1, outbuf.get(), 0, stride, n, w,
-                                                     ctx.info().multiprocessors, st));
-                GM_CUDA(cudaMemcpyAsync(host, dense.get(), n * w, cudaMemcpyDeviceToHost, st));
-                GM_CUDA(cudaStreamSynchronize(st));
-                check_words(host, n * k, [&](std::uint64_t t) { return (t / k) * stride * k + t % k; },
-                            "stride_copy " + vname + " stride " + std::to_string(stride), out);
-                Point p;
-                p.x = static_cast<double>(stride);
-                p.bytes = 2.0 * static_cast<double>(n) * w;
-                p.time_ms = time_launch(ctx, launch);
-                p.predicted["sectors_per_request"] = sectors_per_request(w, stride, 0);
-                p.predicted["efficiency"] = sector_efficiency(w, stride, 0);
-                measure_counters(ctx, launch, copy_counters(), p, out);
-                s.points.push_back(std::move(p));
-            }
-            add_ratio(out, s, 2, 1, "stride2_over_stride1");
-            add_ratio(out, s, 32, 1, "stride32_over_stride1");
-            out.series.push_back(std::move(s));
-        }
-    }
+    sweep_copies(
+        ctx, params, out, "strides", "stride",
+        [&](int w) {
+            const std::size_t n = stride_elements(ctx, params, w, max_stride, out);
+            return std::make_unique<StrideArrays>(ctx, params, w, max_stride, n);
+        },
+        [](Result &r, const Series &s) {
+            record_ratio(r, s, 2, 1, kStride2OverStride1);
+            record_ratio(r, s, 32, 1, kStride32OverStride1);
+        });
     out.notes.push_back("guide: the guide's strideCopy, one word per thread. ilp4: four independent words per "
                         "thread with the same warp access pattern.");
     out.notes.push_back("Bandwidth counts the useful bytes (each copied word read once and written once), as the "
@@ -202,7 +276,6 @@ Experiment copy_experiment(const char *name, const char *section, const char *su
     e.name = name;
     e.guide_section = section;
     e.summary = summary;
-    e.default_suite = true;
     ParamSpec words = int_list_param("word_sizes", default_words, 4, 16, "bytes per word", "bytes");
     words.allowed = {4, 8, 16};
     ParamSpec block = int_param("block_size", 256, 32, 1024, "threads per block", "threads");
@@ -229,15 +302,21 @@ void add_global_copy_experiments(std::vector<Experiment> &out) {
     // and the 17 strides left out cost half the experiment's time.
     for (int i = 1; i <= 8; ++i) strides.push_back(i);
     for (int i : {10, 12, 14, 16, 20, 24, 28, 32}) strides.push_back(i);
-    out.push_back(copy_experiment(
+    Experiment offset = copy_experiment(
         "offset_copy", "Best Practices Guide: Coalesced Access to Global Memory, A Sequential but Misaligned Access Pattern",
         "Copy whose threads start `offset` words past an aligned base: misaligned warps touch one more 32-byte sector.",
         int_list_param("offsets", offsets, 0, 32, "offsets swept, in words", "words"),
-        {4}, run_offset_copy));
-    out.push_back(copy_experiment(
+        {4}, run_offset_copy);
+    offset.quick = {{"offsets", {0, 1, 32}}, {"elements", 4 * kMiB}};
+    offset.figures = {kOffset1OverOffset0};
+    out.push_back(std::move(offset));
+    Experiment stride = copy_experiment(
         "stride_copy", "Best Practices Guide: Coalesced Access to Global Memory, Strided Accesses",
         "Copy of every `stride`-th word: efficiency falls as 1/stride until every thread needs its own sector.",
-        int_list_param("strides", strides, 1, 32, "strides swept, in words", "words"), {4, 8, 16}, run_stride_copy));
+        int_list_param("strides", strides, 1, 32, "strides swept, in words", "words"), {4, 8, 16}, run_stride_copy);
+    stride.quick = {{"strides", {1, 2, 32}}, {"elements", kMiB}};
+    stride.figures = {kStride2OverStride1, kStride32OverStride1};
+    out.push_back(std::move(stride));
 }
 
 }  // namespace gmlab

@@ -18,10 +18,11 @@
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
+#include "core/units.hpp"
 #include "experiments/l2_partitions/l2_partitions.cuh"
 #include "experiments/l2_partitions/partition_model.hpp"
 #include "experiments/l2_partitions/pinned_chase.hpp"
-#include "experiments/latency/latency_model.hpp"
+#include "experiments/common/latency_model.hpp"
 
 namespace gmlab {
 
@@ -30,7 +31,6 @@ namespace {
 using kernels::kChaseLineBytes;
 using kernels::kChasePageBytes;
 constexpr std::uint64_t kSeed = 0x6c3270617274ull;  // "l2part"
-constexpr std::size_t kMiB = 1024 * 1024;
 constexpr double kModelFarShare = 0.5;  // two partitions, addresses spread evenly over them
 constexpr double kMinLevelShare = 0.05;  // a level holds at least this share of the (SM, line) pairs
 
@@ -38,12 +38,6 @@ int kept_launches(const Settings &s) { return std::max(1, std::min(s.min_repetit
 int warmup_launches(const Settings &s) { return std::max(0, s.warmup); }
 
 double median(std::vector<double> v) { return v.empty() ? 0.0 : summarize(std::move(v)).median; }
-
-std::string mib(double bytes) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / kMiB);
-    return buf;
-}
 
 // A different line for every launch, from a fixed sequence.
 std::uint32_t start_line(std::size_t lines, std::uint64_t k) {
@@ -549,7 +543,7 @@ void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
         "From each of " + std::to_string(targets.size()) + " SMs (sm_step " + std::to_string(sm_step) + " over the " +
         std::to_string(seen.size()) + " SM ids seen; %nsmid " + std::to_string(nsmid) +
         "; and the SM one-block launches go to), one thread follows a ring of " +
-        std::to_string(n_lines) + " 128-byte lines drawn at random from " + mib(static_cast<double>(region)) +
+        std::to_string(n_lines) + " 128-byte lines drawn at random from " + mib_text(static_cast<double>(region)) +
         " with ld.global.cg (L2 only), twice around, timing every load on its own with clock64 (the cycles from issuing it to "
         "a shared-memory store that waits for its value, so a few cycles above a plain chase's). Before every chase the lines "
         "are written whole by the copy engine from pinned host memory (one 128-byte copy a line), so the first visit finds "
@@ -612,7 +606,6 @@ void add_l2_partitions_experiments(std::vector<Experiment> &out) {
     e.summary = "L2 hit latency of each line seen from each SM (a chase pinned to the SM, every load timed): the near and "
                 "far levels found by measurement, each SM's share of far lines against the model's half, the fabric counters "
                 "of near-only and far-only chases, and which level a chase over a quarter to all of L2 finds.";
-    e.default_suite = true;
     // Default run, H100/H200 (132 SMs): 33 SMs x 7 launches of 512 timed hops
     // (about 0.15 ms each), a sweep of 4 rings up to L2 read and chased 7
     // times (about 1 ms each) and two short fabric rings: about 0.07 s of GPU time.
@@ -626,6 +619,7 @@ void add_l2_partitions_experiments(std::vector<Experiment> &out) {
         bool_param("full_matrix", false, "add every (SM, line) first-visit latency to the result"),
     };
     e.run = run_l2_partitions;
+    e.quick = {{"lines", 64}, {"sm_step", 16}, {"sweep_points", 1}, {"sweep_hops", 256}};
     out.push_back(std::move(e));
 }
 

@@ -11,8 +11,9 @@
 #include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
+#include "core/units.hpp"
 #include "experiments/l2_persist/l2_persist.cuh"
-#include "experiments/l2_persist/l2_window.hpp"
+#include "operations/l2_window.hpp"
 #include "shared_kernels/fill_pattern.cuh"
 #include "shared_kernels/pattern.hpp"
 
@@ -21,8 +22,6 @@ namespace gmlab {
 namespace {
 
 constexpr std::uint32_t kSeedPersistent = 101, kSeedStreaming = 202;
-constexpr std::size_t kMiB = 1024 * 1024;
-
 struct WindowChoice {
     const char *name;       // series name
     const char *label;      // key prefix in the summary
@@ -33,12 +32,6 @@ constexpr WindowChoice kChoices[] = {
     {"window, hit ratio 1.0", "hit_ratio_1"},
     {"tuned window, hit ratio = set-aside / region", "tuned"},
 };
-
-std::string mib(double bytes) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / kMiB);
-    return buf;
-}
 
 void run_l2_persist(ContextState &ctx, const Params &params, Result &out) {
     const DeviceInfo &dev = ctx.info();
@@ -173,14 +166,14 @@ void run_l2_persist(ContextState &ctx, const Params &params, Result &out) {
     out.summary_values["max_window_bytes"] = static_cast<double>(limits.max_window);
     out.summary_values["streaming_bytes"] = static_cast<double>(streaming_bytes);
 
-    out.notes.push_back("L2 is " + mib(static_cast<double>(limits.l2_bytes)) + "; the set-aside granted for persisting lines is " +
-                        mib(static_cast<double>(granted)) + " (asked " + mib(static_cast<double>(wanted_set_aside)) +
-                        ", device maximum " + mib(static_cast<double>(limits.persisting_max)) + "); the largest window is " +
-                        mib(static_cast<double>(limits.max_window)) + ".");
-    if (fitting) out.notes.push_back("Largest persistent region that fits the set-aside: " + mib(static_cast<double>(fitting)) + ".");
+    out.notes.push_back("L2 is " + mib_text(static_cast<double>(limits.l2_bytes)) + "; the set-aside granted for persisting lines is " +
+                        mib_text(static_cast<double>(granted)) + " (asked " + mib_text(static_cast<double>(wanted_set_aside)) +
+                        ", device maximum " + mib_text(static_cast<double>(limits.persisting_max)) + "); the largest window is " +
+                        mib_text(static_cast<double>(limits.max_window)) + ".");
+    if (fitting) out.notes.push_back("Largest persistent region that fits the set-aside: " + mib_text(static_cast<double>(fitting)) + ".");
     if (past)
-        out.notes.push_back("The sweep crosses the set-aside between " + mib(static_cast<double>(fitting)) + " and " +
-                            mib(static_cast<double>(past)) + ": from there a window with hit ratio 1.0 asks more lines to persist than the set-aside holds, and they evict each other.");
+        out.notes.push_back("The sweep crosses the set-aside between " + mib_text(static_cast<double>(fitting)) + " and " +
+                            mib_text(static_cast<double>(past)) + ": from there a window with hit ratio 1.0 asks more lines to persist than the set-aside holds, and they evict each other.");
     out.notes.push_back("Kernel: each thread reads one element of the persistent region (index i mod region) and updates one of the "
                         "streaming region, as in the guide's benchmark; the guide's kernel also writes the persistent element, "
                         "which many threads do at once (a race), so here the persistent region is only read and the output can be checked.");
@@ -196,7 +189,6 @@ void add_l2_experiments(std::vector<Experiment> &out) {
     e.guide_section = "Best Practices Guide: L2 Cache, L2 Cache Access Window and Tuning the Access Window Hit-Ratio";
     e.summary = "Sliding-window benchmark of the L2 persisting access window: no window, hit ratio 1.0, and the tuned "
                 "hit ratio, over persistent regions from below to beyond the set-aside.";
-    e.default_suite = true;
     ParamSpec block = int_param("block_size", 256, 32, 1024, "threads per block", "threads");
     block.multiple_of = 32;
     e.params = {
@@ -211,6 +203,7 @@ void add_l2_experiments(std::vector<Experiment> &out) {
         std::move(block),
     };
     e.run = run_l2_persist;
+    e.quick = {{"sweep_points", 2}, {"streaming_bytes", 128 * kMiB}};
     out.push_back(std::move(e));
 }
 

@@ -12,9 +12,9 @@
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
-#include "experiments/latency/chase.hpp"
+#include "experiments/common/chase.hpp"
 #include "experiments/latency/latency.cuh"
-#include "experiments/latency/latency_model.hpp"
+#include "experiments/common/latency_model.hpp"
 
 namespace gmlab {
 
@@ -247,7 +247,6 @@ void add_latency_experiments(std::vector<Experiment> &out) {
     e.guide_section = "Beyond the guide: memory latency by pointer chasing (Programming Guide: Device Memory Accesses)";
     e.summary = "One thread chasing a random ring of cache lines over working sets from 4 KiB to 4 x L2, through L1 and "
                 "around it: L1, L2 and DRAM latency in cycles and ns, and the cache capacities where the latency steps up.";
-    e.default_suite = true;
     ParamSpec stride = int_param("stride", 128, 32, 512, "bytes between the ring's pointers (one per line)", "bytes");
     stride.allowed = {32, 64, 128, 256, 512};
     e.params = {
@@ -259,6 +258,7 @@ void add_latency_experiments(std::vector<Experiment> &out) {
         double_param("min_step", 0.10, 0.01, 1.0, "smallest latency step between two levels (relative)"),
     };
     e.run = run_latency;
+    e.quick = {{"points_per_octave", 1}, {"hops", 512}};
     out.push_back(std::move(e));
 }
 

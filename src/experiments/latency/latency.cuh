@@ -10,13 +10,9 @@
 
 #include <cuda_runtime_api.h>
 
-namespace gmlab::kernels {
+#include "shared_kernels/chase_sample.hpp"
 
-// What one timed chase leaves behind: the measured hops' SM cycles and
-// nanoseconds, and where the chase ended (checked against the host's walk).
-struct ChaseSample {
-    unsigned long long cycles = 0, ns = 0, last = 0;
-};
+namespace gmlab::kernels {
 
 enum class LoadPath { Cached, Bypass };  // ld.global.ca / ld.global.cg
 

@@ -11,9 +11,9 @@
 
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
-#include "experiments/latency/chase.hpp"
+#include "experiments/common/chase.hpp"
 #include "experiments/latency/latency.cuh"
-#include "experiments/latency/latency_model.hpp"
+#include "experiments/common/latency_model.hpp"
 
 namespace gmlab {
 
@@ -229,9 +229,9 @@ void add_memory_spaces_experiments(std::vector<Experiment> &out) {
     e.guide_section = "Best Practices Guide: Device Memory Spaces (Table 1), measured";
     e.summary = "The latency of registers, shared memory, the constant cache, L1, L2, DRAM, local memory and the texture "
                 "cache on this device, by dependent accesses: the guide's ordering, measured.";
-    e.default_suite = true;
     e.params = {int_param("hops", 1024, 16, 1 << 20, "timed dependent accesses per launch")};
     e.run = run_memory_spaces;
+    e.quick = {{"hops", 256}};
     out.push_back(std::move(e));
 }
 

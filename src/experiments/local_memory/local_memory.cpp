@@ -145,12 +145,12 @@ void add_local_memory_experiments(std::vector<Experiment> &out) {
     e.guide_section = "Best Practices Guide: Local Memory";
     e.summary = "A per-thread array indexed at run time (local memory, warp-uniform or per-lane index) against the same "
                 "work with compile-time indices (registers): local bytes and registers per thread, time.";
-    e.default_suite = true;
     e.params = {size_param("threads", 0, 0, 1LL << 28, "threads, each with its own array; 0: 2 x the device's resident threads"),
                 int_param("rounds", 16, 1, 4096, "visits of every array word per thread"),
                 enum_list_param("variants", {"registers", "uniform", "divergent"}, {"registers", "uniform", "divergent"},
                                 "registers (compile-time indices), uniform and divergent (run-time index)")};
     e.run = run_local_memory;
+    e.quick = {{"rounds", 4}};
     out.push_back(std::move(e));
 }
 

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "experiments/transfers/transfer_common.hpp"
+#include "experiments/common/transfer_common.hpp"
 
 namespace gmlab {
 

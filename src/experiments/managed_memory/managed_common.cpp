@@ -2,7 +2,7 @@
 
 #include "core/counters/unified_memory_activity.hpp"
 #include "core/error.hpp"
-#include "experiments/transfers/transfer_common.hpp"
+#include "experiments/common/transfer_common.hpp"
 
 namespace gmlab {
 

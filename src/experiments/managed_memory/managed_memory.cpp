@@ -14,13 +14,14 @@
 #include "core/device/host_memory.hpp"
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
+#include "core/units.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 #include "experiments/managed_memory/fault_model.hpp"
 #include "experiments/managed_memory/managed_common.hpp"
 #include "experiments/managed_memory/managed_memory.cuh"
 #include "experiments/managed_memory/ping_pong.hpp"
-#include "experiments/transfers/transfer_common.hpp"
+#include "experiments/common/transfer_common.hpp"
 #include "shared_kernels/pattern.hpp"
 #include "shared_kernels/read_sum.cuh"
 
@@ -416,7 +417,6 @@ void add_managed_memory_experiments(std::vector<Experiment> &out) {
                 "prefetch, read-mostly, accessed-by, against an explicit copy and mapped pinned memory, 64 KiB to "
                 "16 MiB (up to 8 GiB and more by parameter); a host/device ping-pong; faults and migrated bytes "
                 "counted, and a fitted fault + link model.";
-    e.default_suite = true;
     std::vector<std::string> variants;
     for (const Variant &v : kVariants) variants.push_back(v.name);
     variants.push_back("ping_pong");
@@ -434,6 +434,7 @@ void add_managed_memory_experiments(std::vector<Experiment> &out) {
         int_list_param("pingpong_pages", {1, 16, 256}, 1, 1 << 20, "sizes of the ping-pong array", "4096-byte pages"),
     };
     e.run = run_managed_memory;
+    e.quick = {{"max_size", kMiB}, {"pingpong_pages", {1, 16}}};
     out.push_back(std::move(e));
 }
 

@@ -8,7 +8,7 @@
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 #include "experiments/managed_memory/managed_memory.cuh"
-#include "experiments/transfers/transfer_common.hpp"
+#include "experiments/common/transfer_common.hpp"
 
 namespace gmlab {
 

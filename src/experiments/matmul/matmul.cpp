@@ -165,22 +165,22 @@ void add_matmul_experiments(std::vector<Experiment> &out) {
     ab.name = "matmul_ab";
     ab.guide_section = "Best Practices Guide: Shared Memory in Matrix Multiplication (C=AB)";
     ab.summary = "C = AB with A M x 32 and B 32 x N: simple, a tile of A in shared memory, tiles of A and B.";
-    ab.default_suite = true;
     ab.params = {dim("m", "rows of A and C"), dim("n", "columns of B and C"),
                  enum_list_param("variants", {"simple", "coalesced_a", "shared_ab"}, {"simple", "coalesced_a", "shared_ab"},
                                  "kernels to time")};
     ab.run = run_matmul_ab;
+    ab.quick = {{"m", 1024}, {"n", 1024}};
     out.push_back(std::move(ab));
 
     Experiment aat;
     aat.name = "matmul_aat";
     aat.guide_section = "Best Practices Guide: Shared Memory in Matrix Multiplication (C=AAT)";
     aat.summary = "C = AAᵀ with A M x 32: strided reads, a transposed tile with 32-way bank conflicts, and the padded tile.";
-    aat.default_suite = true;
     aat.params = {dim("m", "rows of A; C is M x M"),
                   enum_list_param("variants", {"simple", "coalesced", "padded"}, {"simple", "coalesced", "padded"},
                                   "kernels to time")};
     aat.run = run_matmul_aat;
+    aat.quick = {{"m", 1024}};
     out.push_back(std::move(aat));
 }
 

@@ -124,7 +124,6 @@ void add_register_pressure_experiments(std::vector<Experiment> &out) {
     e.guide_section = "Best Practices Guide: Registers, Register Pressure and Occupancy";
     e.summary = "One kernel with many live values built under several register caps: registers, spilled (local) bytes, "
                 "theoretical occupancy and time per cap.";
-    e.default_suite = true;
     std::vector<long long> caps;
     for (const auto &c : kernels::pressure_caps()) caps.push_back(c.cap);
     ParamSpec cap_param = int_list_param("caps", caps, 32, 255, "register caps to run (each a compiled instance)", "registers");
@@ -133,6 +132,7 @@ void add_register_pressure_experiments(std::vector<Experiment> &out) {
                 size_param("threads", 0, 0, 1LL << 28, "threads; 0: 2 x the device's resident threads"),
                 int_param("iterations", 32, 1, 4096, "updates of all 64 values per thread")};
     e.run = run_register_pressure;
+    e.quick = {{"caps", {255, 32}}, {"iterations", 4}};
     out.push_back(std::move(e));
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
+#include "core/units.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 #include "experiments/shared_alloc/shared_alloc.cuh"
@@ -80,9 +81,9 @@ void add_shared_alloc_experiments(std::vector<Experiment> &out) {
     e.name = "shared_alloc";
     e.guide_section = "Programming Guide: Shared Memory (static and dynamic allocation)";
     e.summary = "The same kernel with a static and with a dynamic shared array: identical results, the resources each uses.";
-    e.default_suite = true;
     e.params = {size_param("elements", 0, 0, 1LL << 36, "ints reversed per launch; 0: max(4 x L2, 64 MiB) of them")};
     e.run = run_shared_alloc;
+    e.quick = {{"elements", 4 * kMiB}};
     out.push_back(std::move(e));
 }
 

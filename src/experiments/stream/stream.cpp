@@ -6,9 +6,10 @@
 
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
+#include "core/units.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
-#include "experiments/stream/stream.cuh"
+#include "shared_kernels/stream_ops.cuh"
 #include "shared_kernels/pattern.hpp"
 
 namespace gmlab {
@@ -187,7 +188,6 @@ void add_stream_experiments(std::vector<Experiment> &out) {
     e.guide_section = "Best Practices Guide: Performance Metrics, Effective Bandwidth Calculation";
     e.summary = "STREAM copy, scale, add and triad on double arrays: the attainable DRAM bandwidth every "
                 "other figure is compared to, with cudaMemcpy device-to-device beside it.";
-    e.default_suite = true;
     e.params = {
         size_param("array_bytes", 0, 0, 1LL << 40, "bytes per array; 0 chooses max(4 x L2, 256 MiB) within the memory budget"),
         enum_list_param("kernels", {"copy", "scale", "add", "triad"}, {"copy", "scale", "add", "triad"},
@@ -206,6 +206,7 @@ void add_stream_experiments(std::vector<Experiment> &out) {
     e.params[2].multiple_of = 32;
     e.params[3].allowed = {1, 2, 4, 8};
     e.run = run_stream;
+    e.quick = {{"array_bytes", 64 * kMiB}};
     out.push_back(std::move(e));
 }
 

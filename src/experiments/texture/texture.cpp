@@ -302,12 +302,12 @@ void add_texture_experiments(std::vector<Experiment> &out) {
     e.guide_section = "Best Practices Guide: Texture Memory (additional texture capabilities)";
     e.summary = "A rotation read through a texture object vs global loads vs __ldg, and the texture unit's filtering, "
                 "coordinate, addressing and integer-conversion capabilities checked against host models.";
-    e.default_suite = true;
     e.params = {
         int_param("width", 8192, 1, 1 << 20, "image width in pixels (4-byte floats)"),
         int_param("height", 8192, 1, 1 << 20, "image height in pixels"),
     };
     e.run = run_texture;
+    e.quick = {{"width", 1024}, {"height", 1024}};
     out.push_back(std::move(e));
 }
 

@@ -15,7 +15,8 @@
 #include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
-#include "experiments/stream/reference_copy.hpp"
+#include "core/units.hpp"
+#include "experiments/common/reference_copy.hpp"
 #include "experiments/tma_copy/tma_copy.cuh"
 #include "experiments/tma_copy/tma_plan.hpp"
 #include "shared_kernels/fill_pattern.cuh"
@@ -26,20 +27,19 @@ namespace gmlab {
 namespace {
 
 constexpr std::uint32_t kSeed = 0x746D61;  // "tma"
-constexpr long long kKiB = 1024;
 constexpr long long kDefaultArray = 1LL << 30;
 // Each verification also reads this many words at each end of the output on
 // the host, against the host's own pattern_word: a check of the device-side
 // compare as well as of the copy.
 constexpr std::size_t kHostWindowWords = 64 * 1024;
 
-std::vector<long long> default_sizes() { return {1 * kKiB, 2 * kKiB, 4 * kKiB, 8 * kKiB, 16 * kKiB, 32 * kKiB, 64 * kKiB}; }
+std::vector<long long> default_sizes() {
+    std::vector<long long> sizes;
+    for (long long k = 1; k <= 64; k *= 2) sizes.push_back(k * static_cast<long long>(kKiB));
+    return sizes;
+}
 std::vector<long long> default_stages() { return {1, 2, 3, 4}; }
 const std::vector<std::string> kPaths = {"bulk", "tensor", "cp_async", "registers"};
-
-std::string kib(std::size_t bytes) {
-    return bytes % 1024 == 0 ? std::to_string(bytes / 1024) + " KiB" : std::to_string(bytes) + " bytes";
-}
 
 kernels::TmaKernel kernel_of(CopyPath p) { return static_cast<kernels::TmaKernel>(static_cast<int>(p)); }
 
@@ -153,7 +153,7 @@ void run_tma_copy(ContextState &ctx, const Params &params, Result &out) {
             if (ring_fits(static_cast<std::size_t>(size), static_cast<int>(st), smem_limit)) {
                 combos.push_back({static_cast<std::size_t>(size), static_cast<int>(st)});
             } else if (default_sweep) {
-                dropped.push_back(std::to_string(st) + " x " + kib(static_cast<std::size_t>(size)));
+                dropped.push_back(std::to_string(st) + " x " + kib_text(static_cast<std::size_t>(size)));
             } else {
                 check_ring(static_cast<std::size_t>(size), static_cast<int>(st), smem_limit);
             }
@@ -264,7 +264,7 @@ void run_tma_copy(ContextState &ctx, const Params &params, Result &out) {
                 }
                 return cudaErrorInvalidValue;
             };
-            const std::string what = "tma_copy " + series_label(p, c.stages) + ", " + kib(c.size);
+            const std::string what = "tma_copy " + series_label(p, c.stages) + ", " + kib_text(c.size);
             GM_CUDA(cudaMemsetAsync(outbuf.get(), 0xA5, array_bytes, st));
             GM_CUDA(launch(st));
             checker.check(outbuf.as<std::uint32_t>(), words, what, out);
@@ -423,7 +423,7 @@ void run_tma_copy(ContextState &ctx, const Params &params, Result &out) {
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.3f", r);
         const std::string head = std::string(tma_path == CopyPath::Tensor ? "tensor" : "bulk") + ", " +
-                                 kib(static_cast<std::size_t>(tma.size)) + ", " + std::to_string(tma.stages) + " stages";
+                                 kib_text(static_cast<std::size_t>(tma.size)) + ", " + std::to_string(tma.stages) + " stages";
         if (r > 1.0)
             out.notes.push_back("The TMA copy (" + head + ") BEAT our stream copy kernel on the same " + std::to_string(array_bytes) +
                                 " bytes: " + std::to_string(static_cast<long long>(std::llround(tma.gbs))) + " against " +
@@ -444,11 +444,10 @@ void add_tma_copy_experiments(std::vector<Experiment> &out) {
     e.summary = "Global -> shared -> global through the Tensor Memory Accelerator (1D bulk copies and 2D tensor-map tiles) "
                 "against cp.async and register copies, over bulk/tile size and pipeline stages; the best TMA copy of 1 GiB "
                 "against our stream copy and cudaMemcpy, and instructions issued per byte.";
-    e.default_suite = true;
     e.params = {
         size_param("array_bytes", kDefaultArray, 1 << 20, 1LL << 40,
                    "bytes copied (two arrays of this size); the default 1 GiB shrinks to fit the memory budget"),
-        int_list_param("sizes", default_sizes(), 16, 256 * kKiB,
+        int_list_param("sizes", default_sizes(), 16, 256 * static_cast<long long>(kKiB),
                        "bytes per bulk copy / tile / chunk: a multiple of 16, and stages x size within the shared memory per block",
                        "bytes"),
         int_list_param("stages", default_stages(), 1, kMaxStages, "shared buffers in the ring (one mbarrier each)"),
@@ -464,6 +463,7 @@ void add_tma_copy_experiments(std::vector<Experiment> &out) {
     e.params[4].multiple_of = 4;
     e.params[5].multiple_of = 4;
     e.run = run_tma_copy;
+    e.quick = {{"array_bytes", 64 * kMiB}, {"sizes", {1024, 16384}}, {"stages", {1, 3}}};
     out.push_back(std::move(e));
 }
 

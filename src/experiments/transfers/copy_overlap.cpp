@@ -10,10 +10,11 @@
 #include "core/device/host_memory.hpp"
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
+#include "core/units.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 #include "experiments/transfers/streams.hpp"
-#include "experiments/transfers/transfer_common.hpp"
+#include "experiments/common/transfer_common.hpp"
 #include "experiments/transfers/transfers.cuh"
 
 namespace gmlab {
@@ -185,7 +186,6 @@ void add_copy_overlap_experiments(std::vector<Experiment> &out) {
     e.name = "copy_overlap";
     e.guide_section = "Best Practices Guide: Asynchronous and Overlapping Transfers with Computation";
     e.summary = "Copy in, kernel, copy out on pinned memory: serial on one stream against chunks pipelined over 2, 4, 8 streams.";
-    e.default_suite = true;
     e.params = {
         size_param("bytes", 256LL << 20, 4, 1LL << 36, "bytes copied in (and out)"),
         int_list_param("streams", {1, 2, 4, 8}, 1, 64, "numbers of streams (and chunks); 1 is always measured as the baseline",
@@ -193,6 +193,7 @@ void add_copy_overlap_experiments(std::vector<Experiment> &out) {
         int_param("iterations", 0, 0, 1 << 20, "affine steps per element in the kernel; 0: as long as the host-to-device copy"),
     };
     e.run = run_copy_overlap;
+    e.quick = {{"bytes", 16 * kMiB}, {"streams", {1, 2}}};
     out.push_back(std::move(e));
 }
 

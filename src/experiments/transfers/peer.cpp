@@ -11,10 +11,11 @@
 
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
+#include "core/units.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 #include "experiments/transfers/streams.hpp"
-#include "experiments/transfers/transfer_common.hpp"
+#include "experiments/common/transfer_common.hpp"
 #include "experiments/transfers/transfers.cuh"
 #include "shared_kernels/fill_pattern.cuh"
 #include "shared_kernels/pattern.hpp"
@@ -371,7 +372,6 @@ void add_peer_experiments(std::vector<Experiment> &out) {
     e.guide_section = "Programming Guide: Peer-to-Peer Memory Access and Copy";
     e.summary = "Between every ordered pair of GPUs: peer copy bandwidth (copy engine and a kernel reading the peer), "
                 "small-copy latency, both directions at once; not applicable with one GPU.";
-    e.default_suite = true;
     e.params = {
         size_param("bytes", 64LL << 20, 16, 1LL << 36, "bytes per bandwidth copy (rounded down to a multiple of 16)"),
         size_param("latency_bytes", 4, 1, 1LL << 20, "bytes per latency copy"),
@@ -380,6 +380,7 @@ void add_peer_experiments(std::vector<Experiment> &out) {
         bool_param("all_pairs", true, "every ordered pair of the devices taking part; false: only pairs with the context's device"),
     };
     e.run = run_peer;
+    e.quick = {{"bytes", kMiB}, {"latency_copies", 10}};
     out.push_back(std::move(e));
 }
 

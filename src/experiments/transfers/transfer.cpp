@@ -13,15 +13,14 @@
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
-#include "experiments/transfers/transfer_common.hpp"
+#include "core/units.hpp"
+#include "experiments/common/transfer_common.hpp"
 
 namespace gmlab {
 
 namespace {
 
 constexpr std::uint32_t kSeed = 0x7a5f;
-constexpr std::size_t kMiB = 1024 * 1024;
-
 // The host side of one memory kind: a source the copies read and a
 // destination they write, pinned or pageable, freed on every path.
 struct HostPair {
@@ -246,7 +245,6 @@ void add_transfer_experiments(std::vector<Experiment> &out) {
     t.guide_section = "Best Practices Guide: Data Transfer Between Host and Device; Pinned Memory";
     t.summary = "Host-to-device and device-to-host bandwidth of cudaMemcpyAsync for pageable and pinned host memory, "
                 "4 KiB to 256 MiB.";
-    t.default_suite = true;
     t.params = {
         size_param("min_size", 4096, 1, 1LL << 40, "smallest transfer"),
         size_param("max_size", 256LL << 20, 1, 1LL << 40, "largest transfer (one device buffer and, per memory kind, "
@@ -257,19 +255,20 @@ void add_transfer_experiments(std::vector<Experiment> &out) {
                         "host memory: pinned (cudaHostAlloc) and/or pageable (malloc)"),
     };
     t.run = run_transfer;
+    t.quick = {{"min_size", 64 * 1024}, {"max_size", 4 * kMiB}, {"points_per_octave", 1}};
     out.push_back(std::move(t));
 
     Experiment b;
     b.name = "transfer_batching";
     b.guide_section = "Best Practices Guide: Data Transfer Between Host and Device";
     b.summary = "N small copies against one copy of the same bytes: the fixed cost of each transfer, fitted.";
-    b.default_suite = true;
     b.params = {
         int_list_param("counts", {1, 16, 128, 1024}, 1, 65536, "N: copies per point", "copies"),
         int_list_param("chunk_sizes", {4096, 65536}, 1, 1LL << 26, "bytes per small copy", "bytes"),
         enum_list_param("directions", {"h2d", "d2h"}, {"h2d", "d2h"}, "h2d: host to device; d2h: device to host"),
     };
     b.run = run_transfer_batching;
+    b.quick = {{"counts", {1, 16}}, {"chunk_sizes", {4096}}};
     out.push_back(std::move(b));
 }
 

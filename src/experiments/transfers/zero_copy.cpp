@@ -9,9 +9,10 @@
 #include "core/device/host_memory.hpp"
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
+#include "core/units.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
-#include "experiments/transfers/transfer_common.hpp"
+#include "experiments/common/transfer_common.hpp"
 #include "experiments/transfers/transfers.cuh"
 #include "shared_kernels/pattern.hpp"
 
@@ -115,13 +116,13 @@ void add_zero_copy_experiments(std::vector<Experiment> &out) {
     e.guide_section = "Best Practices Guide: Zero Copy";
     e.summary = "A kernel reading and writing mapped page-locked host memory, coalesced and strided, against explicit "
                 "copies around the same kernel; the integrated property and its advice.";
-    e.default_suite = true;
     e.params = {
         size_param("bytes", 32LL << 20, 4, 1LL << 36, "bytes of input (and of output) in host memory"),
         int_param("stride", 32, 2, 4096, "words between neighbouring threads in the strided pattern", "words"),
         enum_list_param("patterns", {"coalesced", "strided"}, {"coalesced", "strided"}, "access patterns measured"),
     };
     e.run = run_zero_copy;
+    e.quick = {{"bytes", 4 * kMiB}};
     out.push_back(std::move(e));
 }
 

@@ -9,8 +9,8 @@
 #include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
-#include "experiments/stream/reference_copy.hpp"
-#include "experiments/transpose/transpose_operation.hpp"
+#include "experiments/common/reference_copy.hpp"
+#include "operations/transpose.hpp"
 #include "shared_kernels/fill_pattern.cuh"
 #include "shared_kernels/pattern.hpp"
 
@@ -128,7 +128,6 @@ void add_transpose_experiments(std::vector<Experiment> &out) {
     e.guide_section = "Best Practices Guide: Shared Memory (coalescing through shared memory, bank conflicts and padding)";
     e.summary = "Matrix transpose: naive, through a shared tile, padded tile, and a wide swizzled tile, against our copy "
                 "kernel on the same bytes.";
-    e.default_suite = true;
     ParamSpec elems = int_list_param("element_sizes", {4, 8}, 4, 16, "bytes per element", "bytes");
     elems.allowed = {4, 8, 16};
     e.params = {
@@ -140,6 +139,7 @@ void add_transpose_experiments(std::vector<Experiment> &out) {
         bool_param("include_copy", true, "also time our copy kernel on the same bytes (the ceiling)"),
     };
     e.run = run_transpose;
+    e.quick = {{"rows", 1024}, {"cols", 1024}};
     out.push_back(std::move(e));
 }
 

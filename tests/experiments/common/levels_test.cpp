@@ -9,7 +9,7 @@
 
 #include "committed_curves.hpp"
 #include "experiments/common/levels.hpp"
-#include "experiments/latency/latency_model.hpp"
+#include "experiments/common/latency_model.hpp"
 
 using namespace gmlab;
 

@@ -8,7 +8,7 @@
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
 #include "core/experiment/result.hpp"
-#include "experiments/transfers/transfer_common.hpp"
+#include "experiments/common/transfer_common.hpp"
 #include "unit_checks.hpp"
 
 using namespace gmlab;

@@ -1,4 +1,4 @@
-#include "experiments/transpose/transpose_operation.hpp"
+#include "operations/transpose.hpp"
 
 #include <limits>
 #include <string>

@@ -1,4 +1,4 @@
-#include "experiments/transfers/transfer_common.hpp"
+#include "experiments/common/transfer_common.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -10,7 +10,7 @@
 #include "core/error.hpp"
 #include "core/experiment/params.hpp"
 #include "core/experiment/registry.hpp"
-#include "experiments/latency/latency_model.hpp"
+#include "experiments/common/latency_model.hpp"
 #include "../common/committed_curves.hpp"
 
 using namespace gmlab;

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "experiments/transpose/transpose_operation.hpp"
+#include "operations/transpose.hpp"
 #include "unit_checks.hpp"
 
 using namespace gmlab;

@@ -1,4 +1,4 @@
-#include "experiments/stream/reference_copy.hpp"
+#include "experiments/common/reference_copy.hpp"
 
 #include <cstring>
 #include <vector>
@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
-#include "experiments/stream/stream.cuh"
+#include "shared_kernels/stream_ops.cuh"
 
 namespace gmlab {
 

@@ -1,4 +1,4 @@
-#include "experiments/matmul/matmul_operation.hpp"
+#include "operations/matmul.hpp"
 
 #include <string>
 

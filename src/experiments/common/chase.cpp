@@ -1,4 +1,4 @@
-#include "experiments/latency/chase.hpp"
+#include "experiments/common/chase.hpp"
 
 #include <algorithm>
 

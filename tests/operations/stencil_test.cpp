@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "experiments/constant_memory/stencil_operation.hpp"
+#include "operations/stencil.hpp"
 #include "unit_checks.hpp"
 
 using namespace gmlab;

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "experiments/l2_persist/l2_window.hpp"
+#include "operations/l2_window.hpp"
 
 using namespace gmlab;
 

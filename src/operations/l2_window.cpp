@@ -1,4 +1,4 @@
-#include "experiments/l2_persist/l2_window.hpp"
+#include "operations/l2_window.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "experiments/latency/latency_model.hpp"
+#include "experiments/common/latency_model.hpp"
 
 #include <algorithm>
 #include <cmath>

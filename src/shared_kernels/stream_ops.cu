@@ -1,4 +1,4 @@
-#include "experiments/stream/stream.cuh"
+#include "shared_kernels/stream_ops.cuh"
 
 #include "shared_kernels/kernel_catalogue.cuh"
 #include "shared_kernels/pattern.hpp"

@@ -10,7 +10,7 @@
 
 #include "core/device/context.hpp"
 #include "core/experiment/result.hpp"
-#include "experiments/latency/latency.cuh"
+#include "shared_kernels/chase_sample.hpp"
 
 namespace gmlab {
 

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "experiments/matmul/matmul_operation.hpp"
+#include "operations/matmul.hpp"
 #include "unit_checks.hpp"
 
 using namespace gmlab;
