@@ -43,15 +43,11 @@ struct Case {
 Point measure(ContextState &ctx, const Case &c, const DeviceArray &in, const DeviceArray &outbuf, std::size_t n, int block,
               std::vector<std::uint8_t> &host, Result &out) {
     const AlignmentKernel &k = kAlignmentKernels[c.kernel];
-    cudaStream_t st = ctx.stream();
     const char *src = in.as<char>() + c.offset;
     char *dst = outbuf.as<char>() + c.offset;
     auto launch = [&, src, dst](cudaStream_t s) { return kernels::launch_alignment_copy(c.kernel, src, dst, n, block, s); };
     const std::size_t span = n * static_cast<std::size_t>(k.stride);
-    GM_CUDA(cudaMemsetAsync(outbuf.get(), 0xFF, outbuf.bytes(), st));
-    GM_CUDA(launch(st));
-    GM_CUDA(cudaMemcpyAsync(host.data(), dst, span, cudaMemcpyDeviceToHost, st));
-    GM_CUDA(cudaStreamSynchronize(st));
+    run_checked(ctx, {launch, {{outbuf.get(), outbuf.bytes()}}, download_to(host.data(), dst, span), {}});
     // Every data byte of every record equals the input's; padding is not compared.
     const std::uint64_t checked = n * static_cast<std::uint64_t>(k.data);
     const std::uint64_t bad = first_mismatch(checked, [&](std::uint64_t j) {

@@ -106,15 +106,15 @@ void run_async_copy(ContextState &ctx, const Params &params, Result &out) {
                     return kernels::launch_global_to_shared(async, static_cast<int>(w), in.get(), outbuf.get(),
                                                             static_cast<std::size_t>(count), blocks, sum, stream);
                 };
-                GM_CUDA(cudaMemsetAsync(outbuf.get(), 0xFF, elems * w, st));
-                GM_CUDA(launch(st));
-                GM_CUDA(cudaMemcpyAsync(host.data(), outbuf.get(), elems * w, cudaMemcpyDeviceToHost, st));
-                GM_CUDA(cudaStreamSynchronize(st));
-                const std::uint64_t n = elems * w / 4;
-                const std::uint64_t bad = first_mismatch(n, [&](std::uint64_t t) { return host[t] == pattern_word(t, kSeed); });
-                if (bad < n) verification_failed("async_copy " + s.name + " count " + std::to_string(count), bad,
-                                                 std::to_string(pattern_word(bad, kSeed)), std::to_string(host[bad]));
-                out.verified(n, "every element copied through shared memory compared with the input");
+                run_checked(ctx, {launch, {{outbuf.get(), elems * w}}, download_to(host.data(), outbuf.get(), elems * w), [&] {
+                                      const std::uint64_t n = elems * w / 4;
+                                      const std::uint64_t bad =
+                                          first_mismatch(n, [&](std::uint64_t t) { return host[t] == pattern_word(t, kSeed); });
+                                      if (bad < n)
+                                          verification_failed("async_copy " + s.name + " count " + std::to_string(count), bad,
+                                                              std::to_string(pattern_word(bad, kSeed)), std::to_string(host[bad]));
+                                      out.verified(n, "every element copied through shared memory compared with the input");
+                                  }});
 
                 // One clock sum per timed launch of the harness.
                 GM_CUDA(cudaMemsetAsync(clock.get(), 0, slots * sizeof(unsigned long long), st));

@@ -72,13 +72,12 @@ void run_local_memory(ContextState &ctx, const Params &params, Result &out) {
         auto launch = [&, vi](cudaStream_t s) {
             return kernels::launch_local_array(vi->v, in.as<std::uint32_t>(), result.as<std::uint32_t>(), threads, rounds, 0, s);
         };
-        GM_CUDA(cudaMemsetAsync(result.get(), 0xFF, out_bytes, st));
-        GM_CUDA(launch(st));
-        GM_CUDA(cudaMemcpyAsync(host.data(), result.get(), out_bytes, cudaMemcpyDeviceToHost, st));
-        GM_CUDA(cudaStreamSynchronize(st));
-        const std::uint64_t bad = first_mismatch(threads, [&](std::uint64_t t) { return host[t] == want[t]; });
-        if (bad < threads) verification_failed("local_memory " + name, bad, std::to_string(want[bad]), std::to_string(host[bad]));
-        out.verified(threads, "every thread's sum compared with the host's");
+        run_checked(ctx, {launch, {{result.get(), out_bytes}}, download_to(host.data(), result.get(), out_bytes), [&] {
+                              const std::uint64_t bad = first_mismatch(threads, [&](std::uint64_t t) { return host[t] == want[t]; });
+                              if (bad < threads)
+                                  verification_failed("local_memory " + name, bad, std::to_string(want[bad]), std::to_string(host[bad]));
+                              out.verified(threads, "every thread's sum compared with the host's");
+                          }});
 
         cudaFuncAttributes attr{};
         GM_CUDA(kernels::local_array_attributes(vi->v, &attr));

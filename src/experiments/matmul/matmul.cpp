@@ -42,23 +42,23 @@ Series product_series(const std::string &variant, int m, int n) {
 template <class Launch, class Reference>
 Point measure_product(ContextState &ctx, Launch launch, Reference reference, DeviceArray &c, std::size_t c_elems,
                       double bytes, double flops, double x, Result &out, const std::string &what) {
-    cudaStream_t st = ctx.stream();
     std::vector<float> host(c_elems);
-    GM_CUDA(cudaMemsetAsync(c.get(), 0xFF, c_elems * sizeof(float), st));
-    GM_CUDA(launch(st));
-    GM_CUDA(cudaMemcpyAsync(host.data(), c.get(), c_elems * sizeof(float), cudaMemcpyDeviceToHost, st));
-    GM_CUDA(cudaStreamSynchronize(st));
-    const std::uint64_t bad = first_mismatch(c_elems, [&](std::uint64_t i) { return host[i] == reference(i); });
-    if (bad < c_elems) verification_failed(what, bad, std::to_string(reference(bad)), std::to_string(host[bad]));
-    out.verified(c_elems, "every element of C compared exactly with the host's product (inputs chosen so that float sums are exact)");
+    CheckedLaunch point{launch, {{c.get(), c_elems * sizeof(float)}}, download_to(host.data(), c.get(), c_elems * sizeof(float)), [&] {
+                            const std::uint64_t bad = first_mismatch(c_elems, [&](std::uint64_t i) { return host[i] == reference(i); });
+                            if (bad < c_elems) verification_failed(what, bad, std::to_string(reference(bad)), std::to_string(host[bad]));
+                            out.verified(c_elems, "every element of C compared exactly with the host's product (inputs chosen so "
+                                                  "that float sums are exact)");
+                        }};
     Point p;
     p.x = x;
     p.bytes = bytes;
-    p.time_ms = time_launch(ctx, launch);
-    p.values["gflops"] = flops / (p.time_ms.median * 1e-3) / 1e9;
     // Counters: coalescing of A and B (sectors per request) and the shared
     // tiles' bank conflicts (C = AA^T's unpadded tile conflicts 32-way).
-    measure_counters(ctx, launch, counter_sets::global_sectors() + counter_sets::shared_banks(), p, out);
+    const CounterSet counters = counter_sets::global_sectors() + counter_sets::shared_banks();
+    run_checked(ctx, point);
+    p.time_ms = time_launch(ctx, launch);
+    p.values["gflops"] = flops / (p.time_ms.median * 1e-3) / 1e9;
+    measure_counters(ctx, launch, counters, p, out);
     return p;
 }
 

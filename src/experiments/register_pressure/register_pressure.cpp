@@ -65,14 +65,13 @@ void run_register_pressure(ContextState &ctx, const Params &params, Result &out)
         auto launch = [&, cap](cudaStream_t stream) {
             return kernels::launch_pressure(cap, in.as<std::uint32_t>(), result.as<std::uint32_t>(), threads, iterations, stream);
         };
-        GM_CUDA(cudaMemsetAsync(result.get(), 0xFF, out_bytes, st));
-        GM_CUDA(launch(st));
-        GM_CUDA(cudaMemcpyAsync(host.data(), result.get(), out_bytes, cudaMemcpyDeviceToHost, st));
-        GM_CUDA(cudaStreamSynchronize(st));
-        const std::uint64_t bad = first_mismatch(threads, [&](std::uint64_t t) { return host[t] == want[t]; });
-        if (bad < threads)
-            verification_failed("register_pressure cap " + std::to_string(cap), bad, std::to_string(want[bad]), std::to_string(host[bad]));
-        out.verified(threads, "every thread's sum compared with the host's");
+        run_checked(ctx, {launch, {{result.get(), out_bytes}}, download_to(host.data(), result.get(), out_bytes), [&] {
+                              const std::uint64_t bad = first_mismatch(threads, [&](std::uint64_t t) { return host[t] == want[t]; });
+                              if (bad < threads)
+                                  verification_failed("register_pressure cap " + std::to_string(cap), bad, std::to_string(want[bad]),
+                                                      std::to_string(host[bad]));
+                              out.verified(threads, "every thread's sum compared with the host's");
+                          }});
 
         cudaFuncAttributes attr{};
         GM_CUDA(kernels::pressure_attributes(cap, &attr));

@@ -101,10 +101,7 @@ void run_stream(ContextState &ctx, const Params &params, Result &out) {
         // Verify on fresh inputs with the output poisoned, then time. Each kernel's
         // output is none of its inputs, so repeated launches compute the same values.
         init();
-        GM_CUDA(cudaMemsetAsync(o, 0xFF, array_bytes, st));
-        GM_CUDA(launch(st));
-        GM_CUDA(cudaMemcpyAsync(host.data(), o, array_bytes, cudaMemcpyDeviceToHost, st));
-        GM_CUDA(cudaStreamSynchronize(st));
+        run_checked(ctx, {launch, {{o, array_bytes}}, download_to(host.data(), o, array_bytes), {}});
         // Exact but for triad, where the device may fuse s*y + x into one rounding.
         const double tol = op.op == StreamOp::Triad ? 4e-16 : 0.0;
         const std::uint64_t bad = first_mismatch(n, [&](std::uint64_t i) {
@@ -138,13 +135,10 @@ void run_stream(ContextState &ctx, const Params &params, Result &out) {
         // The vendor's copy on the same arrays in the same run: the figure the
         // copy kernel must match.
         init();
-        GM_CUDA(cudaMemsetAsync(c.get(), 0xFF, array_bytes, st));
         auto launch = [&](cudaStream_t s) {
             return cudaMemcpyAsync(c.get(), a.get(), array_bytes, cudaMemcpyDeviceToDevice, s);
         };
-        GM_CUDA(launch(st));
-        GM_CUDA(cudaMemcpyAsync(host.data(), c.get(), array_bytes, cudaMemcpyDeviceToHost, st));
-        GM_CUDA(cudaStreamSynchronize(st));
+        run_checked(ctx, {launch, {{c.get(), array_bytes}}, download_to(host.data(), c.get(), array_bytes), {}});
         const std::uint64_t bad =
             first_mismatch(n, [&](std::uint64_t i) { return host[i] == pattern_double(i, kSeedA); });
         if (bad < n) verification_failed("cudaMemcpy", bad, show(pattern_double(bad, kSeedA)), show(host[bad]));

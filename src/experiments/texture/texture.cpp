@@ -95,10 +95,7 @@ void run_rotation(ContextState &ctx, const Params &params, Result &out) {
     std::map<std::string, double> ms;
     for (const Way &w : ways) {
         auto launch = [&](cudaStream_t s) { return kernels::launch_rotate(w.how, in.as<float>(), tex.get(), outbuf.as<float>(), width, height, s); };
-        GM_CUDA(cudaMemsetAsync(outbuf.get(), 0xFF, bytes, st));
-        GM_CUDA(launch(st));
-        GM_CUDA(cudaMemcpyAsync(result.data(), outbuf.get(), bytes, cudaMemcpyDeviceToHost, st));
-        GM_CUDA(cudaStreamSynchronize(st));
+        run_checked(ctx, {launch, {{outbuf.get(), bytes}}, download_to(result.data(), outbuf.get(), bytes), {}});
         auto want = [&](std::uint64_t i) {
             const long long src = kernels::rotate_source(static_cast<int>(i % width), static_cast<int>(i / width), width, height);
             return src < 0 ? 0.0f : host[src];

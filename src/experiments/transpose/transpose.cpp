@@ -56,10 +56,7 @@ void run_transpose(ContextState &ctx, const Params &params, Result &out) {
             auto launch = [&](cudaStream_t s) {
                 return kernels::launch_transpose(v.kernel, static_cast<int>(e), in.get(), outbuf.get(), rows, cols, s);
             };
-            GM_CUDA(cudaMemsetAsync(outbuf.get(), 0xFF, bytes, st));
-            GM_CUDA(launch(st));
-            GM_CUDA(cudaMemcpyAsync(host.data(), outbuf.get(), bytes, cudaMemcpyDeviceToHost, st));
-            GM_CUDA(cudaStreamSynchronize(st));
+            run_checked(ctx, {launch, {{outbuf.get(), bytes}}, download_to(host.data(), outbuf.get(), bytes), {}});
             // out[c][r] == in[r][c], lane by lane.
             auto source = [&](std::uint64_t t) {
                 const std::uint64_t idx = t / k, lane = t % k;

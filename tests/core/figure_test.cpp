@@ -1,0 +1,45 @@
+// Headline figures: declared once by their experiment, written through the
+// declaration.
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/experiment/figure.hpp"
+#include "core/experiment/registry.hpp"
+#include "core/experiment/result.hpp"
+
+namespace {
+
+using gmlab::Better;
+using gmlab::Figure;
+
+TEST(Figure, RecordFillsTheAxesItsNameHolds) {
+    const Figure f{"{variant}_w{word}_offset1_over_offset0", "ratio", Better::Higher, "misaligned over aligned"};
+    gmlab::Result r;
+    r.record(f, 0.9, {{"variant", "guide"}, {"word", "4"}});
+    ASSERT_EQ(r.summary_values.count("guide_w4_offset1_over_offset0"), 1u);
+    EXPECT_DOUBLE_EQ(r.summary_values["guide_w4_offset1_over_offset0"], 0.9);
+    EXPECT_EQ(gmlab::figure_key(f, {{"word", "16"}}), "{variant}_w16_offset1_over_offset0");
+}
+
+TEST(Figure, RecordOfAPlainName) {
+    const Figure f{"copy_gbs", "GB/s", Better::Higher, "copy bandwidth"};
+    gmlab::Result r;
+    r.record(f, 3000);
+    EXPECT_DOUBLE_EQ(r.summary_values.at("copy_gbs"), 3000);
+}
+
+TEST(Figure, EveryDeclaredFigureSaysWhatItIs) {
+    for (const gmlab::Experiment &e : gmlab::registry()) {
+        std::set<std::string> names;
+        for (const Figure &f : e.figures) {
+            EXPECT_FALSE(f.name.empty()) << e.name;
+            EXPECT_FALSE(f.unit.empty()) << e.name << " " << f.name;
+            EXPECT_FALSE(f.meaning.empty()) << e.name << " " << f.name;
+            EXPECT_TRUE(names.insert(f.name).second) << e.name << " declares " << f.name << " twice";
+        }
+    }
+}
+
+}  // namespace
