@@ -108,7 +108,7 @@ TEST(MemcpyColumn, StreamReadsItsOwnSameSizeCudaMemcpy) {
     EXPECT_EQ(copy_row[7], "100.3") << text;  // copy_over_memcpy, 1.003
     const auto triad_row = row_after(text, "\n  triad\n", "2 GiB");
     ASSERT_EQ(triad_row.size(), 8u) << text;
-    EXPECT_EQ(triad_row[7], gmcli::fixed(100.0 * 4386.0 / (4300.0 / 1.003), 1)) << text;
+    EXPECT_EQ(triad_row[7], gmreport::fixed(100.0 * 4386.0 / (4300.0 / 1.003), 1)) << text;
     EXPECT_NE(text.find("of same-size memcpy %: bandwidth / that of this run's cudaMemcpy series at the same array size "
                         "(so cudaMemcpy itself is 100 %)."),
               std::string::npos)
@@ -126,7 +126,7 @@ TEST(MemcpyColumn, OtherExperimentsSayTheyUseTheReference) {
         << text;
     const auto row = row_after(text, "\n  guide, 4-byte words\n", "1  ");
     ASSERT_EQ(row.size(), 8u) << text;
-    EXPECT_EQ(row[7], gmcli::fixed(100.0 * 3000.0 / kReferenceGbs, 1)) << text;
+    EXPECT_EQ(row[7], gmreport::fixed(100.0 * 3000.0 / kReferenceGbs, 1)) << text;
     // Said once per result, after its first table.
     json two = r;
     two["series"].push_back(series("ilp4, 4-byte words", "stride", "words", json::array({point(1, 3100.0, 8e6)})));
@@ -140,7 +140,7 @@ TEST(MemcpyColumn, StreamWithoutItsCudaMemcpyFallsBackToTheReferenceAndSaysSo) {
     EXPECT_EQ(text.find("same-size"), std::string::npos) << text;
     const auto copy_row = row_after(text, "\n  copy\n", "2 GiB");
     ASSERT_EQ(copy_row.size(), 8u) << text;
-    EXPECT_EQ(copy_row[7], gmcli::fixed(100.0 * 4300.0 / kReferenceGbs, 1)) << text;
+    EXPECT_EQ(copy_row[7], gmreport::fixed(100.0 * 4300.0 / kReferenceGbs, 1)) << text;
 }
 
 TEST(MemcpyColumn, MarkdownAndHtmlCarryTheSameLabel) {
@@ -155,10 +155,10 @@ TEST(MemcpyColumn, MarkdownAndHtmlCarryTheSameLabel) {
 }
 
 TEST(XText, SizesAsTheReportPrintsThem) {
-    EXPECT_EQ(gmcli::x_text(268435456, "bytes"), "256 MiB");
-    EXPECT_EQ(gmcli::x_text(1536, "bytes"), "1.5 KiB");
-    EXPECT_EQ(gmcli::x_text(32, "words"), "32");
-    EXPECT_EQ(gmcli::x_text(0.25, "ratio"), "0.250");
+    EXPECT_EQ(gmreport::x_text(268435456, "bytes"), "256 MiB");
+    EXPECT_EQ(gmreport::x_text(1536, "bytes"), "1.5 KiB");
+    EXPECT_EQ(gmreport::x_text(32, "words"), "32");
+    EXPECT_EQ(gmreport::x_text(0.25, "ratio"), "0.250");
 }
 
 TEST(CompareSizes, TextPrintsSizesAsTheReportDoes) {

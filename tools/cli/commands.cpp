@@ -30,6 +30,10 @@
 
 namespace gmcli {
 
+using gmreport::bytes_text;
+using gmreport::fixed;
+using gmreport::Table;
+
 using nlohmann::json;
 
 namespace {

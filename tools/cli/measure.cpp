@@ -15,6 +15,10 @@
 
 namespace gmcli {
 
+using gmreport::bytes_text;
+using gmreport::fixed;
+using gmreport::Table;
+
 using nlohmann::json;
 
 namespace {

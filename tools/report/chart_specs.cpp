@@ -374,7 +374,7 @@ void add_markers(json &datasets, const ChartSpec &spec, const json &summary, boo
         const double v = summary[key].get<double>();
         if (!(v > 0)) continue;
         const double x = bytes_x ? v / 1048576.0 : v;
-        datasets.push_back({{"label", label + " (" + (bytes_x ? gmcli::bytes_text(v) : gmcli::readable(v)) + ")"},
+        datasets.push_back({{"label", label + " (" + (bytes_x ? gmreport::bytes_text(v) : gmreport::readable(v)) + ")"},
                             {"data", json::array({{{"x", x}, {"y", lo}}, {{"x", x}, {"y", hi}}})},
                             {"color", "#555555"},
                             {"dashed", true}});

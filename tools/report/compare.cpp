@@ -107,8 +107,8 @@ void write_compare_text(std::ostream &os, const json &a, const json &b, const js
         os << (markdown ? "\n**" : "") << (is_quick(a) ? "A" : "B") << (is_quick(a) && is_quick(b) ? " and B are" : " is")
            << " a quick run. " << kQuickNote << (markdown ? "**\n" : "\n");
     std::string current;
-    gmcli::Table *table = nullptr;
-    std::vector<gmcli::Table> tables;
+    gmreport::Table *table = nullptr;
+    std::vector<gmreport::Table> tables;
     std::vector<std::string> titles;
     for (const json &row : cmp["rows"]) {
         const std::string key = row["experiment"].get<std::string>() + " / " + row["series"].get<std::string>() + " (" +
@@ -119,9 +119,9 @@ void write_compare_text(std::ostream &os, const json &a, const json &b, const js
             tables.emplace_back(std::vector<std::string>{row["x_name"].get<std::string>(), "A", "B", "B / A", ""});
             table = &tables.back();
         }
-        table->add({gmcli::x_text(row["x"].get<double>(), row["x_unit"].get<std::string>()), gmcli::readable(row["a"].get<double>()),
-                    gmcli::readable(row["b"].get<double>()),
-                    row["ratio"].is_number() ? gmcli::fixed(row["ratio"].get<double>(), 3) : "-", row["flagged"].get<bool>() ? "*" : ""});
+        table->add({gmreport::x_text(row["x"].get<double>(), row["x_unit"].get<std::string>()), gmreport::readable(row["a"].get<double>()),
+                    gmreport::readable(row["b"].get<double>()),
+                    row["ratio"].is_number() ? gmreport::fixed(row["ratio"].get<double>(), 3) : "-", row["flagged"].get<bool>() ? "*" : ""});
     }
     for (std::size_t i = 0; i < tables.size(); ++i) {
         os << "\n" << (markdown ? "### " : "== ") << titles[i] << "\n";

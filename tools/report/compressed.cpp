@@ -58,7 +58,7 @@ private:
 
 [[maybe_unused]] std::string too_large(Compression c, const Sink &sink) {
     return std::string("is a ") + compression_name(c) + " document that expands to more than " +
-           gmcli::bytes_text(double(sink.limit())) + ", far more than any gmlab document: not read (a damaged file or a decompression bomb?)";
+           gmreport::bytes_text(double(sink.limit())) + ", far more than any gmlab document: not read (a damaged file or a decompression bomb?)";
 }
 
 #if GM_REPORT_ZLIB
@@ -127,8 +127,8 @@ void unzstd(const std::string &in, const std::string &where, Sink &sink) {
 void check_declared_size(const std::string &in, const std::string &where, std::size_t limit) {
     const unsigned long long declared = ZSTD_getFrameContentSize(in.data(), in.size());
     if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ZSTD_CONTENTSIZE_ERROR && declared > limit)
-        bad(where, "is a zstd document that declares " + gmcli::bytes_text(double(declared)) + ", more than the " +
-                       gmcli::bytes_text(double(limit)) + " any gmlab document stays under: not read (a damaged file or a decompression bomb?)");
+        bad(where, "is a zstd document that declares " + gmreport::bytes_text(double(declared)) + ", more than the " +
+                       gmreport::bytes_text(double(limit)) + " any gmlab document stays under: not read (a damaged file or a decompression bomb?)");
 }
 #endif
 

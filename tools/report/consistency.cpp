@@ -260,7 +260,7 @@ json group_of(const json &run, const QuantitySpec &q) {
 }
 
 std::string value_text(double v, const std::string &unit) {
-    return unit == "bytes" ? gmcli::bytes_text(v) : gmcli::readable(v);
+    return unit == "bytes" ? gmreport::bytes_text(v) : gmreport::readable(v);
 }
 
 std::string verdict(const json &g) {
@@ -313,7 +313,7 @@ void write_consistency_text(std::ostream &os, const json &block, bool markdown) 
         const std::string unit = g["unit"];
         os << (markdown ? "\n### " : "\n  ") << g["label"].get<std::string>() << " (" << unit << "): " << verdict(g) << "\n";
         const bool spread = g["rule"] == "spread";
-        gmcli::Table t({"experiment", "figure", unit, spread ? "from median" : "", "", "what"}, false);
+        gmreport::Table t({"experiment", "figure", unit, spread ? "from median" : "", "", "what"}, false);
         for (const json &f : g["figures"]) {
             const bool shown = f["role"] == "shown";
             const std::string mark = f["outside"].get<bool>() ? (shown ? "differs" : "OFF") : "";

@@ -84,7 +84,7 @@ json load_run(const std::string &path) {
     while (f.read(piece.data(), static_cast<std::streamsize>(piece.size())) || f.gcount() > 0) {
         bytes.append(piece.data(), static_cast<std::size_t>(f.gcount()));
         if (bytes.size() > kMaxDocumentBytes)
-            bad(path, "is larger than " + gmcli::bytes_text(double(kMaxDocumentBytes)) + ", far more than any gmlab document: not read");
+            bad(path, "is larger than " + gmreport::bytes_text(double(kMaxDocumentBytes)) + ", far more than any gmlab document: not read");
     }
     if (f.bad()) bad(path, "cannot be read");
     if (bytes.empty()) bad(path, "is empty");

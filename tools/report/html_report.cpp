@@ -31,7 +31,7 @@ std::string script_json(const json &j) {
     return s;
 }
 
-std::string cell(double v) { return std::isfinite(v) ? gmcli::readable(v) : "-"; }
+std::string cell(double v) { return std::isfinite(v) ? gmreport::readable(v) : "-"; }
 
 void page_head(std::ostringstream &h, const std::string &title) {
     h << "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << escape_html(title)
@@ -54,10 +54,10 @@ void device_table(std::ostringstream &h, const json &d) {
         {"device", d.value("name", "?")},
         {"compute capability", d.value("compute_capability", "?")},
         {"multiprocessors", std::to_string(d.value("multiprocessors", 0))},
-        {"global memory", gmcli::bytes_text(d.value("global_memory_bytes", 0.0))},
-        {"L2 cache", gmcli::bytes_text(d.value("l2_cache_bytes", 0.0))},
-        {"theoretical bandwidth", gmcli::fixed(d.value("theoretical_bandwidth_gbs", 0.0), 1) + " GB/s"},
-        {"memory bus", std::to_string(d.value("memory_bus_width_bits", 0)) + " bits at " + gmcli::fixed(d.value("memory_clock_mhz", 0.0), 0) + " MHz"},
+        {"global memory", gmreport::bytes_text(d.value("global_memory_bytes", 0.0))},
+        {"L2 cache", gmreport::bytes_text(d.value("l2_cache_bytes", 0.0))},
+        {"theoretical bandwidth", gmreport::fixed(d.value("theoretical_bandwidth_gbs", 0.0), 1) + " GB/s"},
+        {"memory bus", std::to_string(d.value("memory_bus_width_bits", 0)) + " bits at " + gmreport::fixed(d.value("memory_clock_mhz", 0.0), 0) + " MHz"},
         {"driver / runtime", d.value("driver_version", "?") + " / " + d.value("runtime_version", "?")},
     };
     h << "<table class=\"device\">\n";
@@ -74,8 +74,8 @@ void published_table(std::ostringstream &h, const json &r) {
     for (const json &row : rows)
         h << "<tr><td>" << escape_html(row["name"]) << "</td><td>" << cell(row["ours"].get<double>()) << "</td><td>"
           << cell(row["published"].get<double>()) << "</td><td>"
-          << (row["ours_ratio"].is_number() ? gmcli::fixed(row["ours_ratio"].get<double>(), 2) : "-") << "</td><td>"
-          << (row["published_ratio"].is_number() ? gmcli::fixed(row["published_ratio"].get<double>(), 2) : "-") << "</td></tr>\n";
+          << (row["ours_ratio"].is_number() ? gmreport::fixed(row["ours_ratio"].get<double>(), 2) : "-") << "</td><td>"
+          << (row["published_ratio"].is_number() ? gmreport::fixed(row["published_ratio"].get<double>(), 2) : "-") << "</td></tr>\n";
     h << "</table>\n";
 }
 
@@ -103,7 +103,7 @@ void counters_section(std::ostringstream &h, const json &r) {
                 const int agreeing = a.value("agreeing", 0), points = a.value("points", 0);
                 h << "<tr" << (agreeing < points ? " class=\"flagged\"" : "") << "><td>" << escape_html(s.value("name", ""))
                   << "</td><td>" << escape_html(it.key()) << "</td><td>" << escape_html(a.value("prediction", "")) << "</td><td>"
-                  << (a.value("tolerance", 0.0) > 0 ? gmcli::fixed(100 * a.value("tolerance", 0.0), 1) + " %" : "exact") << "</td><td>"
+                  << (a.value("tolerance", 0.0) > 0 ? gmreport::fixed(100 * a.value("tolerance", 0.0), 1) + " %" : "exact") << "</td><td>"
                   << agreeing << " of " << points << "</td></tr>\n";
             }
         }
@@ -246,7 +246,7 @@ std::string html_compare(const json &a, const json &b, const json &cmp) {
             const double x = (*r)["x"].get<double>();
             da.push_back({{"x", bytes_x ? x / 1048576.0 : x}, {"y", (*r)["a"]}});
             db.push_back({{"x", bytes_x ? x / 1048576.0 : x}, {"y", (*r)["b"]}});
-            labels.push_back(gmcli::x_text(x, x_unit));
+            labels.push_back(gmreport::x_text(x, x_unit));
         }
         json chart = {{"canvas", canvas}, {"y_title", (*rows.front())["field"]},
                       {"x_title", (*rows.front())["x_name"].get<std::string>() + (bytes_x ? " (MiB)" : "")}, {"x_log", false}, {"y_log", false}};
@@ -262,9 +262,9 @@ std::string html_compare(const json &a, const json &b, const json &cmp) {
         charts.push_back(chart);
         h << "<table>\n<tr><th>" << escape_html((*rows.front())["x_name"].get<std::string>()) << "</th><th>A</th><th>B</th><th>B / A</th></tr>\n";
         for (const json *r : rows)
-            h << "<tr" << ((*r)["flagged"].get<bool>() ? " class=\"flagged\"" : "") << "><td>" << gmcli::x_text((*r)["x"].get<double>(), x_unit) << "</td><td>"
+            h << "<tr" << ((*r)["flagged"].get<bool>() ? " class=\"flagged\"" : "") << "><td>" << gmreport::x_text((*r)["x"].get<double>(), x_unit) << "</td><td>"
               << cell((*r)["a"].get<double>()) << "</td><td>" << cell((*r)["b"].get<double>()) << "</td><td>"
-              << ((*r)["ratio"].is_number() ? gmcli::fixed((*r)["ratio"].get<double>(), 3) : "-") << "</td></tr>\n";
+              << ((*r)["ratio"].is_number() ? gmreport::fixed((*r)["ratio"].get<double>(), 3) : "-") << "</td></tr>\n";
         h << "</table>\n";
     }
     if (cmp["unmatched"].get<int>() > 0)

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace gmcli {
+namespace gmreport {
 
 namespace {
 
@@ -96,4 +96,4 @@ std::string bytes_text(double bytes) {
     return buf;
 }
 
-}  // namespace gmcli
+}  // namespace gmreport

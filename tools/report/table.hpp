@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace gmcli {
+namespace gmreport {
 
 class Table {
 public:
@@ -33,4 +33,4 @@ std::string readable(double v);
 // as they are and others with three decimals.
 std::string x_text(double x, const std::string &unit);
 
-}  // namespace gmcli
+}  // namespace gmreport

@@ -12,11 +12,11 @@
 
 namespace gmreport {
 
-using gmcli::Table;
-using gmcli::bytes_text;
-using gmcli::fixed;
-using gmcli::readable;
-using gmcli::x_text;
+using gmreport::Table;
+using gmreport::bytes_text;
+using gmreport::fixed;
+using gmreport::readable;
+using gmreport::x_text;
 using nlohmann::json;
 
 namespace {

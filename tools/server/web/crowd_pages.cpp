@@ -398,7 +398,7 @@ std::string standing_html(const json &st) {
       << (unusual ? std::to_string(unusual) + " of " + std::to_string(figs.size()) + " headline figures are outside the usual range of this model."
                   : "Every headline figure is within the usual range of this model (or too few uploads to tell).")
       << " Percentile: the share of the model's accepted uploads below this one; outside the usual range: more than "
-      << gmcli::fixed(kUnusualZ, 1) << " robust standard deviations (median absolute deviation) from the median, judged from " << kMinUploadsToJudge
+      << gmreport::fixed(kUnusualZ, 1) << " robust standard deviations (median absolute deviation) from the median, judged from " << kMinUploadsToJudge
       << " uploads on.</p>\n<details" << (unusual ? " open" : "") << "><summary>Every headline figure</summary>\n<table class=\"standing\">\n"
       << "<tr><th>experiment</th><th>figure</th><th>this upload</th><th>model median</th><th>quartiles</th><th>uploads</th><th>percentile</th><th></th></tr>\n";
     for (const json &f : figs) {

@@ -56,7 +56,7 @@ double number_of(const json &p, const char *key) {
 std::string gpu_line(const GpuIdentity &g) {
     std::string s = g.name.empty() ? g.key : g.name;
     if (!g.compute_capability.empty()) s += ", compute " + g.compute_capability;
-    if (g.memory_bytes) s += ", " + gmcli::bytes_text(static_cast<double>(g.memory_bytes));
+    if (g.memory_bytes) s += ", " + gmreport::bytes_text(static_cast<double>(g.memory_bytes));
     if (g.bus_width_bits) s += ", " + std::to_string(g.bus_width_bits) + "-bit bus";
     return s;
 }
@@ -381,7 +381,7 @@ std::string page_home(const std::vector<GpuCount> &gpus) {
     for (const GpuCount &g : gpus)
         h << "<tr><td><a href=\"" << gpu_href(g.gpu.key) << "\">" << escape_html(g.gpu.name.empty() ? g.gpu.key : g.gpu.name)
           << "</a></td><td>" << escape_html(g.gpu.compute_capability) << "</td><td>"
-          << (g.gpu.memory_bytes ? gmcli::bytes_text(static_cast<double>(g.gpu.memory_bytes)) : "?") << "</td><td>"
+          << (g.gpu.memory_bytes ? gmreport::bytes_text(static_cast<double>(g.gpu.memory_bytes)) : "?") << "</td><td>"
           << (g.gpu.bus_width_bits ? std::to_string(g.gpu.bus_width_bits) + " bits" : "?") << "</td><td>" << g.uploads << "</td><td>"
           << escape_html(g.gpu.driver_version) << " / " << escape_html(g.gpu.runtime_version) << "</td></tr>\n";
     h << "</table>\n";
