@@ -33,7 +33,11 @@ constexpr std::uint32_t kSeed = 0x3a11, kWriteSeed = 0x3a12;
 constexpr const char *kVerifiedHow =
     "every word written compared on the host; every read summed and compared with the host's sum";
 
+// How a variant gets its array to the kernel.
+enum class Path { OnDemandRead, OnDemandWrite, PrefetchRead, ReadMostlyRead, AccessedByRead, ExplicitCopyRead, MappedRead };
+
 struct Variant {
+    Path path;
     const char *name, *label;
     bool managed;
     // What a point's bytes / time is: the host link for every path that
@@ -44,13 +48,17 @@ struct Variant {
 
 // The measured ways to get an array to a kernel, in the order they are run.
 const Variant kVariants[] = {
-    {"on_demand_read", "on demand: read host-resident pages (GPU faults migrate them)", true, Quantity::LinkBandwidth},
-    {"on_demand_write", "on demand: write host-resident pages", true, Quantity::LinkBandwidth},
-    {"prefetch_read", "cudaMemPrefetchAsync to the device, then the read", true, Quantity::LinkBandwidth},
-    {"read_mostly_read", "read-mostly: read duplicated pages the host also reads", true, Quantity::DramBandwidth},
-    {"accessed_by_read", "preferred location host + accessed by the device: read over the link", true, Quantity::LinkBandwidth},
-    {"explicit_copy_read", "cudaMemcpy from pinned memory into cudaMalloc memory, then the read", false, Quantity::LinkBandwidth},
-    {"mapped_read", "mapped pinned host memory read directly", false, Quantity::LinkBandwidth},
+    {Path::OnDemandRead, "on_demand_read", "on demand: read host-resident pages (GPU faults migrate them)", true,
+     Quantity::LinkBandwidth},
+    {Path::OnDemandWrite, "on_demand_write", "on demand: write host-resident pages", true, Quantity::LinkBandwidth},
+    {Path::PrefetchRead, "prefetch_read", "cudaMemPrefetchAsync to the device, then the read", true, Quantity::LinkBandwidth},
+    {Path::ReadMostlyRead, "read_mostly_read", "read-mostly: read duplicated pages the host also reads", true,
+     Quantity::DramBandwidth},
+    {Path::AccessedByRead, "accessed_by_read", "preferred location host + accessed by the device: read over the link", true,
+     Quantity::LinkBandwidth},
+    {Path::ExplicitCopyRead, "explicit_copy_read", "cudaMemcpy from pinned memory into cudaMalloc memory, then the read",
+     false, Quantity::LinkBandwidth},
+    {Path::MappedRead, "mapped_read", "mapped pinned host memory read directly", false, Quantity::LinkBandwidth},
 };
 
 // What the driver and device allow, which decides the paths above.
@@ -129,7 +137,7 @@ private:
 
     Point managed(const Variant &v, std::size_t bytes) {
         const std::string name = v.name, what = "managed_memory " + name + " of " + size_text(bytes);
-        const bool writes = name == "on_demand_write";
+        const bool writes = v.path == Path::OnDemandWrite;
         const int device = ctx_.device(), sms = ctx_.info().multiprocessors;
         const std::size_t n16 = bytes / 16;
         cudaStream_t st = ctx_.stream();
@@ -139,8 +147,8 @@ private:
             std::memset(m.get(), 0xA5, bytes);
         else
             fill_pattern_host(m.get(), bytes, kSeed);
-        if (name == "read_mostly_read") m.advise(cudaMemAdviseSetReadMostly, device_location(device));
-        if (name == "accessed_by_read") {
+        if (v.path == Path::ReadMostlyRead) m.advise(cudaMemAdviseSetReadMostly, device_location(device));
+        if (v.path == Path::AccessedByRead) {
             m.advise(cudaMemAdviseSetPreferredLocation, host_location());
             m.advise(cudaMemAdviseSetAccessedBy, device_location(device));
         }
@@ -148,7 +156,7 @@ private:
         // read-mostly, the host has just read every page (as a program that
         // reads the array on both sides would), which keeps the device's copy.
         Prepare prepare;
-        if (name == "read_mostly_read") {
+        if (v.path == Path::ReadMostlyRead) {
             prepare = [&m] { host_read_pages(m.get(), m.bytes()); };
         } else {
             prepare = [&m, st] {
@@ -157,14 +165,14 @@ private:
             };
         }
         unsigned long long *s = sum();
-        const bool prefetch = name == "prefetch_read";
+        const bool prefetch = v.path == Path::PrefetchRead;
         Launch launch = [&m, writes, prefetch, n16, device, sms, s](cudaStream_t stream) -> cudaError_t {
             if (writes) return kernels::launch_managed_write_pattern(m.get(), n16, kWriteSeed, sms, stream);
             if (prefetch)
                 if (cudaError_t e = m.prefetch(device_location(device), stream); e != cudaSuccess) return e;
             return kernels::launch_read_sum(m.get(), n16, s, sms, stream);
         };
-        if (name == "read_mostly_read") {
+        if (v.path == Path::ReadMostlyRead) {
             // The variant is about reading duplicated pages: the device makes
             // its read-only copy once, before anything is counted or timed.
             GM_CUDA(launch(st));
@@ -200,7 +208,7 @@ private:
         const int sms = ctx_.info().multiprocessors;
         const std::size_t n16 = bytes / 16;
         unsigned long long *s = sum();
-        if (name == "mapped_read") {
+        if (v.path == Path::MappedRead) {
             PinnedHostBuffer h(bytes, cudaHostAllocMapped, what);
             fill_pattern_host(h.get(), bytes, kSeed);
             void *mapped = nullptr;
@@ -355,7 +363,7 @@ void run_managed_memory(ContextState &ctx, const Params &params, Result &out) {
     std::vector<Series> made;
     for (const Variant &v : kVariants) {
         if (!wants(v.name)) continue;
-        if (std::string(v.name) == "mapped_read" && !attrs.can_map) {
+        if (v.path == Path::MappedRead && !attrs.can_map) {
             out.notes.push_back("mapped_read was left out: this device cannot map host memory (canMapHostMemory = 0).");
             continue;
         }
