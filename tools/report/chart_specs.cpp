@@ -19,8 +19,8 @@ ChartSpec named(const char *experiment, const char *kind) {
     return s;
 }
 
-std::vector<ChartSpec> make_specs() {
-    std::vector<ChartSpec> v;
+// The charts of DRAM and L2 through global memory: the bandwidth ceiling, coalescing, the persisting L2, shared-memory banks in the guide's kernels.
+void add_global_memory_specs(std::vector<ChartSpec> &v) {
     auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
     {
         ChartSpec s = named("stream", "bar");
@@ -95,6 +95,11 @@ std::vector<ChartSpec> make_specs() {
                         "the copy kernel on the same bytes is the ceiling.";
         add(s);
     }
+}
+
+// The charts of shared, distributed shared, constant and texture memory.
+void add_on_chip_specs(std::vector<ChartSpec> &v) {
+    auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
     {
         ChartSpec s = named("shared_alloc", "bar");
         s.explanation = "Static and dynamic shared arrays do the same work at the same speed; only when the size is fixed differs.";
@@ -156,6 +161,11 @@ std::vector<ChartSpec> make_specs() {
                         "compare the texture unit with host models.";
         add(s);
     }
+}
+
+// The charts of the host link and the peer link.
+void add_host_link_specs(std::vector<ChartSpec> &v) {
+    auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
     {
         ChartSpec s = named("transfer", "line");
         s.x_title = "transfer size (MiB)";
@@ -208,6 +218,11 @@ std::vector<ChartSpec> make_specs() {
                         "experiment is not applicable and nothing is drawn.";
         add(s);
     }
+}
+
+// The charts of latency, local memory, registers and data layout.
+void add_latency_and_layout_specs(std::vector<ChartSpec> &v) {
+    auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
     {
         ChartSpec s = named("latency", "line");
         s.x_title = "working set (MiB)";
@@ -263,6 +278,11 @@ std::vector<ChartSpec> make_specs() {
                         "The guide recommends the pitched allocation for 2D arrays accessed by rows.";
         add(s);
     }
+}
+
+// The charts of managed, allocated and compressible memory.
+void add_memory_management_specs(std::vector<ChartSpec> &v) {
+    auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
     {
         ChartSpec s = named("managed_memory", "line");
         s.x_title = "array (MiB)";
@@ -303,6 +323,11 @@ std::vector<ChartSpec> make_specs() {
                         "device does not grant compressible memory.";
         add(s);
     }
+}
+
+// The charts of the L2's partitions, cache hints and the L1/shared carveout.
+void add_cache_specs(std::vector<ChartSpec> &v) {
+    auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
     {
         ChartSpec s = named("l2_partitions", "line");
         s.x_title = "SM (%smid)";
@@ -339,6 +364,17 @@ std::vector<ChartSpec> make_specs() {
                         "the shared capacity the preference rounds up to).";
         add(s);
     }
+}
+
+// Every experiment's chart, in the standard suite's order.
+std::vector<ChartSpec> make_specs() {
+    std::vector<ChartSpec> v;
+    add_global_memory_specs(v);
+    add_on_chip_specs(v);
+    add_host_link_specs(v);
+    add_latency_and_layout_specs(v);
+    add_memory_management_specs(v);
+    add_cache_specs(v);
     return v;
 }
 
