@@ -43,3 +43,31 @@ TEST(Figure, EveryDeclaredFigureSaysWhatItIs) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Figure, ANameWithAxesMatchesItsInstancesOnly) {
+    const Figure f{"{variant}_w{word}_stride2_over_stride1", "ratio", Better::Higher, "stride 2 over stride 1"};
+    EXPECT_TRUE(gmlab::figure_matches(f, "guide_w4_stride2_over_stride1"));
+    EXPECT_TRUE(gmlab::figure_matches(f, "ilp4_w16_stride2_over_stride1"));
+    EXPECT_FALSE(gmlab::figure_matches(f, "guide_w4_stride32_over_stride1"));
+    EXPECT_FALSE(gmlab::figure_matches(f, "_w_stride2_over_stride1"));
+    EXPECT_TRUE(gmlab::figure_matches(Figure{"copy_gbs", "GB/s", Better::Higher, "copy"}, "copy_gbs"));
+    EXPECT_FALSE(gmlab::figure_matches(Figure{"copy_gbs", "GB/s", Better::Higher, "copy"}, "copy_gbs2"));
+}
+
+TEST(Figure, EveryComparedFigureIsADeclaredOne) {
+    std::size_t compared = 0;
+    for (const gmlab::Experiment &e : gmlab::registry()) {
+        for (const gmlab::ComparedFigure &c : e.compared) {
+            ++compared;
+            EXPECT_FALSE(c.label.empty()) << e.name << " " << c.key;
+            const Figure *f = gmlab::declared_figure(e, c.key);
+            ASSERT_NE(f, nullptr) << e.name << " compares " << c.key << ", which it does not declare";
+            EXPECT_EQ(gmlab::describe(e)["compared_figures"].size(), e.compared.size());
+        }
+    }
+    EXPECT_GT(compared, 0u);
+}
+
+}  // namespace

@@ -38,4 +38,42 @@ inline std::string figure_key(const Figure &f, const FigureAt &at = {}) {
     return key;
 }
 
+// Whether a summary key is an instance of the figure: its name with each
+// {axis} standing for one or more characters.
+inline bool figure_matches(const Figure &f, const std::string &key) {
+    // Literal pieces between the axes, matched left to right; each axis takes
+    // at least one character, as little as lets the rest match.
+    std::vector<std::string> pieces(1);
+    for (std::size_t i = 0; i < f.name.size(); ++i) {
+        if (f.name[i] == '{') {
+            const std::size_t close = f.name.find('}', i);
+            if (close == std::string::npos) return f.name == key;
+            pieces.emplace_back();
+            i = close;
+        } else {
+            pieces.back() += f.name[i];
+        }
+    }
+    if (pieces.size() == 1) return f.name == key;
+    if (key.compare(0, pieces.front().size(), pieces.front()) != 0) return false;
+    std::size_t at = pieces.front().size();
+    for (std::size_t k = 1; k < pieces.size(); ++k) {
+        const std::string &lit = pieces[k];
+        if (k + 1 == pieces.size()) {  // the last piece ends the key
+            return key.size() >= at + 1 + lit.size() && key.compare(key.size() - lit.size(), lit.size(), lit) == 0;
+        }
+        const std::size_t found = key.find(lit, at + 1);
+        if (found == std::string::npos) return false;
+        at = found + lit.size();
+    }
+    return false;
+}
+
+// One instance of a declared figure that the view across GPU models
+// (the server's crowd pages) compares, with the label it shows.
+struct ComparedFigure {
+    std::string key;    // a summary key: a declared figure's name with its axes filled in
+    std::string label;  // what the pages call it
+};
+
 }  // namespace gmlab

@@ -28,15 +28,40 @@ const Experiment &find_experiment(const std::string &name) {
     fail(GM_ERROR_UNKNOWN_EXPERIMENT, "unknown experiment '" + name + "'; known: " + names);
 }
 
+const char *better_name(Better b) {
+    switch (b) {
+        case Better::Higher: return "higher";
+        case Better::Lower: return "lower";
+        case Better::Neither: break;
+    }
+    return "neither";
+}
+
+const Figure *declared_figure(const Experiment &e, const std::string &key) {
+    for (const Figure &f : e.figures)
+        if (figure_matches(f, key)) return &f;
+    return nullptr;
+}
+
 json describe(const Experiment &e) {
     json params = json::array();
     for (const auto &p : e.params) params.push_back(describe(p));
+    json figures = json::array();
+    for (const Figure &f : e.figures)
+        figures.push_back({{"name", f.name}, {"unit", f.unit}, {"better", better_name(f.better)}, {"meaning", f.meaning}});
+    json compared = json::array();
+    for (const ComparedFigure &c : e.compared) {
+        const Figure *f = declared_figure(e, c.key);
+        compared.push_back({{"key", c.key}, {"label", c.label}, {"unit", f ? f->unit : ""}});
+    }
     return {{"name", e.name},
             {"guide_section", e.guide_section},
             {"summary", e.summary},
             {"default_suite", e.default_suite},
             {"parameters", params},
             {"quick_parameters", e.quick},
+            {"figures", figures},
+            {"compared_figures", compared},
             {"kernels", kernel_names(e.name)}};
 }
 

@@ -31,6 +31,8 @@ struct Experiment {
     // The headline figures it writes into the result's summary (figure.hpp):
     // name, unit, which way is better, what it means.
     std::vector<Figure> figures;
+    // The instances of those figures that the view across GPU models compares.
+    std::vector<ComparedFigure> compared;
     // Fills series, verification, notes and summary of `out`; throws Error.
     void (*run)(ContextState &ctx, const Params &params, Result &out) = nullptr;
 };
@@ -45,6 +47,9 @@ const std::vector<Experiment> &registry();
 // Throws Error(GM_ERROR_UNKNOWN_EXPERIMENT) listing the known names.
 const Experiment &find_experiment(const std::string &name);
 nlohmann::json describe(const Experiment &e);
+// The declared figure a summary key is an instance of; null when none is.
+const Figure *declared_figure(const Experiment &e, const std::string &key);
+const char *better_name(Better b);  // "higher", "lower", "neither"
 
 // Parses a params JSON text ("" or null pointer: {}); throws on malformed JSON.
 nlohmann::json parse_params_text(const char *text);

@@ -173,6 +173,14 @@ void add_alignment_experiments(std::vector<Experiment> &out) {
                 std::move(block)};
     e.run = run_alignment;
     e.quick = {{"records", kMiB}};
+    e.figures = {
+        {"misaligned8_o1_over_aligned", "ratio", Better::Neither, "8-byte loads 1 byte off / aligned"},
+        {"aligned_over_packed_r12", "ratio", Better::Neither, "aligned / packed, 12-byte records"},
+    };
+    e.compared = {
+        {"misaligned8_o1_over_aligned", "8-byte loads 1 byte off / aligned"},
+        {"aligned_over_packed_r12", "aligned / packed, 12-byte records"},
+    };
     out.push_back(std::move(e));
 }
 

@@ -412,6 +412,20 @@ void add_allocation_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_allocation;
     e.quick = {{"max_size", 16 * kMiB}, {"host_max_size", kMiB}};
+    e.figures = {
+        {"malloc_us_largest", "us", Better::Lower, "cudaMalloc + cudaFree, 1 GiB"},
+        {"pool_threshold_us", "us", Better::Lower, "pooled cudaMallocAsync + cudaFreeAsync, any size"},
+        {"malloc_over_pool_threshold_largest", "ratio", Better::Neither, "cudaMalloc / pooled allocation, 1 GiB"},
+        {"malloc_host_ms_per_gib", "ms", Better::Lower, "cudaMallocHost per GiB"},
+        {"host_register_ms_per_gib", "ms", Better::Lower, "cudaHostRegister per GiB"},
+    };
+    e.compared = {
+        {"malloc_us_largest", "cudaMalloc + cudaFree, 1 GiB"},
+        {"pool_threshold_us", "pooled cudaMallocAsync + cudaFreeAsync, any size"},
+        {"malloc_over_pool_threshold_largest", "cudaMalloc / pooled allocation, 1 GiB"},
+        {"malloc_host_ms_per_gib", "cudaMallocHost per GiB"},
+        {"host_register_ms_per_gib", "cudaHostRegister per GiB"},
+    };
     out.push_back(std::move(e));
 }
 

@@ -175,6 +175,14 @@ void add_async_copy_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_async_copy;
     e.quick = {{"copy_counts", {1, 4, 7}}};
+    e.figures = {
+        {"w4_count48_async_over_sync_cycles", "ratio", Better::Neither, "async / sync cycles, 4-byte elements, 48 copies"},
+        {"w16_count48_async_over_sync_cycles", "ratio", Better::Neither, "async / sync cycles, 16-byte elements, 48 copies"},
+    };
+    e.compared = {
+        {"w4_count48_async_over_sync_cycles", "async / sync cycles, 4-byte elements, 48 copies"},
+        {"w16_count48_async_over_sync_cycles", "async / sync cycles, 16-byte elements, 48 copies"},
+    };
     out.push_back(std::move(e));
 }
 

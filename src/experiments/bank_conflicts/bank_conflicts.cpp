@@ -155,6 +155,16 @@ void add_bank_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_bank_conflicts;
     e.quick = {{"strides", {0, 1, 2, 32}}, {"iterations", 256}};
+    e.figures = {
+        {"read_w4_stride2_over_stride1", "ratio", Better::Neither, "stride 2 / stride 1 (2-way conflict)"},
+        {"read_w4_stride32_over_stride1", "ratio", Better::Neither, "stride 32 / stride 1 (32-way conflict)"},
+        {"read_w4_stride0_over_stride1", "ratio", Better::Neither, "broadcast / stride 1"},
+    };
+    e.compared = {
+        {"read_w4_stride2_over_stride1", "stride 2 / stride 1 (2-way conflict)"},
+        {"read_w4_stride32_over_stride1", "stride 32 / stride 1 (32-way conflict)"},
+        {"read_w4_stride0_over_stride1", "broadcast / stride 1"},
+    };
     out.push_back(std::move(e));
 }
 

@@ -390,6 +390,18 @@ void add_cache_hints_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_cache_hints;
     e.quick = {{"stream_over_l2", 1.0}, {"strided_bytes", 16 * kMiB}, {"strides", {256}}};
+    e.figures = {
+        {"evict_first_last_speedup", "ratio", Better::Neither, "evict_first stream + evict_last reused set / default loads"},
+        {"stream_cs_speedup", "ratio", Better::Neither, "streaming (__ldcs) stream / default loads"},
+        {"window_persisting_speedup", "ratio", Better::Neither, "persisting window on the reused set / default loads"},
+        {"granularity_32_s256_dram_bytes_per_read", "bytes", Better::Neither, "DRAM bytes per 4-byte read, stride 256, fetch limit 32"},
+    };
+    e.compared = {
+        {"evict_first_last_speedup", "evict_first stream + evict_last reused set / default loads"},
+        {"stream_cs_speedup", "streaming (__ldcs) stream / default loads"},
+        {"window_persisting_speedup", "persisting window on the reused set / default loads"},
+        {"granularity_32_s256_dram_bytes_per_read", "DRAM bytes per 4-byte read, stride 256, fetch limit 32"},
+    };
     out.push_back(std::move(e));
 }
 

@@ -386,6 +386,14 @@ void add_carveout_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_carveout;
     e.quick = {{"carveouts", {0, 100}}, {"working_sets_kib", {16, 48, 320}}, {"reads_per_sm", 8 << 20}};
+    e.figures = {
+        {"carveout0_fits_bytes", "bytes", Better::Neither, "largest working set still in L1, carveout 0%"},
+        {"carveout100_fits_bytes", "bytes", Better::Neither, "largest working set still in L1, carveout 100%"},
+    };
+    e.compared = {
+        {"carveout0_fits_bytes", "largest working set still in L1, carveout 0%"},
+        {"carveout100_fits_bytes", "largest working set still in L1, carveout 100%"},
+    };
     out.push_back(std::move(e));
 }
 

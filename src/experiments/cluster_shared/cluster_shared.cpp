@@ -359,6 +359,18 @@ void add_cluster_shared_experiments(std::vector<Experiment> &out) {
     e.params[2].multiple_of = 16;
     e.run = run_cluster_shared;
     e.quick = {{"cluster_sizes", {1, 2, 8}}, {"hops", 256}, {"rounds", 16}};
+    e.figures = {
+        {"remote_ns", "ns", Better::Lower, "distributed shared memory latency"},
+        {"remote_over_local", "ratio", Better::Neither, "distributed / local shared memory latency"},
+        {"dsm_over_global_best", "ratio", Better::Neither, "exchange: distributed shared / global memory"},
+        {"max_active_clusters_c8", "count", Better::Neither, "clusters of 8 held at once"},
+    };
+    e.compared = {
+        {"remote_ns", "distributed shared memory latency"},
+        {"remote_over_local", "distributed / local shared memory latency"},
+        {"dsm_over_global_best", "exchange: distributed shared / global memory"},
+        {"max_active_clusters_c8", "clusters of 8 held at once"},
+    };
     out.push_back(std::move(e));
 }
 

@@ -237,6 +237,16 @@ void add_compressible_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_compressible;
     e.quick = {{"bytes", 16 * kMiB}};
+    e.figures = {
+        {"zeros_read_compressible_over_plain", "ratio", Better::Neither, "compressible / plain memory, reading zeros"},
+        {"random_read_compressible_over_plain", "ratio", Better::Neither, "compressible / plain memory, reading random data"},
+        {"zeros_read_dram_bytes_compressible_over_plain", "ratio", Better::Neither, "DRAM bytes read, compressible / plain, zeros"},
+    };
+    e.compared = {
+        {"zeros_read_compressible_over_plain", "compressible / plain memory, reading zeros"},
+        {"random_read_compressible_over_plain", "compressible / plain memory, reading random data"},
+        {"zeros_read_dram_bytes_compressible_over_plain", "DRAM bytes read, compressible / plain, zeros"},
+    };
     out.push_back(std::move(e));
 }
 

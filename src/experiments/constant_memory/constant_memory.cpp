@@ -208,6 +208,14 @@ void add_constant_experiments(std::vector<Experiment> &out) {
                  int_param("iterations", 4096, 1, 1 << 20, "constant reads per thread per launch")};
     cb.run = run_constant_broadcast;
     cb.quick = {{"k", {1, 2, 32}}, {"iterations", 256}};
+    cb.figures = {
+        {"k32_over_k1", "ratio", Better::Neither, "32 addresses / 1 address"},
+        {"fit_ns_per_address", "ns", Better::Lower, "cost per distinct address"},
+    };
+    cb.compared = {
+        {"k32_over_k1", "32 addresses / 1 address"},
+        {"fit_ns_per_address", "cost per distinct address"},
+    };
     out.push_back(std::move(cb));
 
     Experiment st;
@@ -222,6 +230,14 @@ void add_constant_experiments(std::vector<Experiment> &out) {
     st.params = {size_param("elements", 0, 0, 1LL << 34, "n; 0: max(4 x L2, 64 Mi) floats"), std::move(block), std::move(per)};
     st.run = run_stencil;
     st.quick = {{"elements", 4 * kMiB}};
+    st.figures = {
+        {"constant_time_over_ldg", "ratio", Better::Neither, "__constant__ time / __ldg time"},
+        {"constant_over_copy", "ratio", Better::Neither, "__constant__ stencil / copy"},
+    };
+    st.compared = {
+        {"constant_time_over_ldg", "__constant__ time / __ldg time"},
+        {"constant_over_copy", "__constant__ stencil / copy"},
+    };
     out.push_back(std::move(st));
 }
 

@@ -309,6 +309,10 @@ void add_global_copy_experiments(std::vector<Experiment> &out) {
         {4}, run_offset_copy);
     offset.quick = {{"offsets", {0, 1, 32}}, {"elements", 4 * kMiB}};
     offset.figures = {kOffset1OverOffset0};
+    offset.compared = {
+        {"guide_w4_offset1_over_offset0", "offset 1 / offset 0 (guide kernel)"},
+        {"ilp4_w4_offset1_over_offset0", "offset 1 / offset 0 (4 words per thread)"},
+    };
     out.push_back(std::move(offset));
     Experiment stride = copy_experiment(
         "stride_copy", "Best Practices Guide: Coalesced Access to Global Memory, Strided Accesses",
@@ -316,6 +320,11 @@ void add_global_copy_experiments(std::vector<Experiment> &out) {
         int_list_param("strides", strides, 1, 32, "strides swept, in words", "words"), {4, 8, 16}, run_stride_copy);
     stride.quick = {{"strides", {1, 2, 32}}, {"elements", kMiB}};
     stride.figures = {kStride2OverStride1, kStride32OverStride1};
+    stride.compared = {
+        {"guide_w4_stride2_over_stride1", "stride 2 / stride 1, 4-byte words"},
+        {"guide_w4_stride32_over_stride1", "stride 32 / stride 1, 4-byte words"},
+        {"guide_w16_stride2_over_stride1", "stride 2 / stride 1, 16-byte words"},
+    };
     out.push_back(std::move(stride));
 }
 

@@ -620,6 +620,18 @@ void add_l2_partitions_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_l2_partitions;
     e.quick = {{"lines", 64}, {"sm_step", 16}, {"sweep_points", 1}, {"sweep_hops", 256}};
+    e.figures = {
+        {"near_ns", "ns", Better::Lower, "L2 hit latency, near partition"},
+        {"far_ns", "ns", Better::Lower, "L2 hit latency, far partition"},
+        {"far_over_near", "ratio", Better::Neither, "far / near L2 hit latency"},
+        {"far_share_median", "ratio", Better::Neither, "share of lines far from an SM (model 0.5)"},
+    };
+    e.compared = {
+        {"near_ns", "L2 hit latency, near partition"},
+        {"far_ns", "L2 hit latency, far partition"},
+        {"far_over_near", "far / near L2 hit latency"},
+        {"far_share_median", "share of lines far from an SM (model 0.5)"},
+    };
     out.push_back(std::move(e));
 }
 

@@ -204,6 +204,18 @@ void add_l2_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_l2_persist;
     e.quick = {{"sweep_points", 2}, {"streaming_bytes", 128 * kMiB}};
+    e.figures = {
+        {"hit_ratio_1_speedup_fitting", "ratio", Better::Neither, "window (hit ratio 1) speed-up, region fits the set-aside"},
+        {"hit_ratio_1_speedup_largest", "ratio", Better::Neither, "window (hit ratio 1) speed-up, largest region"},
+        {"tuned_speedup_fitting", "ratio", Better::Neither, "tuned window speed-up, region fits"},
+        {"tuned_speedup_largest", "ratio", Better::Neither, "tuned window speed-up, largest region"},
+    };
+    e.compared = {
+        {"hit_ratio_1_speedup_fitting", "window (hit ratio 1) speed-up, region fits the set-aside"},
+        {"hit_ratio_1_speedup_largest", "window (hit ratio 1) speed-up, largest region"},
+        {"tuned_speedup_fitting", "tuned window speed-up, region fits"},
+        {"tuned_speedup_largest", "tuned window speed-up, largest region"},
+    };
     out.push_back(std::move(e));
 }
 

@@ -259,6 +259,16 @@ void add_latency_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_latency;
     e.quick = {{"points_per_octave", 1}, {"hops", 512}};
+    e.figures = {
+        {"l1_ns", "ns", Better::Lower, "L1 latency"},
+        {"l2_near_ns", "ns", Better::Lower, "L2 latency"},
+        {"dram_ns", "ns", Better::Lower, "DRAM latency"},
+    };
+    e.compared = {
+        {"l1_ns", "L1 latency"},
+        {"l2_near_ns", "L2 latency"},
+        {"dram_ns", "DRAM latency"},
+    };
     out.push_back(std::move(e));
 }
 

@@ -232,6 +232,16 @@ void add_memory_spaces_experiments(std::vector<Experiment> &out) {
     e.params = {int_param("hops", 1024, 16, 1 << 20, "timed dependent accesses per launch")};
     e.run = run_memory_spaces;
     e.quick = {{"hops", 256}};
+    e.figures = {
+        {"shared_ns", "ns", Better::Lower, "shared memory latency"},
+        {"l2_ns", "ns", Better::Lower, "L2 latency"},
+        {"dram_ns", "ns", Better::Lower, "DRAM latency"},
+    };
+    e.compared = {
+        {"shared_ns", "shared memory latency"},
+        {"l2_ns", "L2 latency"},
+        {"dram_ns", "DRAM latency"},
+    };
     out.push_back(std::move(e));
 }
 

@@ -150,6 +150,14 @@ void add_local_memory_experiments(std::vector<Experiment> &out) {
                                 "registers (compile-time indices), uniform and divergent (run-time index)")};
     e.run = run_local_memory;
     e.quick = {{"rounds", 4}};
+    e.figures = {
+        {"uniform_time_over_registers", "ratio", Better::Neither, "local (uniform index) / registers time"},
+        {"divergent_time_over_registers", "ratio", Better::Neither, "local (per-lane index) / registers time"},
+    };
+    e.compared = {
+        {"uniform_time_over_registers", "local (uniform index) / registers time"},
+        {"divergent_time_over_registers", "local (per-lane index) / registers time"},
+    };
     out.push_back(std::move(e));
 }
 

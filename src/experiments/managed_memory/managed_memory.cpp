@@ -443,6 +443,20 @@ void add_managed_memory_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_managed_memory;
     e.quick = {{"max_size", kMiB}, {"pingpong_pages", {1, 16}}};
+    e.figures = {
+        {"on_demand_read_gbs", "GB/s", Better::Higher, "on-demand read of host-resident managed memory, 16 MiB"},
+        {"on_demand_over_prefetch_time", "ratio", Better::Neither, "on demand / prefetch then read, time"},
+        {"fit_us_per_fault_group", "us", Better::Lower, "cost of a GPU page-fault group (fit)"},
+        {"fit_link_gbs", "GB/s", Better::Higher, "migration bandwidth (fit)"},
+        {"pingpong_us_64KiB", "us", Better::Lower, "host/device ping-pong round trip, 64 KiB"},
+    };
+    e.compared = {
+        {"on_demand_read_gbs", "on-demand read of host-resident managed memory, 16 MiB"},
+        {"on_demand_over_prefetch_time", "on demand / prefetch then read, time"},
+        {"fit_us_per_fault_group", "cost of a GPU page-fault group (fit)"},
+        {"fit_link_gbs", "migration bandwidth (fit)"},
+        {"pingpong_us_64KiB", "host/device ping-pong round trip, 64 KiB"},
+    };
     out.push_back(std::move(e));
 }
 

@@ -170,6 +170,14 @@ void add_matmul_experiments(std::vector<Experiment> &out) {
                                  "kernels to time")};
     ab.run = run_matmul_ab;
     ab.quick = {{"m", 1024}, {"n", 1024}};
+    ab.figures = {
+        {"coalesced_a_over_simple", "ratio", Better::Neither, "coalesced A / simple"},
+        {"shared_ab_over_simple", "ratio", Better::Neither, "shared A and B / simple"},
+    };
+    ab.compared = {
+        {"coalesced_a_over_simple", "coalesced A / simple"},
+        {"shared_ab_over_simple", "shared A and B / simple"},
+    };
     out.push_back(std::move(ab));
 
     Experiment aat;
@@ -181,6 +189,14 @@ void add_matmul_experiments(std::vector<Experiment> &out) {
                                   "kernels to time")};
     aat.run = run_matmul_aat;
     aat.quick = {{"m", 1024}};
+    aat.figures = {
+        {"coalesced_over_simple", "ratio", Better::Neither, "coalesced / simple"},
+        {"padded_over_coalesced", "ratio", Better::Neither, "padded / coalesced (bank conflicts removed)"},
+    };
+    aat.compared = {
+        {"coalesced_over_simple", "coalesced / simple"},
+        {"padded_over_coalesced", "padded / coalesced (bank conflicts removed)"},
+    };
     out.push_back(std::move(aat));
 }
 

@@ -156,6 +156,12 @@ void add_pitch_experiments(std::vector<Experiment> &out) {
                 size_param("height", 0, 0, 1LL << 31, "rows; 0: as many as make max(4 x L2, 64 MiB) per array")};
     e.run = run_pitch_2d;
     e.quick = {{"widths", {1000, 1025}}, {"height", 1024}};
+    e.figures = {
+        {"pitched_over_packed_w1025", "ratio", Better::Neither, "pitched / packed rows, width 1025"},
+    };
+    e.compared = {
+        {"pitched_over_packed_w1025", "pitched / packed rows, width 1025"},
+    };
     out.push_back(std::move(e));
 }
 

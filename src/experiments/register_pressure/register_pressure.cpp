@@ -132,6 +132,12 @@ void add_register_pressure_experiments(std::vector<Experiment> &out) {
                 int_param("iterations", 32, 1, 4096, "updates of all 64 values per thread")};
     e.run = run_register_pressure;
     e.quick = {{"caps", {255, 32}}, {"iterations", 4}};
+    e.figures = {
+        {"cap32_time_over_best", "ratio", Better::Neither, "32-register cap / best time"},
+    };
+    e.compared = {
+        {"cap32_time_over_best", "32-register cap / best time"},
+    };
     out.push_back(std::move(e));
 }
 

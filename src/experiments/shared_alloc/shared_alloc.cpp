@@ -84,6 +84,12 @@ void add_shared_alloc_experiments(std::vector<Experiment> &out) {
     e.params = {size_param("elements", 0, 0, 1LL << 36, "ints reversed per launch; 0: max(4 x L2, 64 MiB) of them")};
     e.run = run_shared_alloc;
     e.quick = {{"elements", 4 * kMiB}};
+    e.figures = {
+        {"dynamic_time_over_static", "ratio", Better::Neither, "dynamic / static time"},
+    };
+    e.compared = {
+        {"dynamic_time_over_static", "dynamic / static time"},
+    };
     out.push_back(std::move(e));
 }
 

@@ -201,6 +201,18 @@ void add_stream_experiments(std::vector<Experiment> &out) {
     e.params[3].allowed = {1, 2, 4, 8};
     e.run = run_stream;
     e.quick = {{"array_bytes", 64 * kMiB}};
+    e.figures = {
+        {"copy_gbs", "GB/s", Better::Higher, "stream copy"},
+        {"triad_gbs", "GB/s", Better::Higher, "stream triad"},
+        {"cudaMemcpy_gbs", "GB/s", Better::Higher, "cudaMemcpy device to device"},
+        {"copy_fraction_of_theoretical", "ratio", Better::Neither, "copy / theoretical bandwidth"},
+    };
+    e.compared = {
+        {"copy_gbs", "stream copy"},
+        {"triad_gbs", "stream triad"},
+        {"cudaMemcpy_gbs", "cudaMemcpy device to device"},
+        {"copy_fraction_of_theoretical", "copy / theoretical bandwidth"},
+    };
     out.push_back(std::move(e));
 }
 

@@ -305,6 +305,12 @@ void add_texture_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_texture;
     e.quick = {{"width", 1024}, {"height", 1024}};
+    e.figures = {
+        {"texture_over_global_time", "ratio", Better::Neither, "texture time / global time"},
+    };
+    e.compared = {
+        {"texture_over_global_time", "texture time / global time"},
+    };
     out.push_back(std::move(e));
 }
 

@@ -464,6 +464,18 @@ void add_tma_copy_experiments(std::vector<Experiment> &out) {
     e.params[5].multiple_of = 4;
     e.run = run_tma_copy;
     e.quick = {{"array_bytes", 64 * kMiB}, {"sizes", {1024, 16384}}, {"stages", {1, 3}}};
+    e.figures = {
+        {"tma_gbs", "GB/s", Better::Higher, "TMA copy, best bulk / tile size and stages"},
+        {"tma_over_stream_copy", "ratio", Better::Neither, "TMA copy / stream copy kernel, same bytes"},
+        {"tma_over_memcpy", "ratio", Better::Neither, "TMA copy / cudaMemcpy, same bytes"},
+        {"tma_over_cp_async_inst", "ratio", Better::Neither, "TMA / cp.async instructions per byte"},
+    };
+    e.compared = {
+        {"tma_gbs", "TMA copy, best bulk / tile size and stages"},
+        {"tma_over_stream_copy", "TMA copy / stream copy kernel, same bytes"},
+        {"tma_over_memcpy", "TMA copy / cudaMemcpy, same bytes"},
+        {"tma_over_cp_async_inst", "TMA / cp.async instructions per byte"},
+    };
     out.push_back(std::move(e));
 }
 

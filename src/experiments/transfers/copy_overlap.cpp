@@ -194,6 +194,12 @@ void add_copy_overlap_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_copy_overlap;
     e.quick = {{"bytes", 16 * kMiB}, {"streams", {1, 2}}};
+    e.figures = {
+        {"speedup_4_streams", "ratio", Better::Neither, "speed-up over serial, 4 streams"},
+    };
+    e.compared = {
+        {"speedup_4_streams", "speed-up over serial, 4 streams"},
+    };
     out.push_back(std::move(e));
 }
 

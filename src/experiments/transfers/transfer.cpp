@@ -256,6 +256,16 @@ void add_transfer_experiments(std::vector<Experiment> &out) {
     };
     t.run = run_transfer;
     t.quick = {{"min_size", 64 * 1024}, {"max_size", 4 * kMiB}, {"points_per_octave", 1}};
+    t.figures = {
+        {"pinned_h2d_peak_gbs", "GB/s", Better::Higher, "pinned host to device, peak"},
+        {"pinned_d2h_peak_gbs", "GB/s", Better::Higher, "pinned device to host, peak"},
+        {"pinned_over_pageable_h2d", "ratio", Better::Neither, "pinned / pageable, host to device"},
+    };
+    t.compared = {
+        {"pinned_h2d_peak_gbs", "pinned host to device, peak"},
+        {"pinned_d2h_peak_gbs", "pinned device to host, peak"},
+        {"pinned_over_pageable_h2d", "pinned / pageable, host to device"},
+    };
     out.push_back(std::move(t));
 
     Experiment b;
@@ -269,6 +279,14 @@ void add_transfer_experiments(std::vector<Experiment> &out) {
     };
     b.run = run_transfer_batching;
     b.quick = {{"counts", {1, 16}}, {"chunk_sizes", {4096}}};
+    b.figures = {
+        {"h2d_overhead_us", "us", Better::Lower, "fixed cost per host to device copy"},
+        {"h2d_penalty_1024x4096", "ratio", Better::Neither, "1024 copies of 4 KiB / one copy"},
+    };
+    b.compared = {
+        {"h2d_overhead_us", "fixed cost per host to device copy"},
+        {"h2d_penalty_1024x4096", "1024 copies of 4 KiB / one copy"},
+    };
     out.push_back(std::move(b));
 }
 

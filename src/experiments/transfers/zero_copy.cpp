@@ -123,6 +123,12 @@ void add_zero_copy_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_zero_copy;
     e.quick = {{"bytes", 4 * kMiB}};
+    e.figures = {
+        {"explicit_over_mapped_coalesced", "ratio", Better::Neither, "explicit copies / mapped, coalesced"},
+    };
+    e.compared = {
+        {"explicit_over_mapped_coalesced", "explicit copies / mapped, coalesced"},
+    };
     out.push_back(std::move(e));
 }
 

@@ -137,6 +137,16 @@ void add_transpose_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_transpose;
     e.quick = {{"rows", 1024}, {"cols", 1024}};
+    e.figures = {
+        {"padded_over_shared_w4", "ratio", Better::Neither, "padded / shared, 4-byte elements"},
+        {"shared_padded_w4_over_copy", "ratio", Better::Neither, "padded shared / copy, 4-byte elements"},
+        {"naive_w4_over_copy", "ratio", Better::Neither, "naive / copy, 4-byte elements"},
+    };
+    e.compared = {
+        {"padded_over_shared_w4", "padded / shared, 4-byte elements"},
+        {"shared_padded_w4_over_copy", "padded shared / copy, 4-byte elements"},
+        {"naive_w4_over_copy", "naive / copy, 4-byte elements"},
+    };
     out.push_back(std::move(e));
 }
 

@@ -8,101 +8,37 @@
 
 #include <simdjson.h>
 
+#include "gmlab.h"
+
 namespace gmserver {
 namespace {
 
 using nlohmann::json;
 
+// The figures each experiment declares for the view across GPU models
+// (src/experiments/<family>/: Experiment::compared), read once through the
+// library's description of every experiment, in the standard suite's order.
 struct Catalogued {
-    const char *experiment, *id, *label, *unit;
+    std::string experiment, id, label, unit;
 };
 
-// The library's own summary values (src/experiments/<family>/ computes them), the
-// ones the guide's statements are about. Ratios first where the guide states
-// an effect; absolute figures where the model's speed itself is the point.
-const Catalogued kCatalogue[] = {
-    {"stream", "copy_gbs", "stream copy", "GB/s"},
-    {"stream", "triad_gbs", "stream triad", "GB/s"},
-    {"stream", "cudaMemcpy_gbs", "cudaMemcpy device to device", "GB/s"},
-    {"stream", "copy_fraction_of_theoretical", "copy / theoretical bandwidth", "ratio"},
-    {"offset_copy", "guide_w4_offset1_over_offset0", "offset 1 / offset 0 (guide kernel)", "ratio"},
-    {"offset_copy", "ilp4_w4_offset1_over_offset0", "offset 1 / offset 0 (4 words per thread)", "ratio"},
-    {"stride_copy", "guide_w4_stride2_over_stride1", "stride 2 / stride 1, 4-byte words", "ratio"},
-    {"stride_copy", "guide_w4_stride32_over_stride1", "stride 32 / stride 1, 4-byte words", "ratio"},
-    {"stride_copy", "guide_w16_stride2_over_stride1", "stride 2 / stride 1, 16-byte words", "ratio"},
-    {"l2_persist", "hit_ratio_1_speedup_fitting", "window (hit ratio 1) speed-up, region fits the set-aside", "ratio"},
-    {"l2_persist", "hit_ratio_1_speedup_largest", "window (hit ratio 1) speed-up, largest region", "ratio"},
-    {"l2_persist", "tuned_speedup_fitting", "tuned window speed-up, region fits", "ratio"},
-    {"l2_persist", "tuned_speedup_largest", "tuned window speed-up, largest region", "ratio"},
-    {"bank_conflicts", "read_w4_stride2_over_stride1", "stride 2 / stride 1 (2-way conflict)", "ratio"},
-    {"bank_conflicts", "read_w4_stride32_over_stride1", "stride 32 / stride 1 (32-way conflict)", "ratio"},
-    {"bank_conflicts", "read_w4_stride0_over_stride1", "broadcast / stride 1", "ratio"},
-    {"matmul_ab", "coalesced_a_over_simple", "coalesced A / simple", "ratio"},
-    {"matmul_ab", "shared_ab_over_simple", "shared A and B / simple", "ratio"},
-    {"matmul_aat", "coalesced_over_simple", "coalesced / simple", "ratio"},
-    {"matmul_aat", "padded_over_coalesced", "padded / coalesced (bank conflicts removed)", "ratio"},
-    {"transpose", "padded_over_shared_w4", "padded / shared, 4-byte elements", "ratio"},
-    {"transpose", "shared_padded_w4_over_copy", "padded shared / copy, 4-byte elements", "ratio"},
-    {"transpose", "naive_w4_over_copy", "naive / copy, 4-byte elements", "ratio"},
-    {"shared_alloc", "dynamic_time_over_static", "dynamic / static time", "ratio"},
-    {"async_copy", "w4_count48_async_over_sync_cycles", "async / sync cycles, 4-byte elements, 48 copies", "ratio"},
-    {"async_copy", "w16_count48_async_over_sync_cycles", "async / sync cycles, 16-byte elements, 48 copies", "ratio"},
-    {"tma_copy", "tma_gbs", "TMA copy, best bulk / tile size and stages", "GB/s"},
-    {"tma_copy", "tma_over_stream_copy", "TMA copy / stream copy kernel, same bytes", "ratio"},
-    {"tma_copy", "tma_over_memcpy", "TMA copy / cudaMemcpy, same bytes", "ratio"},
-    {"tma_copy", "tma_over_cp_async_inst", "TMA / cp.async instructions per byte", "ratio"},
-    {"cluster_shared", "remote_ns", "distributed shared memory latency", "ns"},
-    {"cluster_shared", "remote_over_local", "distributed / local shared memory latency", "ratio"},
-    {"cluster_shared", "dsm_over_global_best", "exchange: distributed shared / global memory", "ratio"},
-    {"cluster_shared", "max_active_clusters_c8", "clusters of 8 held at once", "count"},
-    {"constant_broadcast", "k32_over_k1", "32 addresses / 1 address", "ratio"},
-    {"constant_broadcast", "fit_ns_per_address", "cost per distinct address", "ns"},
-    {"stencil", "constant_time_over_ldg", "__constant__ time / __ldg time", "ratio"},
-    {"stencil", "constant_over_copy", "__constant__ stencil / copy", "ratio"},
-    {"texture", "texture_over_global_time", "texture time / global time", "ratio"},
-    {"transfer", "pinned_h2d_peak_gbs", "pinned host to device, peak", "GB/s"},
-    {"transfer", "pinned_d2h_peak_gbs", "pinned device to host, peak", "GB/s"},
-    {"transfer", "pinned_over_pageable_h2d", "pinned / pageable, host to device", "ratio"},
-    {"transfer_batching", "h2d_overhead_us", "fixed cost per host to device copy", "us"},
-    {"transfer_batching", "h2d_penalty_1024x4096", "1024 copies of 4 KiB / one copy", "ratio"},
-    {"zero_copy", "explicit_over_mapped_coalesced", "explicit copies / mapped, coalesced", "ratio"},
-    {"copy_overlap", "speedup_4_streams", "speed-up over serial, 4 streams", "ratio"},
-    {"latency", "l1_ns", "L1 latency", "ns"},
-    {"latency", "l2_near_ns", "L2 latency", "ns"},
-    {"latency", "dram_ns", "DRAM latency", "ns"},
-    {"memory_spaces", "shared_ns", "shared memory latency", "ns"},
-    {"memory_spaces", "l2_ns", "L2 latency", "ns"},
-    {"memory_spaces", "dram_ns", "DRAM latency", "ns"},
-    {"local_memory", "uniform_time_over_registers", "local (uniform index) / registers time", "ratio"},
-    {"local_memory", "divergent_time_over_registers", "local (per-lane index) / registers time", "ratio"},
-    {"register_pressure", "cap32_time_over_best", "32-register cap / best time", "ratio"},
-    {"alignment", "misaligned8_o1_over_aligned", "8-byte loads 1 byte off / aligned", "ratio"},
-    {"alignment", "aligned_over_packed_r12", "aligned / packed, 12-byte records", "ratio"},
-    {"pitch_2d", "pitched_over_packed_w1025", "pitched / packed rows, width 1025", "ratio"},
-    {"managed_memory", "on_demand_read_gbs", "on-demand read of host-resident managed memory, 16 MiB", "GB/s"},
-    {"managed_memory", "on_demand_over_prefetch_time", "on demand / prefetch then read, time", "ratio"},
-    {"managed_memory", "fit_us_per_fault_group", "cost of a GPU page-fault group (fit)", "us"},
-    {"managed_memory", "fit_link_gbs", "migration bandwidth (fit)", "GB/s"},
-    {"managed_memory", "pingpong_us_64KiB", "host/device ping-pong round trip, 64 KiB", "us"},
-    {"allocation", "malloc_us_largest", "cudaMalloc + cudaFree, 1 GiB", "us"},
-    {"allocation", "pool_threshold_us", "pooled cudaMallocAsync + cudaFreeAsync, any size", "us"},
-    {"allocation", "malloc_over_pool_threshold_largest", "cudaMalloc / pooled allocation, 1 GiB", "ratio"},
-    {"allocation", "malloc_host_ms_per_gib", "cudaMallocHost per GiB", "ms"},
-    {"allocation", "host_register_ms_per_gib", "cudaHostRegister per GiB", "ms"},
-    {"compressible", "zeros_read_compressible_over_plain", "compressible / plain memory, reading zeros", "ratio"},
-    {"compressible", "random_read_compressible_over_plain", "compressible / plain memory, reading random data", "ratio"},
-    {"compressible", "zeros_read_dram_bytes_compressible_over_plain", "DRAM bytes read, compressible / plain, zeros", "ratio"},
-    {"l2_partitions", "near_ns", "L2 hit latency, near partition", "ns"},
-    {"l2_partitions", "far_ns", "L2 hit latency, far partition", "ns"},
-    {"l2_partitions", "far_over_near", "far / near L2 hit latency", "ratio"},
-    {"l2_partitions", "far_share_median", "share of lines far from an SM (model 0.5)", "ratio"},
-    {"cache_hints", "evict_first_last_speedup", "evict_first stream + evict_last reused set / default loads", "ratio"},
-    {"cache_hints", "stream_cs_speedup", "streaming (__ldcs) stream / default loads", "ratio"},
-    {"cache_hints", "window_persisting_speedup", "persisting window on the reused set / default loads", "ratio"},
-    {"cache_hints", "granularity_32_s256_dram_bytes_per_read", "DRAM bytes per 4-byte read, stride 256, fetch limit 32", "bytes"},
-    {"carveout", "carveout0_fits_bytes", "largest working set still in L1, carveout 0%", "bytes"},
-    {"carveout", "carveout100_fits_bytes", "largest working set still in L1, carveout 100%", "bytes"},
-};
+const std::vector<Catalogued> &catalogue() {
+    static const std::vector<Catalogued> rows = [] {
+        std::vector<Catalogued> out;
+        for (std::size_t i = 0; i < gm_experiment_count(); ++i) {
+            const char *name = gm_experiment_name(i);
+            char *text = nullptr;
+            if (!name || gm_experiment_describe_json(&text, name) != GM_OK) continue;
+            const json d = json::parse(text, nullptr, false);
+            gm_free_string(text);
+            if (!d.is_object() || !d.contains("compared_figures")) continue;
+            for (const json &c : d["compared_figures"])
+                out.push_back({name, c.value("key", ""), c.value("label", ""), c.value("unit", "")});
+        }
+        return out;
+    }();
+    return rows;
+}
 
 const json *summary_of(const json &result) {
     for (const char *k : {"summary", "summary_values"})
@@ -218,7 +154,7 @@ json judged_parts(const simdjson::dom::element &root) {
 const std::vector<std::string> &catalogued_experiments() {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> out;
-        for (const Catalogued &c : kCatalogue)
+        for (const Catalogued &c : catalogue())
             if (std::find(out.begin(), out.end(), c.experiment) == out.end()) out.push_back(c.experiment);
         return out;
     }();
@@ -227,12 +163,12 @@ const std::vector<std::string> &catalogued_experiments() {
 
 std::vector<FigureSpec> figure_specs(const std::string &experiment) {
     std::vector<FigureSpec> out;
-    for (const Catalogued &c : kCatalogue) {
+    for (const Catalogued &c : catalogue()) {
         if (experiment != c.experiment) continue;
         out.push_back({c.id, c.label, c.unit, ""});
-        if (std::string(c.unit) == "GB/s") {
-            out.push_back({std::string(c.id) + "/theoretical", std::string(c.label) + " / theoretical bandwidth", "ratio", "theoretical"});
-            out.push_back({std::string(c.id) + "/copy", std::string(c.label) + " / stream copy", "ratio", "copy"});
+        if (c.unit == "GB/s") {
+            out.push_back({c.id + "/theoretical", c.label + " / theoretical bandwidth", "ratio", "theoretical"});
+            out.push_back({c.id + "/copy", c.label + " / stream copy", "ratio", "copy"});
         }
     }
     return out;
