@@ -99,12 +99,9 @@ bool wanted(const std::vector<std::string> &list, const char *label) {
 // of stream and reused sums, or single sums) with the host's.
 void check_sums(ContextState &ctx, const Launch &launch, DeviceArray &partials, std::size_t blocks, std::size_t per_block,
                 const std::vector<std::uint64_t> &expected, const std::string &what, Result &out) {
-    cudaStream_t st = ctx.stream();
-    GM_CUDA(cudaMemsetAsync(partials.get(), 0xFF, blocks * per_block * sizeof(std::uint64_t), st));
-    GM_CUDA(launch(st));
     std::vector<std::uint64_t> got(blocks * per_block);
-    GM_CUDA(cudaMemcpyAsync(got.data(), partials.get(), got.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, st));
-    GM_CUDA(cudaStreamSynchronize(st));
+    run_checked(ctx, {launch, {{partials.get(), got.size() * sizeof(std::uint64_t)}},
+                      download_to(got.data(), partials.get(), got.size() * sizeof(std::uint64_t)), {}});
     for (std::size_t k = 0; k < per_block; ++k) {
         std::uint64_t sum = 0;
         for (std::size_t b = 0; b < blocks; ++b) sum += got[b * per_block + k];

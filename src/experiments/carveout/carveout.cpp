@@ -86,11 +86,8 @@ Series chase_series(ContextState &ctx, int c, const std::vector<std::size_t> &si
         auto launch = [&](cudaStream_t s2) {
             return kernels::launch_l1_chase(ring.as<std::uint32_t>(), hops, cycles.as<unsigned long long>(), s2);
         };
-        GM_CUDA(cudaMemsetAsync(cycles.get(), 0xFF, cycles.bytes(), st));
-        GM_CUDA(launch(st));
         unsigned long long got[2] = {0, 0};
-        GM_CUDA(cudaMemcpyAsync(got, cycles.get(), sizeof got, cudaMemcpyDeviceToHost, st));
-        GM_CUDA(cudaStreamSynchronize(st));
+        run_checked(ctx, {launch, {{cycles.get(), cycles.bytes()}}, download_to(got, cycles.get(), sizeof got), {}});
         // Node indices are word indices of line starts: the walk of succ from node 0.
         const std::uint64_t want = 32ull * walk(succ, 0, 2ull * hops);
         if (got[1] != want)
@@ -113,12 +110,8 @@ Series chase_series(ContextState &ctx, int c, const std::vector<std::size_t> &si
 template <class Launch>
 void verify_block_sums(ContextState &ctx, const Launch &launch, const DeviceArray &sums_d, unsigned blocks,
                        std::uint64_t want, const std::string &what, Result &out) {
-    cudaStream_t st = ctx.stream();
-    GM_CUDA(cudaMemsetAsync(sums_d.get(), 0xFF, sums_d.bytes(), st));
-    GM_CUDA(launch(st));
     std::vector<std::uint64_t> got(blocks);
-    GM_CUDA(cudaMemcpyAsync(got.data(), sums_d.get(), sums_d.bytes(), cudaMemcpyDeviceToHost, st));
-    GM_CUDA(cudaStreamSynchronize(st));
+    run_checked(ctx, {launch, {{sums_d.get(), sums_d.bytes()}}, download_to(got.data(), sums_d.get(), sums_d.bytes()), {}});
     for (unsigned b = 0; b < blocks; ++b)
         if (got[b] != want) verification_failed(what + " (block sum)", b, std::to_string(want), std::to_string(got[b]));
     out.verified(blocks, "every block's sum of the words it read compared with passes x the host's sum of the working set");

@@ -153,11 +153,8 @@ void run_stencil(ContextState &ctx, const Params &params, Result &out) {
         auto launch = [&, constant](cudaStream_t s) {
             return kernels::launch_stencil(constant, in.as<float>(), outbuf.as<float>(), n, coef.as<float>(), block, per_thread, s);
         };
-        GM_CUDA(cudaMemsetAsync(outbuf.get(), 0xFF, bytes, st));
-        GM_CUDA(launch(st));
-        GM_CUDA(cudaMemcpyAsync(got.data(), outbuf.get(), bytes, cudaMemcpyDeviceToHost, st));
-        GM_CUDA(cudaStreamSynchronize(st));
-        check_stencil(got, f, kDefaultCoefficients, "stencil " + name, out);
+        run_checked(ctx, {launch, {{outbuf.get(), bytes}}, download_to(got.data(), outbuf.get(), bytes),
+                          [&] { check_stencil(got, f, kDefaultCoefficients, "stencil " + name, out); }});
         Series s;
         s.name = constant ? "coefficients in __constant__ memory" : "coefficients in global memory through __ldg";
         s.variant = name;
