@@ -80,6 +80,41 @@ void summarise_levels(const CacheLevels &lv, double dram, double ghz, const Devi
     sum["l2_reported_bytes"] = static_cast<double>(dev.l2_bytes);
 }
 
+// What the latency curve means and how it was measured: the notes, given
+// the levels found.
+void add_latency_notes(Result &out, std::size_t stride, unsigned hops, double ghz, const DeviceInfo &dev, double min_step,
+                       const CacheLevels &lv) {
+    out.notes.push_back(
+        "One thread follows a random single-cycle ring (Sattolo, fixed seed) with one pointer per " + std::to_string(stride) +
+        "-byte line, so every hop is a dependent load of a new line. Before each launch's timed " + std::to_string(hops) +
+        " hops the whole block reads every line through the same path (so what fits is in L2), then the chasing "
+        "thread walks up to 8192 lines untimed (the whole ring where L1 can matter) and the timed hops continue from there. "
+        "Each launch and each path starts at a different line. Each chase's final node is checked against the host's walk.");
+    out.notes.push_back("Cycles are clock64 inside the kernel; nanoseconds use the SM clock measured during the run (clock64 "
+                        "cycles over %globaltimer nanoseconds of the same chases): " +
+                        std::to_string(static_cast<long long>(std::llround(ghz * 1e3))) + " MHz, against " +
+                        std::to_string(dev.clock_khz / 1000) + " MHz reported.");
+    out.notes.push_back("Levels (experiments/common/levels.hpp): the curve is fitted piecewise constant, a new level where "
+                        "the latency moves by at least " + std::to_string(static_cast<int>(std::lround(min_step * 100))) +
+                        "% (min_step) for at least two working sets; a lone point away from two neighbours that agree is "
+                        "set aside. A capacity lies between the last working set on a level (l1_bytes, l2_near_bytes, "
+                        "l2_bytes) and the first past it (l1_falls_bytes, l2_falls_bytes). Past a capacity a random chase "
+                        "still hits about capacity / working set of the time, so the curve climbs towards DRAM gradually; "
+                        "dram is the cold chase, L2 flushed before each launch, dram_level the ld.cg chase's last level.");
+    if (!lv.l1) out.notes.push_back("No L1 level below half the L2 latency was found in the ld.ca chase.");
+    if (!lv.l2) out.notes.push_back("No L2 level below 0.85 x the DRAM latency was found in the ld.cg chase.");
+    if (lv.l2 && lv.l2_capacity_open)
+        out.notes.push_back("The last L2 level runs to the end of the sweep: L2 is at least l2_bytes; raise max_bytes to see its end.");
+    if (lv.l2_far)
+        out.notes.push_back("Two L2 levels in the ld.cg chase: the L2 is split in two partitions, and from l2_far_begins_bytes "
+                            "on hits come from the far one, slower by the crossing between them.");
+    if (lv.l2_levels > 2)
+        out.notes.push_back(std::to_string(lv.l2_levels) + " levels below DRAM latency in the ld.cg chase: past the second "
+                            "(far) they are left unnamed (the series' levels attribute lists them all).");
+    out.notes.push_back("At large working sets a random chase also misses the TLBs (one translation per few lines visited), so "
+                        "part of the rise towards DRAM there is address translation, not the cache.");
+}
+
 void run_latency(ContextState &ctx, const Params &params, Result &out) {
     const DeviceInfo &dev = ctx.info();
     const std::size_t stride = static_cast<std::size_t>(params.integer("stride"));
@@ -206,35 +241,7 @@ void run_latency(ContextState &ctx, const Params &params, Result &out) {
     out.series.push_back(std::move(sb));
     out.series.push_back(std::move(sd));
 
-    out.notes.push_back(
-        "One thread follows a random single-cycle ring (Sattolo, fixed seed) with one pointer per " + std::to_string(stride) +
-        "-byte line, so every hop is a dependent load of a new line. Before each launch's timed " + std::to_string(hops) +
-        " hops the whole block reads every line through the same path (so what fits is in L2), then the chasing "
-        "thread walks up to 8192 lines untimed (the whole ring where L1 can matter) and the timed hops continue from there. "
-        "Each launch and each path starts at a different line. Each chase's final node is checked against the host's walk.");
-    out.notes.push_back("Cycles are clock64 inside the kernel; nanoseconds use the SM clock measured during the run (clock64 "
-                        "cycles over %globaltimer nanoseconds of the same chases): " +
-                        std::to_string(static_cast<long long>(std::llround(ghz * 1e3))) + " MHz, against " +
-                        std::to_string(dev.clock_khz / 1000) + " MHz reported.");
-    out.notes.push_back("Levels (experiments/common/levels.hpp): the curve is fitted piecewise constant, a new level where "
-                        "the latency moves by at least " + std::to_string(static_cast<int>(std::lround(min_step * 100))) +
-                        "% (min_step) for at least two working sets; a lone point away from two neighbours that agree is "
-                        "set aside. A capacity lies between the last working set on a level (l1_bytes, l2_near_bytes, "
-                        "l2_bytes) and the first past it (l1_falls_bytes, l2_falls_bytes). Past a capacity a random chase "
-                        "still hits about capacity / working set of the time, so the curve climbs towards DRAM gradually; "
-                        "dram is the cold chase, L2 flushed before each launch, dram_level the ld.cg chase's last level.");
-    if (!lv.l1) out.notes.push_back("No L1 level below half the L2 latency was found in the ld.ca chase.");
-    if (!lv.l2) out.notes.push_back("No L2 level below 0.85 x the DRAM latency was found in the ld.cg chase.");
-    if (lv.l2 && lv.l2_capacity_open)
-        out.notes.push_back("The last L2 level runs to the end of the sweep: L2 is at least l2_bytes; raise max_bytes to see its end.");
-    if (lv.l2_far)
-        out.notes.push_back("Two L2 levels in the ld.cg chase: the L2 is split in two partitions, and from l2_far_begins_bytes "
-                            "on hits come from the far one, slower by the crossing between them.");
-    if (lv.l2_levels > 2)
-        out.notes.push_back(std::to_string(lv.l2_levels) + " levels below DRAM latency in the ld.cg chase: past the second "
-                            "(far) they are left unnamed (the series' levels attribute lists them all).");
-    out.notes.push_back("At large working sets a random chase also misses the TLBs (one translation per few lines visited), so "
-                        "part of the rise towards DRAM there is address translation, not the cache.");
+    add_latency_notes(out, stride, hops, ghz, dev, min_step, lv);
     out.published_source = "published pointer-chase microbenchmarks (H100 PCIe at 1755 MHz), cycles";
     out.published = {{"l1_cycles", 34}, {"l2_near_cycles", 265}, {"l2_far_cycles", 475}, {"dram_cycles", 660}};
 }

@@ -61,6 +61,44 @@ struct Measured {
     int local_bytes = -1;  // for the local-memory kernel
 };
 
+// The guide's order of the memory spaces against the measured one: the
+// summary's guide_order_holds and the notes that say where they part.
+void add_order_notes(Result &out, std::map<std::string, double> &cyc, int local_bytes, unsigned hops, double ghz) {
+    // Where the measurement departs from the guide's order, say so.
+    auto c = [&](const char *v) { return std::to_string(static_cast<long long>(std::llround(cyc[v]))); };
+    std::vector<std::string> deviations;
+    if (!(cyc["registers"] < cyc["shared"])) deviations.push_back("registers (" + c("registers") + " cycles) are not faster than shared memory (" + c("shared") + ")");
+    if (!(cyc["shared"] < cyc["constant"])) deviations.push_back("a constant cache hit (" + c("constant") + " cycles) is not slower than shared memory (" + c("shared") + ")");
+    for (const char *v : {"l1", "l2", "dram", "local", "texture"})
+        if (!(cyc["constant"] < cyc[v]))
+            deviations.push_back(std::string("a constant cache hit (") + c("constant") + " cycles) is not faster than " + v + " (" + c(v) + ")");
+    out.summary_values["guide_order_holds"] = deviations.empty() ? 1.0 : 0.0;
+    std::vector<std::pair<double, std::string>> ranked;
+    for (const auto &[v, y] : cyc) ranked.push_back({y, v});
+    std::sort(ranked.begin(), ranked.end());
+    std::string fastest;
+    for (const auto &[y, v] : ranked) fastest += (fastest.empty() ? "" : " < ") + v + " " + std::to_string(static_cast<long long>(std::llround(y)));
+    out.notes.push_back("Measured, fastest first (cycles): " + fastest + ".");
+    out.notes.push_back("The guide's order is registers, shared, constant, then global, local and texture memory" +
+                        std::string(deviations.empty() ? ": it holds here." : "; here it departs from it: " + [&] {
+                            std::string t;
+                            for (const auto &d : deviations) t += (t.empty() ? "" : "; ") + d;
+                            return t;
+                        }() + "."));
+    out.notes.push_back("Local memory is off-chip in the guide's table, as slow as global memory; but it is cached: a small local "
+                        "array (" + std::to_string(local_bytes) + " local bytes per thread) that stays in L1 reads at " +
+                        c("local") + " cycles, an L1 hit's " + c("l1") + ", against DRAM's " + c("dram") +
+                        ". A local array too large for L1 pays L2 or DRAM latency like any global access.");
+    out.notes.push_back("The texture path (" + c("texture") + " cycles) shares L1 with global loads (" + c("l1") +
+                        "); its hit costs more for the texture unit's addressing, and pays off for 2D locality, filtering and "
+                        "conversions (see the texture experiment), not latency.");
+    out.notes.push_back("Every space is a chain of dependent accesses by one thread, walked once untimed and then " +
+                        std::to_string(hops) + " times timed with clock64; registers are a chain of dependent multiply-adds, "
+                        "so theirs is the arithmetic latency. Nanoseconds use the SM clock measured during the run (" +
+                        std::to_string(static_cast<long long>(std::llround(ghz * 1e3))) + " MHz). Bandwidths are measured "
+                        "elsewhere: DRAM by stream, shared memory by bank_conflicts, L2 by l2_persist.");
+}
+
 void run_memory_spaces(ContextState &ctx, const Params &params, Result &out) {
     const DeviceInfo &dev = ctx.info();
     const unsigned hops = static_cast<unsigned>(params.integer("hops"));
@@ -186,39 +224,7 @@ void run_memory_spaces(ContextState &ctx, const Params &params, Result &out) {
     for (const Measured &x : m)
         if (x.variant == "local") local_bytes = x.local_bytes;
 
-    // Where the measurement departs from the guide's order, say so.
-    auto c = [&](const char *v) { return std::to_string(static_cast<long long>(std::llround(cyc[v]))); };
-    std::vector<std::string> deviations;
-    if (!(cyc["registers"] < cyc["shared"])) deviations.push_back("registers (" + c("registers") + " cycles) are not faster than shared memory (" + c("shared") + ")");
-    if (!(cyc["shared"] < cyc["constant"])) deviations.push_back("a constant cache hit (" + c("constant") + " cycles) is not slower than shared memory (" + c("shared") + ")");
-    for (const char *v : {"l1", "l2", "dram", "local", "texture"})
-        if (!(cyc["constant"] < cyc[v]))
-            deviations.push_back(std::string("a constant cache hit (") + c("constant") + " cycles) is not faster than " + v + " (" + c(v) + ")");
-    out.summary_values["guide_order_holds"] = deviations.empty() ? 1.0 : 0.0;
-    std::vector<std::pair<double, std::string>> ranked;
-    for (const auto &[v, y] : cyc) ranked.push_back({y, v});
-    std::sort(ranked.begin(), ranked.end());
-    std::string fastest;
-    for (const auto &[y, v] : ranked) fastest += (fastest.empty() ? "" : " < ") + v + " " + std::to_string(static_cast<long long>(std::llround(y)));
-    out.notes.push_back("Measured, fastest first (cycles): " + fastest + ".");
-    out.notes.push_back("The guide's order is registers, shared, constant, then global, local and texture memory" +
-                        std::string(deviations.empty() ? ": it holds here." : "; here it departs from it: " + [&] {
-                            std::string t;
-                            for (const auto &d : deviations) t += (t.empty() ? "" : "; ") + d;
-                            return t;
-                        }() + "."));
-    out.notes.push_back("Local memory is off-chip in the guide's table, as slow as global memory; but it is cached: a small local "
-                        "array (" + std::to_string(local_bytes) + " local bytes per thread) that stays in L1 reads at " +
-                        c("local") + " cycles, an L1 hit's " + c("l1") + ", against DRAM's " + c("dram") +
-                        ". A local array too large for L1 pays L2 or DRAM latency like any global access.");
-    out.notes.push_back("The texture path (" + c("texture") + " cycles) shares L1 with global loads (" + c("l1") +
-                        "); its hit costs more for the texture unit's addressing, and pays off for 2D locality, filtering and "
-                        "conversions (see the texture experiment), not latency.");
-    out.notes.push_back("Every space is a chain of dependent accesses by one thread, walked once untimed and then " +
-                        std::to_string(hops) + " times timed with clock64; registers are a chain of dependent multiply-adds, "
-                        "so theirs is the arithmetic latency. Nanoseconds use the SM clock measured during the run (" +
-                        std::to_string(static_cast<long long>(std::llround(ghz * 1e3))) + " MHz). Bandwidths are measured "
-                        "elsewhere: DRAM by stream, shared memory by bank_conflicts, L2 by l2_persist.");
+    add_order_notes(out, cyc, local_bytes, hops, ghz);
 }
 
 }  // namespace
