@@ -165,6 +165,75 @@ void check_dst(const Side &to, const Side &from, std::size_t bytes, const std::s
     check_same_bytes(got.data(), want.data(), bytes, what, out);
 }
 
+// Each device's arrays (the source filled with its pattern), stream and
+// event.
+std::vector<Side> open_sides(ContextState &ctx, const std::vector<int> &devs, std::size_t bytes) {
+    std::vector<Side> sides(devs.size());
+    for (std::size_t i = 0; i < devs.size(); ++i) {
+        Side &s = sides[i];
+        s.device = devs[i];
+        GM_CUDA(cudaDeviceGetAttribute(&s.multiprocessors, cudaDevAttrMultiProcessorCount, s.device));
+        s.src = std::make_unique<PeerArray>(ctx, s.device, bytes);
+        s.dst = std::make_unique<PeerArray>(ctx, s.device, bytes);
+        s.stream = std::make_unique<OwnedStream>(s.device);
+        s.join = std::make_unique<SyncEvent>(s.device);
+        DeviceGuard g;
+        GM_CUDA(cudaSetDevice(s.device));
+        GM_CUDA(kernels::launch_fill_pattern(static_cast<std::uint32_t *>(s.src->get()), bytes / 4, seed_of(s.device),
+                                             s.stream->get()));
+        GM_CUDA(cudaStreamSynchronize(s.stream->get()));
+    }
+    return sides;
+}
+
+// Once every pair is measured: each series' extremes, the pairs and who can
+// access whom in the summary, the series into the result, and the notes.
+void finish_peer(Result &out, int context_device, const std::vector<Side> &sides,
+                 const std::function<bool(std::size_t, std::size_t)> &can, const nlohmann::json &labels, std::size_t bytes,
+                 int pairs_with_access, Series &ce, Series &kr, Series &lat, Series &bi) {
+    auto finish = [&](Series &s) {
+        s.attributes = {{"pairs", labels}, {"bytes", bytes}};
+        if (!s.points.empty()) out.series.push_back(std::move(s));
+    };
+    const double n_pairs = static_cast<double>(labels.size());
+    auto extremes = [&](const Series &s, const std::string &key, bool latency) {
+        if (s.points.empty()) return;
+        double lo = 1e300, hi = 0;
+        for (const Point &p : s.points) {
+            const double v = latency ? p.values.at("latency_us") : bandwidth_gbs(p.bytes, p.time_ms.median);
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+        out.summary_values[key + "_min"] = lo;
+        out.summary_values[key + "_max"] = hi;
+    };
+    extremes(ce, "copy_gbs", false);
+    extremes(kr, "kernel_read_gbs", false);
+    extremes(lat, "latency_us", true);
+    extremes(bi, "bidirectional_gbs", false);
+    finish(ce);
+    finish(kr);
+    finish(lat);
+    finish(bi);
+    out.summary_values["pairs"] = n_pairs;
+    out.summary_values["pairs_with_peer_access"] = pairs_with_access;
+    for (std::size_t a = 0; a < sides.size(); ++a)
+        for (std::size_t b = 0; b < sides.size(); ++b)
+            if (a != b)
+                out.summary_values["can_access_peer_" + std::to_string(sides[a].device) + "_" + std::to_string(sides[b].device)] =
+                    can(a, b) ? 1 : 0;
+    out.notes.push_back("Pairs are ordered (source->destination) and listed in each series' attributes.pairs; x is the index "
+                        "into that list. The context's device is " + std::to_string(context_device) + "; the peers are the "
+                        "other devices taking part. can_access_peer_A_B is cudaDeviceCanAccessPeer(A, B): A's kernels can "
+                        "read B's memory.");
+    out.notes.push_back("copy: cudaMemcpyPeerAsync of `bytes` on a stream of the source device; where peer access is not "
+                        "possible the driver stages the copy through host memory. kernel_read: a kernel on the destination "
+                        "copies the source's memory into its own through the peer mapping (only where access is possible). "
+                        "latency: latency_copies back-to-back copies of latency_bytes, time per copy. bidirectional: a copy in "
+                        "each direction at once, bytes counted for both. Peer access is enabled for the run and disabled "
+                        "afterwards where this run enabled it.");
+}
+
 void run_peer(ContextState &ctx, const Params &params, Result &out) {
     DeviceGuard restore;  // whatever happens, the context's device is current again afterwards
     int count = 0;
@@ -185,21 +254,7 @@ void run_peer(ContextState &ctx, const Params &params, Result &out) {
     const bool all_pairs = params.flag("all_pairs");
     for (int d : devs) require_memory_on(ctx, d, 2 * bytes);
 
-    std::vector<Side> sides(devs.size());
-    for (std::size_t i = 0; i < devs.size(); ++i) {
-        Side &s = sides[i];
-        s.device = devs[i];
-        GM_CUDA(cudaDeviceGetAttribute(&s.multiprocessors, cudaDevAttrMultiProcessorCount, s.device));
-        s.src = std::make_unique<PeerArray>(ctx, s.device, bytes);
-        s.dst = std::make_unique<PeerArray>(ctx, s.device, bytes);
-        s.stream = std::make_unique<OwnedStream>(s.device);
-        s.join = std::make_unique<SyncEvent>(s.device);
-        DeviceGuard g;
-        GM_CUDA(cudaSetDevice(s.device));
-        GM_CUDA(kernels::launch_fill_pattern(static_cast<std::uint32_t *>(s.src->get()), bytes / 4, seed_of(s.device),
-                                             s.stream->get()));
-        GM_CUDA(cudaStreamSynchronize(s.stream->get()));
-    }
+    std::vector<Side> sides = open_sides(ctx, devs, bytes);
     GM_CUDA(cudaSetDevice(ctx.device()));
     SyncEvent fork(ctx.device());
     // Access in both directions of every pair, enabled for the whole run and
@@ -321,47 +376,7 @@ void run_peer(ContextState &ctx, const Params &params, Result &out) {
             }
         }
     }
-    auto finish = [&](Series &s) {
-        s.attributes = {{"pairs", labels}, {"bytes", bytes}};
-        if (!s.points.empty()) out.series.push_back(std::move(s));
-    };
-    const double n_pairs = static_cast<double>(labels.size());
-    auto extremes = [&](const Series &s, const std::string &key, bool latency) {
-        if (s.points.empty()) return;
-        double lo = 1e300, hi = 0;
-        for (const Point &p : s.points) {
-            const double v = latency ? p.values.at("latency_us") : bandwidth_gbs(p.bytes, p.time_ms.median);
-            lo = std::min(lo, v);
-            hi = std::max(hi, v);
-        }
-        out.summary_values[key + "_min"] = lo;
-        out.summary_values[key + "_max"] = hi;
-    };
-    extremes(ce, "copy_gbs", false);
-    extremes(kr, "kernel_read_gbs", false);
-    extremes(lat, "latency_us", true);
-    extremes(bi, "bidirectional_gbs", false);
-    finish(ce);
-    finish(kr);
-    finish(lat);
-    finish(bi);
-    out.summary_values["pairs"] = n_pairs;
-    out.summary_values["pairs_with_peer_access"] = pairs_with_access;
-    for (std::size_t a = 0; a < sides.size(); ++a)
-        for (std::size_t b = 0; b < sides.size(); ++b)
-            if (a != b)
-                out.summary_values["can_access_peer_" + std::to_string(sides[a].device) + "_" + std::to_string(sides[b].device)] =
-                    can(a, b) ? 1 : 0;
-    out.notes.push_back("Pairs are ordered (source->destination) and listed in each series' attributes.pairs; x is the index "
-                        "into that list. The context's device is " + std::to_string(ctx.device()) + "; the peers are the "
-                        "other devices taking part. can_access_peer_A_B is cudaDeviceCanAccessPeer(A, B): A's kernels can "
-                        "read B's memory.");
-    out.notes.push_back("copy: cudaMemcpyPeerAsync of `bytes` on a stream of the source device; where peer access is not "
-                        "possible the driver stages the copy through host memory. kernel_read: a kernel on the destination "
-                        "copies the source's memory into its own through the peer mapping (only where access is possible). "
-                        "latency: latency_copies back-to-back copies of latency_bytes, time per copy. bidirectional: a copy in "
-                        "each direction at once, bytes counted for both. Peer access is enabled for the run and disabled "
-                        "afterwards where this run enabled it.");
+    finish_peer(out, ctx.device(), sides, can, labels, bytes, pairs_with_access, ce, kr, lat, bi);
 }
 
 }  // namespace
