@@ -121,6 +121,115 @@ Series one_series(const std::string &name, const std::string &variant, const std
     return s;
 }
 
+// Part 2: strided reads under each prefetch and fetch granularity variant,
+// the DRAM bytes each read fetched against the model's unit.
+void measure_strided_reads(ContextState &ctx, std::size_t strided_bytes, const std::vector<std::uint64_t> &strides,
+                           const std::vector<std::string> &prefetch, bool cc80, DeviceArray &partials, unsigned strided_blocks,
+                           FetchGranularityRestore &fetch, std::vector<std::string> &skipped, Result &out) {
+    require_memory(ctx, strided_bytes, "cache_hints (strided region of " + std::to_string(strided_bytes) + " bytes)");
+    DeviceArray strided_d(ctx, std::max<std::size_t>(strided_bytes, 4));
+    GM_CUDA(kernels::launch_fill_pattern(strided_d.as<std::uint32_t>(), strided_bytes / 4, kStridedSeed, ctx.stream()));
+    const std::uint64_t sector_unit = fetch_unit(fetch.supported() ? fetch.found() : 0);
+    std::map<std::string, double> plain_ms;
+    for (const PrefetchVariant &v : kPrefetch) {
+        if (!wanted(prefetch, v.label)) continue;
+        if (v.needs_cc80 && !cc80) {
+            skipped.push_back(v.label);
+            continue;
+        }
+        std::size_t in_force = fetch.found();
+        if (v.granularity >= 0) {
+            if (!fetch.set(static_cast<std::size_t>(v.granularity), &in_force)) {
+                skipped.push_back(std::string(v.label) + " (the device does not take this fetch granularity limit)");
+                continue;
+            }
+        } else {
+            fetch.restore();
+        }
+        // The unit the model expects L2 to fetch for one missed word.
+        const std::uint64_t unit = v.granularity >= 0 ? fetch_unit(in_force) : std::max(sector_unit, fetch_unit(v.size));
+        Series series = one_series(v.name, v.label, "stride", "bytes");
+        series.y_field = "bandwidth_gbs";
+        series.y_name = "useful bandwidth (the words read)";
+        series.y_unit = "GB/s";
+        series.quantity = Quantity::DramBandwidth;
+        series.attributes = {{"region_bytes", strided_bytes}, {"granularity_in_force", in_force}, {"model_unit_bytes", unit}};
+        for (std::uint64_t stride : strides) {
+            const std::uint64_t n_reads = strided_bytes / stride;
+            if (n_reads == 0 || n_reads >= (1ull << 31)) continue;
+            const std::uint32_t stride_words = static_cast<std::uint32_t>(stride / 4);
+            auto launch = [&](cudaStream_t s) {
+                return kernels::launch_strided_read(v.kind, strided_d.as<std::uint32_t>(), static_cast<std::uint32_t>(n_reads),
+                                                    stride_words, strided_blocks, partials.as<unsigned long long>(), s);
+            };
+            check_sums(ctx, launch, partials, strided_blocks, 1, {strided_sum(n_reads, stride_words, kStridedSeed)},
+                       std::string("cache_hints ") + v.label + " stride " + std::to_string(stride), out);
+            Point p;
+            p.x = static_cast<double>(stride);
+            p.bytes = 4.0 * static_cast<double>(n_reads);
+            p.time_ms = time_launch(ctx, launch);
+            p.values["reads"] = static_cast<double>(n_reads);
+            p.values["granularity_in_force"] = static_cast<double>(in_force);
+            p.predicted["dram_bytes_read"] = static_cast<double>(fetched_bytes(n_reads, stride, unit));
+            p.predicted["dram_bytes_per_read"] = static_cast<double>(fetched_bytes(n_reads, stride, unit)) / n_reads;
+            p.predicted["sector_bytes"] = static_cast<double>(fetched_bytes(n_reads, stride, kSectorBytes));
+            CounterSet set = counter_sets::dram();
+            set.derived.push_back({"dram_bytes_per_read", "dram__bytes_read.sum", "", static_cast<double>(n_reads)});
+            measure_counters(ctx, launch, set, p, out);
+            const std::string key = std::string(v.label) + "_s" + std::to_string(stride);
+            if (std::string(v.label) == "plain") plain_ms[std::to_string(stride)] = p.time_ms.median;
+            if (auto it = plain_ms.find(std::to_string(stride)); it != plain_ms.end() && std::string(v.label) != "plain")
+                out.summary_values[key + "_time_over_plain"] = p.time_ms.median / it->second;
+            if (auto d = p.counters.find("dram__bytes_read.sum"); d != p.counters.end()) {
+                out.summary_values[key + "_dram_bytes_per_read"] = d->second / static_cast<double>(n_reads);
+                out.summary_values[key + "_dram_over_sector_model"] = d->second / p.predicted["sector_bytes"];
+            }
+            series.points.push_back(std::move(p));
+        }
+        if (!series.points.empty()) out.series.push_back(std::move(series));
+    }
+}
+
+// The sizes and the state found in the summary, and the notes on what was
+// measured, how and what was not.
+void summarise_cache_hints(Result &out, const ReuseModel &model, std::size_t reused_bytes, std::size_t stream_bytes,
+                           std::size_t strided_bytes, double l2, std::size_t set_aside_found,
+                           const FetchGranularityRestore &fetch, bool cc80, const std::vector<std::string> &skipped) {
+    out.summary_values["reused_bytes"] = static_cast<double>(reused_bytes);
+    out.summary_values["stream_bytes"] = static_cast<double>(stream_bytes);
+    out.summary_values["reused_reads"] = model.reused_reads;
+    out.summary_values["set_aside_found_bytes"] = static_cast<double>(set_aside_found);
+    if (fetch.supported()) out.summary_values["fetch_granularity_found"] = static_cast<double>(fetch.found());
+
+    char reads[32];
+    std::snprintf(reads, sizeof reads, "%.2f", model.reused_reads);
+    out.notes.push_back("Reused set " + mib_text(static_cast<double>(reused_bytes)) + " (reused_over_l2 of an L2 of " + mib_text(l2) +
+                        ") read at vector i mod its size for every 16-byte vector i of a stream of " +
+                        mib_text(static_cast<double>(stream_bytes)) + " read once, in one kernel: the reused set is read " + reads +
+                        " times per launch, and between two reads of one of its lines as many stream bytes pass as the set "
+                        "holds. L2 is flushed before every timed launch, so the first read of the reused set always misses.");
+    out.notes.push_back("Counters: the stream is read once, so its sectors miss and the L2 read hits "
+                        "(lts__t_sectors_srcunit_tex_op_read_lookup_hit) are the reused set's: reused_hit_share is them over the "
+                        "reused set's sectors, against reused_hit_share_protected (every read but the first hits). "
+                        "reused_from_dram_share is (DRAM bytes read - stream bytes) / the reused bytes read. Lines marked "
+                        "evict_last or persisting may outlast the flush between timed launches (the flush writes normal lines), "
+                        "which makes such a variant's later launches start warm; persisting lines are reset after each variant.");
+    out.notes.push_back("Strided reads: 4-byte words `stride` bytes apart over " + mib_text(static_cast<double>(strided_bytes)) +
+                        ". The model (predicted.dram_bytes_read) fetches every aligned unit a word falls in, whole: the 32-byte "
+                        "sector (the guide's sector model, predicted.sector_bytes), or the fetch granularity limit in force, or "
+                        "the prefetch size the load names. The limit is a hint the device may ignore, and DRAM itself moves "
+                        "units larger than a sector; the counted dram__bytes_read says which unit was fetched. The limit found "
+                        "(" + (fetch.supported() ? std::to_string(fetch.found()) + " bytes" : std::string("not offered")) +
+                        ") is put back after every series and on every path out.");
+    if (!skipped.empty()) {
+        std::string list;
+        for (const std::string &s : skipped) list += (list.empty() ? "" : ", ") + s;
+        out.notes.push_back("Not measured here: " + list +
+                            (cc80 ? "." : " (createpolicy, the L2::cache_hint and L2::256B qualifiers, the set-aside and access "
+                                          "policy windows need compute capability 8.0)."));
+    }
+}
+
 void run_cache_hints(ContextState &ctx, const Params &params, Result &out) {
     const DeviceInfo &dev = ctx.info();
     cudaStream_t st = ctx.stream();
@@ -257,68 +366,7 @@ void run_cache_hints(ContextState &ctx, const Params &params, Result &out) {
 
     // Part 2: strided reads, the fetch granularity limit and prefetching, on
     // a region of its own (planned here, beside what part 1 holds).
-    require_memory(ctx, strided_bytes, "cache_hints (strided region of " + std::to_string(strided_bytes) + " bytes)");
-    DeviceArray strided_d(ctx, std::max<std::size_t>(strided_bytes, 4));
-    GM_CUDA(kernels::launch_fill_pattern(strided_d.as<std::uint32_t>(), strided_bytes / 4, kStridedSeed, st));
-    const std::uint64_t sector_unit = fetch_unit(fetch.supported() ? fetch.found() : 0);
-    std::map<std::string, double> plain_ms;
-    for (const PrefetchVariant &v : kPrefetch) {
-        if (!wanted(prefetch, v.label)) continue;
-        if (v.needs_cc80 && !cc80) {
-            skipped.push_back(v.label);
-            continue;
-        }
-        std::size_t in_force = fetch.found();
-        if (v.granularity >= 0) {
-            if (!fetch.set(static_cast<std::size_t>(v.granularity), &in_force)) {
-                skipped.push_back(std::string(v.label) + " (the device does not take this fetch granularity limit)");
-                continue;
-            }
-        } else {
-            fetch.restore();
-        }
-        // The unit the model expects L2 to fetch for one missed word.
-        const std::uint64_t unit = v.granularity >= 0 ? fetch_unit(in_force) : std::max(sector_unit, fetch_unit(v.size));
-        Series series = one_series(v.name, v.label, "stride", "bytes");
-        series.y_field = "bandwidth_gbs";
-        series.y_name = "useful bandwidth (the words read)";
-        series.y_unit = "GB/s";
-        series.quantity = Quantity::DramBandwidth;
-        series.attributes = {{"region_bytes", strided_bytes}, {"granularity_in_force", in_force}, {"model_unit_bytes", unit}};
-        for (std::uint64_t stride : strides) {
-            const std::uint64_t n_reads = strided_bytes / stride;
-            if (n_reads == 0 || n_reads >= (1ull << 31)) continue;
-            const std::uint32_t stride_words = static_cast<std::uint32_t>(stride / 4);
-            auto launch = [&](cudaStream_t s) {
-                return kernels::launch_strided_read(v.kind, strided_d.as<std::uint32_t>(), static_cast<std::uint32_t>(n_reads),
-                                                    stride_words, strided_blocks, partials.as<unsigned long long>(), s);
-            };
-            check_sums(ctx, launch, partials, strided_blocks, 1, {strided_sum(n_reads, stride_words, kStridedSeed)},
-                       std::string("cache_hints ") + v.label + " stride " + std::to_string(stride), out);
-            Point p;
-            p.x = static_cast<double>(stride);
-            p.bytes = 4.0 * static_cast<double>(n_reads);
-            p.time_ms = time_launch(ctx, launch);
-            p.values["reads"] = static_cast<double>(n_reads);
-            p.values["granularity_in_force"] = static_cast<double>(in_force);
-            p.predicted["dram_bytes_read"] = static_cast<double>(fetched_bytes(n_reads, stride, unit));
-            p.predicted["dram_bytes_per_read"] = static_cast<double>(fetched_bytes(n_reads, stride, unit)) / n_reads;
-            p.predicted["sector_bytes"] = static_cast<double>(fetched_bytes(n_reads, stride, kSectorBytes));
-            CounterSet set = counter_sets::dram();
-            set.derived.push_back({"dram_bytes_per_read", "dram__bytes_read.sum", "", static_cast<double>(n_reads)});
-            measure_counters(ctx, launch, set, p, out);
-            const std::string key = std::string(v.label) + "_s" + std::to_string(stride);
-            if (std::string(v.label) == "plain") plain_ms[std::to_string(stride)] = p.time_ms.median;
-            if (auto it = plain_ms.find(std::to_string(stride)); it != plain_ms.end() && std::string(v.label) != "plain")
-                out.summary_values[key + "_time_over_plain"] = p.time_ms.median / it->second;
-            if (auto d = p.counters.find("dram__bytes_read.sum"); d != p.counters.end()) {
-                out.summary_values[key + "_dram_bytes_per_read"] = d->second / static_cast<double>(n_reads);
-                out.summary_values[key + "_dram_over_sector_model"] = d->second / p.predicted["sector_bytes"];
-            }
-            series.points.push_back(std::move(p));
-        }
-        if (!series.points.empty()) out.series.push_back(std::move(series));
-    }
+    measure_strided_reads(ctx, strided_bytes, strides, prefetch, cc80, partials, strided_blocks, fetch, skipped, out);
     fetch.restore();
 
     if (out.series.empty()) {
@@ -327,39 +375,7 @@ void run_cache_hints(ContextState &ctx, const Params &params, Result &out) {
                            " need compute capability 8.0 or a fetch granularity limit the device takes.");
         return;
     }
-    out.summary_values["reused_bytes"] = static_cast<double>(reused_bytes);
-    out.summary_values["stream_bytes"] = static_cast<double>(stream_bytes);
-    out.summary_values["reused_reads"] = model.reused_reads;
-    out.summary_values["set_aside_found_bytes"] = static_cast<double>(set_aside_found);
-    if (fetch.supported()) out.summary_values["fetch_granularity_found"] = static_cast<double>(fetch.found());
-
-    char reads[32];
-    std::snprintf(reads, sizeof reads, "%.2f", model.reused_reads);
-    out.notes.push_back("Reused set " + mib_text(static_cast<double>(reused_bytes)) + " (reused_over_l2 of an L2 of " + mib_text(l2) +
-                        ") read at vector i mod its size for every 16-byte vector i of a stream of " +
-                        mib_text(static_cast<double>(stream_bytes)) + " read once, in one kernel: the reused set is read " + reads +
-                        " times per launch, and between two reads of one of its lines as many stream bytes pass as the set "
-                        "holds. L2 is flushed before every timed launch, so the first read of the reused set always misses.");
-    out.notes.push_back("Counters: the stream is read once, so its sectors miss and the L2 read hits "
-                        "(lts__t_sectors_srcunit_tex_op_read_lookup_hit) are the reused set's: reused_hit_share is them over the "
-                        "reused set's sectors, against reused_hit_share_protected (every read but the first hits). "
-                        "reused_from_dram_share is (DRAM bytes read - stream bytes) / the reused bytes read. Lines marked "
-                        "evict_last or persisting may outlast the flush between timed launches (the flush writes normal lines), "
-                        "which makes such a variant's later launches start warm; persisting lines are reset after each variant.");
-    out.notes.push_back("Strided reads: 4-byte words `stride` bytes apart over " + mib_text(static_cast<double>(strided_bytes)) +
-                        ". The model (predicted.dram_bytes_read) fetches every aligned unit a word falls in, whole: the 32-byte "
-                        "sector (the guide's sector model, predicted.sector_bytes), or the fetch granularity limit in force, or "
-                        "the prefetch size the load names. The limit is a hint the device may ignore, and DRAM itself moves "
-                        "units larger than a sector; the counted dram__bytes_read says which unit was fetched. The limit found "
-                        "(" + (fetch.supported() ? std::to_string(fetch.found()) + " bytes" : std::string("not offered")) +
-                        ") is put back after every series and on every path out.");
-    if (!skipped.empty()) {
-        std::string list;
-        for (const std::string &s : skipped) list += (list.empty() ? "" : ", ") + s;
-        out.notes.push_back("Not measured here: " + list +
-                            (cc80 ? "." : " (createpolicy, the L2::cache_hint and L2::256B qualifiers, the set-aside and access "
-                                          "policy windows need compute capability 8.0)."));
-    }
+    summarise_cache_hints(out, model, reused_bytes, stream_bytes, strided_bytes, l2, set_aside_found, fetch, cc80, skipped);
 }
 
 }  // namespace
