@@ -50,31 +50,22 @@ std::string join(const std::vector<long long> &v) {
 
 std::string c_key(const std::string &name, long long c) { return name + "_c" + std::to_string(c); }
 
-void run_cluster_shared(ContextState &ctx, const Params &params, Result &out) {
-    const DeviceInfo &dev = ctx.info();
-    if (dev.cc_major < 9) {
-        out.not_applicable("cluster_shared needs compute capability 9.0 or newer: thread block clusters and distributed "
-                           "shared memory arrived with Hopper (sm_90); this device is " +
-                           std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor));
-        return;
-    }
-    const unsigned hops = static_cast<unsigned>(params.integer("hops"));
-    const auto slice = static_cast<std::size_t>(params.integer("slice_bytes"));
-    const auto rounds = static_cast<unsigned>(params.integer("rounds"));
-    const std::vector<long long> asked = params.integers("cluster_sizes");
+// The cluster sizes this device runs, and the clusters of each it holds at
+// once (cudaOccupancyMaxActiveClusters of the exchange).
+struct ClusterSizes {
+    std::vector<long long> sizes;
+    std::map<long long, int> active;
+};
+
+ClusterSizes runnable_cluster_sizes(const std::vector<long long> &asked, std::size_t slice, std::size_t smem_limit,
+                                    bool nonportable, int max_chase, Result &out) {
     const bool default_sweep = asked == cluster_size_choices();
-    const std::size_t smem_limit = dev.shared_per_block_optin;
-
-    bool nonportable = false;
-    GM_CUDA(kernels::prepare_cluster_kernels(smem_limit, &nonportable));
-    int max_chase = 0;
-    GM_CUDA(kernels::max_cluster_size(false, 0, &max_chase));
-
     // The sizes this device runs: the default sweep leaves out what it
     // refuses (16, typically, where non-portable sizes are not allowed);
     // a size asked for explicitly that it refuses is an error.
-    std::vector<long long> sizes;
-    std::map<long long, int> active;  // cudaOccupancyMaxActiveClusters of the exchange
+    ClusterSizes r;
+    std::vector<long long> &sizes = r.sizes;
+    std::map<long long, int> &active = r.active;
     std::vector<std::string> left_out;
     for (long long c : asked) {
         const int ci = static_cast<int>(c);
@@ -110,6 +101,19 @@ void run_cluster_shared(ContextState &ctx, const Params &params, Result &out) {
                             (nonportable ? "." : "; non-portable cluster sizes (above 8) are not allowed here."));
     }
 
+    return r;
+}
+
+// The medians over the cluster sizes of each chase's latency, in cycles, and
+// the SM clock they ran at.
+struct ClusterLatency {
+    double local = 0, remote = 0, l2 = 0, ghz = 0;
+};
+
+// Latency: one thread of block 0 chasing a ring, for each cluster size, in
+// the cluster's last block's shared memory, its own, and L2.
+ClusterLatency measure_cluster_latency(ContextState &ctx, const std::vector<long long> &sizes, unsigned hops, Result &out) {
+    const DeviceInfo &dev = ctx.info();
     // ---- latency: one thread of block 0 chasing a ring, for each cluster size ----
     const std::vector<std::uint32_t> next = single_cycle(kernels::kClusterRingNodes, kSeed);
     std::vector<std::uint32_t> offsets(next.size());
@@ -216,6 +220,15 @@ void run_cluster_shared(ContextState &ctx, const Params &params, Result &out) {
         if (l2 > 0) out.summary_values["remote_over_l2"] = remote / l2;
     }
 
+    return {local, remote, l2, ghz};
+}
+
+// The all-to-all exchange through distributed shared memory and through
+// global memory, for each cluster size of two or more.
+void measure_exchange(ContextState &ctx, const ClusterSizes &cs, std::size_t slice, unsigned rounds, Result &out) {
+    const std::vector<long long> &sizes = cs.sizes;
+    const std::map<long long, int> &active = cs.active;
+    cudaStream_t st = ctx.stream();
     // ---- occupancy: the clusters each size lets the device hold ----
     for (const auto &[c, n] : active) {
         out.summary_values[c_key("max_active_clusters", c)] = n;
@@ -309,6 +322,10 @@ void run_cluster_shared(ContextState &ctx, const Params &params, Result &out) {
         out.summary_values["dsm_over_global_best"] = best_ratio;
     }
 
+}
+
+void add_cluster_notes(Result &out, unsigned hops, std::size_t slice, unsigned rounds, const ClusterLatency &lat) {
+    const double local = lat.local, remote = lat.remote, l2 = lat.l2;
     auto r = [](double v) { return std::to_string(static_cast<long long>(std::llround(v))); };
     out.notes.push_back("Latency: thread 0 of block 0 follows a random ring of " + std::to_string(kernels::kClusterRingNodes) +
                         " 4-byte nodes (each holding its successor's address) " + std::to_string(hops) +
@@ -336,6 +353,31 @@ void run_cluster_shared(ContextState &ctx, const Params &params, Result &out) {
                         "cudaOccupancyMaxActiveClusters allows (max_active_clusters_c<size>). Through global memory the "
                         "slices go to a slot per (receiver, sender) in device memory (which stays in L2) and are read "
                         "with ld.global.cg. Bandwidth counts the bytes exchanged: clusters x size x (size - 1) x slice x rounds.");
+}
+
+void run_cluster_shared(ContextState &ctx, const Params &params, Result &out) {
+    const DeviceInfo &dev = ctx.info();
+    if (dev.cc_major < 9) {
+        out.not_applicable("cluster_shared needs compute capability 9.0 or newer: thread block clusters and distributed "
+                           "shared memory arrived with Hopper (sm_90); this device is " +
+                           std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor));
+        return;
+    }
+    const unsigned hops = static_cast<unsigned>(params.integer("hops"));
+    const auto slice = static_cast<std::size_t>(params.integer("slice_bytes"));
+    const auto rounds = static_cast<unsigned>(params.integer("rounds"));
+    const std::vector<long long> asked = params.integers("cluster_sizes");
+    const std::size_t smem_limit = dev.shared_per_block_optin;
+
+    bool nonportable = false;
+    GM_CUDA(kernels::prepare_cluster_kernels(smem_limit, &nonportable));
+    int max_chase = 0;
+    GM_CUDA(kernels::max_cluster_size(false, 0, &max_chase));
+
+    const ClusterSizes cs = runnable_cluster_sizes(asked, slice, smem_limit, nonportable, max_chase, out);
+    const ClusterLatency lat = measure_cluster_latency(ctx, cs.sizes, hops, out);
+    measure_exchange(ctx, cs, slice, rounds, out);
+    add_cluster_notes(out, hops, slice, rounds, lat);
 }
 
 }  // namespace
