@@ -115,35 +115,9 @@ struct Combo {
     int stages;
 };
 
-void run_tma_copy(ContextState &ctx, const Params &params, Result &out) {
-    const DeviceInfo &dev = ctx.info();
-    if (dev.cc_major < 9) {
-        out.not_applicable("tma_copy needs compute capability 9.0 or newer: the Tensor Memory Accelerator (cp.async.bulk, "
-                           "cp.async.bulk.tensor) and the mbarrier's transaction count arrived with Hopper (sm_90); this device is " +
-                           std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor));
-        return;
-    }
-    const std::size_t smem_limit = dev.shared_per_block_optin;
-    const auto matrix_cols = static_cast<std::size_t>(params.integer("matrix_cols"));
-    const auto tile_cols = static_cast<std::size_t>(params.integer("tile_cols"));
-
-    // The array: 1 GiB by default, made smaller (whole tensor-map row bands)
-    // only when the default does not fit the memory budget.
-    std::size_t array_bytes = params.size("array_bytes");
-    if (params.json()["array_bytes"] == kDefaultArray && 2 * array_bytes > ctx.memory_budget()) {
-        const std::size_t unit = matrix_cols * 4 * kMaxBoxDim;
-        array_bytes = std::max(unit, ctx.memory_budget() / 2 / unit * unit);
-        out.notes.push_back("array_bytes reduced from 1 GiB to " + std::to_string(array_bytes) + " to fit the memory budget");
-    }
-    require_memory(ctx, 2 * array_bytes + 64, "tma_copy (2 arrays of " + std::to_string(array_bytes) + " bytes)");
-    const std::size_t words = array_bytes / 4;
-
-    std::vector<CopyPath> paths;
-    for (const std::string &name : params.texts("paths")) paths.push_back(path_from_name(name));
-    std::sort(paths.begin(), paths.end());
-
-    // Sizes x stages: the default sweep is cut to what fits this device's
-    // shared memory; a combination asked for explicitly that does not fit is an error.
+// Sizes x stages: the default sweep is cut to what fits this device's
+// shared memory; a combination asked for explicitly that does not fit is an error.
+std::vector<Combo> plan_combos(const Params &params, std::size_t smem_limit, Result &out) {
     const std::vector<long long> sizes = params.integers("sizes"), stage_list = params.integers("stages");
     const bool default_sweep = sizes == default_sizes() && stage_list == default_stages();
     std::vector<Combo> combos;
@@ -165,8 +139,14 @@ void run_tma_copy(ContextState &ctx, const Params &params, Result &out) {
         out.notes.push_back("Left out of the default sweep, beyond the " + std::to_string(smem_limit) +
                             " bytes of shared memory a block may use: stages x size " + list + ".");
     }
+    return combos;
+}
 
-    // The tensor path: the driver's encoder, and tiles that divide the array.
+// The tensor path's tiles for each size, or the path dropped (with a note)
+// where the driver offers no tensor-map encoder.
+std::map<std::size_t, TilePlan> plan_tensor_path(std::vector<CopyPath> &paths, const std::vector<Combo> &combos,
+                                                 std::size_t array_bytes, std::size_t matrix_cols, std::size_t tile_cols,
+                                                 Result &out) {
     std::map<std::size_t, TilePlan> tiles;
     if (std::find(paths.begin(), paths.end(), CopyPath::Tensor) != paths.end()) {
         const char *why = nullptr;
@@ -179,144 +159,52 @@ void run_tma_copy(ContextState &ctx, const Params &params, Result &out) {
                 if (!tiles.count(c.size)) tiles[c.size] = plan_tiles(array_bytes, c.size, matrix_cols, tile_cols);
         }
     }
-    if (paths.empty()) invalid("no copy path left to run (paths)");
+    return tiles;
+}
 
-    GM_CUDA(kernels::allow_tma_shared(smem_limit));
-    DeviceArray in(ctx, array_bytes), outbuf(ctx, array_bytes);
-    cudaStream_t st = ctx.stream();
-    GM_CUDA(kernels::launch_fill_pattern(in.as<std::uint32_t>(), words, kSeed, st));
-    PatternCheck checker(ctx);
-    checker.self_test(in.get(), outbuf.get(), words);
-    checker.check(in.as<std::uint32_t>(), words, "tma_copy input fill", out);
-
-    // One series per path and stage count (the register path has one buffer).
-    std::map<std::pair<int, int>, Series> series;
-    auto series_for = [&](CopyPath p, int stages) -> Series & {
-        auto key = std::make_pair(static_cast<int>(p), stages);
-        auto it = series.find(key);
-        if (it != series.end()) return it->second;
-        Series &s = series[key];
-        s.name = series_label(p, stages);
-        s.variant = path_name(p);
-        s.x_name = is_tma(p) ? "bulk / tile size" : "chunk size";
-        s.x_unit = "KiB";
-        s.quantity = Quantity::DramBandwidth;  // the array is far larger than L2
-        cudaFuncAttributes attr{};
-        GM_CUDA(kernels::tma_kernel_attributes(kernel_of(p), stages, &attr));
-        s.attributes = {{"path", path_name(p)},
-                        {"stages", stages},
-                        {"threads_per_block", is_tma(p) ? kernels::kTmaBlock : kernels::kThreadCopyBlock},
-                        {"registers", attr.numRegs},
-                        {"array_bytes", array_bytes}};
-        if (p == CopyPath::Tensor)
-            s.attributes["matrix"] = {{"rows", array_bytes / (matrix_cols * 4)}, {"cols", matrix_cols}, {"tile_cols", tile_cols}};
-        return s;
-    };
-
-    CounterSet counted;
-    counted.metrics = {"smsp__inst_executed.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"};
-    counted.derived = {{"inst_per_byte", "smsp__inst_executed.sum", "", static_cast<double>(array_bytes)},
-                       {"dram_read_per_byte", "dram__bytes_read.sum", "", static_cast<double>(array_bytes)},
-                       {"dram_write_per_byte", "dram__bytes_write.sum", "", static_cast<double>(array_bytes)}};
-    // Every byte is read from DRAM once: the counted launch runs after an L2
-    // flush and clean. Writes may stay in L2 when the kernel ends, so they
-    // are shown, not checked.
-    counted = counted.agree("dram_read_per_byte", "dram_read_per_byte", 0.03);
-
-    // Sizes in the outer loops and the paths innermost, so that the paths of
-    // one configuration are measured one after the other.
-    kernels::TensorMapBytes in_map{}, out_map{};
-    std::size_t encoded_for = 0;
-    for (const Combo &c : combos) {
-        for (CopyPath p : paths) {
-            if (p == CopyPath::Registers && c.stages != 1) continue;
-            const std::size_t shared = ring_shared_bytes(c.size, c.stages);
-            int per_sm = 0;
-            GM_CUDA(kernels::tma_resident_blocks(kernel_of(p), c.stages, shared, &per_sm));
-            if (per_sm < 1) fail(GM_ERROR_INTERNAL, "tma_copy: no block of " + series_label(p, c.stages) + " with " + std::to_string(shared) + " bytes of shared memory fits a multiprocessor");
-            const int blocks = per_sm * dev.multiprocessors;
-            TilePlan tp;
-            if (p == CopyPath::Tensor) {
-                tp = tiles.at(c.size);
-                if (encoded_for != c.size) {
-                    int driver_status = 0;
-                    const cudaError_t err = kernels::encode_tensor_maps(in.get(), outbuf.get(), tp.rows, tp.cols, tp.box_cols,
-                                                                        tp.box_rows, &in_map, &out_map, &driver_status);
-                    if (err != cudaSuccess)
-                        invalid("cuTensorMapEncodeTiled refused a " + std::to_string(tp.rows) + " x " + std::to_string(tp.cols) +
-                                " matrix with a " + std::to_string(tp.box_cols) + " x " + std::to_string(tp.box_rows) +
-                                " box (CUresult " + std::to_string(driver_status) + ")");
-                    encoded_for = c.size;
-                }
-            }
-            auto launch = [&, p, c, blocks, shared, tp](cudaStream_t s) -> cudaError_t {
-                switch (p) {
-                case CopyPath::Bulk:
-                    return kernels::launch_bulk_copy(in.get(), outbuf.get(), array_bytes, c.size, c.stages, blocks, shared, s);
-                case CopyPath::Tensor:
-                    return kernels::launch_tensor_copy(in_map, out_map, static_cast<std::uint32_t>(tp.tiles_x),
-                                                       static_cast<std::uint32_t>(tp.tiles_y), tp.box_cols, tp.box_rows,
-                                                       c.stages, blocks, shared, s);
-                case CopyPath::CpAsync:
-                    return kernels::launch_thread_copy(true, in.get(), outbuf.get(), array_bytes, c.size, c.stages, blocks, shared, s);
-                case CopyPath::Registers:
-                    return kernels::launch_thread_copy(false, in.get(), outbuf.get(), array_bytes, c.size, 1, blocks, shared, s);
-                }
-                return cudaErrorInvalidValue;
-            };
-            const std::string what = "tma_copy " + series_label(p, c.stages) + ", " + kib_text(c.size);
-            GM_CUDA(cudaMemsetAsync(outbuf.get(), 0xA5, array_bytes, st));
-            GM_CUDA(launch(st));
-            checker.check(outbuf.as<std::uint32_t>(), words, what, out);
-
-            Point pt;
-            pt.x = static_cast<double>(c.size) / 1024.0;
-            pt.bytes = 2.0 * static_cast<double>(array_bytes);  // read + written
-            pt.time_ms = time_launch(ctx, launch);
-            pt.values["size_bytes"] = static_cast<double>(c.size);
-            pt.values["blocks"] = blocks;
-            pt.values["blocks_per_sm"] = per_sm;
-            pt.values["shared_bytes_per_block"] = static_cast<double>(shared);
-            pt.values["bytes_in_flight_per_sm"] = static_cast<double>(per_sm) * c.stages * static_cast<double>(c.size);
-            pt.predicted["inst_per_byte_floor"] = inst_per_byte_floor(p, c.size);
-            pt.predicted["dram_read_per_byte"] = 1.0;
-            measure_counters(ctx, launch, counted, pt, out);
-            series_for(p, c.stages).points.push_back(std::move(pt));
-        }
-    }
-    for (auto &[key, s] : series) out.series.push_back(std::move(s));
-
-    // The ceiling in the same run: our stream copy kernel and cudaMemcpy on the same arrays.
-    // Kept apart until the sweep's figures are taken (they point into out.series).
+// The copy ceiling in the same run: our stream copy kernel and cudaMemcpy
+// on the same arrays, checked, as series kept apart in refs.
+struct References {
     double stream_gbs = 0, memcpy_gbs = 0;
-    std::vector<Series> refs;
-    if (params.flag("include_references")) {
-        Series copy = reference_copy_series(ctx, in.get(), outbuf.get(), array_bytes, static_cast<double>(array_bytes), out, "tma_copy");
-        copy.x_name = "array size";
-        copy.x_unit = "bytes";
-        stream_gbs = bandwidth_gbs(copy.points[0].bytes, copy.points[0].time_ms.median);
-        refs.push_back(std::move(copy));
+};
 
-        auto launch = [&](cudaStream_t s) { return cudaMemcpyAsync(outbuf.get(), in.get(), array_bytes, cudaMemcpyDeviceToDevice, s); };
-        GM_CUDA(cudaMemsetAsync(outbuf.get(), 0xA5, array_bytes, st));
-        GM_CUDA(launch(st));
-        checker.check(outbuf.as<std::uint32_t>(), words, "tma_copy cudaMemcpy", out);
-        Series m;
-        m.name = "cudaMemcpy";
-        m.variant = "cudaMemcpy";
-        m.x_name = "array size";
-        m.x_unit = "bytes";
-        m.quantity = Quantity::DramBandwidth;
-        Point pt;
-        pt.x = static_cast<double>(array_bytes);
-        pt.bytes = 2.0 * static_cast<double>(array_bytes);
-        pt.time_ms = time_launch(ctx, launch);
-        memcpy_gbs = bandwidth_gbs(pt.bytes, pt.time_ms.median);
-        m.points.push_back(std::move(pt));
-        refs.push_back(std::move(m));
-        out.summary_values["stream_copy_gbs"] = stream_gbs;
-        out.summary_values["memcpy_gbs"] = memcpy_gbs;
-    }
+References measure_references(ContextState &ctx, DeviceArray &in, DeviceArray &outbuf, std::size_t array_bytes,
+                              PatternCheck &checker, std::vector<Series> &refs, Result &out) {
+    cudaStream_t st = ctx.stream();
+    const std::size_t words = array_bytes / 4;
+    double stream_gbs = 0, memcpy_gbs = 0;
+    Series copy = reference_copy_series(ctx, in.get(), outbuf.get(), array_bytes, static_cast<double>(array_bytes), out, "tma_copy");
+    copy.x_name = "array size";
+    copy.x_unit = "bytes";
+    stream_gbs = bandwidth_gbs(copy.points[0].bytes, copy.points[0].time_ms.median);
+    refs.push_back(std::move(copy));
+
+    auto launch = [&](cudaStream_t s) { return cudaMemcpyAsync(outbuf.get(), in.get(), array_bytes, cudaMemcpyDeviceToDevice, s); };
+    GM_CUDA(cudaMemsetAsync(outbuf.get(), 0xA5, array_bytes, st));
+    GM_CUDA(launch(st));
+    checker.check(outbuf.as<std::uint32_t>(), words, "tma_copy cudaMemcpy", out);
+    Series m;
+    m.name = "cudaMemcpy";
+    m.variant = "cudaMemcpy";
+    m.x_name = "array size";
+    m.x_unit = "bytes";
+    m.quantity = Quantity::DramBandwidth;
+    Point pt;
+    pt.x = static_cast<double>(array_bytes);
+    pt.bytes = 2.0 * static_cast<double>(array_bytes);
+    pt.time_ms = time_launch(ctx, launch);
+    memcpy_gbs = bandwidth_gbs(pt.bytes, pt.time_ms.median);
+    m.points.push_back(std::move(pt));
+    refs.push_back(std::move(m));
+    out.summary_values["stream_copy_gbs"] = stream_gbs;
+    out.summary_values["memcpy_gbs"] = memcpy_gbs;
+    return {stream_gbs, memcpy_gbs};
+}
+
+// The figures of the sweep: each path's best point, TMA against the ceiling
+// and against cp.async's instructions, the reference series and the notes.
+void summarise_tma(Result &out, std::vector<Series> refs, std::size_t array_bytes, const References &ceiling) {
+    const double stream_gbs = ceiling.stream_gbs, memcpy_gbs = ceiling.memcpy_gbs;
     // The best point of each path.
     struct Best {
         double gbs = 0, size = 0;
@@ -433,6 +321,152 @@ void run_tma_copy(ContextState &ctx, const Params &params, Result &out) {
             out.notes.push_back("The best TMA copy (" + head + ") reached " + std::string(buf) +
                                 " of our stream copy kernel on the same bytes (tma_over_stream_copy): it did not beat it.");
     }
+}
+
+void run_tma_copy(ContextState &ctx, const Params &params, Result &out) {
+    const DeviceInfo &dev = ctx.info();
+    if (dev.cc_major < 9) {
+        out.not_applicable("tma_copy needs compute capability 9.0 or newer: the Tensor Memory Accelerator (cp.async.bulk, "
+                           "cp.async.bulk.tensor) and the mbarrier's transaction count arrived with Hopper (sm_90); this device is " +
+                           std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor));
+        return;
+    }
+    const std::size_t smem_limit = dev.shared_per_block_optin;
+    const auto matrix_cols = static_cast<std::size_t>(params.integer("matrix_cols"));
+    const auto tile_cols = static_cast<std::size_t>(params.integer("tile_cols"));
+
+    // The array: 1 GiB by default, made smaller (whole tensor-map row bands)
+    // only when the default does not fit the memory budget.
+    std::size_t array_bytes = params.size("array_bytes");
+    if (params.json()["array_bytes"] == kDefaultArray && 2 * array_bytes > ctx.memory_budget()) {
+        const std::size_t unit = matrix_cols * 4 * kMaxBoxDim;
+        array_bytes = std::max(unit, ctx.memory_budget() / 2 / unit * unit);
+        out.notes.push_back("array_bytes reduced from 1 GiB to " + std::to_string(array_bytes) + " to fit the memory budget");
+    }
+    require_memory(ctx, 2 * array_bytes + 64, "tma_copy (2 arrays of " + std::to_string(array_bytes) + " bytes)");
+    const std::size_t words = array_bytes / 4;
+
+    std::vector<CopyPath> paths;
+    for (const std::string &name : params.texts("paths")) paths.push_back(path_from_name(name));
+    std::sort(paths.begin(), paths.end());
+
+    const std::vector<Combo> combos = plan_combos(params, smem_limit, out);
+
+    // The tensor path: the driver's encoder, and tiles that divide the array.
+    const std::map<std::size_t, TilePlan> tiles = plan_tensor_path(paths, combos, array_bytes, matrix_cols, tile_cols, out);
+    if (paths.empty()) invalid("no copy path left to run (paths)");
+
+    GM_CUDA(kernels::allow_tma_shared(smem_limit));
+    DeviceArray in(ctx, array_bytes), outbuf(ctx, array_bytes);
+    cudaStream_t st = ctx.stream();
+    GM_CUDA(kernels::launch_fill_pattern(in.as<std::uint32_t>(), words, kSeed, st));
+    PatternCheck checker(ctx);
+    checker.self_test(in.get(), outbuf.get(), words);
+    checker.check(in.as<std::uint32_t>(), words, "tma_copy input fill", out);
+
+    // One series per path and stage count (the register path has one buffer).
+    std::map<std::pair<int, int>, Series> series;
+    auto series_for = [&](CopyPath p, int stages) -> Series & {
+        auto key = std::make_pair(static_cast<int>(p), stages);
+        auto it = series.find(key);
+        if (it != series.end()) return it->second;
+        Series &s = series[key];
+        s.name = series_label(p, stages);
+        s.variant = path_name(p);
+        s.x_name = is_tma(p) ? "bulk / tile size" : "chunk size";
+        s.x_unit = "KiB";
+        s.quantity = Quantity::DramBandwidth;  // the array is far larger than L2
+        cudaFuncAttributes attr{};
+        GM_CUDA(kernels::tma_kernel_attributes(kernel_of(p), stages, &attr));
+        s.attributes = {{"path", path_name(p)},
+                        {"stages", stages},
+                        {"threads_per_block", is_tma(p) ? kernels::kTmaBlock : kernels::kThreadCopyBlock},
+                        {"registers", attr.numRegs},
+                        {"array_bytes", array_bytes}};
+        if (p == CopyPath::Tensor)
+            s.attributes["matrix"] = {{"rows", array_bytes / (matrix_cols * 4)}, {"cols", matrix_cols}, {"tile_cols", tile_cols}};
+        return s;
+    };
+
+    CounterSet counted;
+    counted.metrics = {"smsp__inst_executed.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"};
+    counted.derived = {{"inst_per_byte", "smsp__inst_executed.sum", "", static_cast<double>(array_bytes)},
+                       {"dram_read_per_byte", "dram__bytes_read.sum", "", static_cast<double>(array_bytes)},
+                       {"dram_write_per_byte", "dram__bytes_write.sum", "", static_cast<double>(array_bytes)}};
+    // Every byte is read from DRAM once: the counted launch runs after an L2
+    // flush and clean. Writes may stay in L2 when the kernel ends, so they
+    // are shown, not checked.
+    counted = counted.agree("dram_read_per_byte", "dram_read_per_byte", 0.03);
+
+    // Sizes in the outer loops and the paths innermost, so that the paths of
+    // one configuration are measured one after the other.
+    kernels::TensorMapBytes in_map{}, out_map{};
+    std::size_t encoded_for = 0;
+    for (const Combo &c : combos) {
+        for (CopyPath p : paths) {
+            if (p == CopyPath::Registers && c.stages != 1) continue;
+            const std::size_t shared = ring_shared_bytes(c.size, c.stages);
+            int per_sm = 0;
+            GM_CUDA(kernels::tma_resident_blocks(kernel_of(p), c.stages, shared, &per_sm));
+            if (per_sm < 1) fail(GM_ERROR_INTERNAL, "tma_copy: no block of " + series_label(p, c.stages) + " with " + std::to_string(shared) + " bytes of shared memory fits a multiprocessor");
+            const int blocks = per_sm * dev.multiprocessors;
+            TilePlan tp;
+            if (p == CopyPath::Tensor) {
+                tp = tiles.at(c.size);
+                if (encoded_for != c.size) {
+                    int driver_status = 0;
+                    const cudaError_t err = kernels::encode_tensor_maps(in.get(), outbuf.get(), tp.rows, tp.cols, tp.box_cols,
+                                                                        tp.box_rows, &in_map, &out_map, &driver_status);
+                    if (err != cudaSuccess)
+                        invalid("cuTensorMapEncodeTiled refused a " + std::to_string(tp.rows) + " x " + std::to_string(tp.cols) +
+                                " matrix with a " + std::to_string(tp.box_cols) + " x " + std::to_string(tp.box_rows) +
+                                " box (CUresult " + std::to_string(driver_status) + ")");
+                    encoded_for = c.size;
+                }
+            }
+            auto launch = [&, p, c, blocks, shared, tp](cudaStream_t s) -> cudaError_t {
+                switch (p) {
+                case CopyPath::Bulk:
+                    return kernels::launch_bulk_copy(in.get(), outbuf.get(), array_bytes, c.size, c.stages, blocks, shared, s);
+                case CopyPath::Tensor:
+                    return kernels::launch_tensor_copy(in_map, out_map, static_cast<std::uint32_t>(tp.tiles_x),
+                                                       static_cast<std::uint32_t>(tp.tiles_y), tp.box_cols, tp.box_rows,
+                                                       c.stages, blocks, shared, s);
+                case CopyPath::CpAsync:
+                    return kernels::launch_thread_copy(true, in.get(), outbuf.get(), array_bytes, c.size, c.stages, blocks, shared, s);
+                case CopyPath::Registers:
+                    return kernels::launch_thread_copy(false, in.get(), outbuf.get(), array_bytes, c.size, 1, blocks, shared, s);
+                }
+                return cudaErrorInvalidValue;
+            };
+            const std::string what = "tma_copy " + series_label(p, c.stages) + ", " + kib_text(c.size);
+            GM_CUDA(cudaMemsetAsync(outbuf.get(), 0xA5, array_bytes, st));
+            GM_CUDA(launch(st));
+            checker.check(outbuf.as<std::uint32_t>(), words, what, out);
+
+            Point pt;
+            pt.x = static_cast<double>(c.size) / 1024.0;
+            pt.bytes = 2.0 * static_cast<double>(array_bytes);  // read + written
+            pt.time_ms = time_launch(ctx, launch);
+            pt.values["size_bytes"] = static_cast<double>(c.size);
+            pt.values["blocks"] = blocks;
+            pt.values["blocks_per_sm"] = per_sm;
+            pt.values["shared_bytes_per_block"] = static_cast<double>(shared);
+            pt.values["bytes_in_flight_per_sm"] = static_cast<double>(per_sm) * c.stages * static_cast<double>(c.size);
+            pt.predicted["inst_per_byte_floor"] = inst_per_byte_floor(p, c.size);
+            pt.predicted["dram_read_per_byte"] = 1.0;
+            measure_counters(ctx, launch, counted, pt, out);
+            series_for(p, c.stages).points.push_back(std::move(pt));
+        }
+    }
+    for (auto &[key, s] : series) out.series.push_back(std::move(s));
+
+    // The ceiling in the same run: our stream copy kernel and cudaMemcpy on the same arrays.
+    // Kept apart until the sweep's figures are taken (they point into out.series).
+    std::vector<Series> refs;
+    const References ceiling =
+        params.flag("include_references") ? measure_references(ctx, in, outbuf, array_bytes, checker, refs, out) : References{};
+    summarise_tma(out, std::move(refs), array_bytes, ceiling);
 }
 
 }  // namespace
