@@ -135,27 +135,319 @@ void count_fabric(ContextState &ctx, const char *base, unsigned sm, std::uint64_
                         "; its counters are left out.");
 }
 
-void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
+// One SM's map: per line, the median first-visit and repeat-visit cycles
+// over the kept launches, and where its jobs begin in the map's list.
+struct SmMap {
+    unsigned sm = 0;
+    std::size_t jobs_from = 0;
+    std::vector<double> first, repeat;  // per line
+};
+
+// One working set of the sweep and its chases.
+struct SweepRaw {
+    std::size_t bytes = 0;
+    std::vector<PinnedJob> jobs;
+};
+
+// The per-line map, compactly: which lines each SM sees far, and per line
+// the latency seen from the SMs near to it and from those far from it (with
+// full_matrix every SM's first visit of every line).
+nlohmann::json line_map(const std::vector<SmMap> &maps, const std::vector<std::vector<bool>> &far,
+                        const std::vector<std::uint64_t> &offsets, const PartitionFit &fit, bool full_matrix) {
+    nlohmann::json far_hex = nlohmann::json::object(), line_near = nlohmann::json::array(), line_far = nlohmann::json::array(),
+                   line_far_sms = nlohmann::json::array();
+    for (std::size_t s = 0; s < maps.size(); ++s) far_hex[std::to_string(maps[s].sm)] = bits_hex(far[s]);
+    for (std::size_t l = 0; l < offsets.size(); ++l) {
+        std::vector<double> nc, fc;
+        for (std::size_t s = 0; s < maps.size(); ++s) (far[s][l] ? fc : nc).push_back(maps[s].first[l]);
+        line_near.push_back(nc.empty() ? nlohmann::json(nullptr) : nlohmann::json(std::round(median(nc) * 10) / 10));
+        line_far.push_back(fc.empty() ? nlohmann::json(nullptr) : nlohmann::json(std::round(median(fc) * 10) / 10));
+        line_far_sms.push_back(fc.size());
+    }
+    nlohmann::json map_json = {{"line_offsets", offsets}, {"far_lines_hex", far_hex}, {"line_near_cycles", line_near},
+                               {"line_far_cycles", line_far},   {"line_far_sm_count", line_far_sms}};
+    if (!fit.home.empty()) map_json["line_home"] = fit.home;
+    if (full_matrix) {
+        nlohmann::json m = nlohmann::json::object();
+        for (const SmMap &sm : maps) {
+            nlohmann::json row = nlohmann::json::array();
+            for (double c : sm.first) row.push_back(std::lround(c));
+            m[std::to_string(sm.sm)] = row;
+        }
+        map_json["first_visit_cycles"] = m;
+    }
+    return map_json;
+}
+
+// The working-set sweep from SM s0: a ring over every line of a quarter, a
+// half, ... of L2, read by the SM's block first, then chased.
+std::vector<SweepRaw> run_sweep(ContextState &ctx, char *base, DeviceArray &next_d, int sweep_points, unsigned sweep_hops,
+                                int launches, unsigned s0, ClockSum &clock, Result &out) {
     const DeviceInfo &dev = ctx.info();
     cudaStream_t st = ctx.stream();
-    const std::size_t n_lines = static_cast<std::size_t>(params.integer("lines"));
-    const std::size_t region = (params.size("region_bytes") + kChasePageBytes - 1) / kChasePageBytes * kChasePageBytes;
-    const unsigned sm_step = static_cast<unsigned>(params.integer("sm_step"));
-    const double min_gap = params.number("min_gap");
-    const int sweep_points = dev.l2_bytes > 0 ? static_cast<int>(params.integer("sweep_points")) : 0;
-    const unsigned sweep_hops = static_cast<unsigned>(params.integer("sweep_hops"));
-    const int warmup = warmup_launches(ctx.settings), kept = kept_launches(ctx.settings), launches = warmup + kept;
-    const unsigned warm_pages = static_cast<unsigned>(region / kChasePageBytes);
+    std::vector<SweepRaw> sweep;
+    for (int k = 1; k <= sweep_points; ++k) {
+        const std::size_t n = dev.l2_bytes / kChaseLineBytes * static_cast<std::size_t>(k) / static_cast<std::size_t>(sweep_points);
+        if (n < 2) continue;
+        const std::vector<std::uint32_t> next = single_cycle(n, kSeed ^ (n << 1));
+        GM_CUDA(cudaMemcpyAsync(next_d.get(), next.data(), n * 4, cudaMemcpyHostToDevice, st));
+        GM_CUDA(kernels::launch_write_lines(base, nullptr, next_d.as<std::uint32_t>(), static_cast<unsigned>(n),
+                                            4 * static_cast<unsigned>(std::max(1, dev.multiprocessors)), nullptr, st));
+        SweepRaw raw;
+        raw.bytes = n * kChaseLineBytes;
+        for (int i = 0; i < launches; ++i) {
+            PinnedJob j;
+            j.sm = s0;
+            std::uint32_t cur = start_line(n, static_cast<std::uint64_t>(k) * 1000 + static_cast<std::uint64_t>(i));
+            j.start = static_cast<std::uint64_t>(cur) * kChaseLineBytes;
+            j.hops = sweep_hops;
+            for (unsigned h = 0; h < sweep_hops; ++h) {
+                cur = next[cur];
+                j.expected_sum += static_cast<std::uint64_t>(cur) * kChaseLineBytes;
+            }
+            j.expected_last = static_cast<std::uint64_t>(cur) * kChaseLineBytes;
+            raw.jobs.push_back(std::move(j));
+        }
+        PinnedSetup setup{base, 0, raw.bytes, {}};
+        run_pinned(ctx, setup, raw.jobs, "l2_partitions sweep chase over " + std::to_string(raw.bytes) + " bytes", out);
+        clock.add(raw.jobs);
+        sweep.push_back(std::move(raw));
+    }
+    return sweep;
+}
 
-    Lines lines;
-    lines.offsets = choose_lines(region, n_lines, kSeed);
-    lines.next = single_cycle(n_lines, kSeed ^ n_lines);
-    for (std::uint64_t o : lines.offsets) lines.offset_sum += o;
-    const std::size_t sweep_max_lines = sweep_points > 0 ? dev.l2_bytes / kChaseLineBytes : 0;
-    const std::size_t buffer_bytes = std::max(region, sweep_max_lines * kChaseLineBytes);
-    const std::size_t next_words = std::max(n_lines, sweep_max_lines);
+// The fabric check (where the map found two levels): from SM s0, a chase
+// over only its near lines and one over only its far lines, timed and
+// counted; ran is false where one of the two rings is empty.
+struct FabricCheck {
+    bool ran = false;
+    std::vector<std::vector<std::uint32_t>> rings = std::vector<std::vector<std::uint32_t>>(2);
+    std::vector<PinnedJob> jobs;
+    std::vector<Point> points;
+};
 
-    // Which SM ids exist: the chases are pinned to ids that were seen.
+FabricCheck run_fabric_check(ContextState &ctx, const Lines &lines, const std::vector<bool> &far_here, unsigned s0,
+                             DeviceArray &next_d, const std::function<void(const std::vector<std::uint32_t> &)> &stage,
+                             const PinnedSetup &map_setup, const Launch &rewrite, char *base, int launches, ClockSum &clock,
+                             Result &out) {
+    cudaStream_t st = ctx.stream();
+    const std::size_t n_lines = lines.offsets.size();
+    FabricCheck f;
+    std::vector<std::vector<std::uint32_t>> &rings = f.rings;
+    for (std::size_t l = 0; l < n_lines; ++l) rings[far_here[l] ? 1 : 0].push_back(static_cast<std::uint32_t>(l));
+    f.ran = !rings[0].empty() && !rings[1].empty();
+    if (!f.ran) return f;
+    {
+        // Two cycles over the same lines: near ones to near ones, far to far.
+        std::vector<std::uint32_t> split_next(n_lines);
+        std::vector<std::uint64_t> ring_sum(2, 0);
+        for (int r = 0; r < 2; ++r) {
+            const std::vector<std::uint32_t> cyc = single_cycle(rings[r].size(), kSeed + 7 + static_cast<std::uint64_t>(r));
+            for (std::size_t k = 0; k < rings[r].size(); ++k) {
+                split_next[rings[r][k]] = rings[r][cyc[k]];
+                ring_sum[r] += lines.offsets[rings[r][k]];
+            }
+        }
+        GM_CUDA(cudaMemcpyAsync(next_d.get(), split_next.data(), n_lines * 4, cudaMemcpyHostToDevice, st));
+        GM_CUDA(cudaStreamSynchronize(st));
+        stage(split_next);
+        for (int r = 0; r < 2; ++r)
+            for (int i = 0; i < launches; ++i) {
+                PinnedJob j;
+                j.sm = s0;
+                j.start = lines.offsets[rings[r][0]];
+                j.hops = static_cast<unsigned>(rings[r].size());
+                j.expected_last = j.start;
+                j.expected_sum = ring_sum[r];
+                f.jobs.push_back(std::move(j));
+            }
+        run_pinned(ctx, map_setup, f.jobs, "l2_partitions near-only / far-only chase", out);
+        clock.add(f.jobs);
+        f.points.resize(2);
+        for (int r = 0; r < 2; ++r) {
+            Point &p = f.points[static_cast<std::size_t>(r)];
+            p.x = r;
+            p.values["loads"] = static_cast<double>(rings[r].size());
+            p.values["sm"] = s0;
+            p.predicted["fabric_sectors_per_load"] = r;  // a far hit crosses the fabric once, a near one never
+        }
+        // The far ring first: where counting is kept within a time budget
+        // (counters = auto) the first count is always made.
+        for (int r : {1, 0})
+            count_fabric(ctx, base, s0, lines.offsets[rings[r][0]], static_cast<unsigned>(rings[r].size()), rewrite,
+                         f.points[static_cast<std::size_t>(r)], out);
+    }
+    return f;
+}
+
+// The map's chases: from each target SM, `launches` of two laps of the ring,
+// each from a start of its own.
+std::vector<PinnedJob> map_jobs(const std::vector<unsigned> &targets, int launches, const Lines &lines, unsigned map_hops) {
+    const std::size_t n_lines = lines.offsets.size();
+    std::vector<PinnedJob> map;
+    for (std::size_t t = 0; t < targets.size(); ++t)
+        for (int i = 0; i < launches; ++i) {
+            PinnedJob j;
+            j.sm = targets[t];
+            const std::uint32_t s = start_line(n_lines, t * 1000 + static_cast<std::uint64_t>(i));
+            j.start = lines.offsets[s];
+            j.hops = map_hops;
+            j.expected_last = lines.offsets[s];  // two whole laps of a single cycle
+            j.expected_sum = 2 * lines.offset_sum;
+            map.push_back(std::move(j));
+        }
+    return map;
+}
+
+// Per reached SM and line: the median first-visit and repeat-visit cycles
+// of the kept launches; the SMs no launch reached go to unreached.
+std::vector<SmMap> aggregate_maps(const std::vector<PinnedJob> &map, const std::vector<unsigned> &targets, int launches,
+                                  int warmup, const Lines &lines, unsigned map_hops, std::vector<unsigned> &unreached) {
+    const std::size_t n_lines = lines.offsets.size();
+    std::vector<SmMap> maps;
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+        const std::size_t from = t * static_cast<std::size_t>(launches), to = from + static_cast<std::size_t>(launches);
+        std::vector<std::vector<double>> first(n_lines), repeat(n_lines);
+        for (std::size_t i = from + static_cast<std::size_t>(warmup); i < to; ++i) {
+            if (!map[i].reached) continue;
+            // Hop h loads line cur_h: the start, then along the ring.
+            std::uint32_t cur = start_line(n_lines, t * 1000 + (i - from));
+            for (std::size_t h = 0; h < map_hops; ++h) {
+                (h < n_lines ? first : repeat)[cur].push_back(map[i].cycles[h]);
+                cur = lines.next[cur];
+            }
+        }
+        if (first[0].empty()) {
+            unreached.push_back(targets[t]);
+            continue;
+        }
+        SmMap m;
+        m.sm = targets[t];
+        m.jobs_from = from;
+        for (std::size_t l = 0; l < n_lines; ++l) {
+            m.first.push_back(median(first[l]));
+            m.repeat.push_back(median(repeat[l]));
+        }
+        maps.push_back(std::move(m));
+    }
+    return maps;
+}
+
+// The sweep's series: per working set, the median latency and the shares of
+// near, far and beyond hops; the far and near shares in the summary.
+Series sweep_series(const std::vector<SweepRaw> &sweep, const TwoLevels &levels, double ghz, int warmup, unsigned sweep_hops,
+                    unsigned s0, std::size_t l2_bytes, Result &out) {
+    Series sweep_s = cycles_series("working set sweep from one SM (its block reads the ring first)", "sweep", "working set",
+                                   "bytes");
+    for (const SweepRaw &raw : sweep) {
+        const std::vector<double> c = kept_cycles(raw.jobs, 0, raw.jobs.size(), warmup);
+        if (c.empty()) continue;
+        const LevelShares sh = level_shares(c, levels);
+        Point p;
+        p.x = static_cast<double>(raw.bytes);
+        p.time_ms = launch_times(raw.jobs, 0, raw.jobs.size(), warmup, 0, sweep_hops, ghz);
+        p.values["latency_cycles"] = median(c);
+        p.values["latency_ns"] = median(c) / ghz;
+        p.values["near_share"] = sh.near;
+        p.values["far_share"] = sh.far;
+        p.values["beyond_share"] = sh.beyond;
+        p.values["over_l2"] = static_cast<double>(raw.bytes) / static_cast<double>(l2_bytes);
+        p.values["sm"] = s0;
+        sweep_s.points.push_back(std::move(p));
+        const int pct = static_cast<int>(std::lround(100.0 * static_cast<double>(raw.bytes) / static_cast<double>(l2_bytes)));
+        out.summary_values["sweep_" + std::to_string(pct) + "pct_l2_far_share"] = sh.far;
+        out.summary_values["sweep_" + std::to_string(pct) + "pct_l2_near_share"] = sh.near;
+    }
+    return sweep_s;
+}
+
+// A point of a per-SM series, timed once the SM clock is known.
+struct PendingPoint {
+    Series *series;
+    std::size_t map_index;
+    Point point;
+};
+
+// Each SM's points: the median latency of its near lines, of its far lines
+// and of its second visits, and its shares of far lines (first and second visit).
+std::vector<PendingPoint> per_sm_points(const std::vector<SmMap> &maps, const std::vector<std::vector<bool>> &far,
+                                        const TwoLevels &levels, const PartitionFit &fit, Series &near_s, Series &far_s,
+                                        Series &repeat_s, std::vector<double> &far_shares,
+                                        std::vector<double> &repeat_far_shares) {
+    const std::size_t n_lines = far.empty() ? 0 : far[0].size();
+    std::vector<PendingPoint> pending;
+    for (std::size_t s = 0; s < maps.size(); ++s) {
+        const SmMap &m = maps[s];
+        std::vector<double> near_c, far_c;
+        std::size_t repeat_far = 0;
+        for (std::size_t l = 0; l < n_lines; ++l) {
+            (far[s][l] ? far_c : near_c).push_back(m.first[l]);
+            repeat_far += is_far(m.repeat[l], levels) ? 1 : 0;
+        }
+        const double share = static_cast<double>(far_c.size()) / static_cast<double>(n_lines);
+        const double repeat_share = static_cast<double>(repeat_far) / static_cast<double>(n_lines);
+        far_shares.push_back(share);
+        repeat_far_shares.push_back(repeat_share);
+        auto point = [&](const std::vector<double> &c) {
+            Point p;
+            p.x = m.sm;
+            p.values["latency_cycles"] = median(c);
+            p.values["lines"] = static_cast<double>(c.size());
+            p.values["far_share"] = share;
+            p.values["repeat_far_share"] = repeat_share;
+            p.values["side"] = fit.side.empty() ? 0 : fit.side[s];
+            p.predicted["far_share"] = kModelFarShare;
+            return p;
+        };
+        if (!near_c.empty()) pending.push_back({&near_s, s, point(near_c)});
+        if (!far_c.empty()) pending.push_back({&far_s, s, point(far_c)});
+        pending.push_back({&repeat_s, s, point(m.repeat)});
+    }
+    return pending;
+}
+
+// The per-SM points' times, at the SM clock measured: each kept launch's
+// first pass (its repeat pass for the repeat series); into their series.
+void time_map_points(std::vector<PendingPoint> &pending, const std::vector<SmMap> &maps, const std::vector<PinnedJob> &map,
+                     int launches, int warmup, double ghz, const Series &repeat_s) {
+    for (PendingPoint &pp : pending) {
+        const SmMap &m = maps[pp.map_index];
+        const std::size_t n_lines = m.first.size();
+        const std::size_t to = m.jobs_from + static_cast<std::size_t>(launches);
+        const std::size_t first_hop = pp.series == &repeat_s ? n_lines : 0;
+        pp.point.time_ms = launch_times(map, m.jobs_from, to, warmup, first_hop, n_lines, ghz);
+        pp.point.values["latency_ns"] = pp.point.values["latency_cycles"] / ghz;
+        pp.series->points.push_back(std::move(pp.point));
+    }
+}
+
+// The fabric check's two points (near ring, far ring) timed and classified.
+void time_fabric_points(FabricCheck &fabric, const TwoLevels &levels, int launches, int warmup, double ghz, Series &fabric_s) {
+    for (std::size_t r = 0; r < fabric.points.size(); ++r) {
+        const std::size_t from = r * static_cast<std::size_t>(launches), to = from + static_cast<std::size_t>(launches);
+        const std::vector<double> c = kept_cycles(fabric.jobs, from, to, warmup);
+        if (c.empty()) continue;
+        Point &p = fabric.points[r];
+        const LevelShares sh = level_shares(c, levels);
+        p.time_ms = launch_times(fabric.jobs, from, to, warmup, 0, fabric.rings[r].size(), ghz);
+        p.values["latency_cycles"] = median(c);
+        p.values["latency_ns"] = median(c) / ghz;
+        p.values["far_share_of_loads"] = sh.far + sh.beyond;
+        fabric_s.points.push_back(std::move(p));
+    }
+}
+
+// The SM ids the device has (a census launch), the one a launch of one
+// block goes to, and the ones the map chases from: every sm_step-th seen,
+// and the lone block's SM.
+struct SmCensus {
+    unsigned nsmid = 0;
+    std::vector<unsigned> seen, lone, targets;
+};
+
+SmCensus census_sms(ContextState &ctx, unsigned sm_step) {
+    const DeviceInfo &dev = ctx.info();
+    cudaStream_t st = ctx.stream();
     DeviceArray census_d(ctx, (kernels::kSmIdWords + 2) * sizeof(unsigned));
     auto *census = census_d.as<unsigned>();
     GM_CUDA(cudaMemsetAsync(census, 0, census_d.bytes(), st));
@@ -182,6 +474,161 @@ void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
         targets.push_back(lone[0]);
         std::sort(targets.begin(), targets.end());
     }
+    SmCensus c;
+    c.nsmid = nsmid;
+    c.seen = seen;
+    c.lone = lone;
+    c.targets = std::move(targets);
+    return c;
+}
+
+// How many SMs and lines took part, and the SM of the fabric check and the sweep.
+struct PartitionCounts {
+    std::size_t sms_measured, sms_chosen, sms_seen, lines;
+    unsigned fabric_sm;
+};
+
+void summarise_partitions(Result &out, const TwoLevels &levels, const PartitionFit &fit, const std::vector<double> &far_shares,
+                          const std::vector<double> &repeat_far_shares, double ghz, double reported_ghz,
+                          const PartitionCounts &n) {
+    auto &sum = out.summary_values;
+    sum["levels"] = levels.found ? 2 : 1;
+    sum["near_cycles"] = levels.low;
+    sum["near_ns"] = levels.low / ghz;
+    if (levels.found) {
+        sum["far_cycles"] = levels.high;
+        sum["far_ns"] = levels.high / ghz;
+        sum["gap_cycles"] = levels.gap;
+        sum["far_over_near"] = levels.high / levels.low;
+        sum["threshold_cycles"] = levels.threshold;
+        sum["sides_consistency"] = fit.consistency;
+        sum["sms_side0"] = static_cast<double>(std::count(fit.side.begin(), fit.side.end(), 0));
+        sum["sms_side1"] = static_cast<double>(std::count(fit.side.begin(), fit.side.end(), 1));
+    }
+    std::vector<double> sorted_shares = far_shares;
+    std::sort(sorted_shares.begin(), sorted_shares.end());
+    sum["far_share_median"] = median(far_shares);
+    sum["far_share_min"] = sorted_shares.front();
+    sum["far_share_max"] = sorted_shares.back();
+    sum["repeat_far_share_median"] = median(repeat_far_shares);
+    sum["sms_measured"] = static_cast<double>(n.sms_measured);
+    sum["sms_chosen"] = static_cast<double>(n.sms_chosen);
+    sum["fabric_sm"] = n.fabric_sm;
+    sum["sms_seen"] = static_cast<double>(n.sms_seen);
+    sum["lines"] = static_cast<double>(n.lines);
+    for (const Series &s : out.series)
+        if (s.variant == "fabric")
+            for (const Point &p : s.points) {
+                const std::string key = p.x == 0 ? "near_ring" : "far_ring";
+                sum[key + "_cycles"] = p.values.at("latency_cycles");
+                auto c = p.counters.find("fabric_sectors_per_load");
+                if (c != p.counters.end()) sum[key + "_fabric_sectors_per_load"] = c->second;
+            }
+    sum["sm_clock_mhz_measured"] = ghz * 1e3;
+    sum["sm_clock_mhz_reported"] = reported_ghz * 1e3;
+}
+
+// What the notes name: the run's sizes and choices.
+struct PartitionSetup {
+    std::size_t sms_chosen, sms_seen;
+    unsigned nsmid;
+    std::size_t n_lines, region;
+    unsigned sm_step;
+    double min_gap;
+    unsigned s0, sweep_hops;
+};
+
+void add_partition_notes(Result &out, const TwoLevels &levels, const PartitionFit &fit, const std::vector<double> &far_shares,
+                         const std::vector<double> &repeat_far_shares, const PartitionSetup &u,
+                         const std::vector<unsigned> &unreached, bool fabric_check, bool swept) {
+    auto &sum = out.summary_values;
+    std::vector<double> sorted_shares = far_shares;
+    std::sort(sorted_shares.begin(), sorted_shares.end());
+    const std::size_t n_lines = u.n_lines, region = u.region;
+    const unsigned sm_step = u.sm_step, nsmid = u.nsmid, s0 = u.s0, sweep_hops = u.sweep_hops;
+    const double min_gap = u.min_gap;
+    out.notes.push_back(
+        "From each of " + std::to_string(u.sms_chosen) + " SMs (sm_step " + std::to_string(sm_step) + " over the " +
+        std::to_string(u.sms_seen) + " SM ids seen; %nsmid " + std::to_string(nsmid) +
+        "; and the SM one-block launches go to), one thread follows a ring of " +
+        std::to_string(n_lines) + " 128-byte lines drawn at random from " + mib_text(static_cast<double>(region)) +
+        " with ld.global.cg (L2 only), twice around, timing every load on its own with clock64 (the cycles from issuing it to "
+        "a shared-memory store that waits for its value, so a few cycles above a plain chase's). Before every chase the lines "
+        "are written whole by the copy engine from pinned host memory (one 128-byte copy a line), so the first visit finds "
+        "each line in L2 in its own partition and no copy of it near the chasing SM (a kernel's writes would leave one on "
+        "the writing SM's side: from SM 124 of an H200, SMs of that side saw 5 % of the lines far, the others 39 %); the chase first loads one word per 2 MiB page of the region (untimed) to warm "
+        "the address translation. The chase is pinned by launching blocks on every SM and letting only the first block on "
+        "the chosen SM (%smid) go on. Each (SM, line) latency is the median over the kept launches.");
+    if (levels.found) {
+        char buf[320];
+        std::snprintf(buf, sizeof buf,
+                      "Two levels (two-means split of every SM's first visits): near %.0f cycles, far %.0f cycles (gap %.0f, "
+                      "far / near %.2f). Each SM's share of far lines: median %.2f (%.2f..%.2f); the model: 0.5. The "
+                      "two-partition fit (each SM on one side, each line in one partition) explains %.1f%% of the (SM, line) pairs.",
+                      levels.low, levels.high, levels.gap, levels.high / levels.low, median(far_shares), sorted_shares.front(),
+                      sorted_shares.back(), 100 * fit.consistency);
+        out.notes.push_back(buf);
+        std::snprintf(buf, sizeof buf, "Second visits from the same SM: a median share of %.2f of the lines still far "
+                      "(the series 'repeat').", median(repeat_far_shares));
+        out.notes.push_back(std::string(buf) +
+                            " Where it falls to 0, a line read once across the fabric is kept near the reading SM afterwards, "
+                            "and a chase that revisits its lines finds the far level only once its working set no longer fits "
+                            "what is kept near (the sweep).");
+    } else {
+        out.notes.push_back("One level: the first visits do not split into two groups at least " +
+                            std::to_string(static_cast<int>(std::lround(min_gap * 100))) +
+                            "% apart (min_gap), each holding 5% of the pairs: this L2 shows no far partition to these SMs.");
+    }
+    if (!unreached.empty()) {
+        std::string ids;
+        for (unsigned id : unreached) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+        out.notes.push_back("No block of the chase ran on SM " + ids + " in four tries; those SMs are left out.");
+        sum["sms_unreached"] = static_cast<double>(unreached.size());
+    }
+    if (fabric_check)
+        out.notes.push_back("Fabric check (SM " + std::to_string(s0) + "): a ring over its near lines only and one over its far "
+                            "lines only, each counted with lts__t_sectors_srcunit_ltcfabric (sectors that reached an L2 slice "
+                            "over the fabric between the partitions): the model is none per near load and one per far load, "
+                            "plus the launch's own few accesses (its claim, its results, its instructions), so the counts are "
+                            "shown, not held to the model.");
+    for (const std::string &e : out.counter_errors)
+        if (e.find("ltcfabric") != std::string::npos) {
+            out.notes.push_back("The profiler has no fabric counter on this chip (see counters.errors): the crossing is not "
+                                "counted; the latencies are measured all the same.");
+            break;
+        }
+    if (swept)
+        out.notes.push_back("Sweep (SM " + std::to_string(s0) + "): rings over a quarter to all of L2, every line read by the "
+                            "SM's block first, then " + std::to_string(sweep_hops) + " timed hops; each hop is counted near, far "
+                            "(up to half the gap above the far level) or beyond (DRAM, or a missed address translation).");
+    out.published_source = "published pointer-chase microbenchmarks (H100 PCIe at 1755 MHz), cycles";
+    out.published = {{"near_cycles", 265}, {"far_cycles", 475}};
+}
+
+void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
+    const DeviceInfo &dev = ctx.info();
+    cudaStream_t st = ctx.stream();
+    const std::size_t n_lines = static_cast<std::size_t>(params.integer("lines"));
+    const std::size_t region = (params.size("region_bytes") + kChasePageBytes - 1) / kChasePageBytes * kChasePageBytes;
+    const unsigned sm_step = static_cast<unsigned>(params.integer("sm_step"));
+    const double min_gap = params.number("min_gap");
+    const int sweep_points = dev.l2_bytes > 0 ? static_cast<int>(params.integer("sweep_points")) : 0;
+    const unsigned sweep_hops = static_cast<unsigned>(params.integer("sweep_hops"));
+    const int warmup = warmup_launches(ctx.settings), kept = kept_launches(ctx.settings), launches = warmup + kept;
+    const unsigned warm_pages = static_cast<unsigned>(region / kChasePageBytes);
+
+    Lines lines;
+    lines.offsets = choose_lines(region, n_lines, kSeed);
+    lines.next = single_cycle(n_lines, kSeed ^ n_lines);
+    for (std::uint64_t o : lines.offsets) lines.offset_sum += o;
+    const std::size_t sweep_max_lines = sweep_points > 0 ? dev.l2_bytes / kChaseLineBytes : 0;
+    const std::size_t buffer_bytes = std::max(region, sweep_max_lines * kChaseLineBytes);
+    const std::size_t next_words = std::max(n_lines, sweep_max_lines);
+
+    // Which SM ids exist: the chases are pinned to ids that were seen.
+    const SmCensus sms = census_sms(ctx, sm_step);
+    const unsigned nsmid = sms.nsmid;
+    const std::vector<unsigned> &seen = sms.seen, &lone = sms.lone, &targets = sms.targets;
 
     // The region and its rings, and the largest batch's heads and per-hop
     // cycles (the map: every chosen SM's launches of two passes).
@@ -227,56 +674,15 @@ void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
     // The map: from each SM, two passes over the ring (first visit, then
     // repeat) right after the lines were rewritten.
     const unsigned map_hops = static_cast<unsigned>(2 * n_lines);
-    std::vector<PinnedJob> map;
-    for (std::size_t t = 0; t < targets.size(); ++t)
-        for (int i = 0; i < launches; ++i) {
-            PinnedJob j;
-            j.sm = targets[t];
-            const std::uint32_t s = start_line(n_lines, t * 1000 + static_cast<std::uint64_t>(i));
-            j.start = lines.offsets[s];
-            j.hops = map_hops;
-            j.expected_last = lines.offsets[s];  // two whole laps of a single cycle
-            j.expected_sum = 2 * lines.offset_sum;
-            map.push_back(std::move(j));
-        }
+    std::vector<PinnedJob> map = map_jobs(targets, launches, lines, map_hops);
     PinnedSetup map_setup{base, warm_pages, 0, rewrite};
     run_pinned(ctx, map_setup, map, "l2_partitions map chase", out);
     ClockSum clock;
     clock.add(map);
 
     // Per reached SM and line: the median first-visit and repeat-visit cycles.
-    struct SmMap {
-        unsigned sm = 0;
-        std::size_t jobs_from = 0;
-        std::vector<double> first, repeat;  // per line
-    };
-    std::vector<SmMap> maps;
     std::vector<unsigned> unreached;
-    for (std::size_t t = 0; t < targets.size(); ++t) {
-        const std::size_t from = t * static_cast<std::size_t>(launches), to = from + static_cast<std::size_t>(launches);
-        std::vector<std::vector<double>> first(n_lines), repeat(n_lines);
-        for (std::size_t i = from + static_cast<std::size_t>(warmup); i < to; ++i) {
-            if (!map[i].reached) continue;
-            // Hop h loads line cur_h: the start, then along the ring.
-            std::uint32_t cur = start_line(n_lines, t * 1000 + (i - from));
-            for (std::size_t h = 0; h < map_hops; ++h) {
-                (h < n_lines ? first : repeat)[cur].push_back(map[i].cycles[h]);
-                cur = lines.next[cur];
-            }
-        }
-        if (first[0].empty()) {
-            unreached.push_back(targets[t]);
-            continue;
-        }
-        SmMap m;
-        m.sm = targets[t];
-        m.jobs_from = from;
-        for (std::size_t l = 0; l < n_lines; ++l) {
-            m.first.push_back(median(first[l]));
-            m.repeat.push_back(median(repeat[l]));
-        }
-        maps.push_back(std::move(m));
-    }
+    const std::vector<SmMap> maps = aggregate_maps(map, targets, launches, warmup, lines, map_hops, unreached);
     if (maps.empty())
         fail(GM_ERROR_INTERNAL, "l2_partitions: no block of the pinned chase ran on any of the " +
                                     std::to_string(targets.size()) + " SMs chosen");
@@ -296,204 +702,39 @@ void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
     Series far_s = cycles_series("far lines (first visit after the lines were written)", "far", "SM");
     Series repeat_s = cycles_series("every line, second visit from the same SM", "repeat", "SM");
     std::vector<double> far_shares, repeat_far_shares;
-    struct PendingPoint {
-        Series *series;
-        std::size_t map_index;
-        Point point;
-    };
-    std::vector<PendingPoint> pending;
-    for (std::size_t s = 0; s < maps.size(); ++s) {
-        const SmMap &m = maps[s];
-        std::vector<double> near_c, far_c;
-        std::size_t repeat_far = 0;
-        for (std::size_t l = 0; l < n_lines; ++l) {
-            (far[s][l] ? far_c : near_c).push_back(m.first[l]);
-            repeat_far += is_far(m.repeat[l], levels) ? 1 : 0;
-        }
-        const double share = static_cast<double>(far_c.size()) / static_cast<double>(n_lines);
-        const double repeat_share = static_cast<double>(repeat_far) / static_cast<double>(n_lines);
-        far_shares.push_back(share);
-        repeat_far_shares.push_back(repeat_share);
-        auto point = [&](const std::vector<double> &c) {
-            Point p;
-            p.x = m.sm;
-            p.values["latency_cycles"] = median(c);
-            p.values["lines"] = static_cast<double>(c.size());
-            p.values["far_share"] = share;
-            p.values["repeat_far_share"] = repeat_share;
-            p.values["side"] = fit.side.empty() ? 0 : fit.side[s];
-            p.predicted["far_share"] = kModelFarShare;
-            return p;
-        };
-        if (!near_c.empty()) pending.push_back({&near_s, s, point(near_c)});
-        if (!far_c.empty()) pending.push_back({&far_s, s, point(far_c)});
-        pending.push_back({&repeat_s, s, point(m.repeat)});
-    }
+    std::vector<PendingPoint> pending =
+        per_sm_points(maps, far, levels, fit, near_s, far_s, repeat_s, far_shares, repeat_far_shares);
 
     // The fabric check: from one SM, a chase over only its near lines
     // and one over only its far lines, timed and counted.
     Series fabric_s = cycles_series("one SM's near lines only, then its far lines only", "fabric",
                                     "ring (0: near lines, 1: far lines)");
-    std::vector<PinnedJob> fabric_jobs;
-    std::vector<Point> fabric_points;
-    std::vector<std::vector<std::uint32_t>> rings(2);
     // The fabric check and the sweep run from the SM one-block launches go to
     // (else the first SM measured).
     std::size_t m0 = 0;
     for (std::size_t m = 0; m < maps.size(); ++m)
         if (!lone.empty() && maps[m].sm == lone[0]) m0 = m;
     const unsigned s0 = maps[m0].sm;
-    if (levels.found) {
-        for (std::size_t l = 0; l < n_lines; ++l) rings[far[m0][l] ? 1 : 0].push_back(static_cast<std::uint32_t>(l));
-    }
-    const bool fabric_check = levels.found && !rings[0].empty() && !rings[1].empty();
-    if (fabric_check) {
-        // Two cycles over the same lines: near ones to near ones, far to far.
-        std::vector<std::uint32_t> split_next(n_lines);
-        std::vector<std::uint64_t> ring_sum(2, 0);
-        for (int r = 0; r < 2; ++r) {
-            const std::vector<std::uint32_t> cyc = single_cycle(rings[r].size(), kSeed + 7 + static_cast<std::uint64_t>(r));
-            for (std::size_t k = 0; k < rings[r].size(); ++k) {
-                split_next[rings[r][k]] = rings[r][cyc[k]];
-                ring_sum[r] += lines.offsets[rings[r][k]];
-            }
-        }
-        GM_CUDA(cudaMemcpyAsync(next_d.get(), split_next.data(), n_lines * 4, cudaMemcpyHostToDevice, st));
-        GM_CUDA(cudaStreamSynchronize(st));
-        stage(split_next);
-        for (int r = 0; r < 2; ++r)
-            for (int i = 0; i < launches; ++i) {
-                PinnedJob j;
-                j.sm = s0;
-                j.start = lines.offsets[rings[r][0]];
-                j.hops = static_cast<unsigned>(rings[r].size());
-                j.expected_last = j.start;
-                j.expected_sum = ring_sum[r];
-                fabric_jobs.push_back(std::move(j));
-            }
-        run_pinned(ctx, map_setup, fabric_jobs, "l2_partitions near-only / far-only chase", out);
-        clock.add(fabric_jobs);
-        fabric_points.resize(2);
-        for (int r = 0; r < 2; ++r) {
-            Point &p = fabric_points[static_cast<std::size_t>(r)];
-            p.x = r;
-            p.values["loads"] = static_cast<double>(rings[r].size());
-            p.values["sm"] = s0;
-            p.predicted["fabric_sectors_per_load"] = r;  // a far hit crosses the fabric once, a near one never
-        }
-        // The far ring first: where counting is kept within a time budget
-        // (counters = auto) the first count is always made.
-        for (int r : {1, 0})
-            count_fabric(ctx, base, s0, lines.offsets[rings[r][0]], static_cast<unsigned>(rings[r].size()), rewrite,
-                         fabric_points[static_cast<std::size_t>(r)], out);
-    }
+    FabricCheck fabric = levels.found ? run_fabric_check(ctx, lines, far[m0], s0, next_d, stage, map_setup, rewrite, base,
+                                                         launches, clock, out)
+                                      : FabricCheck{};
+    const bool fabric_check = fabric.ran;
+    const std::vector<std::vector<std::uint32_t>> &rings = fabric.rings;
 
     // The working-set sweep from the same SM: a ring over every line of a
     // quarter, a half, ... of L2, read by the SM's block first, then chased.
-    struct SweepRaw {
-        std::size_t bytes = 0;
-        std::vector<PinnedJob> jobs;
-    };
-    std::vector<SweepRaw> sweep;
-    for (int k = 1; k <= sweep_points; ++k) {
-        const std::size_t n = dev.l2_bytes / kChaseLineBytes * static_cast<std::size_t>(k) / static_cast<std::size_t>(sweep_points);
-        if (n < 2) continue;
-        const std::vector<std::uint32_t> next = single_cycle(n, kSeed ^ (n << 1));
-        GM_CUDA(cudaMemcpyAsync(next_d.get(), next.data(), n * 4, cudaMemcpyHostToDevice, st));
-        GM_CUDA(kernels::launch_write_lines(base, nullptr, next_d.as<std::uint32_t>(), static_cast<unsigned>(n),
-                                            4 * static_cast<unsigned>(std::max(1, dev.multiprocessors)), nullptr, st));
-        SweepRaw raw;
-        raw.bytes = n * kChaseLineBytes;
-        for (int i = 0; i < launches; ++i) {
-            PinnedJob j;
-            j.sm = s0;
-            std::uint32_t cur = start_line(n, static_cast<std::uint64_t>(k) * 1000 + static_cast<std::uint64_t>(i));
-            j.start = static_cast<std::uint64_t>(cur) * kChaseLineBytes;
-            j.hops = sweep_hops;
-            for (unsigned h = 0; h < sweep_hops; ++h) {
-                cur = next[cur];
-                j.expected_sum += static_cast<std::uint64_t>(cur) * kChaseLineBytes;
-            }
-            j.expected_last = static_cast<std::uint64_t>(cur) * kChaseLineBytes;
-            raw.jobs.push_back(std::move(j));
-        }
-        PinnedSetup setup{base, 0, raw.bytes, {}};
-        run_pinned(ctx, setup, raw.jobs, "l2_partitions sweep chase over " + std::to_string(raw.bytes) + " bytes", out);
-        clock.add(raw.jobs);
-        sweep.push_back(std::move(raw));
-    }
+    const std::vector<SweepRaw> sweep = run_sweep(ctx, base, next_d, sweep_points, sweep_hops, launches, s0, clock, out);
 
     // Cycles to time at the SM clock measured during every chase.
     const double ghz = clock.ghz(reported_ghz);
-    for (PendingPoint &pp : pending) {
-        const SmMap &m = maps[pp.map_index];
-        const std::size_t to = m.jobs_from + static_cast<std::size_t>(launches);
-        // The time of a point: each kept launch's first pass (its repeat pass for the repeat series).
-        const std::size_t first_hop = pp.series == &repeat_s ? n_lines : 0;
-        pp.point.time_ms = launch_times(map, m.jobs_from, to, warmup, first_hop, n_lines, ghz);
-        pp.point.values["latency_ns"] = pp.point.values["latency_cycles"] / ghz;
-        pp.series->points.push_back(std::move(pp.point));
-    }
+    time_map_points(pending, maps, map, launches, warmup, ghz, repeat_s);
+    time_fabric_points(fabric, levels, launches, warmup, ghz, fabric_s);
 
-    for (std::size_t r = 0; r < fabric_points.size(); ++r) {
-        const std::size_t from = r * static_cast<std::size_t>(launches), to = from + static_cast<std::size_t>(launches);
-        const std::vector<double> c = kept_cycles(fabric_jobs, from, to, warmup);
-        if (c.empty()) continue;
-        Point &p = fabric_points[r];
-        const LevelShares sh = level_shares(c, levels);
-        p.time_ms = launch_times(fabric_jobs, from, to, warmup, 0, rings[r].size(), ghz);
-        p.values["latency_cycles"] = median(c);
-        p.values["latency_ns"] = median(c) / ghz;
-        p.values["far_share_of_loads"] = sh.far + sh.beyond;
-        fabric_s.points.push_back(std::move(p));
-    }
-
-    Series sweep_s = cycles_series("working set sweep from one SM (its block reads the ring first)", "sweep", "working set",
-                                   "bytes");
-    for (const SweepRaw &raw : sweep) {
-        const std::vector<double> c = kept_cycles(raw.jobs, 0, raw.jobs.size(), warmup);
-        if (c.empty()) continue;
-        const LevelShares sh = level_shares(c, levels);
-        Point p;
-        p.x = static_cast<double>(raw.bytes);
-        p.time_ms = launch_times(raw.jobs, 0, raw.jobs.size(), warmup, 0, sweep_hops, ghz);
-        p.values["latency_cycles"] = median(c);
-        p.values["latency_ns"] = median(c) / ghz;
-        p.values["near_share"] = sh.near;
-        p.values["far_share"] = sh.far;
-        p.values["beyond_share"] = sh.beyond;
-        p.values["over_l2"] = static_cast<double>(raw.bytes) / static_cast<double>(dev.l2_bytes);
-        p.values["sm"] = s0;
-        sweep_s.points.push_back(std::move(p));
-        const int pct = static_cast<int>(std::lround(100.0 * static_cast<double>(raw.bytes) / static_cast<double>(dev.l2_bytes)));
-        out.summary_values["sweep_" + std::to_string(pct) + "pct_l2_far_share"] = sh.far;
-        out.summary_values["sweep_" + std::to_string(pct) + "pct_l2_near_share"] = sh.near;
-    }
+    Series sweep_s = sweep_series(sweep, levels, ghz, warmup, sweep_hops, s0, dev.l2_bytes, out);
 
     // The per-line map, compactly: which lines each SM sees far, and per line
     // the latency seen from the SMs near to it and from those far from it.
-    nlohmann::json far_hex = nlohmann::json::object(), line_near = nlohmann::json::array(), line_far = nlohmann::json::array(),
-                   line_far_sms = nlohmann::json::array();
-    for (std::size_t s = 0; s < maps.size(); ++s) far_hex[std::to_string(maps[s].sm)] = bits_hex(far[s]);
-    for (std::size_t l = 0; l < n_lines; ++l) {
-        std::vector<double> nc, fc;
-        for (std::size_t s = 0; s < maps.size(); ++s) (far[s][l] ? fc : nc).push_back(maps[s].first[l]);
-        line_near.push_back(nc.empty() ? nlohmann::json(nullptr) : nlohmann::json(std::round(median(nc) * 10) / 10));
-        line_far.push_back(fc.empty() ? nlohmann::json(nullptr) : nlohmann::json(std::round(median(fc) * 10) / 10));
-        line_far_sms.push_back(fc.size());
-    }
-    nlohmann::json map_json = {{"line_offsets", lines.offsets}, {"far_lines_hex", far_hex}, {"line_near_cycles", line_near},
-                               {"line_far_cycles", line_far},   {"line_far_sm_count", line_far_sms}};
-    if (!fit.home.empty()) map_json["line_home"] = fit.home;
-    if (params.flag("full_matrix")) {
-        nlohmann::json m = nlohmann::json::object();
-        for (const SmMap &sm : maps) {
-            nlohmann::json row = nlohmann::json::array();
-            for (double c : sm.first) row.push_back(std::lround(c));
-            m[std::to_string(sm.sm)] = row;
-        }
-        map_json["first_visit_cycles"] = m;
-    }
+    const nlohmann::json map_json = line_map(maps, far, lines.offsets, fit, params.flag("full_matrix"));
     const nlohmann::json common = {{"lines", n_lines}, {"region_bytes", region}, {"sm_step", sm_step},
                                    {"threshold_cycles", levels.threshold}, {"lines_written_by", "copy engine"}};
     for (Series *s : {&near_s, &far_s, &repeat_s}) s->attributes = common;
@@ -503,98 +744,11 @@ void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
     for (Series *s : {&near_s, &far_s, &repeat_s, &fabric_s, &sweep_s})
         if (!s->points.empty()) out.series.push_back(std::move(*s));
 
-    auto &sum = out.summary_values;
-    sum["levels"] = levels.found ? 2 : 1;
-    sum["near_cycles"] = levels.low;
-    sum["near_ns"] = levels.low / ghz;
-    if (levels.found) {
-        sum["far_cycles"] = levels.high;
-        sum["far_ns"] = levels.high / ghz;
-        sum["gap_cycles"] = levels.gap;
-        sum["far_over_near"] = levels.high / levels.low;
-        sum["threshold_cycles"] = levels.threshold;
-        sum["sides_consistency"] = fit.consistency;
-        sum["sms_side0"] = static_cast<double>(std::count(fit.side.begin(), fit.side.end(), 0));
-        sum["sms_side1"] = static_cast<double>(std::count(fit.side.begin(), fit.side.end(), 1));
-    }
-    std::vector<double> sorted_shares = far_shares;
-    std::sort(sorted_shares.begin(), sorted_shares.end());
-    sum["far_share_median"] = median(far_shares);
-    sum["far_share_min"] = sorted_shares.front();
-    sum["far_share_max"] = sorted_shares.back();
-    sum["repeat_far_share_median"] = median(repeat_far_shares);
-    sum["sms_measured"] = static_cast<double>(maps.size());
-    sum["sms_chosen"] = static_cast<double>(targets.size());
-    sum["fabric_sm"] = s0;
-    sum["sms_seen"] = static_cast<double>(seen.size());
-    sum["lines"] = static_cast<double>(n_lines);
-    for (const Series &s : out.series)
-        if (s.variant == "fabric")
-            for (const Point &p : s.points) {
-                const std::string key = p.x == 0 ? "near_ring" : "far_ring";
-                sum[key + "_cycles"] = p.values.at("latency_cycles");
-                auto c = p.counters.find("fabric_sectors_per_load");
-                if (c != p.counters.end()) sum[key + "_fabric_sectors_per_load"] = c->second;
-            }
-    sum["sm_clock_mhz_measured"] = ghz * 1e3;
-    sum["sm_clock_mhz_reported"] = reported_ghz * 1e3;
-
-    out.notes.push_back(
-        "From each of " + std::to_string(targets.size()) + " SMs (sm_step " + std::to_string(sm_step) + " over the " +
-        std::to_string(seen.size()) + " SM ids seen; %nsmid " + std::to_string(nsmid) +
-        "; and the SM one-block launches go to), one thread follows a ring of " +
-        std::to_string(n_lines) + " 128-byte lines drawn at random from " + mib_text(static_cast<double>(region)) +
-        " with ld.global.cg (L2 only), twice around, timing every load on its own with clock64 (the cycles from issuing it to "
-        "a shared-memory store that waits for its value, so a few cycles above a plain chase's). Before every chase the lines "
-        "are written whole by the copy engine from pinned host memory (one 128-byte copy a line), so the first visit finds "
-        "each line in L2 in its own partition and no copy of it near the chasing SM (a kernel's writes would leave one on "
-        "the writing SM's side: from SM 124 of an H200, SMs of that side saw 5 % of the lines far, the others 39 %); the chase first loads one word per 2 MiB page of the region (untimed) to warm "
-        "the address translation. The chase is pinned by launching blocks on every SM and letting only the first block on "
-        "the chosen SM (%smid) go on. Each (SM, line) latency is the median over the kept launches.");
-    if (levels.found) {
-        char buf[320];
-        std::snprintf(buf, sizeof buf,
-                      "Two levels (two-means split of every SM's first visits): near %.0f cycles, far %.0f cycles (gap %.0f, "
-                      "far / near %.2f). Each SM's share of far lines: median %.2f (%.2f..%.2f); the model: 0.5. The "
-                      "two-partition fit (each SM on one side, each line in one partition) explains %.1f%% of the (SM, line) pairs.",
-                      levels.low, levels.high, levels.gap, levels.high / levels.low, median(far_shares), sorted_shares.front(),
-                      sorted_shares.back(), 100 * fit.consistency);
-        out.notes.push_back(buf);
-        std::snprintf(buf, sizeof buf, "Second visits from the same SM: a median share of %.2f of the lines still far "
-                      "(the series 'repeat').", median(repeat_far_shares));
-        out.notes.push_back(std::string(buf) +
-                            " Where it falls to 0, a line read once across the fabric is kept near the reading SM afterwards, "
-                            "and a chase that revisits its lines finds the far level only once its working set no longer fits "
-                            "what is kept near (the sweep).");
-    } else {
-        out.notes.push_back("One level: the first visits do not split into two groups at least " +
-                            std::to_string(static_cast<int>(std::lround(min_gap * 100))) +
-                            "% apart (min_gap), each holding 5% of the pairs: this L2 shows no far partition to these SMs.");
-    }
-    if (!unreached.empty()) {
-        std::string ids;
-        for (unsigned u : unreached) ids += (ids.empty() ? "" : ", ") + std::to_string(u);
-        out.notes.push_back("No block of the chase ran on SM " + ids + " in four tries; those SMs are left out.");
-        sum["sms_unreached"] = static_cast<double>(unreached.size());
-    }
-    if (fabric_check)
-        out.notes.push_back("Fabric check (SM " + std::to_string(s0) + "): a ring over its near lines only and one over its far "
-                            "lines only, each counted with lts__t_sectors_srcunit_ltcfabric (sectors that reached an L2 slice "
-                            "over the fabric between the partitions): the model is none per near load and one per far load, "
-                            "plus the launch's own few accesses (its claim, its results, its instructions), so the counts are "
-                            "shown, not held to the model.");
-    for (const std::string &e : out.counter_errors)
-        if (e.find("ltcfabric") != std::string::npos) {
-            out.notes.push_back("The profiler has no fabric counter on this chip (see counters.errors): the crossing is not "
-                                "counted; the latencies are measured all the same.");
-            break;
-        }
-    if (!sweep.empty())
-        out.notes.push_back("Sweep (SM " + std::to_string(s0) + "): rings over a quarter to all of L2, every line read by the "
-                            "SM's block first, then " + std::to_string(sweep_hops) + " timed hops; each hop is counted near, far "
-                            "(up to half the gap above the far level) or beyond (DRAM, or a missed address translation).");
-    out.published_source = "published pointer-chase microbenchmarks (H100 PCIe at 1755 MHz), cycles";
-    out.published = {{"near_cycles", 265}, {"far_cycles", 475}};
+    summarise_partitions(out, levels, fit, far_shares, repeat_far_shares, ghz, reported_ghz,
+                         {maps.size(), targets.size(), seen.size(), n_lines, s0});
+    add_partition_notes(out, levels, fit, far_shares, repeat_far_shares,
+                        {targets.size(), seen.size(), nsmid, n_lines, region, sm_step, min_gap, s0, sweep_hops},
+                        unreached, fabric_check, !sweep.empty());
 }
 
 }  // namespace
