@@ -100,21 +100,24 @@ bool parse_address(const std::string &a, std::string *host, int *port) {
     return true;
 }
 
-}  // namespace
-
-int main(int argc, char **argv) {
-    // An upload's buffers (the body, its compressed copy) are hundreds of KiB:
-    // above glibc's default threshold each would be a fresh mmap, its pages
-    // faulted in and zeroed on every request and unmapped after. Kept in the
-    // heap they are reused; the aggregates give memory back with malloc_trim.
-    mallopt(M_MMAP_THRESHOLD, 64 << 20);
-    if (argc > 1 && std::string(argv[1]) == "backup") return gmserver::backup_command(argc - 1, argv + 1);
-    if (argc > 1 && std::string(argv[1]) == "restore") return gmserver::restore_command(argc - 1, argv + 1);
+// What the command line sets: the addresses, the files and the limits.
+struct ServerFlags {
     std::string db = "results.sqlite", listen = "127.0.0.1:8080", metrics_listen, access_log_path = "-";
     double ready_max_backlog = 10000;
     gmserver::ServerConfig config;
     gmserver::TransportLimits limits;
     std::string config_file;
+};
+
+// Reads the flags (and GMLAB_ADMIN_TOKEN) into f: -1 to go on, else the exit
+// status (0 after --help, 2 for a flag that is unknown, lacks its value or
+// contradicts another).
+int read_flags(int argc, char **argv, ServerFlags &f) {
+    std::string &db = f.db, &listen = f.listen, &metrics_listen = f.metrics_listen, &access_log_path = f.access_log_path,
+                &config_file = f.config_file;
+    double &ready_max_backlog = f.ready_max_backlog;
+    gmserver::ServerConfig &config = f.config;
+    gmserver::TransportLimits &limits = f.limits;
     if (const char *t = std::getenv("GMLAB_ADMIN_TOKEN")) config.admin_token = t;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -173,6 +176,26 @@ int main(int argc, char **argv) {
                   << ") is less than --max-body-bytes (" << config.max_body_bytes << "); raise it, or 0 for no bound\n";
         return 2;
     }
+    return -1;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    // An upload's buffers (the body, its compressed copy) are hundreds of KiB:
+    // above glibc's default threshold each would be a fresh mmap, its pages
+    // faulted in and zeroed on every request and unmapped after. Kept in the
+    // heap they are reused; the aggregates give memory back with malloc_trim.
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    if (argc > 1 && std::string(argv[1]) == "backup") return gmserver::backup_command(argc - 1, argv + 1);
+    if (argc > 1 && std::string(argv[1]) == "restore") return gmserver::restore_command(argc - 1, argv + 1);
+    ServerFlags flags;
+    if (const int status = read_flags(argc, argv, flags); status >= 0) return status;
+    const std::string &db = flags.db, &listen = flags.listen, &metrics_listen = flags.metrics_listen,
+                      &access_log_path = flags.access_log_path, &config_file = flags.config_file;
+    const double ready_max_backlog = flags.ready_max_backlog;
+    gmserver::ServerConfig &config = flags.config;
+    gmserver::TransportLimits &limits = flags.limits;
     std::string host, metrics_host;
     int port = 0, metrics_port = 0;
     if (!parse_address(listen, &host, &port)) {
