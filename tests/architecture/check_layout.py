@@ -23,9 +23,8 @@ Besides the include rules:
     (.cu), or its kernels are shared ones named after it (shared_kernels/<family>_ops.cu);
   - no source folder holds more than --max-files source files;
   - no function in src/ or tools/ is longer than --max-function-lines lines
-    (from its opening brace to its closing one), except those named in
-    LONG_FUNCTIONS, a list that only shrinks: an entry that is no longer long
-    (or no longer there) is reported too, so that it is removed.
+    (from its opening brace to its closing one): each phase of a long one
+    becomes a function with a name.
 
 Exit 0 when the tree follows the rules, 1 with one line per violation.
 --self-test builds small trees that break each rule and checks that each is caught.
@@ -42,10 +41,6 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 KERNEL_IO_HEADERS = ('iostream', 'fstream', 'sstream', 'cstdio', 'stdio.h', 'filesystem', 'nlohmann/')
 KERNEL_IO_CALLS = re.compile(r'\b(printf|fprintf|puts|fopen|std::cout|std::cerr)\s*[(<]')
 LENGTH_TREES = ('src/', 'tools/')
-# Functions longer than the limit that are still to be split into named
-# phases, as "path:function". The list only shrinks: check() reports an entry
-# whose function is gone or short enough, so every split removes its line.
-LONG_FUNCTIONS = set(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'long_functions.txt')).read().split())
 SCOPE_OPENER = re.compile(r'\b(namespace|class|struct|union|enum)\b|extern\s*"C"')
 
 
@@ -232,7 +227,7 @@ def source_files(root):
                     yield os.path.relpath(os.path.join(d, f), root).replace(os.sep, '/')
 
 
-def check(root, max_files, max_function_lines=150, allowed_long=None):
+def check(root, max_files, max_function_lines=150):
     doc = open(os.path.join(root, 'docs', 'architecture.md')).read()
     rules = read_table(doc, 'Include rules')
     roots = read_table(doc, 'Include roots')
@@ -279,15 +274,10 @@ def check(root, max_files, max_function_lines=150, allowed_long=None):
     for folder, files in sorted(per_folder.items()):
         if len(files) > max_files:
             problems.append('%s holds %d source files (at most %d): split it by concern' % (folder, len(files), max_files))
-    allowed_long = LONG_FUNCTIONS if allowed_long is None else allowed_long
     long_now = long_functions(root, [p for files in per_folder.values() for p in files], max_function_lines)
     for key, lines in sorted(long_now.items()):
-        if key not in allowed_long:
-            problems.append('%s is %d lines long (at most %d): give each phase a function of its own' %
-                            (key, lines, max_function_lines))
-    for key in sorted(allowed_long - set(long_now)):
-        problems.append('%s is listed in tests/architecture/long_functions.txt but is no longer over %d lines '
-                        '(or no longer there): remove its line' % (key, max_function_lines))
+        problems.append('%s is %d lines long (at most %d): give each phase a function of its own' %
+                        (key, lines, max_function_lines))
     return problems
 
 
@@ -357,7 +347,7 @@ def self_test():
                 os.makedirs(os.path.dirname(os.path.join(d, p)), exist_ok=True)
                 with open(os.path.join(d, p), 'a') as f:
                     f.write(text)
-            got = check(d, 25, 150, set())
+            got = check(d, 25, 150)
             if (len(got) > 0) != (expected > 0):
                 failed += 1
                 print('self-test "%s": expected %s, got %s' % (name, 'a violation' if expected else 'none', got or 'none'))
