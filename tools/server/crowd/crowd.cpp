@@ -40,7 +40,7 @@ std::vector<std::string> Crowd::experiment_names() {
     std::vector<std::string> names;
     for (std::size_t i = 0; i < gm_experiment_count(); ++i)
         if (const char *n = gm_experiment_name(i)) names.push_back(n);
-    for (const std::string &n : catalogued_experiments())
+    for (const std::string &n : compared_experiments())
         if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
     return names;
 }

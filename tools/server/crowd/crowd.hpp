@@ -50,7 +50,7 @@ public:
     // Each figure of an upload among its model's accepted uploads, and its status.
     nlohmann::json standing(const StoredRun &run);
 
-    // Registry names (the library's) and those of the figure catalogue.
+    // Registry names (the library's) and those of the compared figures.
     static std::vector<std::string> experiment_names();
     static bool known_experiment(const std::string &name);
 

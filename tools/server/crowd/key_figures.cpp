@@ -18,13 +18,13 @@ using nlohmann::json;
 // The figures each experiment declares for the view across GPU models
 // (src/experiments/<family>/: Experiment::compared), read once through the
 // library's description of every experiment, in the standard suite's order.
-struct Catalogued {
+struct ComparedRow {
     std::string experiment, id, label, unit;
 };
 
-const std::vector<Catalogued> &catalogue() {
-    static const std::vector<Catalogued> rows = [] {
-        std::vector<Catalogued> out;
+const std::vector<ComparedRow> &compared_rows() {
+    static const std::vector<ComparedRow> rows = [] {
+        std::vector<ComparedRow> out;
         for (std::size_t i = 0; i < gm_experiment_count(); ++i) {
             const char *name = gm_experiment_name(i);
             char *text = nullptr;
@@ -151,10 +151,10 @@ json judged_parts(const simdjson::dom::element &root) {
     return out;
 }
 
-const std::vector<std::string> &catalogued_experiments() {
+const std::vector<std::string> &compared_experiments() {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> out;
-        for (const Catalogued &c : catalogue())
+        for (const ComparedRow &c : compared_rows())
             if (std::find(out.begin(), out.end(), c.experiment) == out.end()) out.push_back(c.experiment);
         return out;
     }();
@@ -163,7 +163,7 @@ const std::vector<std::string> &catalogued_experiments() {
 
 std::vector<FigureSpec> figure_specs(const std::string &experiment) {
     std::vector<FigureSpec> out;
-    for (const Catalogued &c : catalogue()) {
+    for (const ComparedRow &c : compared_rows()) {
         if (experiment != c.experiment) continue;
         out.push_back({c.id, c.label, c.unit, ""});
         if (c.unit == "GB/s") {

@@ -28,13 +28,14 @@ struct FigureSpec {
 };
 
 // The figures of an experiment in the order the pages show them: the
-// catalogued summary values, each absolute GB/s one followed by its two
-// normalised forms. An experiment not in the catalogue: none.
+// summary values the experiment declares for the comparison, each absolute
+// GB/s one followed by its two normalised forms. An experiment that declares
+// none: none.
 std::vector<FigureSpec> figure_specs(const std::string &experiment);
-// The experiments of the catalogue, in the catalogue's order.
-const std::vector<std::string> &catalogued_experiments();
+// The experiments that declare compared figures, in the standard suite's order.
+const std::vector<std::string> &compared_experiments();
 
-// The figures of one upload (a validated gmlab.run/1 document): the catalogued
+// The figures of one upload (a validated gmlab.run/1 document): the compared
 // summary values it has, and the normalised forms where its device's
 // theoretical bandwidth and its stream copy are known.
 std::vector<FigureValue> upload_figures(const nlohmann::json &document);

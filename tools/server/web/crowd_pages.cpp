@@ -323,10 +323,10 @@ std::string page_compare_models(Crowd &crowd, const std::vector<GpuIdentity> &mo
     json charts = json::array();
     Prefetched prefetched;
     for (const std::string &k : keys) {
-        const std::vector<json> aggs = crowd.model_aggregates(k, catalogued_experiments());
-        for (std::size_t i = 0; i < aggs.size(); ++i) prefetched[k][catalogued_experiments()[i]] = aggs[i];
+        const std::vector<json> aggs = crowd.model_aggregates(k, compared_experiments());
+        for (std::size_t i = 0; i < aggs.size(); ++i) prefetched[k][compared_experiments()[i]] = aggs[i];
     }
-    for (const std::string &exp : catalogued_experiments()) {
+    for (const std::string &exp : compared_experiments()) {
         const json table = crowd.experiment_table(exp);
         std::map<std::string, const json *> by_key;
         for (const json &m : table["models"]) by_key[m["key"]] = &m;
