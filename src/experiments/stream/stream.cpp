@@ -50,6 +50,16 @@ std::string show(double v) {
     return buf;
 }
 
+// The headline figures: each kernel's bandwidth (copy, scale, add, triad and
+// cudaMemcpy), against the device's theoretical bandwidth, and our copy
+// against cudaMemcpy's.
+const Figure kKernelGbs{"{kernel}_gbs", "GB/s", Better::Higher,
+                        "bandwidth of one kernel (copy, scale, add, triad) or of cudaMemcpy, bytes read plus written"};
+const Figure kKernelOverTheoretical{"{kernel}_fraction_of_theoretical", "ratio", Better::Higher,
+                                    "a kernel's bandwidth over the device's theoretical DRAM bandwidth"};
+const Figure kCopyOverMemcpy{"copy_over_memcpy", "ratio", Better::Higher,
+                             "our copy kernel's bandwidth over cudaMemcpy device-to-device on the same arrays"};
+
 void run_stream(ContextState &ctx, const Params &params, Result &out) {
     const DeviceInfo &dev = ctx.info();
     std::size_t array_bytes = params.size("array_bytes");
@@ -164,12 +174,12 @@ void run_stream(ContextState &ctx, const Params &params, Result &out) {
     double copy_bw = 0, memcpy_bw = 0;
     for (const Series &s : out.series) {
         const double bw = bandwidth_gbs(s.points[0].bytes, s.points[0].time_ms.median);
-        out.summary_values[s.name + "_gbs"] = bw;
-        if (theoretical > 0) out.summary_values[s.name + "_fraction_of_theoretical"] = bw / theoretical;
+        out.record(kKernelGbs, bw, {{"kernel", s.name}});
+        if (theoretical > 0) out.record(kKernelOverTheoretical, bw / theoretical, {{"kernel", s.name}});
         if (s.name == "copy") copy_bw = bw;
         if (s.name == "cudaMemcpy") memcpy_bw = bw;
     }
-    if (copy_bw > 0 && memcpy_bw > 0) out.summary_values["copy_over_memcpy"] = copy_bw / memcpy_bw;
+    if (copy_bw > 0 && memcpy_bw > 0) out.record(kCopyOverMemcpy, copy_bw / memcpy_bw);
     out.notes.push_back("Bandwidth counts bytes read plus bytes written, as STREAM and the guide do: "
                         "copy and scale move 2 arrays, add and triad 3.");
 }
@@ -201,12 +211,7 @@ void add_stream_experiments(std::vector<Experiment> &out) {
     e.params[3].allowed = {1, 2, 4, 8};
     e.run = run_stream;
     e.quick = {{"array_bytes", 64 * kMiB}};
-    e.figures = {
-        {"copy_gbs", "GB/s", Better::Higher, "stream copy"},
-        {"triad_gbs", "GB/s", Better::Higher, "stream triad"},
-        {"cudaMemcpy_gbs", "GB/s", Better::Higher, "cudaMemcpy device to device"},
-        {"copy_fraction_of_theoretical", "ratio", Better::Neither, "copy / theoretical bandwidth"},
-    };
+    e.figures = {kKernelGbs, kKernelOverTheoretical, kCopyOverMemcpy};
     e.compared = {
         {"copy_gbs", "stream copy"},
         {"triad_gbs", "stream triad"},
