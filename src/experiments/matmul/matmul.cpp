@@ -38,6 +38,11 @@ Series product_series(const std::string &variant, int m, int n) {
     return s;
 }
 
+// The headline figure: one kernel's bandwidth over another's (the simple
+// kernel's, or the kernel it improves on).
+const Figure kKernelOverBase{"{kernel}_over_{base}", "ratio", Better::Higher,
+                             "a product kernel's bandwidth over the one it improves on, on the same matrices"};
+
 // Times one product kernel after checking its C against the host's.
 template <class Launch, class Reference>
 Point measure_product(ContextState &ctx, Launch launch, Reference reference, DeviceArray &c, std::size_t c_elems,
@@ -65,7 +70,7 @@ Point measure_product(ContextState &ctx, Launch launch, Reference reference, Dev
 void ratios(Result &out, const std::map<std::string, double> &bw, const std::string &base) {
     if (!bw.count(base)) return;
     for (const auto &[name, gbs] : bw)
-        if (name != base) out.summary_values[name + "_over_" + base] = gbs / bw.at(base);
+        if (name != base) out.record(kKernelOverBase, gbs / bw.at(base), {{"kernel", name}, {"base", base}});
 }
 
 void run_matmul_ab(ContextState &ctx, const Params &params, Result &out) {
@@ -102,7 +107,8 @@ void run_matmul_ab(ContextState &ctx, const Params &params, Result &out) {
         out.series.push_back(std::move(s));
     }
     ratios(out, bw, "simple");
-    if (bw.count("shared_ab") && bw.count("coalesced_a")) out.summary_values["shared_ab_over_coalesced_a"] = bw["shared_ab"] / bw["coalesced_a"];
+    if (bw.count("shared_ab") && bw.count("coalesced_a"))
+        out.record(kKernelOverBase, bw["shared_ab"] / bw["coalesced_a"], {{"kernel", "shared_ab"}, {"base", "coalesced_a"}});
     out.notes.push_back("C = AB with A (M x 32), B (32 x N): simple reads A and B from global memory (each warp reads one "
                         "element of A that every lane needs); coalesced_a stages a 32x32 tile of A in shared memory, "
                         "loaded coalesced by the warp that uses it; shared_ab stages B too, so each element of B is read "
@@ -142,7 +148,8 @@ void run_matmul_aat(ContextState &ctx, const Params &params, Result &out) {
         out.series.push_back(std::move(s));
     }
     ratios(out, bw, "simple");
-    if (bw.count("padded") && bw.count("coalesced")) out.summary_values["padded_over_coalesced"] = bw["padded"] / bw["coalesced"];
+    if (bw.count("padded") && bw.count("coalesced"))
+        out.record(kKernelOverBase, bw["padded"] / bw["coalesced"], {{"kernel", "padded"}, {"base", "coalesced"}});
     out.notes.push_back("C = AAᵀ with A (M x 32): simple reads the columns of Aᵀ as strided rows of A (each lane a different "
                         "row: uncoalesced); coalesced loads a tile of A and a transposed tile into shared memory, but "
                         "writing the transposed tile by columns puts all 32 lanes in one bank (32-way conflict); padded "
@@ -170,10 +177,7 @@ void add_matmul_experiments(std::vector<Experiment> &out) {
                                  "kernels to time")};
     ab.run = run_matmul_ab;
     ab.quick = {{"m", 1024}, {"n", 1024}};
-    ab.figures = {
-        {"coalesced_a_over_simple", "ratio", Better::Neither, "coalesced A / simple"},
-        {"shared_ab_over_simple", "ratio", Better::Neither, "shared A and B / simple"},
-    };
+    ab.figures = {kKernelOverBase};
     ab.compared = {
         {"coalesced_a_over_simple", "coalesced A / simple"},
         {"shared_ab_over_simple", "shared A and B / simple"},
@@ -189,10 +193,7 @@ void add_matmul_experiments(std::vector<Experiment> &out) {
                                   "kernels to time")};
     aat.run = run_matmul_aat;
     aat.quick = {{"m", 1024}};
-    aat.figures = {
-        {"coalesced_over_simple", "ratio", Better::Neither, "coalesced / simple"},
-        {"padded_over_coalesced", "ratio", Better::Neither, "padded / coalesced (bank conflicts removed)"},
-    };
+    aat.figures = {kKernelOverBase};
     aat.compared = {
         {"coalesced_over_simple", "coalesced / simple"},
         {"padded_over_coalesced", "padded / coalesced (bank conflicts removed)"},

@@ -32,6 +32,16 @@ constexpr VariantInfo kVariants[] = {
     {"wide", TransposeKernel::Wide},
 };
 
+// The headline figures, per element size ({word} bytes): the copy's
+// bandwidth, each transpose against it, and what padding and wide elements add.
+const Figure kCopyGbs{"copy_w{word}_gbs", "GB/s", Better::Higher, "bandwidth of the copy kernel on the matrix's bytes"};
+const Figure kKernelOverCopy{"{kernel}_w{word}_over_copy", "ratio", Better::Higher,
+                             "a transpose kernel's bandwidth over the copy's on the same bytes"};
+const Figure kPaddedOverShared{"padded_over_shared_w{word}", "ratio", Better::Higher,
+                               "the shared-memory transpose with a padded tile over the unpadded one (bank conflicts removed)"};
+const Figure kWideOverPadded{"wide_over_padded_w{word}", "ratio", Better::Higher,
+                             "the padded transpose moving wide elements over the padded one"};
+
 void run_transpose(ContextState &ctx, const Params &params, Result &out) {
     const std::size_t rows = params.integer("rows"), cols = params.integer("cols");
     const std::vector<std::string> wanted = params.texts("variants");
@@ -96,15 +106,15 @@ void run_transpose(ContextState &ctx, const Params &params, Result &out) {
             bw["copy"] = bandwidth_gbs(s.points[0].bytes, s.points[0].time_ms.median);
             out.series.push_back(std::move(s));
         }
-        const std::string w = "_w" + std::to_string(e);
+        const std::string w = std::to_string(e);
         // The copy's own bandwidth: a DRAM copy other experiments measure too (the run's consistency section).
-        if (bw.count("copy")) out.summary_values["copy" + w + "_gbs"] = bw["copy"];
+        if (bw.count("copy")) out.record(kCopyGbs, bw["copy"], {{"word", w}});
         for (const auto &[name, gbs] : bw)
-            if (name != "copy" && bw.count("copy")) out.summary_values[name + w + "_over_copy"] = gbs / bw["copy"];
+            if (name != "copy" && bw.count("copy")) out.record(kKernelOverCopy, gbs / bw["copy"], {{"kernel", name}, {"word", w}});
         if (bw.count("shared") && bw.count("shared_padded"))
-            out.summary_values["padded_over_shared" + w] = bw["shared_padded"] / bw["shared"];
+            out.record(kPaddedOverShared, bw["shared_padded"] / bw["shared"], {{"word", w}});
         if (bw.count("wide") && bw.count("shared_padded"))
-            out.summary_values["wide_over_padded" + w] = bw["wide"] / bw["shared_padded"];
+            out.record(kWideOverPadded, bw["wide"] / bw["shared_padded"], {{"word", w}});
     }
     out.notes.push_back("Effective bandwidth = 2 x matrix bytes / time (each element read once and written once). "
                         "naive: 32x8 threads, each moving 4 elements, reads coalesced and writes strided by the row count. "
@@ -137,11 +147,7 @@ void add_transpose_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_transpose;
     e.quick = {{"rows", 1024}, {"cols", 1024}};
-    e.figures = {
-        {"padded_over_shared_w4", "ratio", Better::Neither, "padded / shared, 4-byte elements"},
-        {"shared_padded_w4_over_copy", "ratio", Better::Neither, "padded shared / copy, 4-byte elements"},
-        {"naive_w4_over_copy", "ratio", Better::Neither, "naive / copy, 4-byte elements"},
-    };
+    e.figures = {kCopyGbs, kKernelOverCopy, kPaddedOverShared, kWideOverPadded};
     e.compared = {
         {"padded_over_shared_w4", "padded / shared, 4-byte elements"},
         {"shared_padded_w4_over_copy", "padded shared / copy, 4-byte elements"},
