@@ -40,6 +40,11 @@ struct Case {
     int offset;     // bytes past the aligned base (misaligned variant only)
 };
 
+const Figure kLayoutOverPacked{"{layout}_over_packed_r{size}", "ratio", Better::Higher,
+                               "bandwidth of aligned or vector records of a size over packed ones"};
+const Figure kMisalignedOverAligned{"{case}_over_aligned", "ratio", Better::Higher,
+                                    "bandwidth of loads misaligned by an offset over aligned ones (misaligned<size>_o<offset>)"};
+
 Point measure(ContextState &ctx, const Case &c, const DeviceArray &in, const DeviceArray &outbuf, std::size_t n, int block,
               std::vector<std::uint8_t> &host, Result &out) {
     const AlignmentKernel &k = kAlignmentKernels[c.kernel];
@@ -130,12 +135,12 @@ void run_alignment(ContextState &ctx, const Params &params, Result &out) {
     for (int size : {8, 12, 16}) {
         const std::string z = std::to_string(size);
         if (bw.count("aligned" + z) && bw.count("packed" + z))
-            out.summary_values["aligned_over_packed_r" + z] = bw["aligned" + z] / bw["packed" + z];
+            out.record(kLayoutOverPacked, bw["aligned" + z] / bw["packed" + z], {{"layout", "aligned"}, {"size", z}});
         if (bw.count("vector" + z) && bw.count("packed" + z))
-            out.summary_values["vector_over_packed_r" + z] = bw["vector" + z] / bw["packed" + z];
+            out.record(kLayoutOverPacked, bw["vector" + z] / bw["packed" + z], {{"layout", "vector"}, {"size", z}});
         for (const auto &[key, value] : bw)
             if (key.rfind("misaligned" + z + "_o", 0) == 0 && bw.count("aligned" + z))
-                out.summary_values[key + "_over_aligned"] = value / bw["aligned" + z];
+                out.record(kMisalignedOverAligned, value / bw["aligned" + z], {{"case", key}});
     }
     out.notes.push_back("A struct of floats is aligned to 4 bytes, so the compiler copies it with one 4-byte load and store "
                         "per member. __align__(8) / __align__(16) allow one 8- or 16-byte access per record; the 12-byte "
@@ -173,10 +178,7 @@ void add_alignment_experiments(std::vector<Experiment> &out) {
                 std::move(block)};
     e.run = run_alignment;
     e.quick = {{"records", kMiB}};
-    e.figures = {
-        {"misaligned8_o1_over_aligned", "ratio", Better::Neither, "8-byte loads 1 byte off / aligned"},
-        {"aligned_over_packed_r12", "ratio", Better::Neither, "aligned / packed, 12-byte records"},
-    };
+    e.figures = {kLayoutOverPacked, kMisalignedOverAligned};
     e.compared = {
         {"misaligned8_o1_over_aligned", "8-byte loads 1 byte off / aligned"},
         {"aligned_over_packed_r12", "aligned / packed, 12-byte records"},

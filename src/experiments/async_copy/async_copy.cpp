@@ -28,6 +28,9 @@ std::vector<long long> default_counts() {
     return v;
 }
 
+const Figure kAsyncOverSync{"w{word}_count{count}_async_over_sync_cycles", "ratio", Better::Lower,
+                            "cycles per element copied with cp.async over through registers, at a copy count"};
+
 void run_async_copy(ContextState &ctx, const Params &params, Result &out) {
     const DeviceInfo &dev = ctx.info();
     const std::size_t smem_limit = dev.shared_per_block_optin;
@@ -138,8 +141,8 @@ void run_async_copy(ContextState &ctx, const Params &params, Result &out) {
                     p.values["async_over_sync_cycles"] = per_element / sync_cycles[count];
                     p.values["async_over_sync_time"] = p.time_ms.median / sync_ms[count];
                     if (count == 1 || count == 4 || count == 7 || count == 16 || count == counts.back())
-                        out.summary_values["w" + std::to_string(w) + "_count" + std::to_string(count) + "_async_over_sync_cycles"] =
-                            per_element / sync_cycles[count];
+                        out.record(kAsyncOverSync, per_element / sync_cycles[count],
+                                   {{"word", std::to_string(w)}, {"count", std::to_string(count)}});
                 }
                 s.points.push_back(std::move(p));
             }
@@ -175,10 +178,7 @@ void add_async_copy_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_async_copy;
     e.quick = {{"copy_counts", {1, 4, 7}}};
-    e.figures = {
-        {"w4_count48_async_over_sync_cycles", "ratio", Better::Neither, "async / sync cycles, 4-byte elements, 48 copies"},
-        {"w16_count48_async_over_sync_cycles", "ratio", Better::Neither, "async / sync cycles, 16-byte elements, 48 copies"},
-    };
+    e.figures = {kAsyncOverSync};
     e.compared = {
         {"w4_count48_async_over_sync_cycles", "async / sync cycles, 4-byte elements, 48 copies"},
         {"w16_count48_async_over_sync_cycles", "async / sync cycles, 16-byte elements, 48 copies"},

@@ -15,6 +15,11 @@ namespace gmlab {
 
 namespace {
 
+// Time at a stride over time at stride 1: the conflict's cost (stride 0: a broadcast).
+const Figure kStrideOverStride1{"{variant}_w{word}_stride{stride}_over_stride1", "ratio", Better::Lower,
+                                "time of a warp's shared-memory accesses at a stride over at stride 1"};
+
+
 using kernels::kBankRegionWords;
 using kernels::kBankWarpsPerBlock;
 
@@ -103,8 +108,8 @@ void run_series(ContextState &ctx, bool write, const std::vector<long long> &str
     for (const Point &p : s.points) {
         if (!base || p.x == 1) continue;
         if (p.x == 0 || p.x == 2 || p.x == 32)
-            out.summary_values[s.variant + "_w" + std::to_string(w) + "_stride" + std::to_string(static_cast<int>(p.x)) +
-                               "_over_stride1"] = p.time_ms.median / base->time_ms.median;
+            out.record(kStrideOverStride1, p.time_ms.median / base->time_ms.median,
+                       {{"variant", s.variant}, {"word", std::to_string(w)}, {"stride", std::to_string(static_cast<int>(p.x))}});
     }
     out.series.push_back(std::move(s));
 }
@@ -155,11 +160,7 @@ void add_bank_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_bank_conflicts;
     e.quick = {{"strides", {0, 1, 2, 32}}, {"iterations", 256}};
-    e.figures = {
-        {"read_w4_stride2_over_stride1", "ratio", Better::Neither, "stride 2 / stride 1 (2-way conflict)"},
-        {"read_w4_stride32_over_stride1", "ratio", Better::Neither, "stride 32 / stride 1 (32-way conflict)"},
-        {"read_w4_stride0_over_stride1", "ratio", Better::Neither, "broadcast / stride 1"},
-    };
+    e.figures = {kStrideOverStride1};
     e.compared = {
         {"read_w4_stride2_over_stride1", "stride 2 / stride 1 (2-way conflict)"},
         {"read_w4_stride32_over_stride1", "stride 32 / stride 1 (32-way conflict)"},

@@ -49,6 +49,11 @@ std::uint32_t reference(std::uint64_t t, std::uint64_t threads, int rounds) {
     return acc;
 }
 
+const Figure kIndexOverRegisters{"{index}_time_over_registers", "ratio", Better::Lower,
+                                 "time with the array in local memory (uniform or per-lane index) over in registers"};
+const Figure kDivergentOverUniform{"divergent_time_over_uniform", "ratio", Better::Lower,
+                                   "time with a per-lane index into local memory over with a uniform one"};
+
 void run_local_memory(ContextState &ctx, const Params &params, Result &out) {
     const DeviceInfo &dev = ctx.info();
     const std::size_t threads = params.is_auto("threads")
@@ -121,11 +126,11 @@ void run_local_memory(ContextState &ctx, const Params &params, Result &out) {
         out.series.push_back(std::move(s));
     }
     if (ms.count("registers")) {
-        if (ms.count("uniform")) out.summary_values["uniform_time_over_registers"] = ms["uniform"] / ms["registers"];
-        if (ms.count("divergent")) out.summary_values["divergent_time_over_registers"] = ms["divergent"] / ms["registers"];
+        if (ms.count("uniform")) out.record(kIndexOverRegisters, ms["uniform"] / ms["registers"], {{"index", "uniform"}});
+        if (ms.count("divergent")) out.record(kIndexOverRegisters, ms["divergent"] / ms["registers"], {{"index", "divergent"}});
     }
     if (ms.count("uniform") && ms.count("divergent"))
-        out.summary_values["divergent_time_over_uniform"] = ms["divergent"] / ms["uniform"];
+        out.record(kDivergentOverUniform, ms["divergent"] / ms["uniform"]);
     out.notes.push_back("Each thread keeps an array of 64 words and visits every word once per round (acc += a[i]; "
                         "a[i] = 3 a[i] + 1). With compile-time indices the array stays in registers (local_bytes_per_thread "
                         "0); indexed at run time it cannot, and the compiler puts it in local memory (256 bytes per thread), "
@@ -150,10 +155,7 @@ void add_local_memory_experiments(std::vector<Experiment> &out) {
                                 "registers (compile-time indices), uniform and divergent (run-time index)")};
     e.run = run_local_memory;
     e.quick = {{"rounds", 4}};
-    e.figures = {
-        {"uniform_time_over_registers", "ratio", Better::Neither, "local (uniform index) / registers time"},
-        {"divergent_time_over_registers", "ratio", Better::Neither, "local (per-lane index) / registers time"},
-    };
+    e.figures = {kIndexOverRegisters, kDivergentOverUniform};
     e.compared = {
         {"uniform_time_over_registers", "local (uniform index) / registers time"},
         {"divergent_time_over_registers", "local (per-lane index) / registers time"},

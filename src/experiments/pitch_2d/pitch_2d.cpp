@@ -94,6 +94,9 @@ Point measure(ContextState &ctx, std::uint32_t *in, std::uint32_t *out, std::siz
     return p;
 }
 
+const Figure kPitchedOverPacked{"pitched_over_packed_w{width}", "ratio", Better::Higher,
+                                "bandwidth of pitched rows (cudaMallocPitch) over packed rows of the same width"};
+
 void run_pitch_2d(ContextState &ctx, const Params &params, Result &out) {
     int max_pitch = 0;
     GM_CUDA(cudaDeviceGetAttribute(&max_pitch, cudaDevAttrMaxPitch, ctx.device()));
@@ -132,7 +135,7 @@ void run_pitch_2d(ContextState &ctx, const Params &params, Result &out) {
                                              "pitch_2d pitched width " + std::to_string(width), out));
         }
         const double ratio = packed.points.back().time_ms.median / pitched.points.back().time_ms.median;
-        out.summary_values["pitched_over_packed_w" + std::to_string(width)] = ratio;  // bandwidth ratio, same bytes
+        out.record(kPitchedOverPacked, ratio, {{"width", std::to_string(width)}});  // bandwidth ratio, same bytes
     }
     out.series.push_back(std::move(packed));
     out.series.push_back(std::move(pitched));
@@ -156,9 +159,7 @@ void add_pitch_experiments(std::vector<Experiment> &out) {
                 size_param("height", 0, 0, 1LL << 31, "rows; 0: as many as make max(4 x L2, 64 MiB) per array")};
     e.run = run_pitch_2d;
     e.quick = {{"widths", {1000, 1025}}, {"height", 1024}};
-    e.figures = {
-        {"pitched_over_packed_w1025", "ratio", Better::Neither, "pitched / packed rows, width 1025"},
-    };
+    e.figures = {kPitchedOverPacked};
     e.compared = {
         {"pitched_over_packed_w1025", "pitched / packed rows, width 1025"},
     };

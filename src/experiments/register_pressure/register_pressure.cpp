@@ -30,6 +30,10 @@ std::uint32_t reference(std::uint64_t t, std::uint64_t threads, int iterations) 
     return sum;
 }
 
+const Figure kCapOverBest{"cap{cap}_time_over_best", "ratio", Better::Lower,
+                          "time under a register cap over the fastest cap's"};
+const Figure kFastestCap{"fastest_cap", "registers", Better::Neither, "the register cap that ran fastest"};
+
 void run_register_pressure(ContextState &ctx, const Params &params, Result &out) {
     const DeviceInfo &dev = ctx.info();
     const std::size_t threads = params.is_auto("threads")
@@ -101,9 +105,9 @@ void run_register_pressure(ContextState &ctx, const Params &params, Result &out)
     }
     // Time of every cap relative to the fastest, and the spill-free optimum.
     for (const Point &p : s.points)
-        out.summary_values["cap" + std::to_string(static_cast<int>(p.x)) + "_time_over_best"] =
-            p.values.at("giga_updates_per_s") > 0 ? best / p.values.at("giga_updates_per_s") : 0.0;
-    out.summary_values["fastest_cap"] = best_cap;
+        out.record(kCapOverBest, p.values.at("giga_updates_per_s") > 0 ? best / p.values.at("giga_updates_per_s") : 0.0,
+                   {{"cap", std::to_string(static_cast<int>(p.x))}});
+    out.record(kFastestCap, best_cap);
     out.series.push_back(std::move(s));
     out.notes.push_back("One kernel keeps 64 32-bit values per thread live through every iteration (v[k] = v[k] * (v[k+1] | 1) "
                         "+ c_k), about 80 registers on sm_90. __launch_bounds__(256, min_blocks) asks the compiler to fit "
@@ -132,9 +136,7 @@ void add_register_pressure_experiments(std::vector<Experiment> &out) {
                 int_param("iterations", 32, 1, 4096, "updates of all 64 values per thread")};
     e.run = run_register_pressure;
     e.quick = {{"caps", {255, 32}}, {"iterations", 4}};
-    e.figures = {
-        {"cap32_time_over_best", "ratio", Better::Neither, "32-register cap / best time"},
-    };
+    e.figures = {kCapOverBest, kFastestCap};
     e.compared = {
         {"cap32_time_over_best", "32-register cap / best time"},
     };

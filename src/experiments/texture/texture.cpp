@@ -19,6 +19,12 @@ namespace gmlab {
 
 namespace {
 
+const Figure kReadOverGlobal{"{read}_over_global_time", "ratio", Better::Lower,
+                             "time of the rotation read through the texture path or __ldg over plain global loads"};
+const Figure kCapabilitiesPassed{"capabilities_passed", "count", Better::Higher,
+                                 "texture capabilities (filtering, addressing, conversions) matched by their host model"};
+
+
 using kernels::RotateRead;
 constexpr std::uint32_t kSeed = 1234;
 
@@ -119,8 +125,8 @@ void run_rotation(ContextState &ctx, const Params &params, Result &out) {
         out.series.push_back(std::move(s));
     }
     ctx.note_free(bytes);
-    out.summary_values["texture_over_global_time"] = ms["texture"] / ms["global"];
-    out.summary_values["ldg_over_global_time"] = ms["ldg"] / ms["global"];
+    out.record(kReadOverGlobal, ms["texture"] / ms["global"], {{"read", "texture"}});
+    out.record(kReadOverGlobal, ms["ldg"] / ms["global"], {{"read", "ldg"}});
 }
 
 struct Capability {
@@ -271,7 +277,7 @@ void run_capabilities(ContextState &ctx, Result &out) {
         p.values["tolerance"] = caps[i].tolerance;
         names[std::to_string(i + 1)] = caps[i].name;
         s.points.push_back(std::move(p));
-        out.summary_values["capabilities_passed"] = static_cast<double>(i + 1);
+        out.record(kCapabilitiesPassed, static_cast<double>(i + 1));
     }
     s.attributes = {{"checks", names}};
     out.series.push_back(std::move(s));
@@ -305,9 +311,7 @@ void add_texture_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_texture;
     e.quick = {{"width", 1024}, {"height", 1024}};
-    e.figures = {
-        {"texture_over_global_time", "ratio", Better::Neither, "texture time / global time"},
-    };
+    e.figures = {kReadOverGlobal, kCapabilitiesPassed};
     e.compared = {
         {"texture_over_global_time", "texture time / global time"},
     };
