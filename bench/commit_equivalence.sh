@@ -8,7 +8,9 @@
 # run in a clone that has both) or folders holding a source tree. Each is
 # built for the native GPU, without tests and bindings, in a build folder
 # outside the source tree; then, for each:
-#   describe/<exp>.json   gmlab describe --json of every experiment
+#   describe/<exp>.json   gmlab describe --json of every experiment (keys named in
+#                         GM_EQUIVALENCE_IGNORE_KEYS, space-separated, left out:
+#                         what NEW adds on purpose, as "figures compared_figures")
 #   list.txt              gmlab list
 #   quick.txt             gmlab run --quick as text, every number replaced by N
 #                         (what remains: experiments, series, notes, verification)
@@ -71,7 +73,17 @@ for side in old new; do
   "$g" list >"$d/list.txt" 2>&1
   for e in $("$g" list --json 2>/dev/null | python3 -c 'import json,sys; [print(x["name"]) for x in json.load(sys.stdin)]' 2>/dev/null ||
              "$g" list | awk 'NR>1 && $1 ~ /^[a-z0-9_]+$/ {print $1}'); do
-    "$g" describe --json "$e" >"$d/describe/$e.json" 2>&1
+    "$g" describe --json "$e" 2>&1 | python3 -c '
+import json, os, sys
+text = sys.stdin.read()
+try:
+    d = json.loads(text)
+except ValueError:
+    sys.stdout.write(text)
+    sys.exit()
+for k in os.environ.get("GM_EQUIVALENCE_IGNORE_KEYS", "").split():
+    d.pop(k, None)
+print(json.dumps(d, indent=2, sort_keys=True))' >"$d/describe/$e.json"
   done
   "$g" run --quick >"$d/quick-raw.txt" 2>&1
   echo "exit $?" >>"$d/quick-raw.txt"
