@@ -9,6 +9,51 @@
 #include "explain/explain_command.hpp"
 #include "gmlab.h"
 
+namespace {
+
+// `gmlab run` and its options; *device is its --device option (a run on one
+// device names it in --devices).
+CLI::App *add_run_command(CLI::App &app, gmcli::RunOptions &opt, CLI::Option **device) {
+    CLI::App *run = app.add_subcommand("run", "run experiments (the default suite when none is named)");
+    run->add_option("experiments", opt.experiments, "experiment names (see gmlab list)");
+    run->add_option("-s,--set", opt.sets, "parameter: name=value or experiment.name=value (repeatable)");
+    run->add_option("--json", opt.json_file, "write the run (schema gmlab.run/1.2) to this file");
+    run->add_option("--csv", opt.csv_file, "write one row per measured point to this file");
+    run->add_option("--html", opt.html_file, "write the self-contained HTML report of the run to this file");
+    *device = run->add_option("-d,--device", opt.device, "CUDA device ordinal");
+    run->add_option("--devices", opt.devices,
+                    "measure several devices in turn: all, or ordinals such as 0,2; one run each "
+                    "(--json/--csv/--html need {device} in the name)")
+        ->excludes(*device);
+    run->add_flag("--parallel", opt.parallel,
+                  "with --devices: measure the devices at the same time, one process each (device figures as alone; "
+                  "host-link figures share the host's memory and PCIe root, so they may be lower than alone; peer, "
+                  "which copies between the devices, runs once afterwards into files with {device} as \"peer\")");
+    run->add_option("--skip", opt.skip)->group("");  // a parallel run's children: experiments left to the parent
+    run->add_option("--warmup", opt.warmup, "untimed launches before timing (default 2)");
+    run->add_option("--min-repetitions", opt.min_repetitions, "timed launches at least (default 5)");
+    run->add_option("--max-repetitions", opt.max_repetitions, "timed launches at most (default 100)");
+    run->add_option("--min-time-ms", opt.min_time_ms, "timed milliseconds at least per point (default 10)");
+    run->add_option("--memory-fraction", opt.memory_fraction, "share of free device memory an experiment may use (default 0.5)");
+    run->add_flag("--no-flush-l2", opt.no_flush_l2, "do not evict L2 between timed launches");
+    run->add_option("--counters", opt.counters,
+                    "hardware counters from one extra untimed launch per point: auto (where permitted, default; "
+                    "points are counted while counting adds at most a fifth to each experiment), on (every point; exit 2 "
+                    "when counters are not available), off")
+        ->check(CLI::IsMember({"auto", "on", "off"}));
+    run->add_option("--samples", opt.samples,
+                    "what --json keeps of each point's launches: summary (default: statistics and deciles) or all (every raw sample too)")
+        ->check(CLI::IsMember({"summary", "all"}));
+    run->add_flag("--quick", opt.quick,
+                  "a smoke check in seconds: small sweeps, 3 timed launches per point, every kernel still verified; "
+                  "the figures are marked quick and are not for comparing or uploading");
+    run->add_option("--upload", opt.upload_url,
+                    "after the run, send it to this gmlab-server (as gmlab-upload does; see gmlab-upload --help)");
+    return run;
+}
+
+}  // namespace
+
 int main(int argc, char **argv) {
     CLI::App app{"gmlab " + std::string(gm_version()) +
                  ": measure what the CUDA Best Practices Guide says about memory, on your GPU.\n"
@@ -39,41 +84,8 @@ int main(int argc, char **argv) {
     describe->add_option("-d,--device", device, "CUDA device whose kernel resources are shown");
 
     gmcli::RunOptions run_opt;
-    auto *run = app.add_subcommand("run", "run experiments (the default suite when none is named)");
-    run->add_option("experiments", run_opt.experiments, "experiment names (see gmlab list)");
-    run->add_option("-s,--set", run_opt.sets, "parameter: name=value or experiment.name=value (repeatable)");
-    run->add_option("--json", run_opt.json_file, "write the run (schema gmlab.run/1.2) to this file");
-    run->add_option("--csv", run_opt.csv_file, "write one row per measured point to this file");
-    run->add_option("--html", run_opt.html_file, "write the self-contained HTML report of the run to this file");
-    auto *run_device = run->add_option("-d,--device", run_opt.device, "CUDA device ordinal");
-    run->add_option("--devices", run_opt.devices,
-                    "measure several devices in turn: all, or ordinals such as 0,2; one run each "
-                    "(--json/--csv/--html need {device} in the name)")
-        ->excludes(run_device);
-    run->add_flag("--parallel", run_opt.parallel,
-                  "with --devices: measure the devices at the same time, one process each (device figures as alone; "
-                  "host-link figures share the host's memory and PCIe root, so they may be lower than alone; peer, "
-                  "which copies between the devices, runs once afterwards into files with {device} as \"peer\")");
-    run->add_option("--skip", run_opt.skip)->group("");  // a parallel run's children: experiments left to the parent
-    run->add_option("--warmup", run_opt.warmup, "untimed launches before timing (default 2)");
-    run->add_option("--min-repetitions", run_opt.min_repetitions, "timed launches at least (default 5)");
-    run->add_option("--max-repetitions", run_opt.max_repetitions, "timed launches at most (default 100)");
-    run->add_option("--min-time-ms", run_opt.min_time_ms, "timed milliseconds at least per point (default 10)");
-    run->add_option("--memory-fraction", run_opt.memory_fraction, "share of free device memory an experiment may use (default 0.5)");
-    run->add_flag("--no-flush-l2", run_opt.no_flush_l2, "do not evict L2 between timed launches");
-    run->add_option("--counters", run_opt.counters,
-                    "hardware counters from one extra untimed launch per point: auto (where permitted, default; "
-                    "points are counted while counting adds at most a fifth to each experiment), on (every point; exit 2 "
-                    "when counters are not available), off")
-        ->check(CLI::IsMember({"auto", "on", "off"}));
-    run->add_option("--samples", run_opt.samples,
-                    "what --json keeps of each point's launches: summary (default: statistics and deciles) or all (every raw sample too)")
-        ->check(CLI::IsMember({"summary", "all"}));
-    run->add_flag("--quick", run_opt.quick,
-                  "a smoke check in seconds: small sweeps, 3 timed launches per point, every kernel still verified; "
-                  "the figures are marked quick and are not for comparing or uploading");
-    run->add_option("--upload", run_opt.upload_url,
-                    "after the run, send it to this gmlab-server (as gmlab-upload does; see gmlab-upload --help)");
+    CLI::Option *run_device = nullptr;
+    CLI::App *run = add_run_command(app, run_opt, &run_device);
 
     gmcli::ContributeOptions con;
     auto *contribute = app.add_subcommand(
