@@ -122,7 +122,7 @@ TEST(Consistency, ALatencyMovedTenPercentIsFlagged) {
 
 TEST(Consistency, ABandwidthMovedTenPercentIsFlaggedAndAShownOneNever) {
     json run = committed();
-    summary_of(run, "tma_copy")["stream_copy_gbs"] = summary_of(run, "stream")["copy_gbs"].get<double>() * 0.90;
+    summary_of(run, "transpose")["copy_w4_gbs"] = summary_of(run, "stream")["copy_gbs"].get<double>() * 0.90;
     // A shown figure far off flags nothing: it measures something else.
     summary_of(run, "managed_memory")["explicit_copy_read_gbs"] = 20.0;
     const json block = gmreport::consistency(run);

@@ -74,7 +74,9 @@ const std::vector<QuantitySpec> &pairs() {
            "distributed shared memory: another SM's shared memory, over the network between the cluster's SMs"}}},
         {"dram_copy_bandwidth", "DRAM copy bandwidth", "GB/s", Rule::Spread, 0.03,
          {{"stream", "copy_gbs", nullptr, A, "STREAM copy kernel, 2 x 256 MiB", ""},
-          {"tma_copy", "stream_copy_gbs", nullptr, A, "the same copy kernel on 1 GiB (tma_copy's reference)", ""},
+          {"tma_copy", "stream_copy_gbs", nullptr, S, "the same copy kernel on 1 GiB (tma_copy's reference)",
+           "four times stream's arrays: on an H200 2.2-2.7 % faster in each of three runs, where the launch and the "
+           "grid's last wave weigh less"},
           {"transpose", "copy_w4_gbs", nullptr, A, "the copy kernel on transpose's 4-byte matrix", ""},
           {"transpose", "copy_w8_gbs", nullptr, A, "the copy kernel on transpose's 8-byte matrix", ""},
           {"stream", "cudaMemcpy_gbs", nullptr, S, "cudaMemcpy device to device",
