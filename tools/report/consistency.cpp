@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "document.hpp"
 #include "html_report.hpp"
 #include "table.hpp"
 
@@ -112,13 +113,6 @@ const std::vector<QuantitySpec> &pairs() {
     return q;
 }
 
-const json *result_of(const json &run, const std::string &experiment) {
-    if (!run.contains("results") || !run["results"].is_array()) return nullptr;
-    for (const json &r : run["results"])
-        if (r.is_object() && r.contains("experiment") && r["experiment"].value("name", "") == experiment) return &r;
-    return nullptr;
-}
-
 // "<series name>@<x>": the bandwidth of that series' point at x.
 double series_point(const json &result, const std::string &key) {
     const std::size_t at = key.rfind('@');
@@ -139,14 +133,14 @@ double series_point(const json &result, const std::string &key) {
 double figure(const json &run, const std::string &experiment, const char *key) {
     if (!key) return NAN;
     if (std::string(key).find('@') != std::string::npos) {
-        const json *r = experiment == "device" ? nullptr : result_of(run, experiment);
+        const json *r = experiment == "device" ? nullptr : find_result(run, experiment);
         const double v = r ? series_point(*r, key) : NAN;
         return std::isfinite(v) && v > 0 ? v : NAN;
     }
     const json *holder = nullptr;
     if (experiment == "device") {
         if (run.contains("device") && run["device"].is_object()) holder = &run["device"];
-    } else if (const json *r = result_of(run, experiment); r && r->contains("summary") && (*r)["summary"].is_object()) {
+    } else if (const json *r = find_result(run, experiment); r && r->contains("summary") && (*r)["summary"].is_object()) {
         holder = &(*r)["summary"];
     }
     if (!holder || !holder->contains(key) || !(*holder)[key].is_number()) return NAN;

@@ -117,4 +117,13 @@ void write_atomically(const std::string &path, const std::string &text) {
     }
 }
 
+const nlohmann::json *find_result(const nlohmann::json &run, const std::string &experiment) {
+    if (!run.is_object() || !run.contains("results") || !run["results"].is_array()) return nullptr;
+    for (const nlohmann::json &r : run["results"])
+        if (r.is_object() && r.contains("experiment") && r["experiment"].is_object() &&
+            r["experiment"].value("name", "") == experiment)
+            return &r;
+    return nullptr;
+}
+
 }  // namespace gmreport

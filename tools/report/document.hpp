@@ -26,6 +26,10 @@ nlohmann::json as_run(const nlohmann::json &doc, const std::string &where);
 // True for a run made by `gmlab run --quick` (the run or any of its results
 // marked "quick"): a smoke check, whose figures reports label as such.
 bool is_quick(const nlohmann::json &run_or_result);
+
+// The result of `experiment` in a run document; nullptr where the run has
+// none (or is not a run).
+const nlohmann::json *find_result(const nlohmann::json &run, const std::string &experiment);
 // The label reports put on such a run.
 inline constexpr const char *kQuickNote =
     "QUICK RUN (gmlab run --quick): a smoke check that every experiment runs and verifies, with small sweeps and "

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "chart_specs.hpp"
+#include "document.hpp"
 #include "html_report.hpp"
 
 namespace gmcli {
@@ -20,17 +21,10 @@ std::string number(double v) {
     return buf;
 }
 
-const json *lab_result(const json &lab, const std::string &experiment) {
-    if (!lab.contains("results")) return nullptr;
-    for (const auto &r : lab["results"])
-        if (r["experiment"].value("name", "") == experiment) return &r;
-    return nullptr;
-}
-
 // The experiment's chart, with the point the finding's cost was read at marked
 // as this kernel's (the series is the one the cost names: "experiment / series").
 json finding_chart(const json &lab, const json &finding, const std::string &canvas, const std::string &kernel) {
-    const json *result = lab_result(lab, finding.value("experiment", ""));
+    const json *result = gmreport::find_result(lab, finding.value("experiment", ""));
     if (!result) return nullptr;
     json chart = gmreport::chart_data(*result, canvas);
     if (chart.is_null()) return chart;
