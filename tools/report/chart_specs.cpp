@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "declared_charts.hpp"
 #include "table.hpp"
 
 namespace gmreport {
@@ -420,6 +421,7 @@ void add_markers(json &datasets, const ChartSpec &spec, const json &summary, boo
 }  // namespace
 
 ChartSpec chart_spec(const std::string &experiment) {
+    if (std::optional<ChartSpec> declared = declared_chart(experiment)) return *declared;
     static const std::vector<ChartSpec> specs = make_specs();
     for (const auto &s : specs)
         if (s.experiment == experiment) return s;

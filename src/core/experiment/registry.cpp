@@ -54,7 +54,7 @@ json describe(const Experiment &e) {
         const Figure *f = declared_figure(e, c.key);
         compared.push_back({{"key", c.key}, {"label", c.label}, {"unit", f ? f->unit : ""}});
     }
-    return {{"name", e.name},
+    json d = {{"name", e.name},
             {"guide_section", e.guide_section},
             {"summary", e.summary},
             {"default_suite", e.default_suite},
@@ -63,6 +63,8 @@ json describe(const Experiment &e) {
             {"figures", figures},
             {"compared_figures", compared},
             {"kernels", kernel_names(e.name)}};
+    if (e.chart) d["chart"] = describe(*e.chart);
+    return d;
 }
 
 json parse_params_text(const char *text) {

@@ -2,12 +2,14 @@
 // section, summary, typed parameters) and runs through run_experiment.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/device/context.hpp"
+#include "core/experiment/chart.hpp"
 #include "core/experiment/figure.hpp"
 #include "core/experiment/params.hpp"
 #include "core/experiment/result.hpp"
@@ -33,6 +35,9 @@ struct Experiment {
     std::vector<Figure> figures;
     // The instances of those figures that the view across GPU models compares.
     std::vector<ComparedFigure> compared;
+    // How reports draw and explain its result; without one, its series
+    // against their x with a generic explanation.
+    std::optional<Chart> chart;
     // Fills series, verification, notes and summary of `out`; throws Error.
     void (*run)(ContextState &ctx, const Params &params, Result &out) = nullptr;
 };
