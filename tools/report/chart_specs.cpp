@@ -24,40 +24,6 @@ ChartSpec named(const char *experiment, const char *kind) {
 void add_global_memory_specs(std::vector<ChartSpec> &v) {
     auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
     {
-        ChartSpec s = named("stream", "bar");
-        s.memcpy_series = "cudaMemcpy";
-        s.explanation = "The bandwidth this device really reaches: STREAM's copy, scale, add and triad and cudaMemcpy on the same "
-                        "arrays, counting bytes read plus written. Every other bandwidth in this report is best read as a fraction of these.";
-        add(s);
-    }
-    {
-        ChartSpec s = named("offset_copy", "line");
-        s.x_title = "offset (words)";
-        s.prediction = "predicted.efficiency";
-        s.prediction_label = "sector model";
-        s.counter = "counters.sectors_per_request_ld";
-        s.counter_model = "predicted.sectors_per_request";
-        s.counter_inverse = true;  // more sectors per request, lower efficiency
-        s.explanation = "A warp whose 4-byte words start off a 32-byte boundary touches 5 sectors instead of 4. The guide measured "
-                        "about 9/10 of the aligned bandwidth on a V100 rather than 4/5, because neighbouring warps reuse the cached lines. "
-                        "The guide's one-word-per-thread kernel often cannot fill DRAM on its own; ilp4 keeps more bytes in flight.";
-        add(s);
-    }
-    {
-        ChartSpec s = named("stride_copy", "line");
-        s.x_title = "stride (words)";
-        s.y_log = true;
-        s.prediction = "predicted.efficiency";
-        s.prediction_label = "sector model";
-        s.counter = "counters.sectors_per_request_ld";
-        s.counter_model = "predicted.sectors_per_request";
-        s.counter_inverse = true;  // more sectors per request, lower efficiency
-        s.explanation = "Copying every stride-th word wastes the rest of each 32-byte sector: the useful bandwidth falls as 1/stride "
-                        "until every thread needs a sector of its own. DRAM is read in units larger than a sector, so large strides fall "
-                        "below the sector model.";
-        add(s);
-    }
-    {
         ChartSpec s = named("l2_persist", "line");
         s.x_title = "persistent region (MiB)";
         s.explanation = "The guide's sliding window: frequently used data marked persisting stays in the L2 set-aside while a large "
@@ -65,55 +31,11 @@ void add_global_memory_specs(std::vector<ChartSpec> &v) {
                         "(set-aside / region) keeps the gain past it.";
         add(s);
     }
-    {
-        ChartSpec s = named("bank_conflicts", "line");
-        s.x_title = "stride (words; 0 = every lane one word)";
-        s.y_log = true;
-        s.prediction = "predicted.n_way";
-        s.prediction_label = "n-way model";
-        s.counter = "counters.wavefronts_per_request_ld";
-        s.counter_model = "predicted.wavefronts";
-        s.explanation = "32 banks of 4 bytes serve one word each per pass: odd strides are free, stride 2^k costs 2^k passes, "
-                        "a broadcast costs one.";
-        add(s);
-    }
-    {
-        ChartSpec s = named("matmul_ab", "bar");
-        s.published_base = "simple";
-        s.explanation = "C = AB with tile width 32: staging A, then A and B, in shared memory. The guide's ratios came from a V100.";
-        add(s);
-    }
-    {
-        ChartSpec s = named("matmul_aat", "bar");
-        s.published_base = "simple";
-        s.explanation = "C = AAᵀ: strided reads of A, a transposed tile with 32-way bank conflicts, and the padded tile that removes them.";
-        add(s);
-    }
-    {
-        ChartSpec s = named("transpose", "bar");
-        s.published_base = "naive";
-        s.explanation = "Transposing through a shared tile makes both sides coalesced; padding removes the tile's bank conflicts; "
-                        "the copy kernel on the same bytes is the ceiling.";
-        add(s);
-    }
 }
 
 // The charts of shared, distributed shared, constant and texture memory.
 void add_on_chip_specs(std::vector<ChartSpec> &v) {
     auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
-    {
-        ChartSpec s = named("shared_alloc", "bar");
-        s.explanation = "Static and dynamic shared arrays do the same work at the same speed; only when the size is fixed differs.";
-        add(s);
-    }
-    {
-        ChartSpec s = named("async_copy", "line");
-        s.x_title = "copy_count (elements per thread)";
-        s.x_log = true;
-        s.explanation = "Global to shared copies through registers (sync) or with the asynchronous copy: sync prefers multiples of 4, "
-                        "async is faster almost everywhere.";
-        add(s);
-    }
     {
         ChartSpec s = named("tma_copy", "line");
         s.x_title = "bulk / tile / chunk size (KiB)";
@@ -153,13 +75,6 @@ void add_on_chip_specs(std::vector<ChartSpec> &v) {
         ChartSpec s = named("stencil", "bar");
         s.published_base = "ldg";
         s.explanation = "The nine-point stencil with its coefficients in constant memory or read through __ldg, against a copy of the same bytes.";
-        add(s);
-    }
-    {
-        ChartSpec s = named("texture", "bar");
-        s.leave_out = {"capabilities"};
-        s.explanation = "Reads along rotated lines have 2D locality, which the texture path caches well; the capability checks below "
-                        "compare the texture unit with host models.";
         add(s);
     }
 }
@@ -242,41 +157,6 @@ void add_latency_and_layout_specs(std::vector<ChartSpec> &v) {
         s.explanation = "The guide's memory spaces, fastest to slowest as it lists them: registers, shared, constant, then global, "
                         "local and texture. Each bar is the latency of one dependent access, measured the same way; where the "
                         "order departs from the guide's, the notes say so.";
-        add(s);
-    }
-    {
-        ChartSpec s = named("local_memory", "bar");
-        s.explanation = "A per-thread array indexed at run time cannot live in registers: the compiler puts it in local memory, "
-                        "which is device memory cached in L1 and L2 (local_bytes_per_thread > 0). The guide: local memory is as "
-                        "slow as global memory. Compare the two run-time-index bars with the register bar; the per-lane index "
-                        "also loses coalescing (32 sectors per warp access instead of 4).";
-        add(s);
-    }
-    {
-        ChartSpec s = named("register_pressure", "line");
-        s.x_title = "register cap (registers per thread)";
-        s.x_log = true;
-        s.explanation = "One kernel under tighter and tighter register caps: occupancy rises as the cap falls, until the kernel's "
-                        "live values no longer fit and spill to local memory. Look for the cap where the rate stops rising "
-                        "(more occupancy no longer pays) and where it falls (spilling costs more than the extra warps give).";
-        add(s);
-    }
-    {
-        ChartSpec s = named("alignment", "bar");
-        s.leave_out = {"misaligned"};
-        s.explanation = "Naturally aligned 1-, 2-, 4-, 8- and 16-byte accesses are one instruction; a struct of floats is only "
-                        "4-byte aligned, so it is copied member by member. __align__ (or float2/float4) makes it one wide access; "
-                        "the 12-byte record pays 4 bytes of padding for it. The misaligned series, listed below, copy records "
-                        "from a base that only allows narrower words.";
-        add(s);
-    }
-    {
-        ChartSpec s = named("pitch_2d", "line");
-        s.x_title = "width (4-byte elements)";
-        s.x_log = true;
-        s.explanation = "Rows of a width that is not a multiple of 32 start off the 128-byte lines when packed, so each warp's "
-                        "row access touches an extra sector; cudaMallocPitch pads each row so that every row starts aligned. "
-                        "The guide recommends the pitched allocation for 2D arrays accessed by rows.";
         add(s);
     }
 }

@@ -161,6 +161,17 @@ void run_async_copy(ContextState &ctx, const Params &params, Result &out) {
                         "can bypass L1. The async kernels also need no registers to stage the data (see registers).");
 }
 
+// How reports draw async_copy's result and what they say it shows.
+Chart async_copy_chart() {
+    Chart c;
+    c.kind = "line";
+    c.x_title = "copy_count (elements per thread)";
+    c.x_log = true;
+    c.explanation = "Global to shared copies through registers (sync) or with the asynchronous copy: sync prefers multiples of 4, "
+                    "async is faster almost everywhere.";
+    return c;
+}
+
 }  // namespace
 
 void add_async_copy_experiments(std::vector<Experiment> &out) {
@@ -183,6 +194,7 @@ void add_async_copy_experiments(std::vector<Experiment> &out) {
         {"w4_count48_async_over_sync_cycles", "async / sync cycles, 4-byte elements, 48 copies"},
         {"w16_count48_async_over_sync_cycles", "async / sync cycles, 16-byte elements, 48 copies"},
     };
+    e.chart = async_copy_chart();
     out.push_back(std::move(e));
 }
 

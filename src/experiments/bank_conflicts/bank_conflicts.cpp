@@ -139,6 +139,21 @@ void run_bank_conflicts(ContextState &ctx, const Params &params, Result &out) {
                         "reading out each region once, under 1% at the default 4096 iterations. Cycles assume the peak SM clock.");
 }
 
+// How reports draw bank_conflicts's result and what they say it shows.
+Chart bank_conflicts_chart() {
+    Chart c;
+    c.kind = "line";
+    c.x_title = "stride (words; 0 = every lane one word)";
+    c.y_log = true;
+    c.prediction = "predicted.n_way";
+    c.prediction_label = "n-way model";
+    c.counter = "counters.wavefronts_per_request_ld";
+    c.counter_model = "predicted.wavefronts";
+    c.explanation = "32 banks of 4 bytes serve one word each per pass: odd strides are free, stride 2^k costs 2^k passes, "
+                    "a broadcast costs one.";
+    return c;
+}
+
 }  // namespace
 
 void add_bank_experiments(std::vector<Experiment> &out) {
@@ -166,6 +181,7 @@ void add_bank_experiments(std::vector<Experiment> &out) {
         {"read_w4_stride32_over_stride1", "stride 32 / stride 1 (32-way conflict)"},
         {"read_w4_stride0_over_stride1", "broadcast / stride 1"},
     };
+    e.chart = bank_conflicts_chart();
     out.push_back(std::move(e));
 }
 

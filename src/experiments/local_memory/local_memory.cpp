@@ -141,6 +141,17 @@ void run_local_memory(ContextState &ctx, const Params &params, Result &out) {
                         "is the global memory the kernel reads and writes.");
 }
 
+// How reports draw local_memory's result and what they say it shows.
+Chart local_memory_chart() {
+    Chart c;
+    c.kind = "bar";
+    c.explanation = "A per-thread array indexed at run time cannot live in registers: the compiler puts it in local memory, "
+                    "which is device memory cached in L1 and L2 (local_bytes_per_thread > 0). The guide: local memory is as "
+                    "slow as global memory. Compare the two run-time-index bars with the register bar; the per-lane index "
+                    "also loses coalescing (32 sectors per warp access instead of 4).";
+    return c;
+}
+
 }  // namespace
 
 void add_local_memory_experiments(std::vector<Experiment> &out) {
@@ -160,6 +171,7 @@ void add_local_memory_experiments(std::vector<Experiment> &out) {
         {"uniform_time_over_registers", "local (uniform index) / registers time"},
         {"divergent_time_over_registers", "local (per-lane index) / registers time"},
     };
+    e.chart = local_memory_chart();
     out.push_back(std::move(e));
 }
 

@@ -148,6 +148,18 @@ void run_pitch_2d(ContextState &ctx, const Params &params, Result &out) {
                         "sector count suggests.");
 }
 
+// How reports draw pitch_2d's result and what they say it shows.
+Chart pitch_2d_chart() {
+    Chart c;
+    c.kind = "line";
+    c.x_title = "width (4-byte elements)";
+    c.x_log = true;
+    c.explanation = "Rows of a width that is not a multiple of 32 start off the 128-byte lines when packed, so each warp's "
+                    "row access touches an extra sector; cudaMallocPitch pads each row so that every row starts aligned. "
+                    "The guide recommends the pitched allocation for 2D arrays accessed by rows.";
+    return c;
+}
+
 }  // namespace
 
 void add_pitch_experiments(std::vector<Experiment> &out) {
@@ -163,6 +175,7 @@ void add_pitch_experiments(std::vector<Experiment> &out) {
     e.compared = {
         {"pitched_over_packed_w1025", "pitched / packed rows, width 1025"},
     };
+    e.chart = pitch_2d_chart();
     out.push_back(std::move(e));
 }
 

@@ -119,6 +119,18 @@ void run_register_pressure(ContextState &ctx, const Params &params, Result &out)
                         "and worsens once the spill traffic outweighs the extra warps.");
 }
 
+// How reports draw register_pressure's result and what they say it shows.
+Chart register_pressure_chart() {
+    Chart c;
+    c.kind = "line";
+    c.x_title = "register cap (registers per thread)";
+    c.x_log = true;
+    c.explanation = "One kernel under tighter and tighter register caps: occupancy rises as the cap falls, until the kernel's "
+                    "live values no longer fit and spill to local memory. Look for the cap where the rate stops rising "
+                    "(more occupancy no longer pays) and where it falls (spilling costs more than the extra warps give).";
+    return c;
+}
+
 }  // namespace
 
 void add_register_pressure_experiments(std::vector<Experiment> &out) {
@@ -140,6 +152,7 @@ void add_register_pressure_experiments(std::vector<Experiment> &out) {
     e.compared = {
         {"cap32_time_over_best", "32-register cap / best time"},
     };
+    e.chart = register_pressure_chart();
     out.push_back(std::move(e));
 }
 

@@ -297,6 +297,16 @@ void run_texture(ContextState &ctx, const Params &params, Result &out) {
                         "'capability checks' lists them by index (attributes.checks) with the largest difference found.");
 }
 
+// How reports draw texture's result and what they say it shows.
+Chart texture_chart() {
+    Chart c;
+    c.kind = "bar";
+    c.leave_out = {"capabilities"};
+    c.explanation = "Reads along rotated lines have 2D locality, which the texture path caches well; the capability checks below "
+                    "compare the texture unit with host models.";
+    return c;
+}
+
 }  // namespace
 
 void add_texture_experiments(std::vector<Experiment> &out) {
@@ -315,6 +325,7 @@ void add_texture_experiments(std::vector<Experiment> &out) {
     e.compared = {
         {"texture_over_global_time", "texture time / global time"},
     };
+    e.chart = texture_chart();
     out.push_back(std::move(e));
 }
 
