@@ -84,7 +84,7 @@ namespace {
 const std::set<std::string> kStillWritingOwnKeys = {
     "allocation",     "cache_hints",       "carveout",   "cluster_shared", "compressible", "constant_broadcast",
     "copy_overlap",   "l2_partitions",     "l2_persist", "latency",        "managed_memory", "memory_spaces",
-    "peer",           "stencil",           "tma_copy",   "transfer",       "transfer_batching", "zero_copy",
+    "stencil",           "tma_copy",   "transfer",       "transfer_batching", "zero_copy",
 };
 
 TEST(Figure, EverySummaryValueOfTheCommittedSuiteIsDeclared) {

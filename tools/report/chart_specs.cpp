@@ -127,9 +127,11 @@ void add_host_link_specs(std::vector<ChartSpec> &v) {
     {
         ChartSpec s = named("peer", "line");
         s.x_title = "pair (index into attributes.pairs, source->destination; src and dst in the table)";
-        s.leave_out = {"latency"};  // microseconds, not GB/s: in the table only
+        // latency: microseconds, not GB/s; all_to_one, one_to_all: x is a device, not a pair; in the table only
+        s.leave_out = {"latency", "all_to_one", "one_to_all"};
         s.explanation = "Copies between two GPUs of one host, for each ordered pair: the copy engine, a "
-                        "kernel reading the peer's memory directly, both directions at once, and (in the table) the latency of small copies. "
+                        "kernel reading the peer's memory directly, both directions at once, and (in the table) the latency of small copies "
+                        "and, for each GPU, every other copying to it at once and it copying to every other at once. "
                         "Pairs without peer access are staged through the host and are much slower. With one GPU the "
                         "experiment is not applicable and nothing is drawn.";
         add(s);

@@ -2,7 +2,9 @@
 // of one host. For every ordered pair of the devices taken part: copy-engine
 // bandwidth (cudaMemcpyPeerAsync), a kernel on the destination reading the
 // source's memory directly, the latency of small copies, and both directions
-// at once. With fewer than two devices the result says it is not applicable.
+// at once; for every device, all others copying to it at once and it copying
+// to all others at once (nvbandwidth's all_to_one and one_to_all). With fewer
+// than two devices the result says it is not applicable.
 #include <algorithm>
 #include <functional>
 #include <memory>
@@ -146,23 +148,68 @@ std::vector<int> devices_taking_part(ContextState &ctx, const Params &params, in
     return out;
 }
 
-void poison(const Side &s, std::size_t bytes) {
+// The headline figures: each series' extremes over its pairs (or, for the
+// patterns of every device at once, over its devices), the pairs and who can
+// access whom.
+const Figure kDevices{"devices", "count", Better::Neither, "CUDA devices on this machine"};
+const Figure kPairs{"pairs", "count", Better::Neither, "ordered pairs of devices measured"};
+const Figure kPairsWithAccess{"pairs_with_peer_access", "count", Better::Neither,
+                              "ordered pairs measured where either device can access the other's memory directly"};
+const Figure kCanAccessPeer{"can_access_peer_{from}_{to}", "count", Better::Neither,
+                            "1 where device {from}'s kernels can read device {to}'s memory (cudaDeviceCanAccessPeer), else 0"};
+const Figure kCopyMin{"copy_gbs_min", "GB/s", Better::Higher,
+                      "lowest link bandwidth over the pairs of one cudaMemcpyPeerAsync from a GPU's memory to another's"};
+const Figure kCopyMax{"copy_gbs_max", "GB/s", Better::Higher,
+                      "highest link bandwidth over the pairs of one cudaMemcpyPeerAsync from a GPU's memory to another's"};
+const Figure kKernelReadMin{"kernel_read_gbs_min", "GB/s", Better::Higher,
+                            "lowest link bandwidth over the pairs of a kernel copying a peer GPU's memory into its own"};
+const Figure kKernelReadMax{"kernel_read_gbs_max", "GB/s", Better::Higher,
+                            "highest link bandwidth over the pairs of a kernel copying a peer GPU's memory into its own"};
+const Figure kLatencyMin{"latency_us_min", "us", Better::Lower,
+                         "shortest time per small back-to-back peer copy over the pairs (a latency)"};
+const Figure kLatencyMax{"latency_us_max", "us", Better::Lower,
+                         "longest time per small back-to-back peer copy over the pairs (a latency)"};
+const Figure kBidirectionalMin{"bidirectional_gbs_min", "GB/s", Better::Higher,
+                               "lowest link bandwidth over the pairs of a peer copy each way at once, both directions' bytes"};
+const Figure kBidirectionalMax{"bidirectional_gbs_max", "GB/s", Better::Higher,
+                               "highest link bandwidth over the pairs of a peer copy each way at once, both directions' bytes"};
+const Figure kAllToOneMin{"all_to_one_gbs_min", "GB/s", Better::Higher,
+                          "lowest over the devices of the link bandwidth into one GPU while every other GPU copies to it at "
+                          "once (total bytes over the time from the first start to the last end)"};
+const Figure kAllToOneMax{"all_to_one_gbs_max", "GB/s", Better::Higher,
+                          "highest over the devices of the link bandwidth into one GPU while every other GPU copies to it at "
+                          "once (total bytes over the time from the first start to the last end)"};
+const Figure kOneToAllMin{"one_to_all_gbs_min", "GB/s", Better::Higher,
+                          "lowest over the devices of the link bandwidth out of one GPU while it copies to every other GPU "
+                          "at once (total bytes over the time from the first start to the last end)"};
+const Figure kOneToAllMax{"one_to_all_gbs_max", "GB/s", Better::Higher,
+                          "highest over the devices of the link bandwidth out of one GPU while it copies to every other GPU "
+                          "at once (total bytes over the time from the first start to the last end)"};
+
+void poison(int device, void *ptr, std::size_t bytes, cudaStream_t stream) {
     DeviceGuard g;
-    GM_CUDA(cudaSetDevice(s.device));
-    GM_CUDA(cudaMemsetAsync(s.dst->get(), 0xA5, bytes, s.stream->get()));
-    GM_CUDA(cudaStreamSynchronize(s.stream->get()));
+    GM_CUDA(cudaSetDevice(device));
+    GM_CUDA(cudaMemsetAsync(ptr, 0xA5, bytes, stream));
+    GM_CUDA(cudaStreamSynchronize(stream));
+}
+
+void poison(const Side &s, std::size_t bytes) { poison(s.device, s.dst->get(), bytes, s.stream->get()); }
+
+// The first `bytes` at `ptr` on `device` must be the pattern of device `from`.
+void check_copy(int device, const void *ptr, int from, std::size_t bytes, const std::string &what, Result &out) {
+    std::vector<unsigned char> got(bytes), want(bytes);
+    {
+        DeviceGuard g;
+        GM_CUDA(cudaSetDevice(device));
+        GM_CUDA(cudaMemcpy(got.data(), ptr, bytes, cudaMemcpyDefault));
+    }
+    fill_pattern_host(want.data(), bytes, seed_of(from));
+    check_same_bytes(got.data(), want.data(), bytes, what, out);
 }
 
 // The first `bytes` of dst on `to` must be the pattern of `from`.
 void check_dst(const Side &to, const Side &from, std::size_t bytes, const std::string &what, Result &out) {
-    std::vector<unsigned char> got(bytes), want(bytes);
-    {
-        DeviceGuard g;
-        GM_CUDA(cudaSetDevice(to.device));
-        GM_CUDA(cudaMemcpy(got.data(), to.dst->get(), bytes, cudaMemcpyDefault));
-    }
-    fill_pattern_host(want.data(), bytes, seed_of(from.device));
-    check_same_bytes(got.data(), want.data(), bytes, what, out);
+    check_copy(to.device, to.dst->get(), from.device, bytes, what, out);
 }
 
 // Each device's arrays (the source filled with its pattern), stream and
@@ -186,44 +233,303 @@ std::vector<Side> open_sides(ContextState &ctx, const std::vector<int> &devs, st
     return sides;
 }
 
-// Once every pair is measured: each series' extremes, the pairs and who can
-// access whom in the summary, the series into the result, and the notes.
-void finish_peer(Result &out, int context_device, const std::vector<Side> &sides,
-                 const std::function<bool(std::size_t, std::size_t)> &can, const nlohmann::json &labels, std::size_t bytes,
-                 int pairs_with_access, Series &ce, Series &kr, Series &lat, Series &bi) {
-    auto finish = [&](Series &s) {
-        s.attributes = {{"pairs", labels}, {"bytes", bytes}};
-        if (!s.points.empty()) out.series.push_back(std::move(s));
-    };
-    const double n_pairs = static_cast<double>(labels.size());
-    auto extremes = [&](const Series &s, const std::string &key, bool latency) {
-        if (s.points.empty()) return;
-        double lo = 1e300, hi = 0;
-        for (const Point &p : s.points) {
-            const double v = latency ? p.values.at("latency_us") : bandwidth_gbs(p.bytes, p.time_ms.median);
-            lo = std::min(lo, v);
-            hi = std::max(hi, v);
+// A stream that work on another device runs on, and the event that joins it
+// back into the context's stream.
+struct Lane {
+    cudaStream_t stream;
+    cudaEvent_t join;
+};
+
+Lane lane_of(const Side &s) { return {s.stream->get(), s.join->get()}; }
+
+Series make_series(const std::string &name, const std::string &variant) {
+    Series s;
+    s.name = name;
+    s.variant = variant;
+    s.x_name = "pair";
+    s.x_unit = "index";
+    s.quantity = Quantity::LinkBandwidth;  // NVLink or PCIe between the GPUs
+    return s;
+}
+
+// Everything one run holds: the devices' arrays and streams, peer access in
+// both directions of every pair (enabled for the whole run, disabled again
+// where this run enabled it when the guards go), and the series it fills.
+class PeerRun {
+public:
+    PeerRun(ContextState &ctx, const std::vector<int> &devs, std::size_t bytes, std::size_t lat_bytes, int lat_copies)
+        : ctx_(ctx), bytes_(bytes), lat_bytes_(lat_bytes), lat_copies_(lat_copies), sides_(open_sides(ctx, devs, bytes)),
+          fork_(ctx.device()) {
+        for (std::size_t a = 0; a < sides_.size(); ++a)
+            for (std::size_t b = 0; b < sides_.size(); ++b)
+                access_.push_back(a == b ? nullptr : std::make_unique<PeerAccess>(sides_[a].device, sides_[b].device));
+        lat_.name = "latency of " + size_text(lat_bytes) + " copies";
+        lat_.quantity = Quantity::Latency;
+        lat_.y_field = "latency_us";
+        lat_.y_name = "time per copy";
+        lat_.y_unit = "us";
+        for (Series *s : {&all_to_one_, &one_to_all_}) {
+            s->x_name = "device";
+            s->x_unit = "index";
         }
-        out.summary_values[key + "_min"] = lo;
-        out.summary_values[key + "_max"] = hi;
+    }
+
+    bool can(std::size_t from, std::size_t to) const {
+        const auto &a = access_[from * sides_.size() + to];
+        return a && a->possible();
+    }
+
+    void measure_pair(std::size_t a, std::size_t b, Result &out);
+    void measure_all_to_one(std::size_t d, Result &out);
+    void measure_one_to_all(std::size_t d, Result &out);
+    void finish(Result &out);
+
+private:
+    // Work on other devices' streams, timed on the context's stream: fork from
+    // it, join back into it (the harness's hold kernel keeps all of it queued),
+    // so that the time runs from the first start to the last end.
+    template <class Body>
+    Launch forked(std::vector<Lane> lanes, Body body) const {
+        cudaEvent_t fork = fork_.get();
+        return [fork, lanes, body](cudaStream_t s) -> cudaError_t {
+            if (cudaError_t e = cudaEventRecord(fork, s); e != cudaSuccess) return e;
+            for (const Lane &l : lanes)
+                if (cudaError_t e = cudaStreamWaitEvent(l.stream, fork, 0); e != cudaSuccess) return e;
+            if (cudaError_t e = body(); e != cudaSuccess) return e;
+            for (const Lane &l : lanes)
+                if (cudaError_t e = order_after(s, l.stream, l.join); e != cudaSuccess) return e;
+            return cudaSuccess;
+        };
+    }
+    static cudaError_t copy(const Side &from, void *to_ptr, int to_device, std::size_t n, cudaStream_t on) {
+        return cudaMemcpyPeerAsync(to_ptr, to_device, from.src->get(), from.device, n, on);
+    }
+    static cudaError_t copy(const Side &from, const Side &to, std::size_t n, cudaStream_t on) {
+        return copy(from, to.dst->get(), to.device, n, on);
+    }
+    // The core's point protocol with the destinations poisoned beforehand on
+    // their own devices (the harness poisons on the context's stream, which
+    // cannot reach another GPU's memory without peer access): run once, check,
+    // then time into a point of `series` with `moved` bytes (0: a latency).
+    Point &measure(const Launch &l, const std::function<void()> &check, double moved, Series &series,
+                   const std::function<void(Point &)> &describe) {
+        CheckedLaunch c;
+        c.launch = l;
+        c.check = check;
+        Point p;
+        describe(p);
+        p.bytes = moved;
+        measure_checked(ctx_, c, p, *out_);
+        series.points.push_back(std::move(p));
+        return series.points.back();
+    }
+    void measure_kernel_read(const Side &A, const Side &B, const std::string &pair,
+                             const std::function<void(Point &)> &describe);
+    std::string pair_text(int from, int to) const { return std::to_string(from) + "->" + std::to_string(to); }
+    void record_extremes(const Series &s, const Figure &lo_figure, const Figure &hi_figure, bool latency);
+
+    ContextState &ctx_;
+    std::size_t bytes_, lat_bytes_;
+    int lat_copies_;
+    std::vector<Side> sides_;
+    SyncEvent fork_;
+    std::vector<std::unique_ptr<PeerAccess>> access_;
+    Result *out_ = nullptr;
+    nlohmann::json labels_ = nlohmann::json::array();
+    int pairs_with_access_ = 0;
+    Series ce_ = make_series("copy engine, cudaMemcpyPeerAsync", "copy");
+    Series kr_ = make_series("kernel on the destination reading the source's memory", "kernel_read");
+    Series lat_ = make_series("latency", "latency");
+    Series bi_ = make_series("both directions at once, copy engine", "bidirectional");
+    Series all_to_one_ = make_series("every other GPU copying to one at once, copy engine", "all_to_one");
+    Series one_to_all_ = make_series("one GPU copying to every other at once, copy engine", "one_to_all");
+};
+
+// B's kernel copies A's memory into B's through the peer mapping.
+void PeerRun::measure_kernel_read(const Side &A, const Side &B, const std::string &pair,
+                                  const std::function<void(Point &)> &describe) {
+    const std::size_t bytes = bytes_;
+    Launch l = forked({lane_of(B)}, [&A, &B, bytes]() -> cudaError_t {
+        int cur = 0;
+        if (cudaError_t e = cudaGetDevice(&cur); e != cudaSuccess) return e;
+        if (cudaError_t e = cudaSetDevice(B.device); e != cudaSuccess) return e;
+        cudaError_t e = kernels::launch_copy_words(A.src->get(), B.dst->get(), bytes / 16, B.multiprocessors, B.stream->get());
+        cudaSetDevice(cur);
+        return e;
+    });
+    poison(B, bytes_);
+    measure(l, [&] { check_dst(B, A, bytes_, "peer kernel read " + pair, *out_); }, static_cast<double>(bytes_), kr_,
+            describe);
+}
+
+// The pair a -> b: the copy, the kernel read where b can access a, the small
+// copies' latency, and (once per unordered pair) both directions at once.
+void PeerRun::measure_pair(std::size_t a, std::size_t b, Result &out) {
+    out_ = &out;
+    const Side &A = sides_[a], &B = sides_[b];
+    const std::string pair = pair_text(A.device, B.device);
+    const double x = static_cast<double>(labels_.size());
+    labels_.push_back(pair);
+    pairs_with_access_ += can(a, b) || can(b, a) ? 1 : 0;
+    const int peer_access = can(b, a) || can(a, b) ? 1 : 0;
+    auto describe = [&](Point &p) {
+        p.x = x;
+        p.values["src"] = A.device;
+        p.values["dst"] = B.device;
+        p.values["peer_access"] = peer_access;
     };
-    extremes(ce, "copy_gbs", false);
-    extremes(kr, "kernel_read_gbs", false);
-    extremes(lat, "latency_us", true);
-    extremes(bi, "bidirectional_gbs", false);
-    finish(ce);
-    finish(kr);
-    finish(lat);
-    finish(bi);
-    out.summary_values["pairs"] = n_pairs;
-    out.summary_values["pairs_with_peer_access"] = pairs_with_access;
-    for (std::size_t a = 0; a < sides.size(); ++a)
-        for (std::size_t b = 0; b < sides.size(); ++b)
+    const std::size_t bytes = bytes_, lat_bytes = lat_bytes_;
+    const int lat_copies = lat_copies_;
+
+    poison(B, bytes_);
+    measure(forked({lane_of(A)}, [&A, &B, bytes] { return copy(A, B, bytes, A.stream->get()); }),
+            [&] { check_dst(B, A, bytes_, "peer copy " + pair, out); }, static_cast<double>(bytes_), ce_, describe);
+    if (can(b, a)) measure_kernel_read(A, B, pair, describe);
+    poison(B, bytes_);
+    Point &lp = measure(forked({lane_of(A)},
+                               [&A, &B, lat_bytes, lat_copies]() -> cudaError_t {
+                                   for (int i = 0; i < lat_copies; ++i)
+                                       if (cudaError_t e = copy(A, B, lat_bytes, A.stream->get()); e != cudaSuccess) return e;
+                                   return cudaSuccess;
+                               }),
+                        [&] { check_dst(B, A, lat_bytes_, "peer latency copies " + pair, out); }, 0.0, lat_, describe);
+    lp.values["latency_us"] = lp.time_ms.median * 1e3 / lat_copies_;
+    if (a < b) {
+        poison(A, bytes_);
+        poison(B, bytes_);
+        measure(forked({lane_of(A), lane_of(B)},
+                       [&A, &B, bytes]() -> cudaError_t {
+                           if (cudaError_t e = copy(A, B, bytes, A.stream->get()); e != cudaSuccess) return e;
+                           return copy(B, A, bytes, B.stream->get());
+                       }),
+                [&] {
+                    check_dst(B, A, bytes_, "peer bidirectional " + pair, out);
+                    check_dst(A, B, bytes_, "peer bidirectional " + pair_text(B.device, A.device), out);
+                },
+                2.0 * static_cast<double>(bytes_), bi_, describe);
+    }
+}
+
+// Every other device copies its source to d at once, each on its own stream,
+// into a slot of its own on d (the first into d's destination, the others
+// into a gather array), so that every copy can be checked.
+void PeerRun::measure_all_to_one(std::size_t d, Result &out) {
+    out_ = &out;
+    const Side &D = sides_[d];
+    const std::size_t n = sides_.size();
+    std::unique_ptr<PeerArray> gather;
+    if (n > 2) gather = std::make_unique<PeerArray>(ctx_, D.device, (n - 2) * bytes_);
+    struct Inbound {
+        const Side *from;
+        void *slot;
+    };
+    std::vector<Inbound> copies;
+    std::vector<Lane> lanes;
+    for (std::size_t s = 0; s < n; ++s) {
+        if (s == d) continue;
+        void *slot = copies.empty() ? D.dst->get() : static_cast<char *>(gather->get()) + (copies.size() - 1) * bytes_;
+        copies.push_back({&sides_[s], slot});
+        lanes.push_back(lane_of(sides_[s]));
+    }
+    const std::size_t bytes = bytes_;
+    const int to_device = D.device;
+    Launch l = forked(lanes, [copies, bytes, to_device]() -> cudaError_t {
+        for (const Inbound &c : copies)
+            if (cudaError_t e = copy(*c.from, c.slot, to_device, bytes, c.from->stream->get()); e != cudaSuccess) return e;
+        return cudaSuccess;
+    });
+    for (const Inbound &c : copies) poison(D.device, c.slot, bytes_, D.stream->get());
+    measure(
+        l,
+        [&] {
+            for (const Inbound &c : copies)
+                check_copy(D.device, c.slot, c.from->device, bytes_, "peer all_to_one " + pair_text(c.from->device, D.device),
+                           out);
+        },
+        static_cast<double>(copies.size() * bytes_), all_to_one_,
+        [&](Point &p) {
+            p.x = D.device;
+            p.values["device"] = D.device;
+            p.values["peers"] = static_cast<double>(copies.size());
+        });
+}
+
+// d copies its source to every other device at once, one stream of d's per
+// destination.
+void PeerRun::measure_one_to_all(std::size_t d, Result &out) {
+    out_ = &out;
+    const Side &D = sides_[d];
+    std::vector<std::unique_ptr<OwnedStream>> streams;
+    std::vector<std::unique_ptr<SyncEvent>> joins;
+    std::vector<Lane> lanes;
+    std::vector<const Side *> targets;
+    for (std::size_t t = 0; t < sides_.size(); ++t) {
+        if (t == d) continue;
+        streams.push_back(std::make_unique<OwnedStream>(D.device));
+        joins.push_back(std::make_unique<SyncEvent>(D.device));
+        lanes.push_back({streams.back()->get(), joins.back()->get()});
+        targets.push_back(&sides_[t]);
+    }
+    const Side *from = &D;
+    const std::size_t bytes = bytes_;
+    Launch l = forked(lanes, [from, targets, lanes, bytes]() -> cudaError_t {
+        for (std::size_t i = 0; i < targets.size(); ++i)
+            if (cudaError_t e = copy(*from, *targets[i], bytes, lanes[i].stream); e != cudaSuccess) return e;
+        return cudaSuccess;
+    });
+    for (const Side *t : targets) poison(*t, bytes_);
+    measure(
+        l,
+        [&] {
+            for (const Side *t : targets)
+                check_dst(*t, D, bytes_, "peer one_to_all " + pair_text(D.device, t->device), out);
+        },
+        static_cast<double>(targets.size() * bytes_), one_to_all_,
+        [&](Point &p) {
+            p.x = D.device;
+            p.values["device"] = D.device;
+            p.values["peers"] = static_cast<double>(targets.size());
+        });
+}
+
+void PeerRun::record_extremes(const Series &s, const Figure &lo_figure, const Figure &hi_figure, bool latency) {
+    if (s.points.empty()) return;
+    double lo = 1e300, hi = 0;
+    for (const Point &p : s.points) {
+        const double v = latency ? p.values.at("latency_us") : bandwidth_gbs(p.bytes, p.time_ms.median);
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+    }
+    out_->record(lo_figure, lo);
+    out_->record(hi_figure, hi);
+}
+
+// Once every pair and device is measured: each series' extremes, the pairs
+// and who can access whom in the summary, the series into the result, and
+// the notes.
+void PeerRun::finish(Result &out) {
+    out_ = &out;
+    record_extremes(ce_, kCopyMin, kCopyMax, false);
+    record_extremes(kr_, kKernelReadMin, kKernelReadMax, false);
+    record_extremes(lat_, kLatencyMin, kLatencyMax, true);
+    record_extremes(bi_, kBidirectionalMin, kBidirectionalMax, false);
+    record_extremes(all_to_one_, kAllToOneMin, kAllToOneMax, false);
+    record_extremes(one_to_all_, kOneToAllMin, kOneToAllMax, false);
+    nlohmann::json devices = nlohmann::json::array();
+    for (const Side &s : sides_) devices.push_back(s.device);
+    for (Series *s : {&ce_, &kr_, &lat_, &bi_}) s->attributes = {{"pairs", labels_}, {"bytes", bytes_}};
+    for (Series *s : {&all_to_one_, &one_to_all_}) s->attributes = {{"devices", devices}, {"bytes", bytes_}};
+    for (Series *s : {&ce_, &kr_, &lat_, &bi_, &all_to_one_, &one_to_all_})
+        if (!s->points.empty()) out.series.push_back(std::move(*s));
+    out.record(kPairs, static_cast<double>(labels_.size()));
+    out.record(kPairsWithAccess, pairs_with_access_);
+    for (std::size_t a = 0; a < sides_.size(); ++a)
+        for (std::size_t b = 0; b < sides_.size(); ++b)
             if (a != b)
-                out.summary_values["can_access_peer_" + std::to_string(sides[a].device) + "_" + std::to_string(sides[b].device)] =
-                    can(a, b) ? 1 : 0;
+                out.record(kCanAccessPeer, can(a, b) ? 1 : 0,
+                           {{"from", std::to_string(sides_[a].device)}, {"to", std::to_string(sides_[b].device)}});
     out.notes.push_back("Pairs are ordered (source->destination) and listed in each series' attributes.pairs; x is the index "
-                        "into that list. The context's device is " + std::to_string(context_device) + "; the peers are the "
+                        "into that list. The context's device is " + std::to_string(ctx_.device()) + "; the peers are the "
                         "other devices taking part. can_access_peer_A_B is cudaDeviceCanAccessPeer(A, B): A's kernels can "
                         "read B's memory.");
     out.notes.push_back("copy: cudaMemcpyPeerAsync of `bytes` on a stream of the source device; where peer access is not "
@@ -232,6 +538,14 @@ void finish_peer(Result &out, int context_device, const std::vector<Side> &sides
                         "latency: latency_copies back-to-back copies of latency_bytes, time per copy. bidirectional: a copy in "
                         "each direction at once, bytes counted for both. Peer access is enabled for the run and disabled "
                         "afterwards where this run enabled it.");
+    out.notes.push_back("all_to_one and one_to_all (x is the device, listed in attributes.devices): every other device copies "
+                        "`bytes` to device x at once, each with cudaMemcpyPeerAsync on a stream of its own (all_to_one), and "
+                        "device x copies `bytes` to every other device at once, one stream of x's per destination "
+                        "(one_to_all); all started together, timed from the first start to the last end, bandwidth = all "
+                        "copies' bytes over that time: the link bandwidth into (out of) device x, as nvbandwidth reports it.");
+    if (sides_.size() == 2)
+        out.notes.push_back("With two devices taking part, all_to_one and one_to_all are each the pair's single copy: they "
+                            "were measured anyway and match the copy series within noise.");
 }
 
 void run_peer(ContextState &ctx, const Params &params, Result &out) {
@@ -239,7 +553,7 @@ void run_peer(ContextState &ctx, const Params &params, Result &out) {
     int count = 0;
     GM_CUDA(cudaGetDeviceCount(&count));
     const std::vector<int> devs = devices_taking_part(ctx, params, count);
-    out.summary_values["devices"] = count;
+    out.record(kDevices, count);
     if (devs.size() < 2) {
         out.not_applicable("peer needs two or more CUDA devices; this machine has " + std::to_string(count) +
                            ", so there is no pair to measure. The result is empty on purpose: not applicable, not a failure.");
@@ -252,131 +566,20 @@ void run_peer(ContextState &ctx, const Params &params, Result &out) {
         invalid("latency_bytes (" + std::to_string(lat_bytes) + ") must not exceed bytes (" + std::to_string(bytes) + ")");
     const int lat_copies = static_cast<int>(params.integer("latency_copies"));
     const bool all_pairs = params.flag("all_pairs");
-    for (int d : devs) require_memory_on(ctx, d, 2 * bytes);
+    // Each device holds a source and a destination, and while every other
+    // device copies to it at once, one more copy's bytes per source past the first.
+    const std::size_t arrays = std::max<std::size_t>(2, devs.size());
+    for (int d : devs) require_memory_on(ctx, d, arrays * bytes);
 
-    std::vector<Side> sides = open_sides(ctx, devs, bytes);
-    GM_CUDA(cudaSetDevice(ctx.device()));
-    SyncEvent fork(ctx.device());
-    // Access in both directions of every pair, enabled for the whole run and
-    // disabled (where this run enabled it) when these guards go.
-    std::vector<std::unique_ptr<PeerAccess>> access;
-    auto can = [&](std::size_t from, std::size_t to) {
-        return access[from * sides.size() + to] && access[from * sides.size() + to]->possible();
-    };
-    for (std::size_t a = 0; a < sides.size(); ++a)
-        for (std::size_t b = 0; b < sides.size(); ++b)
-            access.push_back(a == b ? nullptr : std::make_unique<PeerAccess>(sides[a].device, sides[b].device));
-
-    // Work on other devices' streams, timed on the context's stream: fork from
-    // it, join back into it (the harness's hold kernel keeps all of it queued).
-    auto forked = [&](std::vector<const Side *> on, auto body) {
-        return [&, on, body](cudaStream_t s) -> cudaError_t {
-            if (cudaError_t e = cudaEventRecord(fork.get(), s); e != cudaSuccess) return e;
-            for (const Side *x : on)
-                if (cudaError_t e = cudaStreamWaitEvent(x->stream->get(), fork.get(), 0); e != cudaSuccess) return e;
-            if (cudaError_t e = body(); e != cudaSuccess) return e;
-            for (const Side *x : on)
-                if (cudaError_t e = order_after(s, x->stream->get(), x->join->get()); e != cudaSuccess) return e;
-            return cudaSuccess;
-        };
-    };
-    auto copy = [&](const Side &from, const Side &to, std::size_t n, cudaStream_t on) {
-        return cudaMemcpyPeerAsync(to.dst->get(), to.device, from.src->get(), from.device, n, on);
-    };
-    cudaStream_t st = ctx.stream();
-    auto run_once = [&](const Launch &launch) {
-        GM_CUDA(launch(st));
-        GM_CUDA(cudaStreamSynchronize(st));
-    };
-
-    auto make_series = [](const std::string &name, const std::string &variant) {
-        Series s;
-        s.name = name;
-        s.variant = variant;
-        s.x_name = "pair";
-        s.x_unit = "index";
-        s.quantity = Quantity::LinkBandwidth;  // NVLink or PCIe between the GPUs
-        return s;
-    };
-    Series ce = make_series("copy engine, cudaMemcpyPeerAsync", "copy");
-    Series kr = make_series("kernel on the destination reading the source's memory", "kernel_read");
-    Series lat = make_series("latency of " + size_text(lat_bytes) + " copies", "latency");
-    lat.quantity = Quantity::Latency;
-    lat.y_field = "latency_us";
-    lat.y_name = "time per copy";
-    lat.y_unit = "us";
-    Series bi = make_series("both directions at once, copy engine", "bidirectional");
-    nlohmann::json labels = nlohmann::json::array();
-    int pairs_with_access = 0;
-    for (std::size_t a = 0; a < sides.size(); ++a) {
-        for (std::size_t b = 0; b < sides.size(); ++b) {
-            if (a == b || (!all_pairs && a != 0 && b != 0)) continue;
-            const Side &A = sides[a], &B = sides[b];
-            const std::string pair = std::to_string(A.device) + "->" + std::to_string(B.device);
-            const double x = static_cast<double>(labels.size());
-            labels.push_back(pair);
-            auto values = [&](Point &p) {
-                p.x = x;
-                p.values["src"] = A.device;
-                p.values["dst"] = B.device;
-                p.values["peer_access"] = can(b, a) || can(a, b) ? 1 : 0;
-            };
-            pairs_with_access += can(a, b) || can(b, a) ? 1 : 0;
-            // Runs l once untimed, checks what it wrote with `check`, then times it
-            // into a point of `series` with `moved` bytes (0: a latency, no bandwidth).
-            auto measure = [&](const Launch &l, const std::function<void()> &check, double moved, Series &series) -> Point & {
-                run_once(l);
-                check();
-                Point p;
-                values(p);
-                p.bytes = moved;
-                p.time_ms = time_launch(ctx, l);
-                series.points.push_back(std::move(p));
-                return series.points.back();
-            };
-            {
-                Launch l = forked({&A}, [&] { return copy(A, B, bytes, A.stream->get()); });
-                poison(B, bytes);
-                measure(l, [&] { check_dst(B, A, bytes, "peer copy " + pair, out); }, static_cast<double>(bytes), ce);
-            }
-            if (can(b, a)) {  // B's kernel reads A's memory
-                Launch l = forked({&B}, [&]() -> cudaError_t {
-                    int cur = 0;
-                    if (cudaError_t e = cudaGetDevice(&cur); e != cudaSuccess) return e;
-                    if (cudaError_t e = cudaSetDevice(B.device); e != cudaSuccess) return e;
-                    cudaError_t e = kernels::launch_copy_words(A.src->get(), B.dst->get(), bytes / 16, B.multiprocessors,
-                                                               B.stream->get());
-                    cudaSetDevice(cur);
-                    return e;
-                });
-                poison(B, bytes);
-                measure(l, [&] { check_dst(B, A, bytes, "peer kernel read " + pair, out); }, static_cast<double>(bytes), kr);
-            }
-            {
-                Launch l = forked({&A}, [&]() -> cudaError_t {
-                    for (int i = 0; i < lat_copies; ++i)
-                        if (cudaError_t e = copy(A, B, lat_bytes, A.stream->get()); e != cudaSuccess) return e;
-                    return cudaSuccess;
-                });
-                poison(B, bytes);
-                Point &p = measure(l, [&] { check_dst(B, A, lat_bytes, "peer latency copies " + pair, out); }, 0.0, lat);
-                p.values["latency_us"] = p.time_ms.median * 1e3 / lat_copies;
-            }
-            if (a < b) {
-                Launch l = forked({&A, &B}, [&]() -> cudaError_t {
-                    if (cudaError_t e = copy(A, B, bytes, A.stream->get()); e != cudaSuccess) return e;
-                    return copy(B, A, bytes, B.stream->get());
-                });
-                poison(A, bytes);
-                poison(B, bytes);
-                measure(l, [&] {
-                    check_dst(B, A, bytes, "peer bidirectional " + pair, out);
-                    check_dst(A, B, bytes, "peer bidirectional " + std::to_string(B.device) + "->" + std::to_string(A.device), out);
-                }, 2.0 * static_cast<double>(bytes), bi);
-            }
-        }
+    PeerRun run(ctx, devs, bytes, lat_bytes, lat_copies);
+    for (std::size_t a = 0; a < devs.size(); ++a)
+        for (std::size_t b = 0; b < devs.size(); ++b)
+            if (a != b && (all_pairs || a == 0 || b == 0)) run.measure_pair(a, b, out);
+    for (std::size_t d = 0; d < devs.size(); ++d) {
+        run.measure_all_to_one(d, out);
+        run.measure_one_to_all(d, out);
     }
-    finish_peer(out, ctx.device(), sides, can, labels, bytes, pairs_with_access, ce, kr, lat, bi);
+    run.finish(out);
 }
 
 }  // namespace
@@ -386,7 +589,8 @@ void add_peer_experiments(std::vector<Experiment> &out) {
     e.name = "peer";
     e.guide_section = "Programming Guide: Peer-to-Peer Memory Access and Copy";
     e.summary = "Between every ordered pair of GPUs: peer copy bandwidth (copy engine and a kernel reading the peer), "
-                "small-copy latency, both directions at once; not applicable with one GPU.";
+                "small-copy latency, both directions at once; for each GPU, every other copying to it at once and it "
+                "copying to every other at once; not applicable with one GPU.";
     e.params = {
         size_param("bytes", 64LL << 20, 16, 1LL << 36, "bytes per bandwidth copy (rounded down to a multiple of 16)"),
         size_param("latency_bytes", 4, 1, 1LL << 20, "bytes per latency copy"),
@@ -396,6 +600,9 @@ void add_peer_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_peer;
     e.quick = {{"bytes", kMiB}, {"latency_copies", 10}};
+    e.figures = {kDevices,          kPairs,           kPairsWithAccess, kCanAccessPeer, kCopyMin,    kCopyMax,
+                 kKernelReadMin,    kKernelReadMax,   kLatencyMin,      kLatencyMax,    kBidirectionalMin,
+                 kBidirectionalMax, kAllToOneMin,     kAllToOneMax,     kOneToAllMin,   kOneToAllMax};
     out.push_back(std::move(e));
 }
 

@@ -1,6 +1,7 @@
 // The host<->device experiments on small inputs: every output verified, the
 // figures they promise present, bad input refused, the context usable after.
 #include <string>
+#include <vector>
 
 #include "gpu_fixture.hpp"
 
@@ -128,4 +129,44 @@ TEST_F(Transfers, PeerIsNotApplicableWithOneGpuAndRefusesBadPairs) {
     EXPECT_EQ((*ce)["points"].size(), static_cast<size_t>(count * (count - 1)));  // every ordered pair
     EXPECT_NE(series_of(doc, "latency"), nullptr);
     EXPECT_NE(series_of(doc, "bidirectional"), nullptr);
+}
+
+// nvbandwidth's all_to_one and one_to_all: for every device, every other one
+// copying to it at once, and it copying to every other one at once.
+TEST_F(Transfers, PeerMeasuresEveryDeviceReceivingAndSendingAtOnce) {
+    int count = 0;
+    ASSERT_EQ(gm_device_count(&count), GM_OK);
+    if (count < 2) GTEST_SKIP() << "all_to_one and one_to_all need two or more GPUs; this machine has " << count;
+    const double bytes = 4 << 20;
+    json doc = run("peer", R"({"bytes": "4MiB", "latency_copies": 4})");
+    ASSERT_FALSE(doc.is_null());
+    EXPECT_TRUE(doc["verification"]["passed"].get<bool>());
+    const json *ce = series_of(doc, "copy");
+    ASSERT_NE(ce, nullptr);
+    for (const char *v : {"all_to_one", "one_to_all"}) {
+        const json *s = series_of(doc, v);
+        ASSERT_NE(s, nullptr) << v;
+        EXPECT_EQ((*s)["x"]["name"], "device") << v;
+        if (ce->contains("quantity")) EXPECT_EQ((*s)["quantity"], (*ce)["quantity"]) << v;
+        ASSERT_EQ((*s)["points"].size(), static_cast<size_t>(count)) << v;  // one point per device
+        std::vector<bool> seen(static_cast<size_t>(count), false);
+        for (const json &p : (*s)["points"]) {
+            const int d = p["x"].get<int>();
+            ASSERT_GE(d, 0);
+            ASSERT_LT(d, count);
+            EXPECT_FALSE(seen[static_cast<size_t>(d)]) << v << " measures device " << d << " twice";
+            seen[static_cast<size_t>(d)] = true;
+            EXPECT_EQ(p["values"]["peers"].get<double>(), count - 1) << v;
+            EXPECT_EQ(p["bytes"].get<double>(), (count - 1) * bytes) << v;  // every copy's bytes, counted once
+            EXPECT_GT(p["bandwidth_gbs"].get<double>(), 0) << v;
+        }
+        const std::string key = std::string(v) + "_gbs_";
+        ASSERT_TRUE(doc["summary"].contains(key + "min")) << v;
+        ASSERT_TRUE(doc["summary"].contains(key + "max")) << v;
+        EXPECT_GT(doc["summary"][key + "min"].get<double>(), 0) << v;
+        EXPECT_LE(doc["summary"][key + "min"].get<double>(), doc["summary"][key + "max"].get<double>()) << v;
+    }
+    bool two_device_note = false;
+    for (const json &n : doc["notes"]) two_device_note |= contains(n.get<std::string>(), "the pair's single copy");
+    EXPECT_EQ(two_device_note, count == 2);
 }
