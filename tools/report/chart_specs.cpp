@@ -79,65 +79,6 @@ void add_on_chip_specs(std::vector<ChartSpec> &v) {
     }
 }
 
-// The charts of the host link and the peer link.
-void add_host_link_specs(std::vector<ChartSpec> &v) {
-    auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
-    {
-        ChartSpec s = named("transfer", "line");
-        s.x_title = "transfer size (MiB)";
-        s.x_log = true;
-        s.explanation = "Host-device copy bandwidth against size. The guide: pinned (page-locked) memory gives the highest bandwidth, "
-                        "pageable memory is staged through the driver's pinned buffers and is slower. Look for the plateau the "
-                        "link allows (PCIe or NVLink-C2C), the size where it is reached (small copies pay a fixed cost per "
-                        "transfer), and the pinned / pageable ratio in the key figures.";
-        add(s);
-    }
-    {
-        ChartSpec s = named("transfer_batching", "line");
-        s.x_title = "N (copies)";
-        s.x_log = true;
-        s.y_log = true;
-        s.prediction = "predicted.linear_fit_gbs";
-        s.prediction_relative = false;
-        s.prediction_label = "fit: N x overhead + bytes / bandwidth";
-        s.explanation = "N small copies against one copy of the same N x chunk bytes. The guide: each transfer has an overhead, so "
-                        "batching many small transfers into one performs significantly better. The gap between the two curves "
-                        "of a chunk size is that overhead; the key figures give it in microseconds from a linear fit.";
-        add(s);
-    }
-    {
-        ChartSpec s = named("zero_copy", "bar");
-        s.explanation = "A kernel working directly on mapped page-locked host memory against explicit copies around the same "
-                        "kernel. On a discrete GPU mapped memory pays the host link on every access: it can win for data touched "
-                        "once and coalesced, and loses badly when strided. On an integrated GPU (see the notes) host and device "
-                        "share memory and the guide advises mapped memory, since copies are superfluous there.";
-        add(s);
-    }
-    {
-        ChartSpec s = named("copy_overlap", "line");
-        s.x_title = "streams (chunks)";
-        s.prediction = "predicted.speedup_over_serial";
-        s.prediction_relative = false;
-        s.prediction_label = "pipeline model";
-        s.explanation = "Copy in, kernel, copy out on pinned memory, serially on one stream or in chunks over N streams so that "
-                        "the copies of one chunk overlap the kernel of another (the guide's staged concurrent copy and execute). "
-                        "With the three steps about equally long the speed-up approaches 3; the dashed line is the pipeline model.";
-        add(s);
-    }
-    {
-        ChartSpec s = named("peer", "line");
-        s.x_title = "pair (index into attributes.pairs, source->destination; src and dst in the table)";
-        // latency: microseconds, not GB/s; all_to_one, one_to_all: x is a device, not a pair; in the table only
-        s.leave_out = {"latency", "all_to_one", "one_to_all"};
-        s.explanation = "Copies between two GPUs of one host, for each ordered pair: the copy engine, a "
-                        "kernel reading the peer's memory directly, both directions at once, and (in the table) the latency of small copies "
-                        "and, for each GPU, every other copying to it at once and it copying to every other at once. "
-                        "Pairs without peer access are staged through the host and are much slower. With one GPU the "
-                        "experiment is not applicable and nothing is drawn.";
-        add(s);
-    }
-}
-
 // The charts of latency, local memory, registers and data layout.
 void add_latency_and_layout_specs(std::vector<ChartSpec> &v) {
     auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
@@ -254,7 +195,6 @@ std::vector<ChartSpec> make_specs() {
     std::vector<ChartSpec> v;
     add_global_memory_specs(v);
     add_on_chip_specs(v);
-    add_host_link_specs(v);
     add_latency_and_layout_specs(v);
     add_memory_management_specs(v);
     add_cache_specs(v);

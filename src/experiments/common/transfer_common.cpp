@@ -98,13 +98,20 @@ bool fit_two(const std::vector<double> &u, const std::vector<double> &v, const s
     return true;
 }
 
+const Figure &host_link_figure() {
+    static const Figure figure{"host_link_theoretical_gbs", "GB/s", Better::Neither,
+                               "theoretical bandwidth of the host link (PCIe or NVLink-C2C) the points are read against: "
+                               "one direction's, or both directions' where the points count bytes moved each way"};
+    return figure;
+}
+
 double use_host_link_reference(const DeviceInfo &dev, int directions, Result &out) {
     const HostLink &l = dev.host_link;
     const double link = l.theoretical_gbs * directions;
     out.theoretical_gbs = link;
     out.link_theoretical_gbs = link;
     if (link > 0) {
-        out.summary_values["host_link_theoretical_gbs"] = link;
+        out.record(host_link_figure(), link);
         char both[96] = "";
         if (directions == 2)
             std::snprintf(both, sizeof both, "; both directions, %.1f GB/s, since these points count the bytes moved each way", link);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/device/device_info.hpp"
+#include "core/experiment/figure.hpp"
 #include "core/experiment/result.hpp"
 
 namespace gmlab {
@@ -33,11 +34,18 @@ std::string size_text(std::size_t bytes);
 bool fit_two(const std::vector<double> &u, const std::vector<double> &v, const std::vector<double> &y, double *a,
              double *b);
 
+// The host link's theoretical bandwidth the points of a host<->device
+// experiment are read against (use_host_link_reference writes it); each
+// experiment that calls use_host_link_reference lists it in its figures. A
+// function, so that a family's declaration made during another file's static
+// initialisation still finds it built.
+const Figure &host_link_figure();
+
 // Host<->device figures are read against the host link, not DRAM: sets
 // out.theoretical_gbs (what each point's fraction_of_theoretical and the
 // report's "of peak %" divide by) to the link's theoretical bandwidth times
 // `directions` (2 where the points count bytes moved both ways at once), adds
-// "host_link_theoretical_gbs" to the summary and a note naming the link. Where
+// host_link_figure() to the summary and a note naming the link. Where
 // the link cannot be read, the points carry no fraction and the note says why.
 // Returns the bandwidth used (0 when unknown).
 double use_host_link_reference(const DeviceInfo &dev, int directions, Result &out);

@@ -157,34 +157,33 @@ const Figure kPairsWithAccess{"pairs_with_peer_access", "count", Better::Neither
                               "ordered pairs measured where either device can access the other's memory directly"};
 const Figure kCanAccessPeer{"can_access_peer_{from}_{to}", "count", Better::Neither,
                             "1 where device {from}'s kernels can read device {to}'s memory (cudaDeviceCanAccessPeer), else 0"};
-const Figure kCopyMin{"copy_gbs_min", "GB/s", Better::Higher,
-                      "lowest link bandwidth over the pairs of one cudaMemcpyPeerAsync from a GPU's memory to another's"};
-const Figure kCopyMax{"copy_gbs_max", "GB/s", Better::Higher,
-                      "highest link bandwidth over the pairs of one cudaMemcpyPeerAsync from a GPU's memory to another's"};
-const Figure kKernelReadMin{"kernel_read_gbs_min", "GB/s", Better::Higher,
-                            "lowest link bandwidth over the pairs of a kernel copying a peer GPU's memory into its own"};
-const Figure kKernelReadMax{"kernel_read_gbs_max", "GB/s", Better::Higher,
-                            "highest link bandwidth over the pairs of a kernel copying a peer GPU's memory into its own"};
-const Figure kLatencyMin{"latency_us_min", "us", Better::Lower,
-                         "shortest time per small back-to-back peer copy over the pairs (a latency)"};
-const Figure kLatencyMax{"latency_us_max", "us", Better::Lower,
-                         "longest time per small back-to-back peer copy over the pairs (a latency)"};
-const Figure kBidirectionalMin{"bidirectional_gbs_min", "GB/s", Better::Higher,
-                               "lowest link bandwidth over the pairs of a peer copy each way at once, both directions' bytes"};
-const Figure kBidirectionalMax{"bidirectional_gbs_max", "GB/s", Better::Higher,
-                               "highest link bandwidth over the pairs of a peer copy each way at once, both directions' bytes"};
-const Figure kAllToOneMin{"all_to_one_gbs_min", "GB/s", Better::Higher,
-                          "lowest over the devices of the link bandwidth into one GPU while every other GPU copies to it at "
-                          "once (total bytes over the time from the first start to the last end)"};
-const Figure kAllToOneMax{"all_to_one_gbs_max", "GB/s", Better::Higher,
-                          "highest over the devices of the link bandwidth into one GPU while every other GPU copies to it at "
-                          "once (total bytes over the time from the first start to the last end)"};
-const Figure kOneToAllMin{"one_to_all_gbs_min", "GB/s", Better::Higher,
-                          "lowest over the devices of the link bandwidth out of one GPU while it copies to every other GPU "
-                          "at once (total bytes over the time from the first start to the last end)"};
-const Figure kOneToAllMax{"one_to_all_gbs_max", "GB/s", Better::Higher,
-                          "highest over the devices of the link bandwidth out of one GPU while it copies to every other GPU "
-                          "at once (total bytes over the time from the first start to the last end)"};
+// The lowest and highest value of one series over its pairs (or devices):
+// "{series}_min" and "{series}_max".
+struct Extremes {
+    Figure lo, hi;
+};
+
+Extremes extremes(const std::string &series, const std::string &unit, Better better, const std::string &what,
+                  const char *lowest = "lowest", const char *highest = "highest") {
+    return {{series + "_min", unit, better, std::string(lowest) + " " + what},
+            {series + "_max", unit, better, std::string(highest) + " " + what}};
+}
+
+const Extremes kCopy = extremes("copy_gbs", "GB/s", Better::Higher,
+                                "link bandwidth over the pairs of one cudaMemcpyPeerAsync from a GPU's memory to another's");
+const Extremes kKernelRead = extremes("kernel_read_gbs", "GB/s", Better::Higher,
+                                      "link bandwidth over the pairs of a kernel copying a peer GPU's memory into its own");
+const Extremes kLatency = extremes("latency_us", "us", Better::Lower,
+                                   "time per small back-to-back peer copy over the pairs (a latency)", "shortest", "longest");
+const Extremes kBidirectional =
+    extremes("bidirectional_gbs", "GB/s", Better::Higher,
+             "link bandwidth over the pairs of a peer copy each way at once, both directions' bytes");
+const Extremes kAllToOne = extremes("all_to_one_gbs", "GB/s", Better::Higher,
+                                    "over the devices of the link bandwidth into one GPU while every other GPU copies to it "
+                                    "at once (total bytes over the time from the first start to the last end)");
+const Extremes kOneToAll = extremes("one_to_all_gbs", "GB/s", Better::Higher,
+                                    "over the devices of the link bandwidth out of one GPU while it copies to every other GPU "
+                                    "at once (total bytes over the time from the first start to the last end)");
 
 void poison(int device, void *ptr, std::size_t bytes, cudaStream_t stream) {
     DeviceGuard g;
@@ -326,7 +325,7 @@ private:
     void measure_kernel_read(const Side &A, const Side &B, const std::string &pair,
                              const std::function<void(Point &)> &describe);
     std::string pair_text(int from, int to) const { return std::to_string(from) + "->" + std::to_string(to); }
-    void record_extremes(const Series &s, const Figure &lo_figure, const Figure &hi_figure, bool latency);
+    void record_extremes(const Series &s, const Extremes &figures, bool latency);
 
     ContextState &ctx_;
     std::size_t bytes_, lat_bytes_;
@@ -492,7 +491,7 @@ void PeerRun::measure_one_to_all(std::size_t d, Result &out) {
         });
 }
 
-void PeerRun::record_extremes(const Series &s, const Figure &lo_figure, const Figure &hi_figure, bool latency) {
+void PeerRun::record_extremes(const Series &s, const Extremes &figures, bool latency) {
     if (s.points.empty()) return;
     double lo = 1e300, hi = 0;
     for (const Point &p : s.points) {
@@ -500,8 +499,8 @@ void PeerRun::record_extremes(const Series &s, const Figure &lo_figure, const Fi
         lo = std::min(lo, v);
         hi = std::max(hi, v);
     }
-    out_->record(lo_figure, lo);
-    out_->record(hi_figure, hi);
+    out_->record(figures.lo, lo);
+    out_->record(figures.hi, hi);
 }
 
 // Once every pair and device is measured: each series' extremes, the pairs
@@ -509,12 +508,12 @@ void PeerRun::record_extremes(const Series &s, const Figure &lo_figure, const Fi
 // the notes.
 void PeerRun::finish(Result &out) {
     out_ = &out;
-    record_extremes(ce_, kCopyMin, kCopyMax, false);
-    record_extremes(kr_, kKernelReadMin, kKernelReadMax, false);
-    record_extremes(lat_, kLatencyMin, kLatencyMax, true);
-    record_extremes(bi_, kBidirectionalMin, kBidirectionalMax, false);
-    record_extremes(all_to_one_, kAllToOneMin, kAllToOneMax, false);
-    record_extremes(one_to_all_, kOneToAllMin, kOneToAllMax, false);
+    record_extremes(ce_, kCopy, false);
+    record_extremes(kr_, kKernelRead, false);
+    record_extremes(lat_, kLatency, true);
+    record_extremes(bi_, kBidirectional, false);
+    record_extremes(all_to_one_, kAllToOne, false);
+    record_extremes(one_to_all_, kOneToAll, false);
     nlohmann::json devices = nlohmann::json::array();
     for (const Side &s : sides_) devices.push_back(s.device);
     for (Series *s : {&ce_, &kr_, &lat_, &bi_}) s->attributes = {{"pairs", labels_}, {"bytes", bytes_}};
@@ -582,6 +581,20 @@ void run_peer(ContextState &ctx, const Params &params, Result &out) {
     run.finish(out);
 }
 
+Chart peer_chart() {
+    Chart c;
+    c.kind = "line";
+    c.x_title = "pair (index into attributes.pairs, source->destination; src and dst in the table)";
+    // latency: microseconds, not GB/s; all_to_one, one_to_all: x is a device, not a pair; in the table only
+    c.leave_out = {"latency", "all_to_one", "one_to_all"};
+    c.explanation = "Copies between two GPUs of one host, for each ordered pair: the copy engine, a "
+                    "kernel reading the peer's memory directly, both directions at once, and (in the table) the latency of small copies "
+                    "and, for each GPU, every other copying to it at once and it copying to every other at once. "
+                    "Pairs without peer access are staged through the host and are much slower. With one GPU the "
+                    "experiment is not applicable and nothing is drawn.";
+    return c;
+}
+
 }  // namespace
 
 void add_peer_experiments(std::vector<Experiment> &out) {
@@ -600,9 +613,12 @@ void add_peer_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_peer;
     e.quick = {{"bytes", kMiB}, {"latency_copies", 10}};
-    e.figures = {kDevices,          kPairs,           kPairsWithAccess, kCanAccessPeer, kCopyMin,    kCopyMax,
-                 kKernelReadMin,    kKernelReadMax,   kLatencyMin,      kLatencyMax,    kBidirectionalMin,
-                 kBidirectionalMax, kAllToOneMin,     kAllToOneMax,     kOneToAllMin,   kOneToAllMax};
+    e.figures = {kDevices, kPairs, kPairsWithAccess, kCanAccessPeer};
+    for (const Extremes *x : {&kCopy, &kKernelRead, &kLatency, &kBidirectional, &kAllToOne, &kOneToAll}) {
+        e.figures.push_back(x->lo);
+        e.figures.push_back(x->hi);
+    }
+    e.chart = peer_chart();
     out.push_back(std::move(e));
 }
 

@@ -1,11 +1,15 @@
 // Host-side parts of the transfer experiments: parameter ranges, the byte
 // comparison, the linear fit, and the not-applicable result document.
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "core/experiment/figure.hpp"
 #include "core/experiment/registry.hpp"
 #include "core/experiment/result.hpp"
 #include "experiments/common/transfer_common.hpp"
@@ -86,4 +90,40 @@ TEST(ResultDocument, NotApplicableHasNoSeriesAndSaysWhy) {
     EXPECT_EQ(doc["notes"], json({"needs two GPUs"}));
     Result ok;
     EXPECT_FALSE(to_json(ok).contains("applicable"));
+}
+
+// Every experiment that reads its points against the host link writes the
+// link's bandwidth through the one declaration, and declares it.
+TEST(TransferFigures, HostLinkFigureIsDeclaredWhereItIsWritten) {
+    for (const char *name : {"transfer", "transfer_batching", "zero_copy", "copy_overlap"})
+        EXPECT_EQ(declared_figure(find_experiment(name), "host_link_theoretical_gbs"), &host_link_figure()) << name;
+    Result r;
+    DeviceInfo dev;
+    dev.host_link.theoretical_gbs = 25;
+    EXPECT_DOUBLE_EQ(use_host_link_reference(dev, 2, r), 50);
+    EXPECT_DOUBLE_EQ(r.summary_values.at("host_link_theoretical_gbs"), 50);
+}
+
+// The committed four-GPU peer run: every key of its summary is a figure peer
+// declares, and so are the keys of the all_to_one and one_to_all patterns.
+TEST(TransferFigures, PeerDeclaresEveryKeyOfTheFourGpuRun) {
+    std::ifstream in(std::string(GM_SOURCE_DIR) + "/results/nvidia-h200-x4-peer.json");
+    ASSERT_TRUE(in.good());
+    std::stringstream text;
+    text << in.rdbuf();
+    const json run = json::parse(text.str());
+    const Experiment &peer = find_experiment("peer");
+    std::size_t checked = 0;
+    for (const json &r : run.at("results"))
+        for (const auto &[key, value] : r.at("summary").items()) {
+            EXPECT_NE(declared_figure(peer, key), nullptr) << key;
+            ++checked;
+        }
+    EXPECT_GT(checked, 20u);
+    for (const char *key : {"all_to_one_gbs_min", "all_to_one_gbs_max", "one_to_all_gbs_min", "one_to_all_gbs_max"}) {
+        const Figure *f = declared_figure(peer, key);
+        ASSERT_NE(f, nullptr) << key;
+        EXPECT_EQ(f->name, key);
+        EXPECT_EQ(f->unit, "GB/s");
+    }
 }
