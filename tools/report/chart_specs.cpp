@@ -139,14 +139,6 @@ void add_memory_management_specs(std::vector<ChartSpec> &v) {
                         "page (dashed: fixed + per GiB).";
         add(s);
     }
-    {
-        ChartSpec s = named("compressible", "bar");
-        s.explanation = "Memory allocated with generic compression against plain memory, streaming zeros, a repeated 32-byte "
-                        "block and random data. Data that compresses can move fewer DRAM bytes (counters in the table) and "
-                        "stream faster; random data cannot compress and should gain nothing. Not applicable where the "
-                        "device does not grant compressible memory.";
-        add(s);
-    }
 }
 
 // The charts of the L2's partitions, cache hints and the L1/shared carveout.

@@ -33,6 +33,30 @@ DataKind data_kind(const std::string &name) {
     return DataKind::Random;
 }
 
+// The headline figures, per data kind ({data}: zeros, repeated, random) and
+// operation ({operation}: read, write). The DRAM bytes' ratio comes first:
+// its name is also an instance of the bandwidth ratio's pattern, and a key is
+// the first declared figure it matches.
+const Figure kDramBytesCompressibleOverPlain{
+    "{data}_{operation}_dram_bytes_compressible_over_plain", "ratio", Better::Lower,
+    "DRAM bytes the counters see for one pass ({operation}, {data}) over compressible memory over the same pass over plain "
+    "memory: below 1, compression saved bytes"};
+const Figure kCompressibleOverPlain{"{data}_{operation}_compressible_over_plain", "ratio", Better::Higher,
+                                    "DRAM bandwidth of one pass ({operation}, {data}) over compressible memory over the same "
+                                    "pass over plain memory: above 1, compression helped"};
+const Figure kCompressibleGbs{"{data}_{operation}_compressible_gbs", "GB/s", Better::Higher,
+                              "DRAM bandwidth of one pass ({operation}, {data}) over memory allocated with generic compression"};
+const Figure kPlainGbs{"{data}_{operation}_plain_gbs", "GB/s", Better::Higher,
+                       "DRAM bandwidth of one pass ({operation}, {data}) over plain memory from the same API"};
+const Figure kSupported{"generic_compression_supported", "count", Better::Neither,
+                        "1 where the device reports CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED, else 0"};
+const Figure kGranted{"compression_granted", "count", Better::Neither,
+                      "1 where cuMemCreate granted the compressible allocation its compression, else 0"};
+const Figure kBytes{"bytes", "bytes", Better::Neither, "size of each array measured, whole allocation granules"};
+const Figure kGranularity{"granularity_bytes", "bytes", Better::Neither,
+                          "the allocation granularity both compressible and plain memory are rounded to (the larger "
+                          "of the two) on this device"};
+
 // Measures one allocation with every data kind and operation asked for.
 class StreamRunner {
 public:
@@ -62,66 +86,74 @@ private:
     int sms() const { return ctx_.info().multiprocessors; }
     unsigned long long *scratch() const { return scratch_.as<unsigned long long>(); }
 
-    // The scratch counter after `launch_check` added to it from zero.
-    unsigned long long counted(const std::function<cudaError_t(cudaStream_t)> &launch_check) {
-        cudaStream_t st = ctx_.stream();
-        GM_CUDA(cudaMemsetAsync(scratch(), 0, sizeof(unsigned long long), st));
-        GM_CUDA(launch_check(st));
-        unsigned long long got = 0;
-        GM_CUDA(cudaMemcpyAsync(&got, scratch(), sizeof got, cudaMemcpyDeviceToHost, st));
-        GM_CUDA(cudaStreamSynchronize(st));
-        return got;
-    }
-
-    Point point(const VmmAllocation &mem, const Launch &launch, const CounterSet &set) {
+    // A point of one pass over the array, with the uncompressed model beside it.
+    static Point point(const VmmAllocation &mem) {
         Point p;
         p.x = static_cast<double>(mem.bytes());
         p.bytes = static_cast<double>(mem.bytes());
         // The uncompressed model: one pass moves the array once through DRAM.
         p.predicted["dram_bytes"] = static_cast<double>(mem.bytes());
-        p.time_ms = time_launch(ctx_, launch);
-        measure_counters(ctx_, launch, set, p, out_);
         return p;
     }
 
+    // The write over the poisoned array, checked on the device: the words that
+    // differ from the data written are counted into the scratch word.
     Point write(const VmmAllocation &mem, DataKind kind, const std::string &what) {
         void *p = mem.get();
         const std::size_t n16 = mem.bytes() / 16;
         const int sm = sms();
-        Launch launch = [p, n16, kind, sm](cudaStream_t s) { return kernels::launch_write_data(p, n16, kind, kSeed, sm, s); };
-        GM_CUDA(launch(ctx_.stream()));
-        unsigned long long *bad = scratch();
-        const unsigned long long wrong = counted([&](cudaStream_t s) {
-            return kernels::launch_count_bad_words(p, n16, kind, kSeed, bad, sm, s);
-        });
-        if (wrong != 0)
-            verification_failed("compressible " + what + " (words that differ from the data written)", 0, "0", std::to_string(wrong));
-        out_.verified(mem.bytes() / 4, kVerifiedHow);
-        return point(mem, launch, counter_sets::dram());
+        unsigned long long *bad = scratch(), *wrong = &host_count_;
+        CheckedLaunch c;
+        c.launch = [p, n16, kind, sm](cudaStream_t s) { return kernels::launch_write_data(p, n16, kind, kSeed, sm, s); };
+        c.poison = {{p, mem.bytes()}};
+        c.download = [p, n16, kind, sm, bad, wrong](cudaStream_t s) {
+            GM_CUDA(cudaMemsetAsync(bad, 0, sizeof *bad, s));
+            GM_CUDA(kernels::launch_count_bad_words(p, n16, kind, kSeed, bad, sm, s));
+            GM_CUDA(cudaMemcpyAsync(wrong, bad, sizeof *wrong, cudaMemcpyDeviceToHost, s));
+        };
+        c.check = [this, &mem, what] {
+            if (host_count_ != 0)
+                verification_failed("compressible " + what + " (words that differ from the data written)", 0, "0",
+                                    std::to_string(host_count_));
+            out_.verified(mem.bytes() / 4, kVerifiedHow);
+        };
+        Point pt = point(mem);
+        const CounterSet set = counter_sets::dram();
+        measure_checked(ctx_, c, pt, out_, &set);
+        return pt;
     }
 
+    // The read of data written first, checked by its sum: the kernel adds
+    // every word into the scratch word, zeroed before.
     Point read(const VmmAllocation &mem, DataKind kind, const std::string &what, bool plain) {
         void *p = mem.get();
         const std::size_t n16 = mem.bytes() / 16;
         const int sm = sms();
-        GM_CUDA(kernels::launch_write_data(p, n16, kind, kSeed, sm, ctx_.stream()));
         unsigned long long *sum = scratch();
-        Launch launch = [p, n16, sum, sm](cudaStream_t s) { return kernels::launch_read_sum(p, n16, sum, sm, s); };
-        const unsigned long long got = counted(launch);
-        const std::uint64_t want =
-            parallel_sum(mem.bytes() / 4, [kind](std::uint64_t i) -> std::uint64_t { return data_word(kind, i, kSeed); });
-        if (got != want)
-            verification_failed("compressible " + what + " (the sum of every word read)", 0, std::to_string(want),
-                                std::to_string(got));
-        out_.verified(mem.bytes() / 4, kVerifiedHow);
+        GM_CUDA(kernels::launch_write_data(p, n16, kind, kSeed, sm, ctx_.stream()));
+        GM_CUDA(cudaMemsetAsync(sum, 0, sizeof *sum, ctx_.stream()));
+        CheckedLaunch c;
+        c.launch = [p, n16, sum, sm](cudaStream_t s) { return kernels::launch_read_sum(p, n16, sum, sm, s); };
+        c.download = download_to(&host_count_, sum, sizeof host_count_);
+        c.check = [this, &mem, kind, what] {
+            const std::uint64_t want =
+                parallel_sum(mem.bytes() / 4, [kind](std::uint64_t i) -> std::uint64_t { return data_word(kind, i, kSeed); });
+            if (host_count_ != want)
+                verification_failed("compressible " + what + " (the sum of every word read)", 0, std::to_string(want),
+                                    std::to_string(host_count_));
+            out_.verified(mem.bytes() / 4, kVerifiedHow);
+        };
         // Plain memory reads the array once from DRAM: the counters must say so.
         const CounterSet set = plain ? counter_sets::dram().agree("dram__bytes_read.sum", "dram_bytes", 0.05) : counter_sets::dram();
-        return point(mem, launch, set);
+        Point pt = point(mem);
+        measure_checked(ctx_, c, pt, out_, &set);
+        return pt;
     }
 
     ContextState &ctx_;
     Result &out_;
     DeviceArray scratch_;
+    unsigned long long host_count_ = 0;  // the scratch word, downloaded for a check
 };
 
 // Bandwidth and DRAM-byte ratios of compressible over plain memory, per data kind and operation.
@@ -131,17 +163,19 @@ void summarize(Result &out) {
     for (const auto &[variant, p] : by) {
         if (variant.rfind("compressible_", 0) != 0) continue;
         const std::string rest = variant.substr(std::string("compressible_").size());
-        out.summary_values[rest + "_compressible_gbs"] = bandwidth_gbs(p->bytes, p->time_ms.median);
+        const std::size_t cut = rest.find('_');
+        const FigureAt at = {{"data", rest.substr(0, cut)}, {"operation", rest.substr(cut + 1)}};
+        out.record(kCompressibleGbs, bandwidth_gbs(p->bytes, p->time_ms.median), at);
         auto plain = by.find("plain_" + rest);
         if (plain == by.end()) continue;
         const Point &q = *plain->second;
-        out.summary_values[rest + "_plain_gbs"] = bandwidth_gbs(q.bytes, q.time_ms.median);
-        out.summary_values[rest + "_compressible_over_plain"] = q.time_ms.median / p->time_ms.median;
+        out.record(kPlainGbs, bandwidth_gbs(q.bytes, q.time_ms.median), at);
+        out.record(kCompressibleOverPlain, q.time_ms.median / p->time_ms.median, at);
         const char *metric = rest.size() > 5 && rest.compare(rest.size() - 5, 5, "_read") == 0 ? "dram__bytes_read.sum"
                                                                                                 : "dram__bytes_write.sum";
         auto a = p->counters.find(metric), b = q.counters.find(metric);
         if (a != p->counters.end() && b != q.counters.end() && b->second > 0)
-            out.summary_values[rest + "_dram_bytes_compressible_over_plain"] = a->second / b->second;
+            out.record(kDramBytesCompressibleOverPlain, a->second / b->second, at);
     }
 }
 
@@ -149,7 +183,7 @@ void run_compressible(ContextState &ctx, const Params &params, Result &out) {
     std::size_t bytes = params.is_auto("bytes") ? default_working_set(ctx.info()) : params.size("bytes");
     const std::vector<std::string> memory = params.texts("memory"), data = params.texts("data"), ops = params.texts("operations");
     const CompressionSupport support = query_compression_support(ctx.device());
-    out.summary_values["generic_compression_supported"] = support.compression ? 1 : 0;
+    out.record(kSupported, support.compression ? 1 : 0);
     if (!support.vmm) {
         out.not_applicable("compressible: device " + std::to_string(ctx.device()) +
                            " does not support the virtual memory management API "
@@ -168,8 +202,8 @@ void run_compressible(ContextState &ctx, const Params &params, Result &out) {
     bytes = (bytes + support.granularity - 1) / support.granularity * support.granularity;
     require_memory(ctx, bytes, "compressible (one array at a time, rounded up to the " +
                                    std::to_string(support.granularity) + "-byte allocation granularity)");
-    out.summary_values["bytes"] = static_cast<double>(bytes);
-    out.summary_values["granularity_bytes"] = static_cast<double>(support.granularity);
+    out.record(kBytes, static_cast<double>(bytes));
+    out.record(kGranularity, static_cast<double>(support.granularity));
     StreamRunner runner(ctx, out);
     // Compressible first: where the driver does not grant compression,
     // nothing is measured.
@@ -185,7 +219,7 @@ void run_compressible(ContextState &ctx, const Params &params, Result &out) {
             ~Noted() { c.note_free(b); }
         } noted{ctx, bytes};
         if (m == "compressible") {
-            out.summary_values["compression_granted"] = mem.compression_granted() ? 1 : 0;
+            out.record(kGranted, mem.compression_granted() ? 1 : 0);
             if (!mem.compression_granted()) {
                 out.not_applicable("compressible: the device reports generic compression, but cuMemCreate did not "
                                    "grant it (the allocation's properties say compressionType "
@@ -216,6 +250,16 @@ void run_compressible(ContextState &ctx, const Params &params, Result &out) {
         "are shown only, since dirty lines still in L2 when the kernel ends are written later.");
 }
 
+Chart compressible_chart() {
+    Chart c;
+    c.kind = "bar";
+    c.explanation = "Memory allocated with generic compression against plain memory, streaming zeros, a repeated 32-byte "
+                    "block and random data. Data that compresses can move fewer DRAM bytes (counters in the table) and "
+                    "stream faster; random data cannot compress and should gain nothing. Not applicable where the "
+                    "device does not grant compressible memory.";
+    return c;
+}
+
 }  // namespace
 
 void add_compressible_experiments(std::vector<Experiment> &out) {
@@ -237,16 +281,14 @@ void add_compressible_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_compressible;
     e.quick = {{"bytes", 16 * kMiB}};
-    e.figures = {
-        {"zeros_read_compressible_over_plain", "ratio", Better::Neither, "compressible / plain memory, reading zeros"},
-        {"random_read_compressible_over_plain", "ratio", Better::Neither, "compressible / plain memory, reading random data"},
-        {"zeros_read_dram_bytes_compressible_over_plain", "ratio", Better::Neither, "DRAM bytes read, compressible / plain, zeros"},
-    };
+    e.figures = {kDramBytesCompressibleOverPlain, kCompressibleOverPlain, kCompressibleGbs, kPlainGbs,
+                 kSupported,                      kGranted,               kBytes,           kGranularity};
     e.compared = {
         {"zeros_read_compressible_over_plain", "compressible / plain memory, reading zeros"},
         {"random_read_compressible_over_plain", "compressible / plain memory, reading random data"},
         {"zeros_read_dram_bytes_compressible_over_plain", "DRAM bytes read, compressible / plain, zeros"},
     };
+    e.chart = compressible_chart();
     out.push_back(std::move(e));
 }
 
