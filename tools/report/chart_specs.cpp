@@ -62,21 +62,6 @@ void add_on_chip_specs(std::vector<ChartSpec> &v) {
                         "through global memory, and the key figures the clusters each size lets the device hold.";
         add(s);
     }
-    {
-        ChartSpec s = named("constant_broadcast", "line");
-        s.x_title = "distinct addresses per warp (k)";
-        s.prediction = "predicted.linear_fit_ns";
-        s.prediction_relative = false;
-        s.prediction_label = "linear fit";
-        s.explanation = "The constant cache serves one address per pass: a warp reading k different constants waits k times as long.";
-        add(s);
-    }
-    {
-        ChartSpec s = named("stencil", "bar");
-        s.published_base = "ldg";
-        s.explanation = "The nine-point stencil with its coefficients in constant memory or read through __ldg, against a copy of the same bytes.";
-        add(s);
-    }
 }
 
 // The charts of latency, local memory, registers and data layout.

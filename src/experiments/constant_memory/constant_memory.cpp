@@ -24,6 +24,53 @@ namespace {
 using kernels::kStencilRadius;
 constexpr std::uint32_t kSeed = 31337;
 
+// constant_broadcast's headline figures.
+const Figure kFitNsPerAddress{"fit_ns_per_address", "ns", Better::Lower,
+                              "time each further distinct constant address adds to a warp's access, per multiprocessor "
+                              "(the slope of the least-squares line through the points)"};
+const Figure kK32OverK1{"k32_over_k1", "ratio", Better::Neither,
+                        "time of warp accesses to 32 distinct constant addresses over the time with one address"};
+
+// stencil's headline figures.
+const Figure kConstantOverCopy{"constant_over_copy", "ratio", Better::Higher,
+                               "DRAM bandwidth of the stencil with __constant__ coefficients over the stream copy "
+                               "kernel's on the same bytes"};
+const Figure kLdgOverCopy{"ldg_over_copy", "ratio", Better::Higher,
+                          "DRAM bandwidth of the stencil with coefficients read through __ldg over the stream copy "
+                          "kernel's on the same bytes"};
+const Figure kConstantTimeOverLdg{"constant_time_over_ldg", "ratio", Better::Neither,
+                                  "time of the stencil with __constant__ coefficients over the time with coefficients "
+                                  "read through __ldg"};
+
+// The linear model time = a + b k, fitted by least squares (the slope is a
+// headline figure, the line each point's prediction), and k = 32 against k = 1.
+void fit_and_compare(Series &s, Result &out) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    const double n = static_cast<double>(s.points.size());
+    for (const Point &p : s.points) {
+        const double y = p.values.at("ns_per_warp_access");
+        sx += p.x;
+        sy += y;
+        sxx += p.x * p.x;
+        sxy += p.x * y;
+    }
+    if (s.points.size() >= 2 && n * sxx - sx * sx > 0) {
+        const double b = (n * sxy - sx * sy) / (n * sxx - sx * sx), a = (sy - b * sx) / n;
+        out.record(kFitNsPerAddress, b);
+        // The intercept stays with the series rather than among the headline
+        // figures: a few hundredths of a nanosecond, inside the timing noise
+        // of any one point, so its relative change between runs means nothing.
+        s.attributes["fit_ns_intercept"] = a;
+        for (Point &p : s.points) p.predicted["linear_fit_ns"] = a + b * p.x;
+    }
+    const Point *k1 = nullptr, *k32 = nullptr;
+    for (const Point &p : s.points) {
+        if (p.x == 1) k1 = &p;
+        if (p.x == 32) k32 = &p;
+    }
+    if (k1 && k32) out.record(kK32OverK1, k32->time_ms.median / k1->time_ms.median);
+}
+
 void run_constant_broadcast(ContextState &ctx, const Params &params, Result &out) {
     const DeviceInfo &dev = ctx.info();
     const unsigned iterations = static_cast<unsigned>(params.integer("iterations"));
@@ -49,9 +96,6 @@ void run_constant_broadcast(ContextState &ctx, const Params &params, Result &out
     for (long long k_ll : params.integers("k")) {
         const unsigned k = static_cast<unsigned>(k_ll);
         auto launch = [&](cudaStream_t st) { return kernels::launch_constant_read(k, iterations, blocks, block, buf.as<float>(), st); };
-        GM_CUDA(launch(ctx.stream()));
-        GM_CUDA(cudaMemcpyAsync(host.data(), buf.get(), threads * sizeof(float), cudaMemcpyDeviceToHost, ctx.stream()));
-        GM_CUDA(cudaStreamSynchronize(ctx.stream()));
         // Integer-valued floats: every partial sum is exact, so the host's must match.
         std::vector<float> lane_sum(32);
         for (unsigned lane = 0; lane < 32; ++lane) {
@@ -59,43 +103,24 @@ void run_constant_broadcast(ContextState &ctx, const Params &params, Result &out
             for (unsigned it = 0; it < iterations; ++it) acc += table[(it & 63) + lane % k];
             lane_sum[lane] = acc;
         }
-        const std::uint64_t bad = first_mismatch(threads, [&](std::uint64_t t) { return host[t] == lane_sum[t % 32]; });
-        if (bad < threads) verification_failed("constant_broadcast k=" + std::to_string(k), bad, std::to_string(lane_sum[bad % 32]), std::to_string(host[bad]));
-        out.verified(threads, "every thread's sum of constant reads compared with the host's");
+        auto check = [&] {
+            const std::uint64_t bad = first_mismatch(threads, [&](std::uint64_t t) { return host[t] == lane_sum[t % 32]; });
+            if (bad < threads)
+                verification_failed("constant_broadcast k=" + std::to_string(k), bad, std::to_string(lane_sum[bad % 32]),
+                                    std::to_string(host[bad]));
+            out.verified(threads, "every thread's sum of constant reads compared with the host's");
+        };
         Point p;
         p.x = k;
-        p.time_ms = time_launch(ctx, launch);
+        measure_checked(ctx, {launch, {{buf.get(), threads * sizeof(float)}}, download_to(host.data(), buf.get(), threads * sizeof(float)), check},
+                        p, out);
         const double per_sm = static_cast<double>(threads / 32) * iterations / dev.multiprocessors;
         p.values["ns_per_warp_access"] = p.time_ms.median * 1e6 / per_sm;
         p.values["cycles_per_warp_access"] = p.values["ns_per_warp_access"] * dev.clock_khz / 1e6;
         p.predicted["serialized_reads"] = k;
         s.points.push_back(std::move(p));
     }
-    // The linear model: time = a + b k, fitted by least squares.
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    const double n = static_cast<double>(s.points.size());
-    for (const Point &p : s.points) {
-        const double y = p.values.at("ns_per_warp_access");
-        sx += p.x;
-        sy += y;
-        sxx += p.x * p.x;
-        sxy += p.x * y;
-    }
-    if (s.points.size() >= 2 && n * sxx - sx * sx > 0) {
-        const double b = (n * sxy - sx * sy) / (n * sxx - sx * sx), a = (sy - b * sx) / n;
-        out.summary_values["fit_ns_per_address"] = b;
-        // The intercept stays with the series rather than among the headline
-        // figures: a few hundredths of a nanosecond, inside the timing noise
-        // of any one point, so its relative change between runs means nothing.
-        s.attributes["fit_ns_intercept"] = a;
-        for (Point &p : s.points) p.predicted["linear_fit_ns"] = a + b * p.x;
-    }
-    const Point *k1 = nullptr, *k32 = nullptr;
-    for (const Point &p : s.points) {
-        if (p.x == 1) k1 = &p;
-        if (p.x == 32) k32 = &p;
-    }
-    if (k1 && k32) out.summary_values["k32_over_k1"] = k32->time_ms.median / k1->time_ms.median;
+    fit_and_compare(s, out);
     out.series.push_back(std::move(s));
     out.notes.push_back("Lane l of every warp reads constant word (it mod 64) + (l mod k): k distinct addresses per warp "
                         "access. The constant cache serves one address per pass, so the guide expects the time to grow "
@@ -147,14 +172,13 @@ void run_stencil(ContextState &ctx, const Params &params, Result &out) {
     GM_CUDA(cudaMemcpyAsync(coef.get(), kDefaultCoefficients, sizeof kDefaultCoefficients, cudaMemcpyHostToDevice, st));
     std::lock_guard<std::mutex> lock(constant_memory_mutex());
     GM_CUDA(kernels::set_stencil_coefficients(kDefaultCoefficients, st));
+    const CounterSet counters = counter_sets::shared_banks() + counter_sets::dram();
     std::map<std::string, double> bw, ms;
     for (bool constant : {true, false}) {
         const std::string name = constant ? "constant" : "ldg";
         auto launch = [&, constant](cudaStream_t s) {
             return kernels::launch_stencil(constant, in.as<float>(), outbuf.as<float>(), n, coef.as<float>(), block, per_thread, s);
         };
-        run_checked(ctx, {launch, {{outbuf.get(), bytes}}, download_to(got.data(), outbuf.get(), bytes),
-                          [&] { check_stencil(got, f, kDefaultCoefficients, "stencil " + name, out); }});
         Series s;
         s.name = constant ? "coefficients in __constant__ memory" : "coefficients in global memory through __ldg";
         s.variant = name;
@@ -165,9 +189,10 @@ void run_stencil(ContextState &ctx, const Params &params, Result &out) {
         Point p;
         p.x = static_cast<double>(n);
         p.bytes = 2.0 * static_cast<double>(bytes);  // each element read once, written once
-        p.time_ms = time_launch(ctx, launch);
-        // Counters: the halo tile in shared memory (wavefronts, conflicts) and DRAM bytes.
-        measure_counters(ctx, launch, counter_sets::shared_banks() + counter_sets::dram(), p, out);
+        // Checked, timed, then counted: the halo tile in shared memory (wavefronts, conflicts) and DRAM bytes.
+        measure_checked(ctx, {launch, {{outbuf.get(), bytes}}, download_to(got.data(), outbuf.get(), bytes),
+                              [&] { check_stencil(got, f, kDefaultCoefficients, "stencil " + name, out); }},
+                        p, out, &counters);
         bw[name] = bandwidth_gbs(p.bytes, p.time_ms.median);
         ms[name] = p.time_ms.median;
         s.points.push_back(std::move(p));
@@ -179,16 +204,35 @@ void run_stencil(ContextState &ctx, const Params &params, Result &out) {
         s.x_unit = "elements";
         bw["copy"] = bandwidth_gbs(s.points[0].bytes, s.points[0].time_ms.median);
         out.series.push_back(std::move(s));
-        out.summary_values["constant_over_copy"] = bw["constant"] / bw["copy"];
-        out.summary_values["ldg_over_copy"] = bw["ldg"] / bw["copy"];
+        out.record(kConstantOverCopy, bw["constant"] / bw["copy"]);
+        out.record(kLdgOverCopy, bw["ldg"] / bw["copy"]);
     }
-    out.summary_values["constant_time_over_ldg"] = ms["constant"] / ms["ldg"];
+    out.record(kConstantTimeOverLdg, ms["constant"] / ms["ldg"]);
     out.notes.push_back("out[i] = a1(f[i+1]-f[i-1]) + a2(f[i+2]-f[i-2]) + a3(f[i+3]-f[i-3]) + a4(f[i+4]-f[i-4]), f = 0 outside "
                         "the array; each block stages its tile and a halo of 4 on each side in shared memory, each thread "
                         "computes per_thread outputs. Effective bandwidth = 2 x n x 4 bytes / time; copy is our stream copy "
                         "kernel on the same bytes.");
     out.published_source = "study notes (RTX 3080, 16M floats, 32-thread blocks), milliseconds";
     out.published = {{"constant_ms", 0.4198}, {"ldg_ms", 0.4036}};
+}
+
+Chart constant_broadcast_chart() {
+    Chart c;
+    c.kind = "line";
+    c.x_title = "distinct addresses per warp (k)";
+    c.prediction = "predicted.linear_fit_ns";
+    c.prediction_relative = false;
+    c.prediction_label = "linear fit";
+    c.explanation = "The constant cache serves one address per pass: a warp reading k different constants waits k times as long.";
+    return c;
+}
+
+Chart stencil_chart() {
+    Chart c;
+    c.kind = "bar";
+    c.published_base = "ldg";
+    c.explanation = "The nine-point stencil with its coefficients in constant memory or read through __ldg, against a copy of the same bytes.";
+    return c;
 }
 
 }  // namespace
@@ -205,14 +249,12 @@ void add_constant_experiments(std::vector<Experiment> &out) {
                  int_param("iterations", 4096, 1, 1 << 20, "constant reads per thread per launch")};
     cb.run = run_constant_broadcast;
     cb.quick = {{"k", {1, 2, 32}}, {"iterations", 256}};
-    cb.figures = {
-        {"k32_over_k1", "ratio", Better::Neither, "32 addresses / 1 address"},
-        {"fit_ns_per_address", "ns", Better::Lower, "cost per distinct address"},
-    };
+    cb.figures = {kFitNsPerAddress, kK32OverK1};
     cb.compared = {
         {"k32_over_k1", "32 addresses / 1 address"},
         {"fit_ns_per_address", "cost per distinct address"},
     };
+    cb.chart = constant_broadcast_chart();
     out.push_back(std::move(cb));
 
     Experiment st;
@@ -227,14 +269,12 @@ void add_constant_experiments(std::vector<Experiment> &out) {
     st.params = {size_param("elements", 0, 0, 1LL << 34, "n; 0: max(4 x L2, 64 Mi) floats"), std::move(block), std::move(per)};
     st.run = run_stencil;
     st.quick = {{"elements", 4 * kMiB}};
-    st.figures = {
-        {"constant_time_over_ldg", "ratio", Better::Neither, "__constant__ time / __ldg time"},
-        {"constant_over_copy", "ratio", Better::Neither, "__constant__ stencil / copy"},
-    };
+    st.figures = {kConstantOverCopy, kLdgOverCopy, kConstantTimeOverLdg};
     st.compared = {
         {"constant_time_over_ldg", "__constant__ time / __ldg time"},
         {"constant_over_copy", "__constant__ stencil / copy"},
     };
+    st.chart = stencil_chart();
     out.push_back(std::move(st));
 }
 
