@@ -75,16 +75,17 @@ public:
     Launch pipeline(int S, unsigned k) const {
         return [this, S, k](cudaStream_t s) -> cudaError_t {
             if (S == 1) return stage(0, n_, k, s);
-            if (cudaError_t e = cudaEventRecord(fork_.get(), s); e != cudaSuccess) return e;
+            std::vector<Lane> lanes;
+            for (int i = 0; i < S; ++i) lanes.push_back({streams_[i].get(), joins_[i].get()});
             const std::size_t chunk = (n_ + S - 1) / S;
-            for (int i = 0; i < S; ++i) {
-                cudaStream_t si = streams_[i].get();
-                if (cudaError_t e = cudaStreamWaitEvent(si, fork_.get(), 0); e != cudaSuccess) return e;
-                const std::size_t first = std::min(n_, i * chunk);
-                if (cudaError_t e = stage(first, std::min(chunk, n_ - first), k, si); e != cudaSuccess) return e;
-                if (cudaError_t e = order_after(s, si, joins_[i].get()); e != cudaSuccess) return e;
-            }
-            return cudaSuccess;
+            return fork_join(s, fork_.get(), lanes, [&]() -> cudaError_t {
+                for (int i = 0; i < S; ++i) {
+                    const std::size_t first = std::min(n_, i * chunk);
+                    if (cudaError_t e = stage(first, std::min(chunk, n_ - first), k, lanes[i].stream); e != cudaSuccess)
+                        return e;
+                }
+                return cudaSuccess;
+            });
         };
     }
     Launch copy_in() const {

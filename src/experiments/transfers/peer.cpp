@@ -232,13 +232,6 @@ std::vector<Side> open_sides(ContextState &ctx, const std::vector<int> &devs, st
     return sides;
 }
 
-// A stream that work on another device runs on, and the event that joins it
-// back into the context's stream.
-struct Lane {
-    cudaStream_t stream;
-    cudaEvent_t join;
-};
-
 Lane lane_of(const Side &s) { return {s.stream->get(), s.join->get()}; }
 
 Series make_series(const std::string &name, const std::string &variant) {
@@ -284,21 +277,13 @@ public:
     void finish(Result &out);
 
 private:
-    // Work on other devices' streams, timed on the context's stream: fork from
-    // it, join back into it (the harness's hold kernel keeps all of it queued),
-    // so that the time runs from the first start to the last end.
+    // Work on other devices' streams, timed on the context's stream: forked
+    // from it and joined back into it (the harness's hold kernel keeps all of
+    // it queued), so that the time runs from the first start to the last end.
     template <class Body>
     Launch forked(std::vector<Lane> lanes, Body body) const {
         cudaEvent_t fork = fork_.get();
-        return [fork, lanes, body](cudaStream_t s) -> cudaError_t {
-            if (cudaError_t e = cudaEventRecord(fork, s); e != cudaSuccess) return e;
-            for (const Lane &l : lanes)
-                if (cudaError_t e = cudaStreamWaitEvent(l.stream, fork, 0); e != cudaSuccess) return e;
-            if (cudaError_t e = body(); e != cudaSuccess) return e;
-            for (const Lane &l : lanes)
-                if (cudaError_t e = order_after(s, l.stream, l.join); e != cudaSuccess) return e;
-            return cudaSuccess;
-        };
+        return [fork, lanes, body](cudaStream_t s) { return fork_join(s, fork, lanes, body); };
     }
     static cudaError_t copy(const Side &from, void *to_ptr, int to_device, std::size_t n, cudaStream_t on) {
         return cudaMemcpyPeerAsync(to_ptr, to_device, from.src->get(), from.device, n, on);

@@ -79,4 +79,26 @@ inline cudaError_t order_after(cudaStream_t waiter, cudaStream_t from, cudaEvent
     return cudaStreamWaitEvent(waiter, via, 0);
 }
 
+// A stream that work forked from the harness's stream runs on, and the event
+// that joins it back.
+struct Lane {
+    cudaStream_t stream;
+    cudaEvent_t join;
+};
+
+// For use inside a harness launch on `s`: every lane waits for what `s` holds
+// so far (through `fork`), `body` enqueues the work on the lanes, and `s`
+// waits for every lane, so that an interval timed on `s` runs from the first
+// lane's start to the last lane's end. Returns the first failing status.
+template <class Body>
+cudaError_t fork_join(cudaStream_t s, cudaEvent_t fork, const std::vector<Lane> &lanes, Body body) {
+    if (cudaError_t e = cudaEventRecord(fork, s); e != cudaSuccess) return e;
+    for (const Lane &l : lanes)
+        if (cudaError_t e = cudaStreamWaitEvent(l.stream, fork, 0); e != cudaSuccess) return e;
+    if (cudaError_t e = body(); e != cudaSuccess) return e;
+    for (const Lane &l : lanes)
+        if (cudaError_t e = order_after(s, l.stream, l.join); e != cudaSuccess) return e;
+    return cudaSuccess;
+}
+
 }  // namespace gmlab
