@@ -83,7 +83,7 @@ namespace {
 // until it is empty.
 const std::set<std::string> kStillWritingOwnKeys = {
     "allocation",     "cache_hints",       "carveout",   "cluster_shared",
-    "l2_partitions",     "l2_persist", "latency",        "managed_memory", "memory_spaces",
+    "l2_partitions",     "latency",        "managed_memory", "memory_spaces",
     "tma_copy",
 };
 

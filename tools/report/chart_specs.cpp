@@ -20,19 +20,6 @@ ChartSpec named(const char *experiment, const char *kind) {
     return s;
 }
 
-// The charts of DRAM and L2 through global memory: the bandwidth ceiling, coalescing, the persisting L2, shared-memory banks in the guide's kernels.
-void add_global_memory_specs(std::vector<ChartSpec> &v) {
-    auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
-    {
-        ChartSpec s = named("l2_persist", "line");
-        s.x_title = "persistent region (MiB)";
-        s.explanation = "The guide's sliding window: frequently used data marked persisting stays in the L2 set-aside while a large "
-                        "stream passes by. Hit ratio 1.0 helps while the region fits the set-aside; the tuned hit ratio "
-                        "(set-aside / region) keeps the gain past it.";
-        add(s);
-    }
-}
-
 // The charts of shared, distributed shared, constant and texture memory.
 void add_on_chip_specs(std::vector<ChartSpec> &v) {
     auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
@@ -170,7 +157,6 @@ void add_cache_specs(std::vector<ChartSpec> &v) {
 // Every experiment's chart, in the standard suite's order.
 std::vector<ChartSpec> make_specs() {
     std::vector<ChartSpec> v;
-    add_global_memory_specs(v);
     add_on_chip_specs(v);
     add_latency_and_layout_specs(v);
     add_memory_management_specs(v);
