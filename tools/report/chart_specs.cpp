@@ -51,31 +51,6 @@ void add_on_chip_specs(std::vector<ChartSpec> &v) {
     }
 }
 
-// The charts of latency, local memory, registers and data layout.
-void add_latency_and_layout_specs(std::vector<ChartSpec> &v) {
-    auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
-    {
-        ChartSpec s = named("latency", "line");
-        s.x_title = "working set (MiB)";
-        s.x_log = true;
-        s.y_log = true;
-        s.published_base = "l1_cycles";
-        s.markers = {{"l1_bytes", "detected L1"}, {"l2_near_bytes", "detected near L2"}, {"l2_bytes", "detected L2"}};
-        s.explanation = "One thread chasing a random ring of cache lines: while the ring fits a cache, every hop costs that cache's "
-                        "latency; past its capacity the latency steps up to the next level. The plateaus are L1 (only on the "
-                        "default path), L2 (two where the far partition shows) and, cold, DRAM; the dashed lines mark the capacities found.";
-        add(s);
-    }
-    {
-        ChartSpec s = named("memory_spaces", "bar");
-        s.y_log = true;
-        s.explanation = "The guide's memory spaces, fastest to slowest as it lists them: registers, shared, constant, then global, "
-                        "local and texture. Each bar is the latency of one dependent access, measured the same way; where the "
-                        "order departs from the guide's, the notes say so.";
-        add(s);
-    }
-}
-
 // The charts of managed, allocated and compressible memory.
 void add_memory_management_specs(std::vector<ChartSpec> &v) {
     auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
@@ -158,7 +133,6 @@ void add_cache_specs(std::vector<ChartSpec> &v) {
 std::vector<ChartSpec> make_specs() {
     std::vector<ChartSpec> v;
     add_on_chip_specs(v);
-    add_latency_and_layout_specs(v);
     add_memory_management_specs(v);
     add_cache_specs(v);
     return v;

@@ -68,4 +68,24 @@ Point chase_point(double x, unsigned hops, const std::vector<kernels::ChaseSampl
     return p;
 }
 
+Series chase_latency_series(const std::string &name, const std::string &variant, const std::string &x_name,
+                            const std::string &x_unit, const std::string &y_name) {
+    Series s;
+    s.name = name;
+    s.variant = variant;
+    s.x_name = x_name;
+    s.x_unit = x_unit;
+    s.y_field = "latency_cycles";
+    s.y_name = y_name;
+    s.y_unit = "cycles";
+    s.quantity = Quantity::Latency;
+    return s;
+}
+
+void record_latency(Result &out, const Figure &cycles, const Figure &ns, double value_cycles, double clock_ghz,
+                    const FigureAt &at) {
+    out.record(cycles, value_cycles, at);
+    out.record(ns, value_cycles / clock_ghz, at);
+}
+
 }  // namespace gmlab

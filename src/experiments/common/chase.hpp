@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/device/context.hpp"
+#include "core/experiment/figure.hpp"
 #include "core/experiment/result.hpp"
 #include "shared_kernels/chase_sample.hpp"
 
@@ -56,5 +57,24 @@ private:
 // launch (its cycles at the measured clock), values latency_cycles (median
 // cycles per hop), latency_ns and clock_mhz (this point's own cycles / ns).
 Point chase_point(double x, unsigned hops, const std::vector<kernels::ChaseSample> &samples, double clock_ghz);
+
+// The empty series of a chase: latency_cycles (chase_point's value, cycles)
+// against x, the quantity a latency.
+Series chase_latency_series(const std::string &name, const std::string &variant, const std::string &x_name,
+                            const std::string &x_unit, const std::string &y_name = "latency per dependent load");
+
+// The SM clock the chases ran at (ChaseRunner::clock_ghz), and the one the
+// device reports, as headline figures of every experiment that converts a
+// chase's cycles to nanoseconds.
+inline const Figure kChaseClockMeasured{"sm_clock_mhz_measured", "MHz", Better::Neither,
+                                        "the SM clock during the chases: clock64 cycles over %globaltimer nanoseconds "
+                                        "of the same launches, the clock their nanoseconds use"};
+inline const Figure kChaseClockReported{"sm_clock_mhz_reported", "MHz", Better::Neither,
+                                        "the SM clock the device reports (its maximum)"};
+
+// A latency written as its two figures: `cycles` in SM cycles and `ns` in
+// nanoseconds at the measured clock.
+void record_latency(Result &out, const Figure &cycles, const Figure &ns, double value_cycles, double clock_ghz,
+                    const FigureAt &at = {});
 
 }  // namespace gmlab
