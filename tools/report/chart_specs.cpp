@@ -104,16 +104,6 @@ void add_cache_specs(std::vector<ChartSpec> &v) {
         add(s);
     }
     {
-        ChartSpec s = named("cache_hints", "bar");
-        s.leave_out = {"plain",       "granularity_0",    "granularity_32",    "granularity_64",   "granularity_128",
-                       "prefetch_l2", "prefetch_size_64", "prefetch_size_128", "prefetch_size_256"};
-        s.explanation = "A reused set that fits in L2 read beside a stream of twice L2 read once: with default loads the "
-                        "stream evicts it, evict_first on the stream or evict_last (or a persisting window) on the reused set "
-                        "keep it, and the launch is shorter by the DRAM reads saved. The strided reads under the fetch "
-                        "granularity limit and the prefetch qualifiers are in the tables, their DRAM bytes beside the sector model.";
-        add(s);
-    }
-    {
         ChartSpec s = named("carveout", "line");
         s.x_title = "working set per SM (KiB)";
         s.x_log = true;

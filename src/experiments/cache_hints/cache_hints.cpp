@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,6 +80,34 @@ constexpr PrefetchVariant kPrefetch[] = {
     {"prefetch_size_256", "ld.global.L2::256B", Prefetch::Size256, -1, 256, true},
 };
 
+// The headline figures. Part 1, per hint variant: its time, the reused
+// set's L2 hits and DRAM reads, its speed-up over default loads. Part 2, per
+// prefetch variant and stride: time and DRAM bytes against plain loads and
+// the sector model. And the sizes and state the run found.
+const Figure kHintMs{"{hint}_ms", "ms", Better::Lower,
+                     "time of one launch reading the reused set beside the stream, under one hint or L2 control"};
+const Figure kHintSpeedup{"{hint}_speedup", "ratio", Better::Neither,
+                          "time with default loads over time under this hint or L2 control"};
+const Figure kReusedHitShare{"{hint}_reused_hit_share", "ratio", Better::Neither,
+                             "counted L2 read hits over the reused set's sectors read, under one hint (the stream's "
+                             "sectors all miss, so the hits are the reused set's)"};
+const Figure kReusedFromDramShare{"{hint}_reused_from_dram_share", "ratio", Better::Neither,
+                                  "(counted DRAM bytes read - the stream's bytes) over the reused set's bytes read: the "
+                                  "share of the reused reads that went to DRAM, under one hint"};
+const Figure kTimeOverPlain{"{variant}_s{stride}_time_over_plain", "ratio", Better::Neither,
+                            "time of the strided reads under a fetch limit or prefetch over plain loads' at the same stride"};
+const Figure kDramBytesPerRead{"{variant}_s{stride}_dram_bytes_per_read", "bytes", Better::Neither,
+                               "counted DRAM bytes read per 4-byte strided read, under a fetch limit or prefetch"};
+const Figure kDramOverSectorModel{"{variant}_s{stride}_dram_over_sector_model", "ratio", Better::Neither,
+                                  "counted DRAM bytes of the strided reads over the 32-byte sector model's"};
+const Figure kReusedBytes{"reused_bytes", "bytes", Better::Neither, "the reused set read beside the stream"};
+const Figure kStreamBytes{"stream_bytes", "bytes", Better::Neither, "the stream read once per launch"};
+const Figure kReusedReads{"reused_reads", "count", Better::Neither, "times the reused set is read per launch"};
+const Figure kSetAsideFound{"set_aside_found_bytes", "bytes", Better::Neither,
+                            "the persisting L2 set-aside in force when the experiment began"};
+const Figure kFetchGranularityFound{"fetch_granularity_found", "bytes", Better::Neither,
+                                    "the L2 fetch granularity limit in force when the experiment began"};
+
 std::vector<std::string> labels_of_hints() {
     std::vector<std::string> v;
     for (const HintVariant &h : kHints) v.push_back(h.label);
@@ -95,21 +124,24 @@ bool wanted(const std::vector<std::string> &list, const char *label) {
     return std::find(list.begin(), list.end(), label) != list.end();
 }
 
-// Runs `launch` once into poisoned partials and compares their sums (pairs
-// of stream and reused sums, or single sums) with the host's.
-void check_sums(ContextState &ctx, const Launch &launch, DeviceArray &partials, std::size_t blocks, std::size_t per_block,
-                const std::vector<std::uint64_t> &expected, const std::string &what, Result &out) {
-    std::vector<std::uint64_t> got(blocks * per_block);
-    run_checked(ctx, {launch, {{partials.get(), got.size() * sizeof(std::uint64_t)}},
-                      download_to(got.data(), partials.get(), got.size() * sizeof(std::uint64_t)), {}});
-    for (std::size_t k = 0; k < per_block; ++k) {
-        std::uint64_t sum = 0;
-        for (std::size_t b = 0; b < blocks; ++b) sum += got[b * per_block + k];
-        if (sum != expected[k])
-            verification_failed(what + (per_block > 1 ? (k == 0 ? " (stream sum)" : " (reused sum)") : " (sum)"), k,
-                                std::to_string(expected[k]), std::to_string(sum));
-    }
-    out.verified(blocks * per_block, "every block's sums of the words it read, added up and compared with the host's sums of the same words");
+// The point protocol of a launch that writes per-block sums into `partials`:
+// poisoned, run once, downloaded, and their sums (pairs of stream and reused
+// sums, or single sums) compared with the host's.
+CheckedLaunch checked_sums(const Launch &launch, DeviceArray &partials, std::size_t blocks, std::size_t per_block,
+                           const std::vector<std::uint64_t> &expected, const std::string &what, Result &out) {
+    auto got = std::make_shared<std::vector<std::uint64_t>>(blocks * per_block);
+    const std::size_t bytes = got->size() * sizeof(std::uint64_t);
+    auto check = [got, blocks, per_block, expected, what, &out] {
+        for (std::size_t k = 0; k < per_block; ++k) {
+            std::uint64_t sum = 0;
+            for (std::size_t b = 0; b < blocks; ++b) sum += (*got)[b * per_block + k];
+            if (sum != expected[k])
+                verification_failed(what + (per_block > 1 ? (k == 0 ? " (stream sum)" : " (reused sum)") : " (sum)"), k,
+                                    std::to_string(expected[k]), std::to_string(sum));
+        }
+        out.verified(blocks * per_block, "every block's sums of the words it read, added up and compared with the host's sums of the same words");
+    };
+    return {launch, {{partials.get(), bytes}}, download_to(got->data(), partials.get(), bytes), check};
 }
 
 Series one_series(const std::string &name, const std::string &variant, const std::string &x_name, const std::string &x_unit) {
@@ -162,12 +194,9 @@ void measure_strided_reads(ContextState &ctx, std::size_t strided_bytes, const s
                 return kernels::launch_strided_read(v.kind, strided_d.as<std::uint32_t>(), static_cast<std::uint32_t>(n_reads),
                                                     stride_words, strided_blocks, partials.as<unsigned long long>(), s);
             };
-            check_sums(ctx, launch, partials, strided_blocks, 1, {strided_sum(n_reads, stride_words, kStridedSeed)},
-                       std::string("cache_hints ") + v.label + " stride " + std::to_string(stride), out);
             Point p;
             p.x = static_cast<double>(stride);
             p.bytes = 4.0 * static_cast<double>(n_reads);
-            p.time_ms = time_launch(ctx, launch);
             p.values["reads"] = static_cast<double>(n_reads);
             p.values["granularity_in_force"] = static_cast<double>(in_force);
             p.predicted["dram_bytes_read"] = static_cast<double>(fetched_bytes(n_reads, stride, unit));
@@ -175,14 +204,17 @@ void measure_strided_reads(ContextState &ctx, std::size_t strided_bytes, const s
             p.predicted["sector_bytes"] = static_cast<double>(fetched_bytes(n_reads, stride, kSectorBytes));
             CounterSet set = counter_sets::dram();
             set.derived.push_back({"dram_bytes_per_read", "dram__bytes_read.sum", "", static_cast<double>(n_reads)});
-            measure_counters(ctx, launch, set, p, out);
-            const std::string key = std::string(v.label) + "_s" + std::to_string(stride);
+            measure_checked(ctx,
+                            checked_sums(launch, partials, strided_blocks, 1, {strided_sum(n_reads, stride_words, kStridedSeed)},
+                                         std::string("cache_hints ") + v.label + " stride " + std::to_string(stride), out),
+                            p, out, &set);
+            const FigureAt at = {{"variant", v.label}, {"stride", std::to_string(stride)}};
             if (std::string(v.label) == "plain") plain_ms[std::to_string(stride)] = p.time_ms.median;
             if (auto it = plain_ms.find(std::to_string(stride)); it != plain_ms.end() && std::string(v.label) != "plain")
-                out.summary_values[key + "_time_over_plain"] = p.time_ms.median / it->second;
+                out.record(kTimeOverPlain, p.time_ms.median / it->second, at);
             if (auto d = p.counters.find("dram__bytes_read.sum"); d != p.counters.end()) {
-                out.summary_values[key + "_dram_bytes_per_read"] = d->second / static_cast<double>(n_reads);
-                out.summary_values[key + "_dram_over_sector_model"] = d->second / p.predicted["sector_bytes"];
+                out.record(kDramBytesPerRead, d->second / static_cast<double>(n_reads), at);
+                out.record(kDramOverSectorModel, d->second / p.predicted["sector_bytes"], at);
             }
             series.points.push_back(std::move(p));
         }
@@ -195,11 +227,11 @@ void measure_strided_reads(ContextState &ctx, std::size_t strided_bytes, const s
 void summarise_cache_hints(Result &out, const ReuseModel &model, std::size_t reused_bytes, std::size_t stream_bytes,
                            std::size_t strided_bytes, double l2, std::size_t set_aside_found,
                            const FetchGranularityRestore &fetch, bool cc80, const std::vector<std::string> &skipped) {
-    out.summary_values["reused_bytes"] = static_cast<double>(reused_bytes);
-    out.summary_values["stream_bytes"] = static_cast<double>(stream_bytes);
-    out.summary_values["reused_reads"] = model.reused_reads;
-    out.summary_values["set_aside_found_bytes"] = static_cast<double>(set_aside_found);
-    if (fetch.supported()) out.summary_values["fetch_granularity_found"] = static_cast<double>(fetch.found());
+    out.record(kReusedBytes, static_cast<double>(reused_bytes));
+    out.record(kStreamBytes, static_cast<double>(stream_bytes));
+    out.record(kReusedReads, model.reused_reads);
+    out.record(kSetAsideFound, static_cast<double>(set_aside_found));
+    if (fetch.supported()) out.record(kFetchGranularityFound, static_cast<double>(fetch.found()));
 
     char reads[32];
     std::snprintf(reads, sizeof reads, "%.2f", model.reused_reads);
@@ -228,6 +260,130 @@ void summarise_cache_hints(Result &out, const ReuseModel &model, std::size_t reu
                             (cc80 ? "." : " (createpolicy, the L2::cache_hint and L2::256B qualifiers, the set-aside and access "
                                           "policy windows need compute capability 8.0)."));
     }
+}
+
+// What part 1 reads: the stream, the reused set, the blocks' sums, the sums
+// and DRAM bytes the models expect, and the L2 state the run found.
+struct ReuseSet {
+    DeviceArray &stream_d, &reused_d, &partials;
+    std::uint64_t n_stream, n_reused;
+    unsigned blocks;
+    ReuseSums sums;
+    ReuseModel model;
+    L2Limits limits;
+    std::size_t set_aside_found;
+};
+
+// The variant's own set-aside and window, applied to the context's stream.
+struct HintState {
+    std::size_t granted = 0, window = 0;
+    double hit_ratio = 0;
+};
+
+HintState apply_l2_setup(ContextState &ctx, const HintVariant &v, const ReuseSet &r) {
+    HintState h;
+    h.granted = r.set_aside_found;
+    const std::size_t stream_bytes = r.n_stream * 16, reused_bytes = r.n_reused * 16;
+    if (v.setup == L2Setup::SetAside || v.setup == L2Setup::WindowOverReused)
+        h.granted = set_persisting_size(ctx, r.limits.persisting_max);
+    if (v.setup == L2Setup::WindowOverStream) {
+        h.window = std::min(stream_bytes, r.limits.max_window);
+        h.hit_ratio = 1.0;
+        set_window(ctx, r.stream_d.get(), h.window, h.hit_ratio, GM_ACCESS_STREAMING, GM_ACCESS_NORMAL);
+    } else if (v.setup == L2Setup::WindowOverReused && h.granted > 0) {
+        h.window = std::min(reused_bytes, r.limits.max_window);
+        // As many lines asked to persist as the set-aside holds (the guide's tuned hit ratio).
+        h.hit_ratio = std::min(1.0, static_cast<double>(h.granted) / static_cast<double>(h.window));
+        set_window(ctx, r.reused_d.get(), h.window, h.hit_ratio, GM_ACCESS_PERSISTING, GM_ACCESS_NORMAL);
+    }
+    return h;
+}
+
+Series hint_series(const HintVariant &v, const ReuseSet &r, const HintState &h) {
+    Series series = one_series(v.name, v.label, "reused set", "bytes");
+    series.y_field = "median_ms";
+    series.y_name = "time per launch";
+    series.y_unit = "ms";
+    // What the hints change is which lines L2 keeps: the bytes are served
+    // by L2 and DRAM together, so no fraction of DRAM's peak is claimed.
+    series.quantity = Quantity::L2Bandwidth;
+    series.attributes = {{"stream_bytes", r.n_stream * 16}, {"reused_bytes", r.n_reused * 16}, {"set_aside_bytes", h.granted},
+                         {"window_bytes", h.window}, {"hit_ratio", h.hit_ratio}};
+    return series;
+}
+
+// One point of part 1: the point protocol (sums checked, timed, counted)
+// under the state the variant set up.
+Point measure_reuse_point(ContextState &ctx, const HintVariant &v, const ReuseSet &r, const HintState &h, Result &out) {
+    const std::size_t stream_bytes = r.n_stream * 16;
+    auto launch = [&](cudaStream_t s) {
+        return kernels::launch_reuse_stream(v.stream, v.reused, r.stream_d.as<std::uint32_t>(), static_cast<std::uint32_t>(r.n_stream),
+                                            r.reused_d.as<std::uint32_t>(), static_cast<std::uint32_t>(r.n_reused), r.blocks,
+                                            r.partials.as<unsigned long long>(), s);
+    };
+    Point p;
+    p.x = static_cast<double>(r.n_reused * 16);
+    // Bytes: the stream's, which every variant reads from DRAM once. The
+    // reused set's reads are what the hints make cheaper, so its bytes
+    // would count hits as traffic.
+    p.bytes = static_cast<double>(stream_bytes);
+    p.values["stream_bytes"] = static_cast<double>(stream_bytes);
+    p.values["reused_reads"] = r.model.reused_reads;
+    p.values["set_aside_bytes"] = static_cast<double>(h.granted);
+    p.values["window_bytes"] = static_cast<double>(h.window);
+    p.values["hit_ratio"] = h.hit_ratio;
+    p.predicted["dram_bytes_protected"] = static_cast<double>(r.model.dram_protected);
+    p.predicted["dram_bytes_unprotected"] = static_cast<double>(r.model.dram_unprotected);
+    p.predicted["reused_hit_share_protected"] = r.model.reused_hit_share_protected;
+    // Counters: the stream's sectors miss (each is read once after the
+    // flush), so the L2 read hits are the reused set's.
+    CounterSet set = counter_sets::dram() + counter_sets::l2_read_hits();
+    set.derived.push_back({"reused_hit_share", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "",
+                           static_cast<double>(r.model.reused_read_bytes) / kSectorBytes});
+    measure_checked(ctx,
+                    checked_sums(launch, r.partials, r.blocks, 2, {r.sums.stream, r.sums.reused},
+                                 std::string("cache_hints ") + v.label, out),
+                    p, out, &set);
+    if (auto d = p.counters.find("dram__bytes_read.sum"); d != p.counters.end())
+        p.counters["reused_from_dram_share"] =
+            std::clamp((d->second - static_cast<double>(stream_bytes)) / static_cast<double>(r.model.reused_read_bytes), 0.0, 1.0);
+    return p;
+}
+
+// One hint variant of part 1: its L2 state set up, its point measured and
+// recorded, the state put back. Returns its time per launch, or 0 where the
+// variant could not run here (said in `skipped`).
+double measure_hint(ContextState &ctx, const HintVariant &v, const ReuseSet &r, std::vector<std::string> &skipped,
+                    Result &out) {
+    // The variant's own set-aside and window, put back when it ends.
+    std::optional<L2Restore> scoped;
+    if (v.setup != L2Setup::None) scoped.emplace(ctx);
+    HintState h;
+    try {
+        h = apply_l2_setup(ctx, v, r);
+    } catch (const Error &e) {
+        // Under MIG or MPS the set-aside cannot be changed: a property of the setup, said in the notes.
+        if (e.sticky()) throw;
+        skipped.push_back(std::string(v.label) + " (" + e.what() + ")");
+        return 0;
+    }
+    if ((v.setup == L2Setup::SetAside || v.setup == L2Setup::WindowOverReused) && h.granted == 0) {
+        skipped.push_back(std::string(v.label) + " (the device granted no set-aside)");
+        return 0;
+    }
+    Series series = hint_series(v, r, h);
+    Point p = measure_reuse_point(ctx, v, r, h, out);
+    const double ms = p.time_ms.median;
+    const FigureAt at = {{"hint", v.label}};
+    if (auto hit = p.counters.find("reused_hit_share"); hit != p.counters.end()) out.record(kReusedHitShare, hit->second, at);
+    if (auto d = p.counters.find("reused_from_dram_share"); d != p.counters.end()) out.record(kReusedFromDramShare, d->second, at);
+    series.points.push_back(std::move(p));
+    out.series.push_back(std::move(series));
+    out.record(kHintMs, ms, at);
+    // Lines left marked evict_last or persisting would favour whatever runs next.
+    scoped.reset();
+    if (v.reused == LoadHint::EvictLast || v.setup == L2Setup::WindowOverReused) GM_CUDA(cudaCtxResetPersistingL2Cache());
+    return ms;
 }
 
 void run_cache_hints(ContextState &ctx, const Params &params, Result &out) {
@@ -272,6 +428,7 @@ void run_cache_hints(ContextState &ctx, const Params &params, Result &out) {
 
     // Part 1: the reused set beside the stream.
     std::vector<std::string> skipped;
+    ReuseSet reuse{stream_d, reused_d, partials, n_stream, n_reused, reuse_blocks, sums, model, limits, set_aside_found};
     double default_ms = 0;
     for (const HintVariant &v : kHints) {
         if (!wanted(hints, v.label)) continue;
@@ -279,90 +436,13 @@ void run_cache_hints(ContextState &ctx, const Params &params, Result &out) {
             skipped.push_back(v.label);
             continue;
         }
-        // The variant's own set-aside and window, put back when it ends.
-        std::optional<L2Restore> scoped;
-        if (v.setup != L2Setup::None) scoped.emplace(ctx);
-        std::size_t granted = set_aside_found, window = 0;
-        double hit_ratio = 0;
-        try {
-            if (v.setup == L2Setup::SetAside || v.setup == L2Setup::WindowOverReused)
-                granted = set_persisting_size(ctx, limits.persisting_max);
-            if (v.setup == L2Setup::WindowOverStream) {
-                window = std::min(stream_bytes, limits.max_window);
-                hit_ratio = 1.0;
-                set_window(ctx, stream_d.get(), window, hit_ratio, GM_ACCESS_STREAMING, GM_ACCESS_NORMAL);
-            } else if (v.setup == L2Setup::WindowOverReused && granted > 0) {
-                window = std::min(reused_bytes, limits.max_window);
-                // As many lines asked to persist as the set-aside holds (the guide's tuned hit ratio).
-                hit_ratio = std::min(1.0, static_cast<double>(granted) / static_cast<double>(window));
-                set_window(ctx, reused_d.get(), window, hit_ratio, GM_ACCESS_PERSISTING, GM_ACCESS_NORMAL);
-            }
-        } catch (const Error &e) {
-            // Under MIG or MPS the set-aside cannot be changed: a property of the setup, said in the notes.
-            if (e.sticky()) throw;
-            skipped.push_back(std::string(v.label) + " (" + e.what() + ")");
-            continue;
-        }
-        if ((v.setup == L2Setup::SetAside || v.setup == L2Setup::WindowOverReused) && granted == 0) {
-            skipped.push_back(std::string(v.label) + " (the device granted no set-aside)");
-            continue;
-        }
-        auto launch = [&](cudaStream_t s) {
-            return kernels::launch_reuse_stream(v.stream, v.reused, stream_d.as<std::uint32_t>(), static_cast<std::uint32_t>(n_stream),
-                                                reused_d.as<std::uint32_t>(), static_cast<std::uint32_t>(n_reused), reuse_blocks,
-                                                partials.as<unsigned long long>(), s);
-        };
-        check_sums(ctx, launch, partials, reuse_blocks, 2, {sums.stream, sums.reused}, std::string("cache_hints ") + v.label, out);
-
-        Series series = one_series(v.name, v.label, "reused set", "bytes");
-        series.y_field = "median_ms";
-        series.y_name = "time per launch";
-        series.y_unit = "ms";
-        // What the hints change is which lines L2 keeps: the bytes are served
-        // by L2 and DRAM together, so no fraction of DRAM's peak is claimed.
-        series.quantity = Quantity::L2Bandwidth;
-        series.attributes = {{"stream_bytes", stream_bytes}, {"reused_bytes", reused_bytes}, {"set_aside_bytes", granted},
-                             {"window_bytes", window}, {"hit_ratio", hit_ratio}};
-        Point p;
-        p.x = static_cast<double>(reused_bytes);
-        // Bytes: the stream's, which every variant reads from DRAM once. The
-        // reused set's reads are what the hints make cheaper, so its bytes
-        // would count hits as traffic.
-        p.bytes = static_cast<double>(stream_bytes);
-        p.time_ms = time_launch(ctx, launch);
-        p.values["stream_bytes"] = static_cast<double>(stream_bytes);
-        p.values["reused_reads"] = model.reused_reads;
-        p.values["set_aside_bytes"] = static_cast<double>(granted);
-        p.values["window_bytes"] = static_cast<double>(window);
-        p.values["hit_ratio"] = hit_ratio;
-        p.predicted["dram_bytes_protected"] = static_cast<double>(model.dram_protected);
-        p.predicted["dram_bytes_unprotected"] = static_cast<double>(model.dram_unprotected);
-        p.predicted["reused_hit_share_protected"] = model.reused_hit_share_protected;
-        // Counters: the stream's sectors miss (each is read once after the
-        // flush), so the L2 read hits are the reused set's.
-        CounterSet set = counter_sets::dram() + counter_sets::l2_read_hits();
-        set.derived.push_back({"reused_hit_share", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "",
-                               static_cast<double>(model.reused_read_bytes) / kSectorBytes});
-        measure_counters(ctx, launch, set, p, out);
-        if (auto d = p.counters.find("dram__bytes_read.sum"); d != p.counters.end())
-            p.counters["reused_from_dram_share"] =
-                std::clamp((d->second - static_cast<double>(stream_bytes)) / static_cast<double>(model.reused_read_bytes), 0.0, 1.0);
-        const double ms = p.time_ms.median;
-        if (std::string(v.label) == "default") default_ms = ms;
-        if (auto h = p.counters.find("reused_hit_share"); h != p.counters.end())
-            out.summary_values[std::string(v.label) + "_reused_hit_share"] = h->second;
-        if (auto d = p.counters.find("reused_from_dram_share"); d != p.counters.end())
-            out.summary_values[std::string(v.label) + "_reused_from_dram_share"] = d->second;
-        series.points.push_back(std::move(p));
-        out.series.push_back(std::move(series));
-        out.summary_values[std::string(v.label) + "_ms"] = ms;
-        // Lines left marked evict_last or persisting would favour whatever runs next.
-        scoped.reset();
-        if (v.reused == LoadHint::EvictLast || v.setup == L2Setup::WindowOverReused) GM_CUDA(cudaCtxResetPersistingL2Cache());
+        const double ms = measure_hint(ctx, v, reuse, skipped, out);
+        if (std::string(v.label) == "default" && ms > 0) default_ms = ms;
     }
     if (default_ms > 0)
         for (const Series &s : out.series)
-            if (s.variant != "default") out.summary_values[s.variant + "_speedup"] = default_ms / s.points[0].time_ms.median;
+            if (s.variant != "default")
+                out.record(kHintSpeedup, default_ms / s.points[0].time_ms.median, {{"hint", s.variant}});
 
     // Part 2: strided reads, the fetch granularity limit and prefetching, on
     // a region of its own (planned here, beside what part 1 holds).
@@ -376,6 +456,19 @@ void run_cache_hints(ContextState &ctx, const Params &params, Result &out) {
         return;
     }
     summarise_cache_hints(out, model, reused_bytes, stream_bytes, strided_bytes, l2, set_aside_found, fetch, cc80, skipped);
+}
+
+// How reports draw it: one bar per hint variant; the strided reads are in the tables.
+Chart cache_hints_chart() {
+    Chart c;
+    c.kind = "bar";
+    c.leave_out = {"plain",       "granularity_0",    "granularity_32",    "granularity_64",   "granularity_128",
+                   "prefetch_l2", "prefetch_size_64", "prefetch_size_128", "prefetch_size_256"};
+    c.explanation = "A reused set that fits in L2 read beside a stream of twice L2 read once: with default loads the "
+                    "stream evicts it, evict_first on the stream or evict_last (or a persisting window) on the reused set "
+                    "keep it, and the launch is shorter by the DRAM reads saved. The strided reads under the fetch "
+                    "granularity limit and the prefetch qualifiers are in the tables, their DRAM bytes beside the sector model.";
+    return c;
 }
 
 }  // namespace
@@ -403,12 +496,10 @@ void add_cache_hints_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_cache_hints;
     e.quick = {{"stream_over_l2", 1.0}, {"strided_bytes", 16 * kMiB}, {"strides", {256}}};
-    e.figures = {
-        {"evict_first_last_speedup", "ratio", Better::Neither, "evict_first stream + evict_last reused set / default loads"},
-        {"stream_cs_speedup", "ratio", Better::Neither, "streaming (__ldcs) stream / default loads"},
-        {"window_persisting_speedup", "ratio", Better::Neither, "persisting window on the reused set / default loads"},
-        {"granularity_32_s256_dram_bytes_per_read", "bytes", Better::Neither, "DRAM bytes per 4-byte read, stride 256, fetch limit 32"},
-    };
+    e.figures = {kHintMs,        kHintSpeedup,          kReusedHitShare, kReusedFromDramShare,
+                 kTimeOverPlain, kDramBytesPerRead,     kDramOverSectorModel, kReusedBytes,
+                 kStreamBytes,   kReusedReads,          kSetAsideFound,  kFetchGranularityFound};
+    e.chart = cache_hints_chart();
     e.compared = {
         {"evict_first_last_speedup", "evict_first stream + evict_last reused set / default loads"},
         {"stream_cs_speedup", "streaming (__ldcs) stream / default loads"},
