@@ -71,21 +71,6 @@ void add_memory_management_specs(std::vector<ChartSpec> &v) {
                         "is the fitted fault + link model; the counters (table) give each point's faults and migrated bytes.";
         add(s);
     }
-    {
-        ChartSpec s = named("allocation", "line");
-        s.x_title = "size (MiB)";
-        s.x_log = true;
-        s.y_log = true;
-        s.prediction = "predicted.model_us";
-        s.prediction_relative = false;
-        s.prediction_label = "model";
-        s.explanation = "What one allocation and free costs the program, timed on the host. cudaMalloc and a pool that gives "
-                        "its memory back at every synchronisation (the default pool) map memory each time and grow with the "
-                        "size; a pool that keeps its memory (a release threshold) costs about the same at every size (dashed: "
-                        "one cost). Pinning host memory (cudaMallocHost, cudaHostRegister) and touching fresh pages cost per "
-                        "page (dashed: fixed + per GiB).";
-        add(s);
-    }
 }
 
 // The charts of the L2's partitions, cache hints and the L1/shared carveout.

@@ -48,6 +48,32 @@ const SeriesSpec kSeries[] = {
     {"first_touch", "fresh pages (mmap, as malloc gets large blocks) + first touch + munmap", true},
 };
 
+// The headline figures: every series' time per call at the ends of its
+// sweep, the models' costs, and the ratios of the allocators.
+const Figure kUsSmallest{"{series}_us_smallest", "us", Better::Lower,
+                         "time of one call pair of a series (allocate + free, or memset + synchronize), at its smallest size"};
+const Figure kUsLargest{"{series}_us_largest", "us", Better::Lower,
+                        "time of one call pair of a series (allocate + free, or memset + synchronize), at its largest size"};
+const Figure kPoolThresholdUs{"pool_threshold_us", "us", Better::Lower,
+                              "time of one cudaMallocFromPoolAsync + cudaFreeAsync from a pool with a release threshold: "
+                              "the one cost the model fits over every size"};
+const Figure kPoolThresholdMaxOverMin{"pool_threshold_max_over_min", "ratio", Better::Neither,
+                                      "the pool with a release threshold: its slowest size's time per call over its fastest's"};
+const Figure kMsPerGib{"{series}_ms_per_gib", "ms", Better::Lower,
+                       "milliseconds per GiB allocated of a host series (malloc_host, host_register, first_touch): the "
+                       "fitted cost that grows with the pages"};
+const Figure kFixedUs{"{series}_fixed_us", "us", Better::Lower,
+                      "the fixed time per call of a host series (malloc_host, host_register, first_touch), fitted"};
+const Figure kMemsetGbs{"memset_gbs_largest", "GB/s", Better::Higher,
+                        "bytes set per second by cudaMemsetAsync + synchronize at the largest size (device memory written)"};
+const Figure kMallocOverPool{"malloc_over_pool_threshold_largest", "ratio", Better::Neither,
+                             "time of cudaMalloc + cudaFree over a pooled allocation with a release threshold, largest size"};
+const Figure kDefaultOverPool{"pool_default_over_pool_threshold_largest", "ratio", Better::Neither,
+                              "time of an allocation from the default pool (threshold 0) over one from a pool with a "
+                              "release threshold, largest size"};
+const Figure kPoolReleaseThreshold{"pool_release_threshold_bytes", "bytes", Better::Neither,
+                                   "the release threshold of the experiment's own pool: bytes it keeps across synchronisations"};
+
 std::size_t page_bytes() {
     const long p = sysconf(_SC_PAGESIZE);
     return p > 0 ? static_cast<std::size_t>(p) : 4096;
@@ -281,42 +307,45 @@ std::vector<std::size_t> checked_sweep(const Params &params, const char *lo_name
     return size_sweep(lo, hi, params.number("points_per_octave"));
 }
 
+// The models beside the measurements of one series, and its key figures.
+void model_series(Series &s, Result &out) {
+    std::vector<double> bytes, ms, us;
+    for (const Point &p : s.points) {
+        bytes.push_back(p.bytes);
+        ms.push_back(p.time_ms.median);
+        us.push_back(p.time_ms.median * 1e3);
+    }
+    const std::string v = s.variant;
+    const FigureAt at = {{"series", v}};
+    out.record(kUsSmallest, us.front(), at);
+    out.record(kUsLargest, us.back(), at);
+    if (v == "pool_threshold") {
+        const FlatCost f = flat_cost(us);
+        for (Point &p : s.points) p.predicted["model_us"] = f.us;
+        out.record(kPoolThresholdUs, f.us);
+        out.record(kPoolThresholdMaxOverMin, f.max_over_min);
+    } else if (s.attributes.value("memory", "") == "host") {
+        const PageCost c = fit_page_cost(bytes, ms);
+        if (!c.fitted) return;
+        for (Point &p : s.points) p.predicted["model_us"] = c.predict_ms(p.bytes) * 1e3;
+        out.record(kMsPerGib, c.ms_per_gib, at);
+        out.record(kFixedUs, c.fixed_ms * 1e3, at);
+    } else if (v == "memset") {
+        const Point &p = s.points.back();
+        out.record(kMemsetGbs, bandwidth_gbs(p.bytes, p.time_ms.median));
+    }
+}
+
 // The models beside the measurements, and the key figures.
 void model_and_summarize(std::vector<Series> &made, Result &out) {
     std::map<std::string, Series *> by;
     for (Series &s : made) by[s.variant] = &s;
     auto largest_us = [&](const char *v) { return by[v]->points.back().time_ms.median * 1e3; };
-    for (Series &s : made) {
-        std::vector<double> bytes, ms, us;
-        for (const Point &p : s.points) {
-            bytes.push_back(p.bytes);
-            ms.push_back(p.time_ms.median);
-            us.push_back(p.time_ms.median * 1e3);
-        }
-        const std::string v = s.variant;
-        out.summary_values[v + "_us_smallest"] = us.front();
-        out.summary_values[v + "_us_largest"] = us.back();
-        if (v == "pool_threshold") {
-            const FlatCost f = flat_cost(us);
-            for (Point &p : s.points) p.predicted["model_us"] = f.us;
-            out.summary_values["pool_threshold_us"] = f.us;
-            out.summary_values["pool_threshold_max_over_min"] = f.max_over_min;
-        } else if (s.attributes.value("memory", "") == "host") {
-            const PageCost c = fit_page_cost(bytes, ms);
-            if (!c.fitted) continue;
-            for (Point &p : s.points) p.predicted["model_us"] = c.predict_ms(p.bytes) * 1e3;
-            out.summary_values[v + "_ms_per_gib"] = c.ms_per_gib;
-            out.summary_values[v + "_fixed_us"] = c.fixed_ms * 1e3;
-        } else if (v == "memset") {
-            const Point &p = s.points.back();
-            out.summary_values["memset_gbs_largest"] = bandwidth_gbs(p.bytes, p.time_ms.median);
-        }
-    }
+    for (Series &s : made) model_series(s, out);
     if (by.count("malloc") && by.count("pool_threshold"))
-        out.summary_values["malloc_over_pool_threshold_largest"] = largest_us("malloc") / largest_us("pool_threshold");
+        out.record(kMallocOverPool, largest_us("malloc") / largest_us("pool_threshold"));
     if (by.count("pool_default") && by.count("pool_threshold"))
-        out.summary_values["pool_default_over_pool_threshold_largest"] =
-            largest_us("pool_default") / largest_us("pool_threshold");
+        out.record(kDefaultOverPool, largest_us("pool_default") / largest_us("pool_threshold"));
 }
 
 void run_allocation(ContextState &ctx, const Params &params, Result &out) {
@@ -360,7 +389,7 @@ void run_allocation(ContextState &ctx, const Params &params, Result &out) {
         out.not_applicable("allocation: none of the series asked for can run on this device (see the notes).");
         return;
     }
-    out.summary_values["pool_release_threshold_bytes"] = static_cast<double>(threshold);
+    out.record(kPoolReleaseThreshold, static_cast<double>(threshold));
     out.notes.push_back(
         "Each point is the median time on the host's steady clock of one synchronous call pair: allocate and free "
         "(cudaMalloc + cudaFree; cudaMallocAsync + cudaFreeAsync + cudaStreamSynchronize), or cudaMemsetAsync + "
@@ -381,6 +410,24 @@ void run_allocation(ContextState &ctx, const Params &params, Result &out) {
         "from the operating system (mmap, as malloc does for large blocks, so that no page is reused) and writes "
         "one byte of each. All three grow with the number of pages: the model is time = fixed + GiB x cost per "
         "GiB, fitted by least squares (summary <series>_ms_per_gib and _fixed_us, predicted.model_us).");
+}
+
+// How reports draw it: time per call against size, log-log, with the models dashed.
+Chart allocation_chart() {
+    Chart c;
+    c.kind = "line";
+    c.x_title = "size (MiB)";
+    c.x_log = true;
+    c.y_log = true;
+    c.prediction = "predicted.model_us";
+    c.prediction_relative = false;
+    c.prediction_label = "model";
+    c.explanation = "What one allocation and free costs the program, timed on the host. cudaMalloc and a pool that gives "
+                    "its memory back at every synchronisation (the default pool) map memory each time and grow with the "
+                    "size; a pool that keeps its memory (a release threshold) costs about the same at every size (dashed: "
+                    "one cost). Pinning host memory (cudaMallocHost, cudaHostRegister) and touching fresh pages cost per "
+                    "page (dashed: fixed + per GiB).";
+    return c;
 }
 
 }  // namespace
@@ -412,13 +459,9 @@ void add_allocation_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_allocation;
     e.quick = {{"max_size", 16 * kMiB}, {"host_max_size", kMiB}};
-    e.figures = {
-        {"malloc_us_largest", "us", Better::Lower, "cudaMalloc + cudaFree, 1 GiB"},
-        {"pool_threshold_us", "us", Better::Lower, "pooled cudaMallocAsync + cudaFreeAsync, any size"},
-        {"malloc_over_pool_threshold_largest", "ratio", Better::Neither, "cudaMalloc / pooled allocation, 1 GiB"},
-        {"malloc_host_ms_per_gib", "ms", Better::Lower, "cudaMallocHost per GiB"},
-        {"host_register_ms_per_gib", "ms", Better::Lower, "cudaHostRegister per GiB"},
-    };
+    e.figures = {kUsSmallest, kUsLargest,  kPoolThresholdUs, kPoolThresholdMaxOverMin, kMsPerGib,
+                 kFixedUs,    kMemsetGbs,  kMallocOverPool,  kDefaultOverPool,         kPoolReleaseThreshold};
+    e.chart = allocation_chart();
     e.compared = {
         {"malloc_us_largest", "cudaMalloc + cudaFree, 1 GiB"},
         {"pool_threshold_us", "pooled cudaMallocAsync + cudaFreeAsync, any size"},
