@@ -51,28 +51,6 @@ void add_on_chip_specs(std::vector<ChartSpec> &v) {
     }
 }
 
-// The charts of managed, allocated and compressible memory.
-void add_memory_management_specs(std::vector<ChartSpec> &v) {
-    auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
-    {
-        ChartSpec s = named("managed_memory", "line");
-        s.x_title = "array (MiB)";
-        s.x_log = true;
-        s.y_log = true;
-        s.leave_out = {"ping_pong"};  // microseconds per round trip, not GB/s: in the table only
-        s.prediction = "predicted.fault_model_gbs";
-        s.prediction_relative = false;
-        s.prediction_label = "model: fault groups x cost + bytes / link";
-        s.explanation = "Getting an array from host memory to a kernel, per path. On demand, the GPU faults on each group of "
-                        "host-resident managed pages and the driver migrates them: slow for small arrays, approaching the link "
-                        "as the driver migrates larger blocks. A prefetch migrates in bulk first; an explicit cudaMemcpy from "
-                        "pinned memory is the link's best; read-mostly keeps a device copy that the host's reads leave in "
-                        "place; accessed-by and mapped pinned memory read over the link without migrating. The dashed line "
-                        "is the fitted fault + link model; the counters (table) give each point's faults and migrated bytes.";
-        add(s);
-    }
-}
-
 // The charts of the L2's partitions, cache hints and the L1/shared carveout.
 void add_cache_specs(std::vector<ChartSpec> &v) {
     auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
@@ -108,7 +86,6 @@ void add_cache_specs(std::vector<ChartSpec> &v) {
 std::vector<ChartSpec> make_specs() {
     std::vector<ChartSpec> v;
     add_on_chip_specs(v);
-    add_memory_management_specs(v);
     add_cache_specs(v);
     return v;
 }

@@ -61,6 +61,36 @@ const Variant kVariants[] = {
     {Path::MappedRead, "mapped_read", "mapped pinned host memory read directly", false, Quantity::LinkBandwidth},
 };
 
+// The headline figures: the device attributes that decide the paths, each
+// path's bandwidth and the time ratios between paths at the largest size,
+// and the fitted fault + link model.
+const Figure kManagedMemory{"managed_memory", "flag", Better::Neither, "the device attribute managedMemory (1: supported)"};
+const Figure kConcurrentAccess{"concurrent_managed_access", "flag", Better::Neither,
+                               "the device attribute concurrentManagedAccess (1: the GPU faults on managed pages)"};
+const Figure kPageableAccess{"pageable_memory_access", "flag", Better::Neither,
+                             "the device attribute pageableMemoryAccess (1: the GPU reaches ordinary malloc memory)"};
+const Figure kDirectFromHost{"direct_managed_mem_access_from_host", "flag", Better::Neither,
+                             "the device attribute directManagedMemAccessFromHost (1: the host reads device-resident "
+                             "managed memory in place)"};
+const Figure kHostPageTables{"pageable_memory_access_uses_host_page_tables", "flag", Better::Neither,
+                             "the device attribute pageableMemoryAccessUsesHostPageTables (1: the GPU walks the host's "
+                             "page tables, ATS)"};
+const Figure kCountersAvailable{"um_counters_available", "flag", Better::Neither,
+                                "1 where the unified-memory counters were read for this run"};
+const Figure kFitUsPerFaultGroup{"fit_us_per_fault_group", "us", Better::Lower,
+                                 "the fitted cost of one GPU page-fault group, from the counted on-demand points"};
+const Figure kFitLinkGbs{"fit_link_gbs", "GB/s", Better::Higher,
+                         "the fitted bandwidth of the driver's migrations over the host link, from the counted "
+                         "on-demand points"};
+const Figure kFitPoints{"fit_points", "count", Better::Neither, "the counted on-demand points the model was fitted to"};
+const Figure kBytesPerFaultGroup{"on_demand_read_bytes_per_fault_group", "bytes", Better::Neither,
+                                 "counted bytes migrated per GPU fault group of the on-demand read, largest size"};
+const Figure kTimeRatio{"{path}_over_{baseline}_time", "ratio", Better::Neither,
+                        "time of one way to get the array to the kernel over another's, largest size"};
+const Figure kPathGbs{"{path}_gbs", "GB/s", Better::Higher,
+                      "the array's bytes over the time to get it to a kernel and read (or write) it one way, largest "
+                      "size: over the host link, but for read_mostly_read's duplicated pages (device memory)"};
+
 // What the driver and device allow, which decides the paths above.
 struct ManagedAttributes {
     int managed = 0, concurrent = 0, pageable = 0, direct_from_host = 0, host_page_tables = 0, can_map = 0;
@@ -78,11 +108,11 @@ ManagedAttributes query_attributes(int device) {
 }
 
 void report_attributes(const ManagedAttributes &a, Result &out) {
-    out.summary_values["managed_memory"] = a.managed;
-    out.summary_values["concurrent_managed_access"] = a.concurrent;
-    out.summary_values["pageable_memory_access"] = a.pageable;
-    out.summary_values["direct_managed_mem_access_from_host"] = a.direct_from_host;
-    out.summary_values["pageable_memory_access_uses_host_page_tables"] = a.host_page_tables;
+    out.record(kManagedMemory, a.managed);
+    out.record(kConcurrentAccess, a.concurrent);
+    out.record(kPageableAccess, a.pageable);
+    out.record(kDirectFromHost, a.direct_from_host);
+    out.record(kHostPageTables, a.host_page_tables);
     auto yes = [](int v) { return std::string(v ? "1" : "0"); };
     out.notes.push_back(
         "Device attributes that decide these paths: concurrentManagedAccess = " + yes(a.concurrent) +
@@ -112,19 +142,35 @@ public:
     }
 
 private:
-    // Runs the launch once from its prepared state and checks the sum it read.
+    // The point protocol's check of a read, from the launch's prepared state:
+    // the sum zeroed (the kernel adds every word to it, so it is not poisoned),
+    // one launch, the sum downloaded and compared with the host's.
     void check_read(const Launch &launch, const Prepare &prepare, std::size_t bytes, const std::string &what) {
-        cudaStream_t st = ctx_.stream();
-        GM_CUDA(cudaStreamSynchronize(st));
+        GM_CUDA(cudaStreamSynchronize(ctx_.stream()));
         if (prepare) prepare();
-        GM_CUDA(cudaMemsetAsync(sum(), 0, sizeof(unsigned long long), st));
-        GM_CUDA(launch(st));
+        unsigned long long *s = sum();
         unsigned long long got = 0;
-        GM_CUDA(cudaMemcpyAsync(&got, sum(), sizeof got, cudaMemcpyDeviceToHost, st));
-        GM_CUDA(cudaStreamSynchronize(st));
-        const std::uint64_t want = parallel_sum(bytes / 4, [](std::uint64_t i) -> std::uint64_t { return pattern_word(i, kSeed); });
-        if (got != want) verification_failed(what + " (the sum of every word read)", 0, std::to_string(want), std::to_string(got));
-        out_.verified(bytes / 4, kVerifiedHow);
+        auto zeroed_then_launch = [&launch, s](cudaStream_t stream) -> cudaError_t {
+            if (cudaError_t e = cudaMemsetAsync(s, 0, sizeof *s, stream); e != cudaSuccess) return e;
+            return launch(stream);
+        };
+        auto check = [&] {
+            const std::uint64_t want =
+                parallel_sum(bytes / 4, [](std::uint64_t i) -> std::uint64_t { return pattern_word(i, kSeed); });
+            if (got != want)
+                verification_failed(what + " (the sum of every word read)", 0, std::to_string(want), std::to_string(got));
+            out_.verified(bytes / 4, kVerifiedHow);
+        };
+        run_checked(ctx_, {zeroed_then_launch, {}, download_to(&got, s, sizeof got), check});
+    }
+
+    // The point protocol's check of the write, from the launch's prepared
+    // state: one launch, then every word compared on the host. Managed pages
+    // are not poisoned on the device (that would migrate them): the host's
+    // first touch left bytes no write of the pattern leaves.
+    void check_write(const Launch &launch, const Prepare &prepare, const ManagedBuffer &m, const std::string &what) {
+        prepare();
+        run_checked(ctx_, {launch, {}, {}, [&] { check_written(m.as<std::uint32_t>(), m.bytes() / 4, what, out_); }});
     }
 
     Point timed(const Launch &launch, const Prepare &prepare, std::size_t bytes) {
@@ -191,14 +237,10 @@ private:
                 GM_CUDA(cudaStreamSynchronize(st));
             },
             p, out_);
-        if (writes) {
-            prepare();
-            GM_CUDA(launch(st));
-            GM_CUDA(cudaStreamSynchronize(st));
-            check_written(m.as<std::uint32_t>(), bytes / 4, what, out_);
-        } else {
+        if (writes)
+            check_write(launch, prepare, m, what);
+        else
             check_read(launch, prepare, bytes, what);
-        }
         p.time_ms = time_launch(ctx_, launch, prepare);
         return p;
     }
@@ -294,9 +336,9 @@ void fit_and_predict(std::vector<Series> &made, const UnifiedMemoryCounting &cou
             if (ms > 0) p.predicted["fault_model_gbs"] = bandwidth_gbs(p.bytes, ms);
         }
     }
-    out.summary_values["fit_us_per_fault_group"] = m.us_per_fault_group();
-    out.summary_values["fit_link_gbs"] = m.link_gbs();
-    out.summary_values["fit_points"] = static_cast<double>(m.points);
+    out.record(kFitUsPerFaultGroup, m.us_per_fault_group());
+    out.record(kFitLinkGbs, m.link_gbs());
+    out.record(kFitPoints, static_cast<double>(m.points));
 }
 
 // Bandwidth of each variant at the largest size, and the time ratios the
@@ -306,21 +348,54 @@ void summarize(const std::vector<Series> &made, Result &out) {
     for (const Series &s : made) by[s.variant] = &s;
     for (const Series &s : made) {
         const Point &p = s.points.back();
-        out.summary_values[s.variant + "_gbs"] = bandwidth_gbs(p.bytes, p.time_ms.median);
+        out.record(kPathGbs, bandwidth_gbs(p.bytes, p.time_ms.median), {{"path", s.variant}});
     }
-    auto ratio = [&](const char *a, const char *b, const std::string &key) {
-        if (by.count(a) && by.count(b)) out.summary_values[key] = last_median(*by[a]) / last_median(*by[b]);
+    // Each ratio names its two ways in the summary key as the notes do.
+    auto ratio = [&](const char *a, const char *b, const char *path, const char *baseline) {
+        if (by.count(a) && by.count(b))
+            out.record(kTimeRatio, last_median(*by[a]) / last_median(*by[b]), {{"path", path}, {"baseline", baseline}});
     };
-    ratio("on_demand_read", "prefetch_read", "on_demand_over_prefetch_time");
-    ratio("on_demand_read", "explicit_copy_read", "on_demand_over_explicit_copy_time");
-    ratio("read_mostly_read", "on_demand_read", "read_mostly_over_on_demand_time");
-    ratio("accessed_by_read", "on_demand_read", "accessed_by_over_on_demand_time");
-    ratio("mapped_read", "on_demand_read", "mapped_over_on_demand_time");
+    ratio("on_demand_read", "prefetch_read", "on_demand", "prefetch");
+    ratio("on_demand_read", "explicit_copy_read", "on_demand", "explicit_copy");
+    ratio("read_mostly_read", "on_demand_read", "read_mostly", "on_demand");
+    ratio("accessed_by_read", "on_demand_read", "accessed_by", "on_demand");
+    ratio("mapped_read", "on_demand_read", "mapped", "on_demand");
     if (by.count("on_demand_read")) {
         const Point &p = by["on_demand_read"]->points.back();
         auto it = p.counters.find("um_bytes_per_fault_group");
-        if (it != p.counters.end()) out.summary_values["on_demand_read_bytes_per_fault_group"] = it->second;
+        if (it != p.counters.end()) out.record(kBytesPerFaultGroup, it->second);
     }
+}
+
+// What each point did, the model and the counters, in the notes.
+void add_managed_notes(const UnifiedMemoryCounting &counting, Result &out) {
+    out.notes.push_back(
+        "Each point reads (or writes) the whole array once, with a grid of at most 8 blocks per multiprocessor "
+        "walking 16-byte vectors; the read sums every word and the sum is compared with the host's, the write is "
+        "compared word by word on the host. Managed arrays are first touched on the host. Before every launch, "
+        "outside the timed interval, the pages go back to the host (cudaMemPrefetchAsync to the host), so each "
+        "repetition starts from host-resident pages: on_demand_* pay the GPU's page faults and the migration; "
+        "prefetch_read times cudaMemPrefetchAsync to the device and the read together; read_mostly_read sets "
+        "cudaMemAdviseSetReadMostly and has the host read every page before each launch, which keeps the device's "
+        "read-only copy (read duplication: after the first launch nothing migrates); accessed_by_read sets the "
+        "preferred location to the host and accessed-by to the device, so the pages stay on the host and the GPU "
+        "reads them over the link without faults. explicit_copy_read times a cudaMemcpyAsync from pinned memory "
+        "into cudaMalloc memory and the read; mapped_read reads mapped pinned host memory directly.");
+    out.notes.push_back(
+        "Model (on_demand_* points): time = fault groups x cost per fault group + migrated bytes / link bandwidth, "
+        "both constants fitted by least squares over the counted points (summary fit_us_per_fault_group and "
+        "fit_link_gbs; predicted.fault_model_ms per point). Compare fit_link_gbs with the transfer experiment's "
+        "pinned_h2d_peak_gbs (pinned host-to-device cudaMemcpy on the same link): the driver's migrations use the "
+        "copy engines too, so the fitted bandwidth should approach it, and the rest of the on-demand time is the "
+        "faults' handling.");
+    out.notes.push_back(
+        "Unified-memory counters (CUPTI activity API, one more launch per managed point, before the timed ones, "
+        "from the state the first touch leaves): um_bytes_htod / um_bytes_dtoh (bytes migrated), "
+        "um_gpu_page_faults (faulting pages), um_gpu_fault_groups (the fault groups the driver served), "
+        "um_cpu_page_faults, um_dropped_records (records CUPTI could not deliver), and where the driver "
+        "reports them um_thrashing, um_throttling and um_remote_map_bytes. " +
+        (counting.on ? std::string("They were read for this run.")
+                     : "They were not read for this run: " + counting.reason + "."));
 }
 
 void run_managed_memory(ContextState &ctx, const Params &params, Result &out) {
@@ -354,7 +429,7 @@ void run_managed_memory(ContextState &ctx, const Params &params, Result &out) {
     require_memory(ctx, largest, "managed_memory (the largest array, on the device once migrated)");
     require_host_memory(largest, ctx.settings.memory_fraction, "managed_memory (the largest array in host memory)");
     const UnifiedMemoryCounting counting = unified_memory_counting(ctx);
-    out.summary_values["um_counters_available"] = counting.on ? 1 : 0;
+    out.record(kCountersAvailable, counting.on ? 1 : 0);
     if (!counting.on && ctx.settings.counters == CounterMode::On)
         out.counter_errors.push_back("unified-memory counters were asked for (counters = on) but are not available: " +
                                      counting.reason);
@@ -386,33 +461,28 @@ void run_managed_memory(ContextState &ctx, const Params &params, Result &out) {
         return;
     }
 
-    out.notes.push_back(
-        "Each point reads (or writes) the whole array once, with a grid of at most 8 blocks per multiprocessor "
-        "walking 16-byte vectors; the read sums every word and the sum is compared with the host's, the write is "
-        "compared word by word on the host. Managed arrays are first touched on the host. Before every launch, "
-        "outside the timed interval, the pages go back to the host (cudaMemPrefetchAsync to the host), so each "
-        "repetition starts from host-resident pages: on_demand_* pay the GPU's page faults and the migration; "
-        "prefetch_read times cudaMemPrefetchAsync to the device and the read together; read_mostly_read sets "
-        "cudaMemAdviseSetReadMostly and has the host read every page before each launch, which keeps the device's "
-        "read-only copy (read duplication: after the first launch nothing migrates); accessed_by_read sets the "
-        "preferred location to the host and accessed-by to the device, so the pages stay on the host and the GPU "
-        "reads them over the link without faults. explicit_copy_read times a cudaMemcpyAsync from pinned memory "
-        "into cudaMalloc memory and the read; mapped_read reads mapped pinned host memory directly.");
-    out.notes.push_back(
-        "Model (on_demand_* points): time = fault groups x cost per fault group + migrated bytes / link bandwidth, "
-        "both constants fitted by least squares over the counted points (summary fit_us_per_fault_group and "
-        "fit_link_gbs; predicted.fault_model_ms per point). Compare fit_link_gbs with the transfer experiment's "
-        "pinned_h2d_peak_gbs (pinned host-to-device cudaMemcpy on the same link): the driver's migrations use the "
-        "copy engines too, so the fitted bandwidth should approach it, and the rest of the on-demand time is the "
-        "faults' handling.");
-    out.notes.push_back(
-        "Unified-memory counters (CUPTI activity API, one more launch per managed point, before the timed ones, "
-        "from the state the first touch leaves): um_bytes_htod / um_bytes_dtoh (bytes migrated), "
-        "um_gpu_page_faults (faulting pages), um_gpu_fault_groups (the fault groups the driver served), "
-        "um_cpu_page_faults, um_dropped_records (records CUPTI could not deliver), and where the driver "
-        "reports them um_thrashing, um_throttling and um_remote_map_bytes. " +
-        (counting.on ? std::string("They were read for this run.")
-                     : "They were not read for this run: " + counting.reason + "."));
+    add_managed_notes(counting, out);
+}
+
+// How reports draw it: bandwidth against the array, log-log, per path, with
+// the fitted model dashed; the ping-pong (times) in the tables.
+Chart managed_memory_chart() {
+    Chart c;
+    c.kind = "line";
+    c.x_title = "array (MiB)";
+    c.x_log = true;
+    c.y_log = true;
+    c.leave_out = {"ping_pong"};  // microseconds per round trip, not GB/s: in the table only
+    c.prediction = "predicted.fault_model_gbs";
+    c.prediction_relative = false;
+    c.prediction_label = "model: fault groups x cost + bytes / link";
+    c.explanation = "Getting an array from host memory to a kernel, per path. On demand, the GPU faults on each group of "
+                    "host-resident managed pages and the driver migrates them: slow for small arrays, approaching the link "
+                    "as the driver migrates larger blocks. A prefetch migrates in bulk first; an explicit cudaMemcpy from "
+                    "pinned memory is the link's best; read-mostly keeps a device copy that the host's reads leave in "
+                    "place; accessed-by and mapped pinned memory read over the link without migrating. The dashed line "
+                    "is the fitted fault + link model; the counters (table) give each point's faults and migrated bytes.";
+    return c;
 }
 
 }  // namespace
@@ -443,13 +513,12 @@ void add_managed_memory_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_managed_memory;
     e.quick = {{"max_size", kMiB}, {"pingpong_pages", {1, 16}}};
-    e.figures = {
-        {"on_demand_read_gbs", "GB/s", Better::Higher, "on-demand read of host-resident managed memory, 16 MiB"},
-        {"on_demand_over_prefetch_time", "ratio", Better::Neither, "on demand / prefetch then read, time"},
-        {"fit_us_per_fault_group", "us", Better::Lower, "cost of a GPU page-fault group (fit)"},
-        {"fit_link_gbs", "GB/s", Better::Higher, "migration bandwidth (fit)"},
-        {"pingpong_us_64KiB", "us", Better::Lower, "host/device ping-pong round trip, 64 KiB"},
-    };
+    // The literal figures first: fit_link_gbs and host_link_theoretical_gbs
+    // are not instances of {path}_gbs.
+    e.figures = {kManagedMemory,     kConcurrentAccess, kPageableAccess, kDirectFromHost,     kHostPageTables,
+                 kCountersAvailable, host_link_figure(), kFitUsPerFaultGroup, kFitLinkGbs,     kFitPoints,
+                 kBytesPerFaultGroup, kTimeRatio,       kPathGbs,        kPingPongUs};
+    e.chart = managed_memory_chart();
     e.compared = {
         {"on_demand_read_gbs", "on-demand read of host-resident managed memory, 16 MiB"},
         {"on_demand_over_prefetch_time", "on demand / prefetch then read, time"},

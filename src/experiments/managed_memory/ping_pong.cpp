@@ -68,7 +68,7 @@ Series measure_ping_pong(ContextState &ctx, const std::vector<long long> &pages,
         p.values["us_per_round_trip"] = p.time_ms.median * 1e3;
         count_unified_memory_point(ctx, counting, {}, round, p, out);
         check_rounds(w, words, rounds, what, out);
-        out.summary_values["pingpong_us_" + std::to_string(bytes / 1024) + "KiB"] = p.values["us_per_round_trip"];
+        out.record(kPingPongUs, p.values["us_per_round_trip"], {{"size", std::to_string(bytes / 1024) + "KiB"}});
         s.points.push_back(std::move(p));
     }
     return s;
