@@ -12,6 +12,7 @@
 // src/experiments/<family>/.
 #define GM_EVERY_FAMILY(FAMILY) \
     FAMILY(stream)            \
+    FAMILY(read_write)        \
     FAMILY(global_copy)       \
     FAMILY(l2)                \
     FAMILY(bank)              \

@@ -1,0 +1,176 @@
+// Experiment family "read_write": DRAM bandwidth of reads alone and of writes
+// alone, which the guide's effective bandwidth (bytes read plus written over
+// the time) adds together. A copy's bandwidth lies between the two; DRAM
+// turns the bus around between reads and writes, so neither half is the
+// copy's figure.
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/experiment/registry.hpp"
+#include "core/measurement/harness.hpp"
+#include "core/measurement/verify.hpp"
+#include "core/units.hpp"
+#include "experiments/read_write/read_write.cuh"
+#include "shared_kernels/fill_pattern.cuh"
+#include "shared_kernels/pattern.hpp"
+#include "shared_kernels/read_sum.cuh"
+
+namespace gmlab {
+
+namespace {
+
+constexpr std::uint32_t kReadSeed = 0x5eed, kWriteSeed = 0x77;
+constexpr std::uint8_t kMemsetByte = 0x5a;
+
+const Figure kDirectionGbs{"{direction}_gbs", "GB/s", Better::Higher,
+                           "DRAM bandwidth of one direction alone: bytes read by the read kernel, bytes written by the "
+                           "store kernel or by cudaMemsetAsync, over the launch's time"};
+const Figure kWriteOverRead{"write_over_read", "ratio", Better::Neither,
+                            "the store kernel's DRAM write bandwidth over the read kernel's DRAM read bandwidth"};
+
+Series direction_series(const std::string &name, const std::string &variant, std::size_t bytes) {
+    Series s;
+    s.name = name;
+    s.variant = variant;
+    s.x_name = "array size";
+    s.x_unit = "bytes";
+    s.quantity = Quantity::DramBandwidth;
+    s.attributes = {{"array_bytes", bytes}};
+    return s;
+}
+
+// The read kernel sums every 32-bit word it reads; the host sums the same
+// pattern. The checked launch clears the sum first; the timed launches only
+// read (the sum they leave is not looked at), so that the clearing memset
+// stays outside the timed interval.
+Series measure_read(ContextState &ctx, DeviceArray &data, DeviceArray &sum, Result &out) {
+    const std::size_t bytes = data.bytes(), words = bytes / 4, n16 = bytes / 16;
+    const int sms = ctx.info().multiprocessors;
+    auto *total = sum.as<unsigned long long>();
+    GM_CUDA(kernels::launch_fill_pattern(data.as<std::uint32_t>(), words, kReadSeed, ctx.stream()));
+    const Launch read = [&](cudaStream_t s) { return kernels::launch_read_sum(data.get(), n16, total, sms, s); };
+    const Launch checked = [&](cudaStream_t s) {
+        const cudaError_t e = cudaMemsetAsync(total, 0, sizeof *total, s);
+        return e != cudaSuccess ? e : read(s);
+    };
+    unsigned long long got = 0;
+    run_checked(ctx, {checked, {}, download_to(&got, total, sizeof got), [&] {
+                          const std::uint64_t want =
+                              parallel_sum(words, [](std::uint64_t i) -> std::uint64_t { return pattern_word(i, kReadSeed); });
+                          if (got != want)
+                              verification_failed("read_write read (the sum of every word read)", 0, std::to_string(want),
+                                                  std::to_string(got));
+                          out.verified(words, "every word read summed on the device and compared with the host's sum");
+                      }});
+    Series s = direction_series("read", "read_sum (16-byte loads, one atomic per warp)", bytes);
+    Point p;
+    p.x = p.bytes = static_cast<double>(bytes);
+    p.predicted["dram_bytes"] = static_cast<double>(bytes);
+    p.time_ms = time_launch(ctx, read);
+    measure_counters(ctx, read, counter_sets::dram().agree("dram__bytes_read.sum", "dram_bytes", 0.05), p, out);
+    s.points.push_back(std::move(p));
+    return s;
+}
+
+// A store-only launch (the kernel or cudaMemsetAsync), poisoned, run once,
+// every word compared with `expected`, then timed and counted.
+Series measure_write(ContextState &ctx, DeviceArray &data, const Launch &launch, Series s,
+                     const std::function<std::uint32_t(std::uint64_t)> &expected, const std::string &what, Result &out) {
+    const std::size_t bytes = data.bytes(), words = bytes / 4;
+    std::vector<std::uint32_t> host(words);
+    Point p;
+    p.x = p.bytes = static_cast<double>(bytes);
+    const CounterSet dram = counter_sets::dram();
+    measure_checked(ctx,
+                    {launch, {{data.get(), bytes}}, download_to(host.data(), data.get(), bytes),
+                     [&] {
+                         const std::uint64_t bad = first_mismatch(words, [&](std::uint64_t i) { return host[i] == expected(i); });
+                         if (bad < words)
+                             verification_failed(what, bad, std::to_string(expected(bad)), std::to_string(host[bad]));
+                         out.verified(words, "every word written compared with a host reference");
+                     }},
+                    p, out, &dram);
+    s.points.push_back(std::move(p));
+    return s;
+}
+
+std::size_t array_size(ContextState &ctx, const Params &params, Result &out) {
+    std::size_t bytes = params.size("array_bytes");
+    if (bytes == 0) {
+        bytes = std::max<std::size_t>(default_working_set(ctx.info()), 256 * kMiB);
+        const std::size_t budget = ctx.memory_budget() / 16 * 16;
+        if (bytes > budget) {
+            bytes = budget;
+            out.notes.push_back("array size reduced to fit the memory budget");
+        }
+    }
+    bytes = bytes / 16 * 16;
+    if (bytes < 16) invalid("array_bytes must be at least 16, got " + std::to_string(params.size("array_bytes")));
+    return bytes;
+}
+
+void run_read_write(ContextState &ctx, const Params &params, Result &out) {
+    const std::size_t bytes = array_size(ctx, params, out);
+    require_memory(ctx, bytes + 256, "read_write (one array of " + std::to_string(bytes) + " bytes)");
+    DeviceArray data(ctx, bytes), sum(ctx, 256);
+    const int block = static_cast<int>(params.integer("block_size"));
+
+    out.series.push_back(measure_read(ctx, data, sum, out));
+    const Launch store = [&](cudaStream_t s) { return kernels::launch_store_words(data.get(), bytes / 16, kWriteSeed, block, s); };
+    out.series.push_back(measure_write(ctx, data, store, direction_series("write", "store_words (16-byte stores only)", bytes),
+                                       [](std::uint64_t i) { return kernels::stored_word(i, kWriteSeed); },
+                                       "read_write store kernel", out));
+    const Launch memset = [&](cudaStream_t s) { return cudaMemsetAsync(data.get(), kMemsetByte, bytes, s); };
+    constexpr std::uint32_t kMemsetWord = 0x5a5a5a5au;
+    out.series.push_back(measure_write(ctx, data, memset, direction_series("memset", "cudaMemsetAsync", bytes),
+                                       [](std::uint64_t) { return kMemsetWord; }, "read_write cudaMemsetAsync", out));
+
+    double read_gbs = 0, write_gbs = 0;
+    for (const Series &s : out.series) {
+        const double gbs = bandwidth_gbs(s.points[0].bytes, s.points[0].time_ms.median);
+        out.record(kDirectionGbs, gbs, {{"direction", s.name}});
+        if (s.name == "read") read_gbs = gbs;
+        if (s.name == "write") write_gbs = gbs;
+    }
+    if (read_gbs > 0) out.record(kWriteOverRead, write_gbs / read_gbs);
+    out.notes.push_back("Each figure counts the bytes of one direction only (read, or written), where stream counts "
+                        "bytes read plus written: a copy's figure lies between the two.");
+}
+
+Chart read_write_chart() {
+    Chart c;
+    c.kind = "bar";
+    c.explanation = "DRAM read alone (a kernel that sums every word), write alone (a kernel that only stores, and "
+                    "cudaMemsetAsync) on the same array. The guide's effective bandwidth adds reads and writes; this shows "
+                    "each direction's own ceiling, between which stream's copy falls.";
+    return c;
+}
+
+}  // namespace
+
+void add_read_write_experiments(std::vector<Experiment> &out) {
+    Experiment e;
+    e.name = "read_write";
+    e.guide_section = "Best Practices Guide: Performance Metrics, Effective Bandwidth Calculation";
+    e.summary = "DRAM bandwidth of reads alone and of writes alone (a store kernel and cudaMemsetAsync) on one array: "
+                "the two halves of the guide's bytes-read-plus-written figure.";
+    e.params = {
+        size_param("array_bytes", 0, 0, 1LL << 40, "bytes of the array; 0 chooses max(4 x L2, 256 MiB) within the memory budget"),
+        int_param("block_size", 256, 32, 1024, "threads per block of the store kernel", "threads"),
+    };
+    e.params[1].multiple_of = 32;
+    e.quick = {{"array_bytes", 64 * kMiB}};
+    e.figures = {kDirectionGbs, kWriteOverRead};
+    e.compared = {
+        {"read_gbs", "DRAM read only"},
+        {"write_gbs", "DRAM write only (store kernel)"},
+    };
+    e.chart = read_write_chart();
+    e.run = run_read_write;
+    out.push_back(std::move(e));
+}
+
+}  // namespace gmlab
