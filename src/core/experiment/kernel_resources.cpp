@@ -1,5 +1,9 @@
 #include "core/experiment/kernel_resources.hpp"
 
+#include <algorithm>
+#include <map>
+#include <vector>
+
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
 #include "shared_kernels/kernel_catalogue.cuh"
@@ -19,13 +23,31 @@ bool selected(const kernels::KernelEntry &k, const std::string &experiment) {
     return experiment.empty() || k.experiment == experiment;
 }
 
+// The catalogue in the standard suite's order of the experiments that run
+// the kernels (the support kernels first), each experiment's kernels in the
+// order its files register them: the listing does not depend on the order in
+// which the build links the families' files.
+std::vector<const kernels::KernelEntry *> in_suite_order() {
+    std::map<std::string, std::size_t> rank;
+    const std::vector<Experiment> &all = registry();
+    for (std::size_t i = 0; i < all.size(); ++i) rank.emplace(all[i].name, i + 1);
+    std::vector<const kernels::KernelEntry *> list;
+    for (const auto &k : kernels::kernel_catalogue()) list.push_back(&k);
+    auto rank_of = [&](const kernels::KernelEntry *k) {
+        const auto it = rank.find(k->experiment);
+        return it == rank.end() ? std::size_t{0} : it->second;
+    };
+    std::stable_sort(list.begin(), list.end(), [&](auto *a, auto *b) { return rank_of(a) < rank_of(b); });
+    return list;
+}
+
 }  // namespace
 
 json kernel_names(const std::string &experiment) {
     check_name(experiment);
     json names = json::array();
-    for (const auto &k : kernels::kernel_catalogue())
-        if (selected(k, experiment)) names.push_back(k.name);
+    for (const kernels::KernelEntry *k : in_suite_order())
+        if (selected(*k, experiment)) names.push_back(k->name);
     return names;
 }
 
@@ -33,7 +55,8 @@ json kernel_resources(ContextState &ctx, const std::string &experiment) {
     check_name(experiment);
     ctx.activate();
     json list = json::array();
-    for (const auto &k : kernels::kernel_catalogue()) {
+    for (const kernels::KernelEntry *entry : in_suite_order()) {
+        const kernels::KernelEntry &k = *entry;
         if (!selected(k, experiment)) continue;
         cudaFuncAttributes a{};
         GM_CUDA(cudaFuncGetAttributes(&a, k.func));
