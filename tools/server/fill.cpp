@@ -16,6 +16,7 @@
 // Then, unless --no-fold, the queued uploads are folded into the aggregates
 // with Storage::refresh, the same code the servers' refreshers run, and the
 // time it took is printed.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -29,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "command_line.hpp"
 #include "crowd/key_figures.hpp"
 #include "storage/storage.hpp"
 #include "upload/sha256.hpp"
@@ -56,42 +58,55 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-}  // namespace
-
-int main(int argc, char **argv) {
+// What the command line asks for.
+struct FillFlags {
     std::string db, document_path;
     long long count = 0;
     double jitter = 0.03;
     int threads = 4;
     unsigned long long seed = 1;
     bool full_documents = false, fold = true;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                std::cerr << "gmlab-server-fill: " << a << " needs a value\n";
-                std::exit(2);
-            }
-            return argv[++i];
-        };
-        if (a == "--db") db = value();
-        else if (a == "--document") document_path = value();
-        else if (a == "--count") count = std::atoll(value().c_str());
-        else if (a == "--jitter") jitter = std::atof(value().c_str());
-        else if (a == "--threads") threads = std::max(1, std::atoi(value().c_str()));
-        else if (a == "--seed") seed = std::strtoull(value().c_str(), nullptr, 10);
-        else if (a == "--full-documents") full_documents = true;
-        else if (a == "--no-fold") fold = false;
-        else {
-            std::cerr << "usage: gmlab-server-fill --db URL --document RUN.json --count N [--jitter F] [--threads T]"
-                         " [--full-documents] [--seed S] [--no-fold]\n";
-            return 2;
-        }
-    }
-    if (db.empty() || document_path.empty() || count < 0) {
+};
+
+const char *const kUsage =
+    "usage: gmlab-server-fill --db URL --document RUN.json --count N [--jitter F] [--threads T]"
+    " [--full-documents] [--seed S] [--no-fold]\n";
+
+// -1 to go on, else the exit status 2 (the reason on stderr). No --help: the
+// usage line is printed for any option it does not know.
+int read_flags(int argc, char **argv, FillFlags &f) {
+    CLI::App app("gmlab-server-fill", "gmlab-server-fill");
+    app.set_help_flag();
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    app.add_option("--db", f.db);
+    app.add_option("--document", f.document_path);
+    app.add_option("--count", f.count)->check(gmserver::non_negative_number());
+    app.add_option("--jitter", f.jitter);
+    app.add_option("--threads", f.threads);
+    app.add_option("--seed", f.seed);
+    app.add_flag("--full-documents", f.full_documents);
+    app.add_flag_callback("--no-fold", [&f] { f.fold = false; });
+    if (const int status = gmserver::parse_command_line(app, argc, argv, "gmlab-server-fill", kUsage); status >= 0)
+        return status;
+    f.threads = std::max(1, f.threads);
+    if (f.db.empty() || f.document_path.empty()) {
         std::cerr << "gmlab-server-fill: --db and --document are required\n";
         return 2;
     }
+    return -1;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    FillFlags flags;
+    if (const int status = read_flags(argc, argv, flags); status >= 0) return status;
+    const std::string &db = flags.db, &document_path = flags.document_path;
+    const long long count = flags.count;
+    const double jitter = flags.jitter;
+    const int threads = flags.threads;
+    const unsigned long long seed = flags.seed;
+    const bool full_documents = flags.full_documents, fold = flags.fold;
     std::ifstream in(document_path, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();

@@ -1,0 +1,173 @@
+#include "server_flags.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include "command_line.hpp"
+
+namespace gmserver {
+
+namespace {
+
+const char *const kUsageLines =
+    "usage: gmlab-server [--db URL] [--listen HOST:PORT] [options]\n"
+    "       gmlab-server backup --db URL --to FILE      (gmlab-server backup --help)\n"
+    "       gmlab-server restore --from FILE --db URL\n";
+
+// Where an option's description starts in the help.
+constexpr std::size_t kDescriptionColumn = 25;
+
+// The help as gmlab-server has always printed it: the usage lines, then one
+// entry per option, "--name VALUE" and its description from column 25 (on a
+// line of its own when the name is longer), made from the options declared
+// below so that the help and the parser cannot drift apart.
+class HelpLayout : public CLI::Formatter {
+public:
+    std::string make_help(const CLI::App *app, std::string, CLI::AppFormatMode) const override {
+        std::string out = kUsageLines;
+        for (const CLI::Option *opt : app->get_options())
+            if (opt != app->get_help_ptr()) out += entry(*opt);
+        return out;
+    }
+
+private:
+    static std::string entry(const CLI::Option &opt) {
+        std::string head = "  " + opt.get_name() + " " + opt.get_type_name();
+        if (head.size() + 2 <= kDescriptionColumn) head.resize(kDescriptionColumn, ' ');
+        else head += "\n" + std::string(kDescriptionColumn, ' ');
+        std::string description = opt.get_description();
+        for (std::size_t at = description.find('\n'); at != std::string::npos; at = description.find('\n', at + 1))
+            description.insert(at + 1, kDescriptionColumn, ' ');
+        return head + description + "\n";
+    }
+};
+
+CLI::Option *add_number(CLI::App &app, const std::string &name, const char *label, std::function<void(double)> set,
+                        const std::string &description) {
+    return app.add_option_function<double>(name, std::move(set), description)->type_name(label)->check(non_negative_number());
+}
+
+std::size_t at_least_one(double d) { return d < 1 ? 1 : static_cast<std::size_t>(d); }
+std::chrono::milliseconds milliseconds(double ms) { return std::chrono::milliseconds(static_cast<long long>(ms)); }
+
+void add_addresses_and_files(CLI::App &app, ServerFlags &f) {
+    app.add_option("--db", f.db, "sqlite:PATH, a path, or postgres://... (default results.sqlite)")->type_name("URL");
+    app.add_option("--listen", f.listen, "address to serve on (default 127.0.0.1:8080; port 0 picks a free one)")
+        ->type_name("HOST:PORT");
+    app.add_option("--metrics-listen", f.metrics_listen,
+                   "serve GET /metrics (Prometheus), /healthz and /readyz on this address only; the\n"
+                   "public address answers /metrics with 404 (default: no metrics)")
+        ->type_name("HOST:PORT");
+    app.add_option("--access-log", f.access_log_path,
+                   "one JSON line per request to FILE; SIGHUP reopens it (default -: stderr; off: none)")
+        ->type_name("FILE");
+}
+
+void add_operations(CLI::App &app, ServerFlags &f) {
+    TransportLimits &l = f.limits;
+    add_number(app, "--drain-seconds", "N", [&l](double d) { l.drain = milliseconds(d * 1000); },
+               "on SIGTERM, answer what was received for at most N s, then exit 0 (default 30)");
+    add_number(app, "--min-send-rate", "N", [&l](double d) { l.min_send_rate = d > 0 ? d : 1; },
+               "bytes per second a client must read an answer at after the grace time; slower\n"
+               "clients are cut off and their worker freed (default 16384)");
+    add_number(app, "--send-grace-ms", "N", [&l](double d) { l.send_grace = milliseconds(d); },
+               "time an answer may take before the minimum send rate applies (default 10000)");
+    add_number(app, "--ready-max-backlog", "N", [&f](double d) { f.ready_max_backlog = d; },
+               "/readyz answers 503 while more uploads than this wait for the aggregates'\n"
+               "refresher (default 10000)");
+}
+
+void add_requests(CLI::App &app, ServerFlags &f) {
+    ServerConfig &c = f.config;
+    add_number(app, "--max-body-bytes", "N", [&c](double d) { c.max_body_bytes = static_cast<std::size_t>(d); },
+               "largest request body, also after gzip decompression (default 16777216)");
+    add_number(app, "--write-rate", "R", [&c](double d) { c.write_rate = d; },
+               "POST/DELETE per second per client IP, 0 = unlimited (default 2)");
+    add_number(app, "--write-burst", "N", [&c](double d) { c.write_burst = d; }, "burst of writes (default 20)");
+    add_number(app, "--read-rate", "R", [&c](double d) { c.read_rate = d; },
+               "other requests per second per client IP, 0 = unlimited (default 50)");
+    add_number(app, "--read-burst", "N", [&c](double d) { c.read_burst = d; }, "burst of reads (default 200)");
+    app.add_option_function<std::vector<std::string>>(
+           "--trusted-proxy", [&c](const std::vector<std::string> &ips) { c.trusted_proxies.insert(ips.begin(), ips.end()); },
+           "believe X-Forwarded-For from this peer (repeatable)")
+        ->type_name("IP")
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    app.add_option("--admin-token", c.admin_token, "a token that may delete any result (or GMLAB_ADMIN_TOKEN)")
+        ->type_name("T")
+        ->envname("GMLAB_ADMIN_TOKEN");
+    app.add_option("--config", f.config_file,
+                   "JSON settings kept off the command line: {\"moderator_token\": \"...\"} (mode 600)")
+        ->type_name("FILE");
+    app.add_option("--public-url", c.public_url,
+                   "prefix of the result URLs handed out (default: http:// and the request's Host header\n"
+                   "when it is a plain host[:port], else the address the request came in on)")
+        ->type_name("URL");
+}
+
+void add_transport(CLI::App &app, TransportLimits &l) {
+    add_number(app, "--workers,--threads", "N", [&l](double d) { l.workers = at_least_one(d); },
+               "threads that run requests once they have arrived whole (default 8; --threads is the same)");
+    add_number(app, "--io-threads", "N", [&l](double d) { l.io_threads = at_least_one(d); },
+               "threads that read and write sockets (default 1)");
+    add_number(app, "--queue", "N", [&l](double d) { l.queue_capacity = at_least_one(d); },
+               "complete requests that may wait for a worker; beyond it 503 (default 512)");
+    add_number(app, "--max-connections", "N", [&l](double d) { l.max_connections = static_cast<std::size_t>(d); },
+               "open connections in all; beyond it 503 (default 20000)");
+    add_number(app, "--max-connections-per-client", "N",
+               [&l](double d) { l.max_connections_per_client = static_cast<std::size_t>(d); },
+               "open connections per peer address, trusted proxies exempt; beyond it 429 (default 256)");
+    add_number(app, "--header-timeout-ms", "N", [&l](double d) { l.header_timeout = milliseconds(d); },
+               "the request headers must arrive within this (default 10000); else 408");
+    add_number(app, "--body-grace-ms", "N", [&l](double d) { l.body_grace = milliseconds(d); },
+               "time a body may take before the minimum rate applies (default 10000)");
+    add_number(app, "--min-body-rate", "N", [&l](double d) { l.min_body_rate = d > 0 ? d : 1; },
+               "bytes per second a body must average after the grace time (default 16384); else 408");
+    add_number(app, "--body-idle-ms", "N", [&l](double d) { l.body_idle = milliseconds(d < 1 ? 1 : d); },
+               "the longest a body may stop arriving, whatever its average (default 5000); else 408");
+    add_number(app, "--max-pending-body-bytes", "N",
+               [&l](double d) { l.max_pending_body_bytes = static_cast<std::size_t>(d); },
+               "bytes that the bodies being received at once may declare in all (a chunked body:\n"
+               "what has arrived); beyond it 503; 0 = no bound (default 268435456)");
+}
+
+}  // namespace
+
+int read_flags(int argc, char **argv, ServerFlags &f) {
+    CLI::App app("gmlab-server", "gmlab-server");
+    app.formatter(std::make_shared<HelpLayout>());
+    // A flag given twice: the last one counts (--trusted-proxy keeps every one).
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    add_addresses_and_files(app, f);
+    add_operations(app, f);
+    add_requests(app, f);
+    add_transport(app, f.limits);
+    if (const int status = parse_command_line(app, argc, argv, "gmlab-server", app.help()); status >= 0) return status;
+    // A body the size limit allows must fit the budget on its own, or it
+    // could never be received.
+    if (f.limits.max_pending_body_bytes && f.limits.max_pending_body_bytes < f.config.max_body_bytes) {
+        std::cerr << "gmlab-server: --max-pending-body-bytes (" << f.limits.max_pending_body_bytes
+                  << ") is less than --max-body-bytes (" << f.config.max_body_bytes << "); raise it, or 0 for no bound\n";
+        return 2;
+    }
+    return -1;
+}
+
+bool parse_address(const std::string &a, std::string *host, int *port) {
+    const auto colon = a.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == a.size()) return false;
+    *host = a.substr(0, colon);
+    if (host->size() > 2 && host->front() == '[' && host->back() == ']') *host = host->substr(1, host->size() - 2);
+    char *end = nullptr;
+    const long p = std::strtol(a.c_str() + colon + 1, &end, 10);
+    if (!end || *end != '\0' || p < 0 || p > 65535) return false;
+    *port = static_cast<int>(p);
+    return true;
+}
+
+}  // namespace gmserver
