@@ -187,9 +187,14 @@ if [ -n "$URL" ]; then
   get() { python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' "$1"; }
   before=$(get "$URL/api/v1/stats")
   for f in "$OUT/results/$NAME-x$N"-parallel-[0-9]*.json; do
-    "$GMLAB" contribute --run "$f" --yes --server "$URL" 2>&1 | tail -2
+    echo "  $(basename "$f"):"
+    "$GMLAB" contribute --run "$f" --yes --server "$URL" 2>&1 | grep -v '^delete token kept' | sed 's/^/    /'
   done
   echo "  stats before: $before, after: $(get "$URL/api/v1/stats")"
+  first=$(ls "$OUT/results/$NAME-x$N"-parallel-[0-9]*.json | head -1)
+  echo "  the same document again ($(basename "$first")), which the server must store only once:"
+  "$GMLAB" contribute --run "$first" --yes --server "$URL" 2>&1 | grep -v '^delete token kept' | sed 's/^/    /'
+  echo "  stats after the repeat: $(get "$URL/api/v1/stats")"
   get "$URL/api/v1/gpus" | python3 -c 'import json,sys; [print("  ", g) for g in json.load(sys.stdin).get("gpus", [])]'
 fi
 

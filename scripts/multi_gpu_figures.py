@@ -121,6 +121,12 @@ def peer(peer_path, figures_path=None):
         print("        " + "".join(f"{d:>10}" for d in devs))
         for s in devs:
             print(f"  {s:5} " + "".join(f"{m[(s, d)]:10.4g}" if (s, d) in m else f"{'-':>10}" for d in devs))
+    for variant, what in (("all_to_one", "every other GPU copying to it at once"),
+                          ("one_to_all", "it copying to every other GPU at once")):
+        if variant in series:
+            print(f"{variant} (GB/s into or out of each GPU, {what}, copy engines):")
+            for p in series[variant]["points"]:
+                print(f"  GPU {int(p['x'])}: {p['bandwidth_gbs']:8.4g}")
     if gpus:
         print("copy engine against each link's theoretical figure (per direction):")
         for p in series["copy"]["points"]:
