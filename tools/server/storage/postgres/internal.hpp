@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "storage/aggregate.hpp"
+#include "storage/backend_shared.hpp"
 #include "storage/database_errors.hpp"
 #include "storage/refresher.hpp"
 #include "storage/storage.hpp"
@@ -205,22 +206,22 @@ private:
 
     // The stored aggregates of one model's experiments, loaded as a fold or a
     // delete needs them, written back by save(); inside the model's lock.
-    class States {
+    class States : public ModelStates {
     public:
-        States(PostgresStorage &s, PGconn *c, std::string gpu_key) : s_(s), c_(c), key_(std::move(gpu_key)) {}
+        States(PostgresStorage &s, PGconn *c, const std::string &gpu_key);
         // Loads the states of these experiments (one statement for a batch).
         void load(const std::set<std::string> &experiments);
-        void fold(const std::string &experiment, std::string_view blob, int sign);
         void save();
 
     private:
         PostgresStorage &s_;
         PGconn *c_;
-        const std::string key_;
-        std::map<std::string, HistogramAggregate> states_;
-        std::vector<std::string> strings_;
-        std::vector<HistogramAggregate::Point> points_;
     };
+
+    // In one transaction holding the model's lock: change(c, gpu_key) with
+    // the model of run `id`, committed when it returns. False, with nothing
+    // changed, when there is no such run.
+    bool change_run(const std::string &id, const std::function<bool(PGconn *, const std::string &)> &change);
 
     // A run already folded into its model's aggregates leaves them: its point
     // sets are folded out and the model counts one upload less. Inside the

@@ -61,10 +61,8 @@ void PostgresStorage::for_each_point(const std::string &gpu_key, const std::stri
             if (st == PGRES_SINGLE_TUPLE && error.empty()) {
                 // Rows have reached the caller: a retry would visit them twice.
                 committing = true;
-                const std::string run_id = r.text(0, 0);
                 try {
-                    if (!decode_points(r.bytes(0, 1), run_id, experiment, visit))
-                        error = "postgres: the stored points of run " + run_id + " are damaged";
+                    visit_stored_points("postgres", r.bytes(0, 1), r.text(0, 0), experiment, visit);
                 } catch (const std::exception &e) {
                     error = e.what();
                 }
@@ -139,12 +137,10 @@ std::vector<std::pair<std::string, std::string>> PostgresStorage::aggregates_of_
     Result r = with_connection([&](PGconn *c, bool &) { return exec(c, "results_of_experiment", {experiment}, PGRES_TUPLES_OK); });
     for (int i = 0; i < r.rows(); ++i) by_model.emplace(r.text(i, 0), r.text(i, 1));
     // Models with queued uploads: read again with them merged.
-    for (int i = 0; i < m.rows(); ++i) {
-        const std::string key = m.text(i, 0);
-        if (std::optional<std::string> merged = aggregate(key, experiment)) by_model[key] = std::move(*merged);
-        else by_model.erase(key);
-    }
-    return {by_model.begin(), by_model.end()};
+    std::vector<std::string> queued;
+    for (int i = 0; i < m.rows(); ++i) queued.push_back(m.text(i, 0));
+    return with_queued_merged(std::move(by_model), queued,
+                              [&](const std::string &key) { return aggregate(key, experiment); });
 }
 
 std::vector<std::optional<std::string>> PostgresStorage::aggregates(const std::string &gpu_key,
@@ -172,19 +168,13 @@ std::vector<std::optional<std::string>> PostgresStorage::aggregates(const std::s
         const std::string limit = std::to_string(kMaxMergedPending);
         Result p = exec(c, "states_pending_of", {gpu_key, Param(arr, true), limit}, PGRES_TUPLES_OK, true);
         std::map<std::string, HistogramAggregate> h;
-        std::vector<std::string> strings;
-        std::vector<HistogramAggregate::Point> points;
+        PointSetFolder folder("postgres");
         // The stored histograms first, then the queued uploads into them
         // (in the order of the queue), whatever order the rows came in.
         for (int i = 0; i < p.rows(); ++i)
-            if (p.bytes(i, 0) == std::string_view("\0\0\0\0", 4))
-                h[p.text(i, 1)] = HistogramAggregate::decode(p.bytes(i, 2));
-        for (int i = 0; i < p.rows(); ++i) {
-            if (p.bytes(i, 0) == std::string_view("\0\0\0\0", 4)) continue;
-            if (!decode_point_set(p.bytes(i, 2), strings, points))
-                throw std::runtime_error("postgres: the stored points of an upload of " + gpu_key + " are damaged");
-            h[p.text(i, 1)].fold(strings, points, +1);
-        }
+            if (is_stored_state(p, i)) h[p.text(i, 1)] = HistogramAggregate::decode(p.bytes(i, 2));
+        for (int i = 0; i < p.rows(); ++i)
+            if (!is_stored_state(p, i)) folder.fold(h[p.text(i, 1)], p.bytes(i, 2), +1, "an upload of " + gpu_key);
         for (const auto &[experiment, agg] : h) {
             auto it = index.find(experiment);
             if (it != index.end() && !agg.empty()) out[it->second] = agg.result().dump();
@@ -209,14 +199,9 @@ HistogramAggregate PostgresStorage::merged_pending(const Result &p, const std::s
     HistogramAggregate h;
     for (int i = 0; i < p.rows(); ++i)
         if (is_stored_state(p, i)) h = HistogramAggregate::decode(p.bytes(i, 1));
-    std::vector<std::string> strings;
-    std::vector<HistogramAggregate::Point> points;
-    for (int i = 0; i < p.rows(); ++i) {
-        if (is_stored_state(p, i)) continue;
-        if (!decode_point_set(p.bytes(i, 1), strings, points))
-            throw std::runtime_error("postgres: the stored points of an upload of " + gpu_key + " are damaged");
-        h.fold(strings, points, +1);
-    }
+    PointSetFolder folder("postgres");
+    for (int i = 0; i < p.rows(); ++i)
+        if (!is_stored_state(p, i)) folder.fold(h, p.bytes(i, 1), +1, "an upload of " + gpu_key);
     return h;
 }
 

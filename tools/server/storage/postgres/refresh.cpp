@@ -9,23 +9,16 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/point_codec.hpp"
 #include "storage/postgres/internal.hpp"
 
 namespace gmserver::postgres {
 
 std::size_t PostgresStorage::refresh(std::size_t max_runs) {
     Result m = with_connection([&](PGconn *c, bool &) { return exec(c, "queued_models", {}, PGRES_TUPLES_OK); });
-    std::size_t folded = 0;
-    for (int i = 0; i < m.rows() && folded < max_runs; ++i) {
-        const std::string key = m.text(i, 0);
-        while (folded < max_runs) {
-            const std::size_t n = fold_model(key, std::min(max_runs - folded, kRefreshBatch));
-            folded += n;
-            if (n == 0) break;
-        }
-    }
-    return folded;
+    std::vector<std::string> models;
+    for (int i = 0; i < m.rows(); ++i) models.push_back(m.text(i, 0));
+    return fold_queued_models(models, max_runs, kRefreshBatch,
+                              [this](const std::string &key, std::size_t limit) { return fold_model(key, limit); });
 }
 
 // Folds up to `limit` of the model's queued uploads, oldest first, in one
@@ -83,28 +76,33 @@ std::size_t PostgresStorage::fold_model(const std::string &gpu_key, std::size_t 
     });
 }
 
+PostgresStorage::States::States(PostgresStorage &s, PGconn *c, const std::string &gpu_key)
+    : ModelStates("postgres", gpu_key,
+                  [&s, c, gpu_key](const std::string &experiment) {
+                      BinaryArray names(kTextOid);
+                      names.add(experiment);
+                      const std::string arr = names.bytes();
+                      Result r = s.exec(c, "load_states", {gpu_key, Param(arr, true)}, PGRES_TUPLES_OK, true);
+                      return r.rows() > 0 ? HistogramAggregate::decode(r.bytes(0, 1)) : HistogramAggregate();
+                  }),
+      s_(s), c_(c) {}
+
 // Loads the states of these experiments (one statement for a batch).
 void PostgresStorage::States::load(const std::set<std::string> &experiments) {
     BinaryArray names(kTextOid);
     for (const std::string &e : experiments)
-        if (!states_.count(e)) names.add(e);
+        if (!holds(e)) names.add(e);
     const std::string arr = names.bytes();
-    Result r = s_.exec(c_, "load_states", {key_, Param(arr, true)}, PGRES_TUPLES_OK, true);
-    for (int i = 0; i < r.rows(); ++i) states_[r.text(i, 0)] = HistogramAggregate::decode(r.bytes(i, 1));
-    for (const std::string &e : experiments) states_.try_emplace(e);
-}
-
-void PostgresStorage::States::fold(const std::string &experiment, std::string_view blob, int sign) {
-    if (!states_.count(experiment)) load({experiment});
-    if (!decode_point_set(blob, strings_, points_))
-        throw std::runtime_error("postgres: the stored points of an upload of " + key_ + " are damaged");
-    states_[experiment].fold(strings_, points_, sign);
+    Result r = s_.exec(c_, "load_states", {gpu_key(), Param(arr, true)}, PGRES_TUPLES_OK, true);
+    for (int i = 0; i < r.rows(); ++i) hold(r.text(i, 0), HistogramAggregate::decode(r.bytes(i, 1)));
+    for (const std::string &e : experiments)
+        if (!holds(e)) hold(e, HistogramAggregate());
 }
 
 void PostgresStorage::States::save() {
     BinaryArray put_names(kTextOid), uploads(kInt8Oid), blobs(kByteaOid), results(kTextOid), drop_names(kTextOid);
     bool any_put = false, any_drop = false;
-    for (const auto &[experiment, h] : states_) {
+    for (const auto &[experiment, h] : states()) {
         if (h.empty()) {
             drop_names.add(experiment);
             any_drop = true;
@@ -118,14 +116,13 @@ void PostgresStorage::States::save() {
     }
     if (any_put) {
         const std::string a = put_names.bytes(), b = uploads.bytes(), d = blobs.bytes(), e = results.bytes();
-        s_.exec(c_, "save_states", {key_, Param(a, true), Param(b, true), Param(d, true), Param(e, true)},
+        s_.exec(c_, "save_states", {gpu_key(), Param(a, true), Param(b, true), Param(d, true), Param(e, true)},
                 PGRES_COMMAND_OK);
     }
     if (any_drop) {
         const std::string a = drop_names.bytes();
-        s_.exec(c_, "drop_states", {key_, Param(a, true)}, PGRES_COMMAND_OK);
+        s_.exec(c_, "drop_states", {gpu_key(), Param(a, true)}, PGRES_COMMAND_OK);
     }
 }
-
 
 }  // namespace gmserver::postgres

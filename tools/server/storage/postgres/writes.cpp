@@ -24,8 +24,7 @@ InsertOutcome PostgresStorage::insert(const StoredRun &run, const std::vector<Po
     // into a column PostgreSQL does not compress again.
     const std::string document = packed_document(run);
     // Points packed per experiment, before any connection is taken.
-    std::map<std::string, std::vector<const PointRow *>> by_experiment;
-    for (const PointRow &p : points) by_experiment[p.experiment].push_back(&p);
+    const auto by_experiment = points_by_experiment(points);
     BinaryArray experiments(kTextOid), sets(kByteaOid);
     for (const auto &[experiment, rows] : by_experiment) {
         check_text(experiment, "an experiment name");
@@ -54,10 +53,11 @@ InsertOutcome PostgresStorage::insert(const StoredRun &run, const std::vector<Po
     return outcome;
 }
 
-// In one transaction, holding the model's lock (so no fold of the model
-// runs meanwhile): a run still queued leaves the queue; a folded one is
-// subtracted from the stored aggregates. Then its rows go.
-bool PostgresStorage::remove(const std::string &id) {
+// In one transaction holding the model's lock (so no fold of the model runs
+// meanwhile): change(c, gpu_key) with the model of run `id`, committed when
+// it returns. False, with nothing changed, when there is no such run.
+bool PostgresStorage::change_run(const std::string &id,
+                                 const std::function<bool(PGconn *, const std::string &)> &change) {
     if (id.find('\0') != std::string::npos) return false;
     return with_connection([&](PGconn *c, bool &committing) {
         Result k = exec(c, "run_model", {id}, PGRES_TUPLES_OK);
@@ -67,16 +67,24 @@ bool PostgresStorage::remove(const std::string &id) {
         exec(c, "lock_model", {gpu_key}, PGRES_TUPLES_OK);
         // A concurrent delete of the same run may have won the lock.
         if (exec(c, "lock_run", {id}, PGRES_TUPLES_OK).rows() == 0) return false;
+        const bool result = change(c, gpu_key);
+        committing = true;  // from here on the outcome may be unknown: no retry
+        tx.commit();
+        return result;
+    });
+}
+
+// A run still queued leaves the queue; a folded one is subtracted from the
+// stored aggregates. Then its rows go.
+bool PostgresStorage::remove(const std::string &id) {
+    return change_run(id, [&](PGconn *c, const std::string &gpu_key) {
         // One left out of the aggregates (set_counted) is in neither.
         const bool was_uncounted = affected(exec(c, "recount", {id}, PGRES_COMMAND_OK)) > 0;
         if (affected(exec(c, "unqueue_run", {id}, PGRES_COMMAND_OK)) == 0 && !was_uncounted) {
             subtract_folded(c, id, gpu_key);
         }
         exec(c, "delete_point_sets", {id}, PGRES_COMMAND_OK);
-        const bool deleted = affected(exec(c, "delete_run", {id}, PGRES_COMMAND_OK)) > 0;
-        committing = true;  // from here on the outcome may be unknown: no retry
-        tx.commit();
-        return deleted;
+        return affected(exec(c, "delete_run", {id}, PGRES_COMMAND_OK)) > 0;
     });
 }
 
@@ -92,20 +100,12 @@ void PostgresStorage::subtract_folded(PGconn *c, const std::string &id, const st
 }
 
 // --- Moderation: uploads left out of the aggregates (crowd/crowd.hpp) ---
-// In one transaction holding the model's lock, as remove(): leaving out
-// takes the run from the queue, or subtracts it if folded; counting again
-// queues it for the refresher.
+// Leaving out takes the run from the queue, or subtracts it if folded;
+// counting again queues it for the refresher.
 bool PostgresStorage::set_counted(const std::string &id, bool counted) {
-    if (id.find('\0') != std::string::npos) return false;
     bool requeued = false;
-    const bool found = with_connection([&](PGconn *c, bool &committing) {
+    const bool found = change_run(id, [&](PGconn *c, const std::string &gpu_key) {
         requeued = false;
-        Result k = exec(c, "run_model", {id}, PGRES_TUPLES_OK);
-        if (k.rows() == 0) return false;
-        const std::string gpu_key = k.text(0, 0);
-        Transaction tx(c);
-        exec(c, "lock_model", {gpu_key}, PGRES_TUPLES_OK);
-        if (exec(c, "lock_run", {id}, PGRES_TUPLES_OK).rows() == 0) return false;
         const bool uncounted = exec(c, "uncounted_has", {id}, PGRES_TUPLES_OK).rows() > 0;
         if (!counted && !uncounted) {
             if (affected(exec(c, "unqueue_run", {id}, PGRES_COMMAND_OK)) == 0) subtract_folded(c, id, gpu_key);
@@ -115,8 +115,6 @@ bool PostgresStorage::set_counted(const std::string &id, bool counted) {
             exec(c, "requeue_run", {id}, PGRES_COMMAND_OK);
             requeued = true;
         }
-        committing = true;
-        tx.commit();
         return true;
     });
     if (requeued && refresher_) refresher_->poke();

@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 
 #include "storage/aggregate.hpp"
+#include "storage/backend_shared.hpp"
 #include "storage/database_errors.hpp"
 #include "storage/rate_limit.hpp"
 #include "storage/refresher.hpp"
@@ -174,6 +175,14 @@ private:
     // The model a stored run was counted for; nothing when no such run.
     std::optional<std::string> gpu_key_of(const std::string &id);
 
+    // In one write transaction: change(gpu_key) with the model of run `id`;
+    // false, with nothing changed, when there is no such run.
+    bool change_run(const std::string &id, const std::function<bool(const std::string &)> &change);
+
+    // Takes run `id` out of the queue, or, when it was folded already, out
+    // of the aggregates. Inside the caller's write transaction.
+    void leave_aggregates(const std::string &id, const std::string &gpu_key);
+
     // A run already folded into its model's aggregates leaves them: its point
     // sets are folded out and the model counts one upload less. Inside the
     // caller's write transaction.
@@ -186,19 +195,13 @@ private:
     // The stored aggregates of one model's experiments, loaded as a fold or
     // a delete touches them, written back by save(). Called with mu_ held,
     // inside a write transaction.
-    class States {
+    class States : public ModelStates {
     public:
-        States(SqliteStorage &s, std::string gpu_key) : s_(s), key_(std::move(gpu_key)) {}
-        void fold(const std::string &experiment, std::string_view blob, int sign);
+        States(SqliteStorage &s, const std::string &gpu_key);
         void save();
 
     private:
-        HistogramAggregate &get(const std::string &experiment);
         SqliteStorage &s_;
-        const std::string key_;
-        std::map<std::string, HistogramAggregate> states_;
-        std::vector<std::string> strings_;
-        std::vector<HistogramAggregate::Point> points_;
     };
 
     // aggregate() (the API's JSON) or aggregate_state() (the encoded

@@ -77,11 +77,7 @@ void SqliteStorage::for_each_point(const std::string &gpu_key, const std::string
                 " WHERE r.gpu_key = ?1 ORDER BY r.created_at, r.id");
     q.bind(1, gpu_key);
     q.bind(2, experiment);
-    while (q.step()) {
-        const std::string run_id = q.text(0);
-        if (!decode_points(q.blob(1), run_id, experiment, visit))
-            throw std::runtime_error("SQLite: the stored points of run " + run_id + " are damaged");
-    }
+    while (q.step()) visit_stored_points("SQLite", q.blob(1), q.text(0), experiment, visit);
 }
 
 std::vector<StoredRun> SqliteStorage::runs_of(const std::string &gpu_key, std::size_t limit) {
@@ -128,11 +124,8 @@ std::vector<std::pair<std::string, std::string>> SqliteStorage::aggregates_of_ex
         Stmt m(rdb_, "SELECT DISTINCT gpu_key FROM agg_queue");
         while (m.step()) queued.push_back(m.text(0));
     }
-    for (const std::string &key : queued) {
-        if (std::optional<std::string> merged = read_aggregate(key, experiment, false)) by_model[key] = std::move(*merged);
-        else by_model.erase(key);
-    }
-    return {by_model.begin(), by_model.end()};
+    return with_queued_merged(std::move(by_model), queued,
+                              [&](const std::string &key) { return read_aggregate(key, experiment, false); });
 }
 
 std::uint64_t SqliteStorage::pending() {
@@ -170,17 +163,12 @@ std::optional<std::string> SqliteStorage::read_aggregate(const std::string &gpu_
     // Uploads not folded yet: merged into a copy of the stored aggregate.
     HistogramAggregate h = stored ? HistogramAggregate::decode(a.blob(0)) : HistogramAggregate();
     Stmt q(rdb_, "SELECT data FROM point_sets WHERE run_id = ? AND experiment = ?");
-    std::vector<std::string> strings;
-    std::vector<HistogramAggregate::Point> points;
+    PointSetFolder folder("SQLite");
     for (const std::string &run : pending) {
         sqlite3_reset(q.s);
         q.bind(1, run);
         q.bind(2, experiment);
-        while (q.step()) {
-            if (!decode_point_set(q.blob(0), strings, points))
-                throw std::runtime_error("SQLite: the stored points of run " + run + " are damaged");
-            h.fold(strings, points, +1);
-        }
+        while (q.step()) folder.fold(h, q.blob(0), +1, "run " + run);
     }
     if (h.empty()) return std::nullopt;
     return state ? h.encode() : h.result().dump();

@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/point_codec.hpp"
 #include "storage/sqlite/internal.hpp"
 
 namespace gmserver::sqlite {
@@ -20,17 +19,8 @@ std::size_t SqliteStorage::refresh(std::size_t max_runs) {
         Stmt q(db_, "SELECT DISTINCT gpu_key FROM agg_queue");
         while (q.step()) models.push_back(q.text(0));
     }
-    std::size_t folded = 0;
-    for (const std::string &key : models) {
-        // A transaction per model and batch: the lock is given back between
-        // them, so uploads wait at most for one batch.
-        while (folded < max_runs) {
-            const std::size_t n = fold_model(key, std::min(max_runs - folded, kRefreshBatch));
-            folded += n;
-            if (n == 0) break;
-        }
-    }
-    return folded;
+    return fold_queued_models(models, max_runs, kRefreshBatch,
+                              [this](const std::string &key, std::size_t limit) { return fold_model(key, limit); });
 }
 
 // The model's queued uploads, oldest first, read through `c` (its mutex held).
@@ -81,42 +71,36 @@ std::size_t SqliteStorage::fold_model(const std::string &gpu_key, std::size_t li
     }
 }
 
-void SqliteStorage::States::fold(const std::string &experiment, std::string_view blob, int sign) {
-    if (!decode_point_set(blob, strings_, points_))
-        throw std::runtime_error("SQLite: the stored points of an upload of " + key_ + " are damaged");
-    get(experiment).fold(strings_, points_, sign);
-}
+SqliteStorage::States::States(SqliteStorage &s, const std::string &gpu_key)
+    : ModelStates("SQLite", gpu_key,
+                  [&s, gpu_key](const std::string &experiment) {
+                      Stmt q(s.db_, "SELECT state FROM aggregates WHERE gpu_key = ? AND experiment = ?");
+                      q.bind(1, gpu_key);
+                      q.bind(2, experiment);
+                      return q.step() ? HistogramAggregate::decode(q.blob(0)) : HistogramAggregate();
+                  }),
+      s_(s) {}
 
 void SqliteStorage::States::save() {
     Stmt put(s_.db_, "INSERT OR REPLACE INTO aggregates (gpu_key, experiment, uploads, state, result) VALUES (?,?,?,?,?)");
     Stmt del(s_.db_, "DELETE FROM aggregates WHERE gpu_key = ? AND experiment = ?");
-    for (const auto &[experiment, h] : states_) {
+    for (const auto &[experiment, h] : states()) {
         if (h.empty()) {
             sqlite3_reset(del.s);
-            del.bind(1, key_);
+            del.bind(1, gpu_key());
             del.bind(2, experiment);
             del.done();
             continue;
         }
         const std::string state = h.encode(), result = h.result().dump();
         sqlite3_reset(put.s);
-        put.bind(1, key_);
+        put.bind(1, gpu_key());
         put.bind(2, experiment);
         sqlite3_bind_int64(put.s, 3, static_cast<sqlite3_int64>(h.uploads()));
         put.bind_blob(4, state);
         put.bind(5, result);
         put.done();
     }
-}
-
-HistogramAggregate &SqliteStorage::States::get(const std::string &experiment) {
-    auto it = states_.find(experiment);
-    if (it != states_.end()) return it->second;
-    Stmt q(s_.db_, "SELECT state FROM aggregates WHERE gpu_key = ? AND experiment = ?");
-    q.bind(1, key_);
-    q.bind(2, experiment);
-    return states_.emplace(experiment, q.step() ? HistogramAggregate::decode(q.blob(0)) : HistogramAggregate())
-        .first->second;
 }
 
 }  // namespace gmserver::sqlite

@@ -16,8 +16,7 @@ namespace gmserver::sqlite {
 InsertOutcome SqliteStorage::insert(const StoredRun &run, const std::vector<PointRow> &points, StoredRun *existing) {
     // The expensive part, compression and packing, happens before the lock.
     const std::string document = packed_document(run);
-    std::map<std::string, std::vector<const PointRow *>> by_experiment;
-    for (const PointRow &p : points) by_experiment[p.experiment].push_back(&p);
+    const auto by_experiment = points_by_experiment(points);
     std::vector<std::pair<const std::string *, std::string>> sets;
     for (const auto &[experiment, rows] : by_experiment) sets.emplace_back(&experiment, encode_points(rows));
 
@@ -69,65 +68,71 @@ InsertOutcome SqliteStorage::insert(const StoredRun &run, const std::vector<Poin
     return InsertOutcome::Inserted;
 }
 
-bool SqliteStorage::remove(const std::string &id) {
+// In one write transaction: change(gpu_key) with the model of run `id`;
+// false, with nothing changed, when there is no such run.
+bool SqliteStorage::change_run(const std::string &id, const std::function<bool(const std::string &)> &change) {
     std::lock_guard<std::mutex> lock(mu_);
     exec_cached("BEGIN IMMEDIATE");
     try {
-        const std::optional<std::string> found = gpu_key_of(id);
-        if (!found) {
+        const std::optional<std::string> gpu_key = gpu_key_of(id);
+        if (!gpu_key) {
             exec_cached("ROLLBACK");
             return false;
         }
-        const std::string &gpu_key = *found;
-        // A queued run is not in the aggregates yet: dropping it from the
-        // queue is all. A folded one is subtracted from them; one left out
-        // (set_counted) is in neither.
-        Stmt du(db_, "DELETE FROM uncounted WHERE run_id = ?");
-        du.bind(1, id);
-        du.done();
-        const bool was_uncounted = sqlite3_changes(db_) > 0;
-        Stmt dq(db_, writer_statements_, "DELETE FROM agg_queue WHERE run_id = ?");
-        dq.bind(1, id);
-        dq.done();
-        if (!was_uncounted && sqlite3_changes(db_) == 0) subtract_folded(id, gpu_key);
-        Stmt p(db_, "DELETE FROM point_sets WHERE run_id = ?");
-        p.bind(1, id);
-        p.done();
-        Stmt r(db_, "DELETE FROM runs WHERE id = ?");
-        r.bind(1, id);
-        r.done();
-        const bool deleted = sqlite3_changes(db_) > 0;
+        const bool result = change(*gpu_key);
         exec_cached("COMMIT");
-        return deleted;
+        return result;
     } catch (...) {
         sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
         throw;
     }
 }
 
+// Takes run `id` out of the queue, or, when it was folded already, out of
+// the aggregates. Inside the caller's write transaction.
+void SqliteStorage::leave_aggregates(const std::string &id, const std::string &gpu_key) {
+    Stmt dq(db_, writer_statements_, "DELETE FROM agg_queue WHERE run_id = ?");
+    dq.bind(1, id);
+    dq.done();
+    if (sqlite3_changes(db_) == 0) subtract_folded(id, gpu_key);
+}
+
+bool SqliteStorage::remove(const std::string &id) {
+    return change_run(id, [&](const std::string &gpu_key) {
+        // A queued run is not in the aggregates yet: dropping it from the
+        // queue is all. A folded one is subtracted from them; one left out
+        // (set_counted) is in neither.
+        Stmt du(db_, "DELETE FROM uncounted WHERE run_id = ?");
+        du.bind(1, id);
+        du.done();
+        if (sqlite3_changes(db_) == 0) leave_aggregates(id, gpu_key);
+        else {
+            Stmt dq(db_, writer_statements_, "DELETE FROM agg_queue WHERE run_id = ?");
+            dq.bind(1, id);
+            dq.done();
+        }
+        Stmt p(db_, "DELETE FROM point_sets WHERE run_id = ?");
+        p.bind(1, id);
+        p.done();
+        Stmt r(db_, "DELETE FROM runs WHERE id = ?");
+        r.bind(1, id);
+        r.done();
+        return sqlite3_changes(db_) > 0;
+    });
+}
+
 // --- Moderation: uploads left out of the aggregates (crowd/crowd.hpp) ---
 bool SqliteStorage::set_counted(const std::string &id, bool counted) {
-    std::unique_lock<std::mutex> lock(mu_);
-    exec_cached("BEGIN IMMEDIATE");
-    try {
-        const std::optional<std::string> found = gpu_key_of(id);
-        if (!found) {
-            exec_cached("ROLLBACK");
-            return false;
-        }
-        const std::string &gpu_key = *found;
+    bool requeued = false;
+    const bool found = change_run(id, [&](const std::string &gpu_key) {
         bool uncounted = false;
         {
             Stmt u(db_, "SELECT 1 FROM uncounted WHERE run_id = ?");
             u.bind(1, id);
             uncounted = u.step();
         }
-        bool requeued = false;
         if (!counted && !uncounted) {
-            Stmt dq(db_, writer_statements_, "DELETE FROM agg_queue WHERE run_id = ?");
-            dq.bind(1, id);
-            dq.done();
-            if (sqlite3_changes(db_) == 0) subtract_folded(id, gpu_key);  // folded already
+            leave_aggregates(id, gpu_key);
             Stmt ins(db_, "INSERT INTO uncounted (run_id, gpu_key) VALUES (?, ?)");
             ins.bind(1, id);
             ins.bind(2, gpu_key);
@@ -141,14 +146,10 @@ bool SqliteStorage::set_counted(const std::string &id, bool counted) {
             q.done();
             requeued = true;
         }
-        exec_cached("COMMIT");
-        lock.unlock();
-        if (requeued && refresher_) refresher_->poke();
         return true;
-    } catch (...) {
-        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-        throw;
-    }
+    });
+    if (requeued && refresher_) refresher_->poke();
+    return found;
 }
 
 bool SqliteStorage::take_token(const std::string &client, bool write, double rate, double burst, int *retry_after_s) {
