@@ -12,8 +12,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
+
+#include "storage/point_codec.hpp"
 
 namespace gmserver {
 
@@ -40,6 +43,22 @@ struct ExportRow {
     std::string gpu_key, run_id, created_at, experiment, series, field;
     double x = 0, value = 0;
 };
+
+// The headline points of one stored point set as export rows, while visit
+// returns true (go_on turns false when it has returned false); the caller
+// has filled in the row's model, upload, time and experiment. False when the
+// point set does not decode.
+inline bool visit_export_rows(std::string_view point_set, ExportRow &row, bool &go_on,
+                              const std::function<bool(const ExportRow &)> &visit) {
+    return decode_points(point_set, row.run_id, row.experiment, [&](const PointRow &p) {
+        if (!go_on) return;
+        row.series = p.series;
+        row.field = p.field;
+        row.x = p.x;
+        row.value = p.value;
+        go_on = visit(row);
+    });
+}
 
 class CrowdStore {
 public:

@@ -177,15 +177,7 @@ public:
                 row.created_at = r.text(0, 2);
                 row.experiment = r.text(0, 3);
                 const std::string_view blob(PQgetvalue(raw, 0, 4), static_cast<std::size_t>(PQgetlength(raw, 0, 4)));
-                const bool ok = decode_points(blob, row.run_id, row.experiment, [&](const PointRow &p) {
-                    if (!go_on) return;
-                    row.series = p.series;
-                    row.field = p.field;
-                    row.x = p.x;
-                    row.value = p.value;
-                    go_on = visit(row);
-                });
-                if (!ok) {
+                if (!visit_export_rows(blob, row, go_on, visit)) {
                     error = "postgres: export: the stored points of run " + row.run_id + " are damaged";
                     break;
                 }

@@ -175,15 +175,7 @@ public:
             row.gpu_key = q.text(1);
             row.created_at = q.text(2);
             row.experiment = q.text(3);
-            const bool ok = decode_points(q.blob(4), row.run_id, row.experiment, [&](const PointRow &p) {
-                if (!go_on) return;
-                row.series = p.series;
-                row.field = p.field;
-                row.x = p.x;
-                row.value = p.value;
-                go_on = visit(row);
-            });
-            if (!ok) throw std::runtime_error("SQLite: the stored points of run " + row.run_id + " are damaged");
+            if (!visit_export_rows(q.blob(4), row, go_on, visit)) throw std::runtime_error("SQLite: the stored points of run " + row.run_id + " are damaged");
         }
     }
 

@@ -27,9 +27,6 @@ using gmreport::escape_html;
 
 namespace {
 
-const char *kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
-std::string color(std::size_t i) { return kPalette[i % (sizeof kPalette / sizeof *kPalette)]; }
-
 constexpr std::size_t kMaxCompared = 4;
 const char *const kCompareParams[] = {"a", "b", "c", "d"};
 
@@ -173,7 +170,7 @@ json models_chart(Crowd &crowd, const std::string &experiment, const std::vector
             }
             if (data.empty()) continue;
         }
-        datasets.push_back({{"label", models[i].name}, {"data", data}, {"color", color(i)}});
+        datasets.push_back({{"label", models[i].name}, {"data", data}, {"color", series_color(i)}});
     }
     if (datasets.empty()) return nullptr;
     std::string y_title = field == "bandwidth_gbs" ? "effective bandwidth (GB/s)" : field;

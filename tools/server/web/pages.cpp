@@ -26,10 +26,13 @@ namespace gmserver {
 using nlohmann::json;
 using gmreport::escape_html;
 
-namespace {
+std::string series_color(std::size_t i) {
+    static const char *const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                           "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+    return kPalette[i % (sizeof kPalette / sizeof *kPalette)];
+}
 
-const char *kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
-std::string color(std::size_t i) { return kPalette[i % (sizeof kPalette / sizeof *kPalette)]; }
+namespace {
 
 // An href attribute value: encoded, then escaped (a no-op today, but the
 // attribute stays safe whatever url_encode lets through).
@@ -120,7 +123,7 @@ json aggregate_chart(const std::string &experiment, const json &agg, const std::
         }
         chart["labels"] = labels;
         chart["y_title"] = field_title(series.front()->value("field", ""));
-        datasets.push_back({{"label", "median across uploads"}, {"data", medians}, {"color", color(0)}});
+        datasets.push_back({{"label", "median across uploads"}, {"data", medians}, {"color", series_color(0)}});
         datasets.push_back({{"label", "first to third quartile"}, {"data", ranges}, {"color", "#333333"}, {"range", true}});
     } else {
         chart["x_title"] = spec.x_title.empty() ? "x" : spec.x_title;
@@ -133,7 +136,7 @@ json aggregate_chart(const std::string &experiment, const json &agg, const std::
                 lo.push_back({{"x", x}, {"y", chart_number(p["q1"])}});
                 hi.push_back({{"x", x}, {"y", chart_number(p["q3"])}});
             }
-            const std::string c = color(i++);
+            const std::string c = series_color(i++);
             datasets.push_back({{"label", s["name"]}, {"data", med}, {"color", c}});
             // The script fills a "high" band down to the dataset just before it.
             datasets.push_back({{"label", "quartiles"}, {"data", lo}, {"color", c}, {"band", "low"}});
@@ -258,7 +261,7 @@ json counters_chart(const std::string &experiment, const json &agg, const std::v
     for (const CounterFigure &f : figures) {
         auto at = std::find(series.begin(), series.end(), f.series);
         if (at == series.end()) at = series.insert(series.end(), f.series);
-        const std::string c = color(static_cast<std::size_t>(at - series.begin()));
+        const std::string c = series_color(static_cast<std::size_t>(at - series.begin()));
         json model = json::array(), counted = json::array();
         for (const CounterPoint &p : f.points) {
             const json x = chart_number(drawn_x(spec, p.x));
@@ -556,7 +559,7 @@ std::string page_compare_gpus(const GpuIdentity &a, const json &agg_a, const Gpu
             chart["x_title"] = spec.x_title.empty() ? "x" : spec.x_title;
             std::size_t i = 0;
             for (const auto &[sa, sb] : pairs) {
-                const std::string c = color(i++);
+                const std::string c = series_color(i++);
                 for (int side = 0; side < 2; ++side) {
                     json data = json::array();
                     for (const json &p : (side ? *sb : *sa)["points"]) data.push_back({{"x", chart_number(drawn_x(spec, p["x"].get<double>()))}, {"y", chart_number(p["median"])}});

@@ -3,6 +3,7 @@
 // Every function returns a whole page; all user-supplied text is escaped.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ std::string page_result(const StoredRun &run);
 // (/compare?a=ID&b=ID or /compare?gpu_a=KEY&gpu_b=KEY).
 std::string page_compare_runs(const StoredRun &a, const StoredRun &b);
 std::string page_compare_gpus(const GpuIdentity &a, const nlohmann::json &agg_a, const GpuIdentity &b, const nlohmann::json &agg_b);
+
+// The colour of the i-th series of a chart, the same on every page.
+std::string series_color(std::size_t i);
 
 // A small page for 404s and other errors (the message is escaped).
 std::string page_error(int status, const std::string &message);
