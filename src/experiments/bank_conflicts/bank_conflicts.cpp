@@ -10,6 +10,7 @@
 #include "core/measurement/verify.hpp"
 #include "experiments/bank_conflicts/bank_conflicts.cuh"
 #include "experiments/bank_conflicts/bank_model.hpp"
+#include "experiments/common/point_checks.hpp"
 
 namespace gmlab {
 
@@ -57,34 +58,27 @@ void run_series(ContextState &ctx, bool write, const std::vector<long long> &str
     const std::size_t out_words = write ? warps * kBankRegionWords : warps * 32;
     std::vector<T> host(out_words);
     const DeviceInfo &dev = ctx.info();
-    Series s;
-    s.name = std::string(write ? "write, " : "read, ") + std::to_string(w) + "-byte words";
-    s.variant = write ? "write" : "read";
-    s.x_name = "stride";
-    s.x_unit = "words";
+    // Quantity: the time of one warp's shared-memory access.
+    Series s = declared_series(std::string(write ? "write, " : "read, ") + std::to_string(w) + "-byte words",
+                               write ? "write" : "read", "stride", "words", Quantity::Time,
+                               {{"word_size", w}, {"iterations", iterations}, {"blocks", blocks},
+                                {"warps_per_block", kBankWarpsPerBlock}});
     s.y_field = "ns_per_warp_access";
     s.y_name = "time per warp access, per multiprocessor";
     s.y_unit = "ns";
-    s.quantity = Quantity::Time;  // one warp's shared-memory access
-    s.attributes = {{"word_size", w}, {"iterations", iterations}, {"blocks", blocks}, {"warps_per_block", kBankWarpsPerBlock}};
     for (long long stride_ll : strides) {
         const unsigned stride = static_cast<unsigned>(stride_ll);
         if (write && stride == 0) continue;  // every lane writing one word is a race, not a broadcast
-        auto launch = [&](cudaStream_t st) {
+        CheckedLaunch point;
+        point.launch = [&buf, write, w, stride, iterations, blocks](cudaStream_t st) {
             return kernels::launch_bank_access(write, w, stride, iterations, blocks, buf.get(), st);
         };
-        GM_CUDA(launch(ctx.stream()));
-        GM_CUDA(cudaMemcpyAsync(host.data(), buf.get(), out_words * sizeof(T), cudaMemcpyDeviceToHost, ctx.stream()));
-        GM_CUDA(cudaStreamSynchronize(ctx.stream()));
-        check_output<T>(write, stride, iterations, warps, host, out, "bank_conflicts " + s.name + " stride " + std::to_string(stride));
+        point.poison = {{buf.get(), out_words * sizeof(T)}};
+        point.download = download_to(host.data(), buf.get(), out_words * sizeof(T));
+        const std::string what = "bank_conflicts " + s.name + " stride " + std::to_string(stride);
+        point.check = [&] { check_output<T>(write, stride, iterations, warps, host, out, what); };
         Point p;
         p.x = stride;
-        p.time_ms = time_launch(ctx, launch);
-        // Each multiprocessor serves its share of the warps' accesses one after another.
-        const double per_sm = static_cast<double>(warps) * iterations / dev.multiprocessors;
-        const double ns = p.time_ms.median * 1e6 / per_sm;
-        p.values["ns_per_warp_access"] = ns;
-        p.values["cycles_per_warp_access"] = ns * dev.clock_khz / 1e6;  // at the device's peak SM clock
         p.predicted["wavefronts"] = shared_wavefronts(w, stride);
         p.predicted["n_way"] = shared_conflict_ways(w, stride);
         // Counters: the read kernel's strided loads are its only shared loads,
@@ -98,7 +92,12 @@ void run_series(ContextState &ctx, bool write, const std::vector<long long> &str
         const CounterSet counters =
             write ? counter_sets::shared_banks()
                   : counter_sets::shared_banks().agree("wavefronts_per_request_ld", "wavefronts", 1e-3);
-        measure_counters(ctx, launch, counters, p, out);
+        measure_checked(ctx, point, p, out, &counters);
+        // Each multiprocessor serves its share of the warps' accesses one after another.
+        const double per_sm = static_cast<double>(warps) * iterations / dev.multiprocessors;
+        const double ns = p.time_ms.median * 1e6 / per_sm;
+        p.values["ns_per_warp_access"] = ns;
+        p.values["cycles_per_warp_access"] = ns * dev.clock_khz / 1e6;  // at the device's peak SM clock
         s.points.push_back(std::move(p));
     }
     // Time ratios against stride 1 (same work at every point).

@@ -12,7 +12,7 @@
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
-#include "core/measurement/verify.hpp"
+#include "experiments/common/point_checks.hpp"
 #include "experiments/pitch_2d/pitch_2d.cuh"
 #include "shared_kernels/pattern.hpp"
 
@@ -63,34 +63,45 @@ private:
     std::size_t pitch_ = 0, bytes_ = 0;
 };
 
-// Copies the array (pitch in words) on the device, checks it on the host and times it.
+// Fraction of the first rows (at most 4096) whose start is off a 128-byte
+// line: each warp access of such a row spans one more sector.
+double misaligned_row_fraction(std::size_t pitch, std::size_t height) {
+    std::size_t misaligned = 0;
+    const std::size_t sample = std::min<std::size_t>(height, 4096);
+    for (std::size_t r = 0; r < sample; ++r) misaligned += (r * pitch * kElem) % 128 != 0;
+    return static_cast<double>(misaligned) / static_cast<double>(sample);
+}
+
+// Copies the array (pitch in words) on the device through the core's point
+// protocol: the output's rows poisoned, one copy checked against the host's
+// pattern, then timed and counted.
 Point measure(ContextState &ctx, std::uint32_t *in, std::uint32_t *out, std::size_t pitch, std::size_t width, std::size_t height,
               std::vector<std::uint32_t> &host, const std::string &what, Result &res) {
     cudaStream_t st = ctx.stream();
     const int sms = ctx.info().multiprocessors;
     GM_CUDA(kernels::launch_fill_rows(in, pitch, width, height, kSeed, sms, st));
-    GM_CUDA(cudaMemset2DAsync(out, pitch * kElem, 0xFF, width * kElem, height, st));
-    auto launch = [&](cudaStream_t s) { return kernels::launch_row_copy(in, pitch, out, pitch, width, height, sms, s); };
-    GM_CUDA(launch(st));
-    GM_CUDA(cudaMemcpy2DAsync(host.data(), width * kElem, out, pitch * kElem, width * kElem, height, cudaMemcpyDeviceToHost, st));
-    GM_CUDA(cudaStreamSynchronize(st));
     const std::uint64_t total = static_cast<std::uint64_t>(width) * height;
-    const std::uint64_t bad = first_mismatch(total, [&](std::uint64_t i) { return host[i] == pattern_word(i, kSeed); });
-    if (bad < total) verification_failed(what, bad, std::to_string(pattern_word(bad, kSeed)), std::to_string(host[bad]));
-    res.verified(total, "every element compared with the host's pattern");
+    CheckedLaunch point;
+    point.launch = [&](cudaStream_t s) { return kernels::launch_row_copy(in, pitch, out, pitch, width, height, sms, s); };
+    // The whole pitched allocation, padding included: the kernel writes only
+    // the rows' words, and the check reads only those.
+    point.poison = {{out, pitch * kElem * height}};
+    point.download = [&](cudaStream_t s) {
+        GM_CUDA(cudaMemcpy2DAsync(host.data(), width * kElem, out, pitch * kElem, width * kElem, height, cudaMemcpyDeviceToHost, s));
+    };
+    point.check = [&] {
+        verify_equal(host.data(), total, [&](std::uint64_t i) { return pattern_word(i, kSeed); }, what,
+                     "every element compared with the host's pattern", res);
+    };
     Point p;
     p.x = static_cast<double>(width);
     p.bytes = 2.0 * static_cast<double>(total) * kElem;
-    p.time_ms = time_launch(ctx, launch);
     p.values["height"] = static_cast<double>(height);
     p.values["pitch_bytes"] = static_cast<double>(pitch * kElem);
-    // Rows whose start is not on a 128-byte line: each warp access of them spans one more sector.
-    std::size_t misaligned = 0;
-    const std::size_t sample = std::min<std::size_t>(height, 4096);
-    for (std::size_t r = 0; r < sample; ++r) misaligned += (r * pitch * kElem) % 128 != 0;
-    p.predicted["misaligned_row_fraction"] = static_cast<double>(misaligned) / static_cast<double>(sample);
+    p.predicted["misaligned_row_fraction"] = misaligned_row_fraction(pitch, height);
     // Counters: misaligned rows show as more sectors per request.
-    measure_counters(ctx, launch, counter_sets::global_sectors() + counter_sets::dram(), p, res);
+    const CounterSet counters = counter_sets::global_sectors() + counter_sets::dram();
+    measure_checked(ctx, point, p, res, &counters);
     return p;
 }
 

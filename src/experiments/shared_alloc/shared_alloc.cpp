@@ -8,7 +8,7 @@
 #include "core/experiment/registry.hpp"
 #include "core/units.hpp"
 #include "core/measurement/harness.hpp"
-#include "core/measurement/verify.hpp"
+#include "experiments/common/point_checks.hpp"
 #include "experiments/shared_alloc/shared_alloc.cuh"
 #include "shared_kernels/fill_pattern.cuh"
 #include "shared_kernels/pattern.hpp"
@@ -22,6 +22,41 @@ constexpr std::uint32_t kSeed = 909;
 const Figure kDynamicOverStatic{"dynamic_time_over_static", "ratio", Better::Lower,
                                 "time with dynamically sized shared memory over the same kernel's with a static array"};
 
+// The point of one kernel (static or dynamic shared array) through the core's
+// point protocol. The kernel reverses the array in place, so nothing is
+// poisoned: the pattern written just before is the input, and a launch that
+// skipped a block would leave it unreversed, which the check finds.
+Point measure_reverse(ContextState &ctx, bool dynamic, DeviceArray &d, std::size_t n, std::vector<std::uint32_t> &host,
+                      Result &out) {
+    const int block = kernels::kReverseBlock;
+    const std::size_t bytes = n * sizeof(int);
+    const std::string name = dynamic ? "dynamic" : "static";
+    GM_CUDA(kernels::launch_fill_pattern(d.as<std::uint32_t>(), n, kSeed, ctx.stream()));
+    CheckedLaunch point;
+    point.launch = [&d, n, dynamic](cudaStream_t s) { return kernels::launch_reverse(dynamic, d.as<int>(), n, s); };
+    point.download = download_to(host.data(), d.get(), bytes);
+    point.check = [&] {
+        // Every run of `block` elements comes back reversed.
+        auto source = [&](std::uint64_t i) { return i / block * block + (block - 1 - i % block); };
+        verify_equal(host.data(), n, [&](std::uint64_t i) { return pattern_word(source(i), kSeed); }, "shared_alloc " + name,
+                     "every element compared with the host's reversal", out);
+    };
+    Point p;
+    p.x = static_cast<double>(bytes);
+    p.bytes = 2.0 * static_cast<double>(bytes);
+    // Counters: static and dynamic shared memory are accessed alike (same wavefronts).
+    const CounterSet counters = counter_sets::shared_banks();
+    measure_checked(ctx, point, p, out, &counters);
+    cudaFuncAttributes attr{};
+    GM_CUDA(kernels::reverse_attributes(dynamic, &attr));
+    p.values["registers"] = attr.numRegs;
+    p.values["static_shared_bytes"] = static_cast<double>(attr.sharedSizeBytes);
+    p.values["dynamic_shared_bytes"] = dynamic ? block * sizeof(int) : 0.0;
+    p.values["local_bytes"] = static_cast<double>(attr.localSizeBytes);
+    p.values["max_threads_per_block"] = attr.maxThreadsPerBlock;
+    return p;
+}
+
 void run_shared_alloc(ContextState &ctx, const Params &params, Result &out) {
     const int block = kernels::kReverseBlock;
     std::size_t n = params.is_auto("elements") ? default_working_set(ctx.info()) / sizeof(int) : params.size("elements");
@@ -30,44 +65,13 @@ void run_shared_alloc(ContextState &ctx, const Params &params, Result &out) {
     const std::size_t bytes = n * sizeof(int);
     require_memory(ctx, bytes, "shared_alloc");
     DeviceArray d(ctx, bytes);
-    cudaStream_t st = ctx.stream();
     std::vector<std::uint32_t> host(n);
     std::map<std::string, double> time;
     for (bool dynamic : {false, true}) {
         const std::string name = dynamic ? "dynamic" : "static";
-        GM_CUDA(kernels::launch_fill_pattern(d.as<std::uint32_t>(), n, kSeed, st));
-        auto launch = [&, dynamic](cudaStream_t s) { return kernels::launch_reverse(dynamic, d.as<int>(), n, s); };
-        GM_CUDA(launch(st));
-        GM_CUDA(cudaMemcpyAsync(host.data(), d.get(), bytes, cudaMemcpyDeviceToHost, st));
-        GM_CUDA(cudaStreamSynchronize(st));
-        // Every run of `block` elements comes back reversed.
-        auto source = [&](std::uint64_t i) { return i / block * block + (block - 1 - i % block); };
-        const std::uint64_t bad = first_mismatch(n, [&](std::uint64_t i) { return host[i] == pattern_word(source(i), kSeed); });
-        if (bad < n) verification_failed("shared_alloc " + name, bad, std::to_string(pattern_word(source(bad), kSeed)), std::to_string(host[bad]));
-        out.verified(n, "every element compared with the host's reversal");
-
-        cudaFuncAttributes attr{};
-        GM_CUDA(kernels::reverse_attributes(dynamic, &attr));
-        Series s;
-        s.name = name + " shared array";
-        s.variant = name;
-        s.x_name = "array";
-        s.x_unit = "bytes";
-        s.quantity = Quantity::DramBandwidth;
-        s.attributes = {{"block_size", block}};
-        Point p;
-        p.x = static_cast<double>(bytes);
-        p.bytes = 2.0 * static_cast<double>(bytes);
-        p.time_ms = time_launch(ctx, launch);
-        p.values["registers"] = attr.numRegs;
-        p.values["static_shared_bytes"] = static_cast<double>(attr.sharedSizeBytes);
-        p.values["dynamic_shared_bytes"] = dynamic ? block * sizeof(int) : 0.0;
-        p.values["local_bytes"] = static_cast<double>(attr.localSizeBytes);
-        p.values["max_threads_per_block"] = attr.maxThreadsPerBlock;
-        // Counters: static and dynamic shared memory are accessed alike (same wavefronts).
-        measure_counters(ctx, launch, counter_sets::shared_banks(), p, out);
-        time[name] = p.time_ms.median;
-        s.points.push_back(std::move(p));
+        Series s = declared_series(name + " shared array", name, "array", "bytes", Quantity::DramBandwidth, {{"block_size", block}});
+        s.points.push_back(measure_reverse(ctx, dynamic, d, n, host, out));
+        time[name] = s.points.back().time_ms.median;
         out.series.push_back(std::move(s));
     }
     out.record(kDynamicOverStatic, time["dynamic"] / time["static"]);
