@@ -12,6 +12,7 @@
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 #include "experiments/alignment/alignment.cuh"
+#include "experiments/common/point_checks.hpp"
 #include "shared_kernels/fill_pattern.cuh"
 #include "shared_kernels/pattern.hpp"
 
@@ -45,28 +46,36 @@ const Figure kLayoutOverPacked{"{layout}_over_packed_r{size}", "ratio", Better::
 const Figure kMisalignedOverAligned{"{case}_over_aligned", "ratio", Better::Higher,
                                     "bandwidth of loads misaligned by an offset over aligned ones (misaligned<size>_o<offset>)"};
 
+// Every data byte of every record of the copy equals the input's; padding is
+// not compared.
+void check_records(const AlignmentKernel &k, int offset, std::size_t n, const std::vector<std::uint8_t> &host, Result &out) {
+    const std::uint64_t checked = n * static_cast<std::uint64_t>(k.data);
+    const std::uint64_t bad = first_mismatch(checked, [&](std::uint64_t j) {
+        const std::uint64_t at = (j / k.data) * k.stride + j % k.data;
+        return host[at] == input_byte(at + offset);
+    });
+    if (bad < checked) {
+        const std::uint64_t at = (bad / k.data) * k.stride + bad % k.data;
+        verification_failed(std::string("alignment ") + k.kernel, at, std::to_string(input_byte(at + offset)), std::to_string(host[at]));
+    }
+    out.verified(checked, "every data byte of every record compared with the input");
+}
+
+// One copy through the core's point protocol: the whole output poisoned, one
+// launch checked record by record, then timed and counted.
 Point measure(ContextState &ctx, const Case &c, const DeviceArray &in, const DeviceArray &outbuf, std::size_t n, int block,
               std::vector<std::uint8_t> &host, Result &out) {
     const AlignmentKernel &k = kAlignmentKernels[c.kernel];
     const char *src = in.as<char>() + c.offset;
     char *dst = outbuf.as<char>() + c.offset;
-    auto launch = [&, src, dst](cudaStream_t s) { return kernels::launch_alignment_copy(c.kernel, src, dst, n, block, s); };
+    const int kernel = c.kernel;
     const std::size_t span = n * static_cast<std::size_t>(k.stride);
-    run_checked(ctx, {launch, {{outbuf.get(), outbuf.bytes()}}, download_to(host.data(), dst, span), {}});
-    // Every data byte of every record equals the input's; padding is not compared.
-    const std::uint64_t checked = n * static_cast<std::uint64_t>(k.data);
-    const std::uint64_t bad = first_mismatch(checked, [&](std::uint64_t j) {
-        const std::uint64_t at = (j / k.data) * k.stride + j % k.data;
-        return host[at] == input_byte(at + c.offset);
-    });
-    if (bad < checked) {
-        const std::uint64_t at = (bad / k.data) * k.stride + bad % k.data;
-        verification_failed(std::string("alignment ") + k.kernel, at, std::to_string(input_byte(at + c.offset)), std::to_string(host[at]));
-    }
-    out.verified(checked, "every data byte of every record compared with the input");
+    const CheckedLaunch point{[=](cudaStream_t s) { return kernels::launch_alignment_copy(kernel, src, dst, n, block, s); },
+                              {{outbuf.get(), outbuf.bytes()}},
+                              download_to(host.data(), dst, span),
+                              [&] { check_records(k, c.offset, n, host, out); }};
     Point p;
-    p.bytes = 2.0 * static_cast<double>(checked);  // useful bytes read + written
-    p.time_ms = time_launch(ctx, launch);
+    p.bytes = 2.0 * static_cast<double>(n * static_cast<std::uint64_t>(k.data));  // useful bytes read + written
     p.values["loads_per_record"] = k.loads_per_record;
     p.values["stores_per_record"] = k.stores_per_record;
     p.values["load_bytes"] = k.load_bytes;
@@ -78,7 +87,8 @@ Point measure(ContextState &ctx, const Case &c, const DeviceArray &in, const Dev
     // so warp instructions x 32 / records) and the sectors they touch.
     CounterSet counters = counter_sets::global_sectors() + counter_sets::global_load_instructions();
     counters.derived.push_back({"global_loads_per_record", "smsp__inst_executed_op_global_ld.sum", "", static_cast<double>(n) / 32.0});
-    measure_counters(ctx, launch, counters.agree("global_loads_per_record", "loads_per_record", 0.01), p, out);
+    counters = counters.agree("global_loads_per_record", "loads_per_record", 0.01);
+    measure_checked(ctx, point, p, out, &counters);
     return p;
 }
 
@@ -97,14 +107,10 @@ void run_alignment(ContextState &ctx, const Params &params, Result &out) {
             const int idx = kernels::alignment_kernel_index(v.c_str(), size, 0);
             if (idx < 0) fail(GM_ERROR_INTERNAL, "no " + v + " kernel for " + std::to_string(size) + "-byte records");
             const AlignmentKernel &k = kAlignmentKernels[idx];
-            Series s;
-            s.name = std::to_string(size) + "-byte records, " + v + " (" + std::to_string(k.loads_per_record) + " x " +
-                     std::to_string(k.load_bytes) + "-byte load per record)";
-            s.variant = v;
-            s.x_name = "record";
-            s.x_unit = "bytes";
-            s.quantity = Quantity::DramBandwidth;
-            s.attributes = {{"record_bytes", size}, {"kernel", k.kernel}, {"records", n}, {"block_size", block}};
+            Series s = declared_series(std::to_string(size) + "-byte records, " + v + " (" + std::to_string(k.loads_per_record) +
+                                           " x " + std::to_string(k.load_bytes) + "-byte load per record)",
+                                       v, "record", "bytes", Quantity::DramBandwidth,
+                                       {{"record_bytes", size}, {"kernel", k.kernel}, {"records", n}, {"block_size", block}});
             Point p = measure(ctx, {idx, 0}, in, outbuf, n, block, host, out);
             p.x = size;
             bw[v + std::to_string(size)] = bandwidth_gbs(p.bytes, p.time_ms.median);
@@ -114,13 +120,9 @@ void run_alignment(ContextState &ctx, const Params &params, Result &out) {
     }
     for (long long size_ll : params.integers("misaligned_sizes")) {
         const int size = static_cast<int>(size_ll);
-        Series s;
-        s.name = std::to_string(size) + "-byte records at a misaligned base (widest legal word)";
-        s.variant = "misaligned";
-        s.x_name = "base offset";
-        s.x_unit = "bytes";
-        s.quantity = Quantity::DramBandwidth;
-        s.attributes = {{"record_bytes", size}, {"records", n}, {"block_size", block}};
+        Series s = declared_series(std::to_string(size) + "-byte records at a misaligned base (widest legal word)", "misaligned",
+                                   "base offset", "bytes", Quantity::DramBandwidth,
+                                   {{"record_bytes", size}, {"records", n}, {"block_size", block}});
         for (long long off_ll : params.integers("offsets")) {
             const int off = static_cast<int>(off_ll);
             const int idx = kernels::alignment_kernel_index("misaligned", size, word_for_offset(off, size));
@@ -134,10 +136,8 @@ void run_alignment(ContextState &ctx, const Params &params, Result &out) {
     }
     for (int size : {8, 12, 16}) {
         const std::string z = std::to_string(size);
-        if (bw.count("aligned" + z) && bw.count("packed" + z))
-            out.record(kLayoutOverPacked, bw["aligned" + z] / bw["packed" + z], {{"layout", "aligned"}, {"size", z}});
-        if (bw.count("vector" + z) && bw.count("packed" + z))
-            out.record(kLayoutOverPacked, bw["vector" + z] / bw["packed" + z], {{"layout", "vector"}, {"size", z}});
+        record_ratio_if_measured(out, kLayoutOverPacked, bw, "aligned" + z, "packed" + z, {{"layout", "aligned"}, {"size", z}});
+        record_ratio_if_measured(out, kLayoutOverPacked, bw, "vector" + z, "packed" + z, {{"layout", "vector"}, {"size", z}});
         for (const auto &[key, value] : bw)
             if (key.rfind("misaligned" + z + "_o", 0) == 0 && bw.count("aligned" + z))
                 out.record(kMisalignedOverAligned, value / bw["aligned" + z], {{"case", key}});

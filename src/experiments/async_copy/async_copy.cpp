@@ -9,7 +9,7 @@
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
-#include "core/measurement/verify.hpp"
+#include "experiments/common/point_checks.hpp"
 #include "experiments/async_copy/async_copy.cuh"
 #include "shared_kernels/fill_pattern.cuh"
 #include "shared_kernels/pattern.hpp"
@@ -31,16 +31,11 @@ std::vector<long long> default_counts() {
 const Figure kAsyncOverSync{"w{word}_count{count}_async_over_sync_cycles", "ratio", Better::Lower,
                             "cycles per element copied with cp.async over through registers, at a copy count"};
 
-void run_async_copy(ContextState &ctx, const Params &params, Result &out) {
-    const DeviceInfo &dev = ctx.info();
-    const std::size_t smem_limit = dev.shared_per_block_optin;
+// The copy counts of the sweep: each must fit the shared memory a block may
+// have; the default sweep is cut to the device (with a note), a count asked
+// for explicitly is an error.
+std::vector<long long> copy_counts_for(const Params &params, std::size_t smem_limit, long long max_word, Result &out) {
     const bool default_sweep = params.json()["copy_counts"] == nlohmann::json(default_counts());
-    const int blocks = dev.multiprocessors * static_cast<int>(params.integer("blocks_per_sm"));
-    const std::vector<long long> words = params.integers("word_sizes");
-    const long long max_word = *std::max_element(words.begin(), words.end());
-
-    // Counts must fit the shared memory a block may have; the default sweep is
-    // cut to the device, a count asked for explicitly is an error.
     std::vector<long long> counts;
     for (long long c : params.integers("copy_counts")) {
         if (static_cast<std::size_t>(c) * kAsyncBlock * max_word <= smem_limit) {
@@ -57,98 +52,119 @@ void run_async_copy(ContextState &ctx, const Params &params, Result &out) {
         out.notes.push_back("copy counts above " + std::to_string(counts.back()) + " are left out: " +
                             std::to_string(kAsyncBlock) + " threads x count x " + std::to_string(max_word) +
                             " bytes must fit the " + std::to_string(smem_limit) + " bytes of shared memory a block may use");
+    return counts;
+}
+
+// The device buffers of the sweep. Each timed launch sums its clocks into a
+// slot of its own (the warm-up launches, and the checked launch before them,
+// into another), so that cycles_per_element is the median over the timed
+// launches: a launch slowed by something else moves a mean, not the median.
+struct AsyncBuffers {
+    AsyncBuffers(ContextState &ctx, std::size_t bytes_)
+        : bytes(bytes_), slots(static_cast<std::size_t>(std::max(1, ctx.settings.max_repetitions))), in(ctx, bytes),
+          out(ctx, bytes), clock(ctx, slots * sizeof(unsigned long long)), warmup_clock(ctx, sizeof(unsigned long long)),
+          cycles(slots), host(bytes / 4) {}
+    std::size_t bytes, slots;
+    DeviceArray in, out, clock, warmup_clock;
+    std::vector<unsigned long long> cycles;
+    std::vector<std::uint32_t> host;
+};
+
+// One kernel (sync or async) at one copy count through the core's point
+// protocol: the output poisoned, one launch checked against the input, then
+// timed; then the clock sums of the timed launches read back.
+Point measure_count(ContextState &ctx, AsyncBuffers &buf, bool async, int w, long long count, int blocks,
+                    const std::string &series_name, Result &out) {
+    const std::size_t elems = static_cast<std::size_t>(blocks) * kAsyncBlock * count;
+    const int warmup = ctx.settings.warmup;
+    // -1: the checked launch, before the harness's `warmup` untimed launches.
+    int calls = -1;
+    CheckedLaunch point;
+    point.launch = [&](cudaStream_t stream) {
+        const int call = calls++;
+        unsigned long long *sum = call < warmup ? buf.warmup_clock.as<unsigned long long>()
+                                                : buf.clock.as<unsigned long long>() +
+                                                      std::min<std::size_t>(call - warmup, buf.slots - 1);
+        return kernels::launch_global_to_shared(async, w, buf.in.get(), buf.out.get(), static_cast<std::size_t>(count), blocks,
+                                                sum, stream);
+    };
+    point.poison = {{buf.out.get(), elems * w}};
+    point.download = download_to(buf.host.data(), buf.out.get(), elems * w);
+    point.check = [&] {
+        verify_equal(buf.host.data(), elems * w / 4, [](std::uint64_t t) { return pattern_word(t, kSeed); },
+                     "async_copy " + series_name + " count " + std::to_string(count),
+                     "every element copied through shared memory compared with the input", out);
+    };
+    // One clock sum per timed launch of the harness.
+    GM_CUDA(cudaMemsetAsync(buf.clock.get(), 0, buf.slots * sizeof(unsigned long long), ctx.stream()));
+    Point p;
+    p.x = static_cast<double>(count);
+    p.bytes = 2.0 * static_cast<double>(elems) * w;  // in and back out, for the event time
+    measure_checked(ctx, point, p, out);
+    const std::size_t launches = std::min<std::size_t>(std::max<std::size_t>(p.time_ms.n, 1), buf.slots);
+    GM_CUDA(cudaMemcpy(buf.cycles.data(), buf.clock.get(), launches * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    std::vector<double> per_launch(launches);
+    for (std::size_t i = 0; i < launches; ++i) per_launch[i] = static_cast<double>(buf.cycles[i]) / static_cast<double>(elems);
+    p.values["cycles_per_element"] = summarize(std::move(per_launch)).median;
+    p.values["total_bytes"] = static_cast<double>(elems) * w;
+    return p;
+}
+
+// The series of one kernel (sync or async) at one element size.
+Series async_series(bool async, long long w, int blocks, int registers) {
+    // Quantity: the cost of one element's copy.
+    Series s = declared_series(std::string(async ? "async" : "sync") + ", " + std::to_string(w) + "-byte elements",
+                               async ? "async" : "sync", "copy_count", "elements per thread", Quantity::Time,
+                               {{"word_size", w}, {"block_size", kAsyncBlock}, {"blocks", blocks}, {"registers", registers}});
+    s.y_field = "cycles_per_element";
+    s.y_name = "clock64 cycles per element";
+    s.y_unit = "cycles";
+    return s;
+}
+
+// Both kernels at one element size over the sweep, and the async/sync figures.
+void run_word_size(ContextState &ctx, AsyncBuffers &buf, int w, const std::vector<long long> &counts, int blocks, Result &out) {
+    Series both[2];
+    int registers[2] = {0, 0};
+    for (bool async : {false, true}) {
+        cudaFuncAttributes attr{};
+        GM_CUDA(kernels::global_to_shared_attributes(async, w, &attr));
+        registers[async] = attr.numRegs;
+        both[async] = async_series(async, w, blocks, attr.numRegs);
+    }
+    // Sync and async of one count are measured one after the other, so
+    // that their ratio does not take in the GPU's drift over the sweep.
+    for (long long count : counts) {
+        Point sync = measure_count(ctx, buf, false, w, count, blocks, both[0].name, out);
+        Point async = measure_count(ctx, buf, true, w, count, blocks, both[1].name, out);
+        sync.values["registers"] = registers[0];
+        async.values["registers"] = registers[1];
+        const double ratio = async.values["cycles_per_element"] / sync.values["cycles_per_element"];
+        async.values["async_over_sync_cycles"] = ratio;
+        async.values["async_over_sync_time"] = async.time_ms.median / sync.time_ms.median;
+        if (count == 1 || count == 4 || count == 7 || count == 16 || count == counts.back())
+            out.record(kAsyncOverSync, ratio, {{"word", std::to_string(w)}, {"count", std::to_string(count)}});
+        both[0].points.push_back(std::move(sync));
+        both[1].points.push_back(std::move(async));
+    }
+    for (Series &s : both) out.series.push_back(std::move(s));
+}
+
+void run_async_copy(ContextState &ctx, const Params &params, Result &out) {
+    const DeviceInfo &dev = ctx.info();
+    const std::size_t smem_limit = dev.shared_per_block_optin;
+    const int blocks = dev.multiprocessors * static_cast<int>(params.integer("blocks_per_sm"));
+    const std::vector<long long> words = params.integers("word_sizes");
+    const long long max_word = *std::max_element(words.begin(), words.end());
+    const std::vector<long long> counts = copy_counts_for(params, smem_limit, max_word, out);
     GM_CUDA(kernels::allow_global_to_shared(smem_limit));
 
     const std::size_t max_elems = static_cast<std::size_t>(blocks) * kAsyncBlock * counts.back();
     const std::size_t bytes = max_elems * max_word;
     require_memory(ctx, 2 * bytes + 8, "async_copy");
-    // Each timed launch sums its clocks into a slot of its own (the warm-up
-    // launches into another), so that cycles_per_element is the median over
-    // the timed launches: a launch slowed by something else moves a mean, not
-    // the median.
-    const std::size_t slots = static_cast<std::size_t>(std::max(1, ctx.settings.max_repetitions));
-    DeviceArray in(ctx, bytes), outbuf(ctx, bytes), clock(ctx, slots * sizeof(unsigned long long)),
-        warmup_clock(ctx, sizeof(unsigned long long));
-    std::vector<unsigned long long> cycles(slots);
-    cudaStream_t st = ctx.stream();
-    GM_CUDA(kernels::launch_fill_pattern(in.as<std::uint32_t>(), bytes / 4, kSeed, st));
-    std::vector<std::uint32_t> host(bytes / 4);
-
-    for (long long w : words) {
-        std::map<long long, double> sync_ms, sync_cycles;
-        Series both[2];
-        int registers[2] = {0, 0};
-        for (bool async : {false, true}) {
-            cudaFuncAttributes attr{};
-            GM_CUDA(kernels::global_to_shared_attributes(async, static_cast<int>(w), &attr));
-            registers[async] = attr.numRegs;
-            Series &s = both[async];
-            s.name = std::string(async ? "async" : "sync") + ", " + std::to_string(w) + "-byte elements";
-            s.variant = async ? "async" : "sync";
-            s.x_name = "copy_count";
-            s.x_unit = "elements per thread";
-            s.y_field = "cycles_per_element";
-            s.y_name = "clock64 cycles per element";
-            s.y_unit = "cycles";
-            s.quantity = Quantity::Time;  // the cost of one element's copy
-            s.attributes = {{"word_size", w}, {"block_size", kAsyncBlock}, {"blocks", blocks}, {"registers", attr.numRegs}};
-        }
-        // Sync and async of one count are measured one after the other, so
-        // that their ratio does not take in the GPU's drift over the sweep.
-        for (long long count : counts) {
-            for (bool async : {false, true}) {
-                Series &s = both[async];
-                const std::size_t elems = static_cast<std::size_t>(blocks) * kAsyncBlock * count;
-                int calls = 0;  // the harness calls launch `warmup` times before the timed launches
-                auto launch = [&](cudaStream_t stream) {
-                    const int call = calls++;
-                    unsigned long long *sum =
-                        call < ctx.settings.warmup
-                            ? warmup_clock.as<unsigned long long>()
-                            : clock.as<unsigned long long>() + std::min<std::size_t>(call - ctx.settings.warmup, slots - 1);
-                    return kernels::launch_global_to_shared(async, static_cast<int>(w), in.get(), outbuf.get(),
-                                                            static_cast<std::size_t>(count), blocks, sum, stream);
-                };
-                run_checked(ctx, {launch, {{outbuf.get(), elems * w}}, download_to(host.data(), outbuf.get(), elems * w), [&] {
-                                      const std::uint64_t n = elems * w / 4;
-                                      const std::uint64_t bad =
-                                          first_mismatch(n, [&](std::uint64_t t) { return host[t] == pattern_word(t, kSeed); });
-                                      if (bad < n)
-                                          verification_failed("async_copy " + s.name + " count " + std::to_string(count), bad,
-                                                              std::to_string(pattern_word(bad, kSeed)), std::to_string(host[bad]));
-                                      out.verified(n, "every element copied through shared memory compared with the input");
-                                  }});
-
-                // One clock sum per timed launch of the harness.
-                GM_CUDA(cudaMemsetAsync(clock.get(), 0, slots * sizeof(unsigned long long), st));
-                calls = 0;
-                Point p;
-                p.x = static_cast<double>(count);
-                p.bytes = 2.0 * static_cast<double>(elems) * w;  // in and back out, for the event time
-                p.time_ms = time_launch(ctx, launch);
-                const std::size_t launches = std::min<std::size_t>(std::max<std::size_t>(p.time_ms.n, 1), slots);
-                GM_CUDA(cudaMemcpy(cycles.data(), clock.get(), launches * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-                std::vector<double> per_launch(launches);
-                for (std::size_t i = 0; i < launches; ++i) per_launch[i] = static_cast<double>(cycles[i]) / static_cast<double>(elems);
-                const double per_element = summarize(std::move(per_launch)).median;
-                p.values["cycles_per_element"] = per_element;
-                p.values["total_bytes"] = static_cast<double>(elems) * w;
-                p.values["registers"] = registers[async];
-                if (!async) {
-                    sync_ms[count] = p.time_ms.median;
-                    sync_cycles[count] = per_element;
-                } else if (sync_cycles.count(count)) {
-                    p.values["async_over_sync_cycles"] = per_element / sync_cycles[count];
-                    p.values["async_over_sync_time"] = p.time_ms.median / sync_ms[count];
-                    if (count == 1 || count == 4 || count == 7 || count == 16 || count == counts.back())
-                        out.record(kAsyncOverSync, per_element / sync_cycles[count],
-                                   {{"word", std::to_string(w)}, {"count", std::to_string(count)}});
-                }
-                s.points.push_back(std::move(p));
-            }
-        }
-        for (Series &s : both) out.series.push_back(std::move(s));
-    }
+    AsyncBuffers buf(ctx, bytes);
+    GM_CUDA(kernels::launch_fill_pattern(buf.in.as<std::uint32_t>(), bytes / 4, kSeed, ctx.stream()));
+    for (long long w : words) run_word_size(ctx, buf, static_cast<int>(w), counts, blocks, out);
     out.notes.push_back("Each of " + std::to_string(blocks) + " blocks of " + std::to_string(kAsyncBlock) +
                         " threads copies copy_count elements per thread from global to shared memory: sync through a "
                         "register (the guide's pipeline_kernel_sync), async with __pipeline_memcpy_async and one wait "

@@ -9,6 +9,8 @@
 #include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
+#include "experiments/common/point_checks.hpp"
+#include "experiments/common/thread_results.hpp"
 #include "experiments/local_memory/local_memory.cuh"
 #include "shared_kernels/fill_pattern.cuh"
 #include "shared_kernels/pattern.hpp"
@@ -54,83 +56,72 @@ const Figure kIndexOverRegisters{"{index}_time_over_registers", "ratio", Better:
 const Figure kDivergentOverUniform{"divergent_time_over_uniform", "ratio", Better::Lower,
                                    "time with a per-lane index into local memory over with a uniform one"};
 
+// One variant through the core's point protocol: the results poisoned, one
+// launch checked against the host's sums, then timed and counted.
+Point measure_variant(ContextState &ctx, const VariantInfo &vi, ThreadResults &arrays, std::size_t threads, int rounds,
+                      Result &out) {
+    std::uint32_t *in = arrays.input(), *result = arrays.results();
+    const LocalVariant v = vi.v;
+    const CheckedLaunch point = arrays.checked(
+        [=](cudaStream_t s) { return kernels::launch_local_array(v, in, result, threads, rounds, 0, s); },
+        std::string("local_memory ") + vi.name, out);
+    Point p;
+    p.x = rounds;
+    // bytes: the global memory the kernel moves (its input and result). The
+    // series plots the rate of array accesses, 4 + 4 bytes per visit (read +
+    // write of the word), which for the register version is not memory
+    // traffic at all, so the series is a rate and carries no bandwidth.
+    p.bytes = static_cast<double>(arrays.input_bytes() + arrays.result_bytes());
+    p.predicted["local_sectors_per_request"] = vi.sectors_per_request;
+    // Local sectors moved: none where the array lives in registers; 4 per
+    // request when the warp shares the index (exact). With an index per
+    // lane the model's 32 is an upper bound: lanes of one 8-lane group
+    // whose indices coincide share a sector, so the counter may be a few
+    // per cent lower (within 10 %).
+    const double tolerance = v == LocalVariant::LocalDivergent ? 0.1 : 0.0;
+    const CounterSet counters = (counter_sets::local_sectors() + counter_sets::dram())
+                                    .agree("local_sectors_per_request_ld", "local_sectors_per_request", tolerance)
+                                    .agree("local_sectors_per_request_st", "local_sectors_per_request", tolerance);
+    measure_checked(ctx, point, p, out, &counters);
+    cudaFuncAttributes attr{};
+    GM_CUDA(kernels::local_array_attributes(v, &attr));
+    p.values["array_access_gbs"] = static_cast<double>(threads) * rounds * kLocalWords * 8.0 / (p.time_ms.median * 1e6);
+    p.values["registers"] = attr.numRegs;
+    p.values["local_bytes_per_thread"] = static_cast<double>(attr.localSizeBytes);
+    p.values["input_bytes"] = static_cast<double>(arrays.input_bytes());
+    return p;
+}
+
+const VariantInfo &variant_named(const std::string &name) {
+    for (const VariantInfo &v : kVariants)
+        if (name == v.name) return v;
+    invalid("variants: unknown '" + name + "'");
+}
+
 void run_local_memory(ContextState &ctx, const Params &params, Result &out) {
-    const DeviceInfo &dev = ctx.info();
-    const std::size_t threads = params.is_auto("threads")
-                                    ? static_cast<std::size_t>(dev.multiprocessors) * dev.max_threads_per_sm * 2
-                                    : params.size("threads");
+    const std::size_t threads = threads_for(ctx, params);
     const int rounds = static_cast<int>(params.integer("rounds"));
-    const std::size_t in_bytes = threads * kLocalWords * sizeof(std::uint32_t), out_bytes = threads * sizeof(std::uint32_t);
-    require_memory(ctx, in_bytes + out_bytes, "local_memory (" + std::to_string(threads) + " threads x 64 words of input)");
-    DeviceArray in(ctx, in_bytes), result(ctx, out_bytes);
-    cudaStream_t st = ctx.stream();
-    GM_CUDA(kernels::launch_fill_pattern(in.as<std::uint32_t>(), threads * kLocalWords, kSeed, st));
+    ThreadResults arrays(ctx, threads, kLocalWords, kSeed, "local_memory");
     // The reference once for every variant, computed on all host cores.
-    std::vector<std::uint32_t> want(threads), host(threads);
-    parallel_for(threads, [&](std::uint64_t t) { want[t] = reference(t, threads, rounds); });
+    arrays.expect([&](std::uint64_t t) { return reference(t, threads, rounds); });
     std::map<std::string, double> ms;
     for (const std::string &name : params.texts("variants")) {
-        const VariantInfo *vi = nullptr;
-        for (const VariantInfo &v : kVariants)
-            if (name == v.name) vi = &v;
-        if (!vi) invalid("variants: unknown '" + name + "'");
-        auto launch = [&, vi](cudaStream_t s) {
-            return kernels::launch_local_array(vi->v, in.as<std::uint32_t>(), result.as<std::uint32_t>(), threads, rounds, 0, s);
-        };
-        run_checked(ctx, {launch, {{result.get(), out_bytes}}, download_to(host.data(), result.get(), out_bytes), [&] {
-                              const std::uint64_t bad = first_mismatch(threads, [&](std::uint64_t t) { return host[t] == want[t]; });
-                              if (bad < threads)
-                                  verification_failed("local_memory " + name, bad, std::to_string(want[bad]), std::to_string(host[bad]));
-                              out.verified(threads, "every thread's sum compared with the host's");
-                          }});
-
-        cudaFuncAttributes attr{};
-        GM_CUDA(kernels::local_array_attributes(vi->v, &attr));
-        Series s;
-        s.name = vi->label;
-        s.variant = name;
-        s.x_name = "rounds";
-        s.x_unit = "visits of each word";
-        s.y_field = "array_access_gbs";
-        s.y_name = "rate of array accesses";
+        const VariantInfo &vi = variant_named(name);
         // Accesses to a per-thread array (registers or local memory), not a
         // bandwidth of any one memory: the register version moves no bytes.
-        s.quantity = Quantity::Rate;
-        s.attributes = {{"threads", threads}, {"block_size", kernels::kLocalBlock}, {"array_words", kLocalWords}};
-        Point p;
-        p.x = rounds;
-        // bytes: the global memory the kernel moves (its input and result). The
-        // series plots the rate of array accesses, 4 + 4 bytes per visit (read +
-        // write of the word), which for the register version is not memory
-        // traffic at all, so the series is a rate and carries no bandwidth.
-        p.bytes = static_cast<double>(in_bytes + out_bytes);
-        p.time_ms = time_launch(ctx, launch);
-        p.values["array_access_gbs"] = static_cast<double>(threads) * rounds * kLocalWords * 8.0 / (p.time_ms.median * 1e6);
-        p.values["registers"] = attr.numRegs;
-        p.values["local_bytes_per_thread"] = static_cast<double>(attr.localSizeBytes);
-        p.values["input_bytes"] = static_cast<double>(in_bytes);
-        p.predicted["local_sectors_per_request"] = vi->sectors_per_request;
-        // Local sectors moved: none where the array lives in registers; 4 per
-        // request when the warp shares the index (exact). With an index per
-        // lane the model's 32 is an upper bound: lanes of one 8-lane group
-        // whose indices coincide share a sector, so the counter may be a few
-        // per cent lower (within 10 %).
-        const double tolerance = vi->v == LocalVariant::LocalDivergent ? 0.1 : 0.0;
-        measure_counters(ctx, launch,
-                         (counter_sets::local_sectors() + counter_sets::dram())
-                             .agree("local_sectors_per_request_ld", "local_sectors_per_request", tolerance)
-                             .agree("local_sectors_per_request_st", "local_sectors_per_request", tolerance),
-                         p, out);
-        ms[name] = p.time_ms.median;
-        s.points.push_back(std::move(p));
+        Series s = declared_series(vi.label, name, "rounds", "visits of each word", Quantity::Rate,
+                                   {{"threads", threads}, {"block_size", kernels::kLocalBlock}, {"array_words", kLocalWords}});
+        s.y_field = "array_access_gbs";
+        s.y_name = "rate of array accesses";
+        s.points.push_back(measure_variant(ctx, vi, arrays, threads, rounds, out));
+        ms[name] = s.points.back().time_ms.median;
         out.series.push_back(std::move(s));
     }
     if (ms.count("registers")) {
-        if (ms.count("uniform")) out.record(kIndexOverRegisters, ms["uniform"] / ms["registers"], {{"index", "uniform"}});
-        if (ms.count("divergent")) out.record(kIndexOverRegisters, ms["divergent"] / ms["registers"], {{"index", "divergent"}});
+        record_ratio_if_measured(out, kIndexOverRegisters, ms, "uniform", "registers", {{"index", "uniform"}});
+        record_ratio_if_measured(out, kIndexOverRegisters, ms, "divergent", "registers", {{"index", "divergent"}});
     }
-    if (ms.count("uniform") && ms.count("divergent"))
-        out.record(kDivergentOverUniform, ms["divergent"] / ms["uniform"]);
+    record_ratio_if_measured(out, kDivergentOverUniform, ms, "divergent", "uniform");
     out.notes.push_back("Each thread keeps an array of 64 words and visits every word once per round (acc += a[i]; "
                         "a[i] = 3 a[i] + 1). With compile-time indices the array stays in registers (local_bytes_per_thread "
                         "0); indexed at run time it cannot, and the compiler puts it in local memory (256 bytes per thread), "

@@ -8,7 +8,7 @@
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
-#include "core/measurement/verify.hpp"
+#include "experiments/common/point_checks.hpp"
 #include "experiments/matmul/matmul.cuh"
 #include "shared_kernels/pattern.hpp"
 
@@ -26,51 +26,71 @@ std::vector<float> small_values(std::size_t n, std::uint32_t seed) {
     return v;
 }
 
-Series product_series(const std::string &variant, int m, int n) {
-    Series s;
-    s.name = variant;
-    s.variant = variant;
-    s.x_name = "M";
-    s.x_unit = "rows";
-    // The guide's effective bandwidth: the matrices' bytes over the time.
-    s.quantity = Quantity::DramBandwidth;
-    s.attributes = {{"m", m}, {"n", n}, {"k", kW}, {"tile", kW}};
-    return s;
-}
-
 // The headline figure: one kernel's bandwidth over another's (the simple
 // kernel's, or the kernel it improves on).
 const Figure kKernelOverBase{"{kernel}_over_{base}", "ratio", Better::Higher,
                              "a product kernel's bandwidth over the one it improves on, on the same matrices"};
 
-// Times one product kernel after checking its C against the host's.
-template <class Launch, class Reference>
-Point measure_product(ContextState &ctx, Launch launch, Reference reference, DeviceArray &c, std::size_t c_elems,
-                      double bytes, double flops, double x, Result &out, const std::string &what) {
+// A matrix of `values` on the device, counted against the memory budget.
+DeviceArray upload(ContextState &ctx, const std::vector<float> &values) {
+    DeviceArray d(ctx, values.size() * sizeof(float));
+    GM_CUDA(cudaMemcpyAsync(d.get(), values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice, ctx.stream()));
+    return d;
+}
+
+// What one experiment's kernels share: C (m x n), the bytes the guide counts,
+// the flops, and the experiment's name for errors.
+struct Product {
+    DeviceArray &c;
+    int m, n;
+    double bytes, flops;
+    const char *experiment;
+    std::size_t c_elems() const { return static_cast<std::size_t>(m) * n; }
+};
+
+// Times one product kernel through the core's point protocol: C poisoned, one
+// launch checked exactly against the host's product, then timed and counted.
+template <class Reference>
+Point measure_product(ContextState &ctx, const Launch &launch, Reference reference, const Product &product, Result &out,
+                      const std::string &what) {
+    const std::size_t c_elems = product.c_elems();
     std::vector<float> host(c_elems);
-    CheckedLaunch point{launch, {{c.get(), c_elems * sizeof(float)}}, download_to(host.data(), c.get(), c_elems * sizeof(float)), [&] {
-                            const std::uint64_t bad = first_mismatch(c_elems, [&](std::uint64_t i) { return host[i] == reference(i); });
-                            if (bad < c_elems) verification_failed(what, bad, std::to_string(reference(bad)), std::to_string(host[bad]));
-                            out.verified(c_elems, "every element of C compared exactly with the host's product (inputs chosen so "
-                                                  "that float sums are exact)");
-                        }};
+    const CheckedLaunch point{launch, {{product.c.get(), c_elems * sizeof(float)}},
+                              download_to(host.data(), product.c.get(), c_elems * sizeof(float)), [&] {
+                                  verify_equal(host.data(), c_elems, reference, what,
+                                               "every element of C compared exactly with the host's product (inputs chosen "
+                                               "so that float sums are exact)",
+                                               out);
+                              }};
     Point p;
-    p.x = x;
-    p.bytes = bytes;
+    p.x = product.m;
+    p.bytes = product.bytes;
     // Counters: coalescing of A and B (sectors per request) and the shared
     // tiles' bank conflicts (C = AA^T's unpadded tile conflicts 32-way).
     const CounterSet counters = counter_sets::global_sectors() + counter_sets::shared_banks();
-    run_checked(ctx, point);
-    p.time_ms = time_launch(ctx, launch);
-    p.values["gflops"] = flops / (p.time_ms.median * 1e-3) / 1e9;
-    measure_counters(ctx, launch, counters, p, out);
+    measure_checked(ctx, point, p, out, &counters);
+    p.values["gflops"] = product.flops / (p.time_ms.median * 1e-3) / 1e9;
     return p;
 }
 
-void ratios(Result &out, const std::map<std::string, double> &bw, const std::string &base) {
-    if (!bw.count(base)) return;
+// Every kernel asked for, a series of one point each, and the figures: each
+// kernel over simple, and `improved` over the kernel it improves on.
+template <class Kind, class LaunchFor, class Reference>
+void run_products(ContextState &ctx, const Params &params, const std::map<std::string, Kind> &kinds, LaunchFor launch_for,
+                  Reference reference, const Product &product, const char *improved, const char *improved_on, Result &out) {
+    std::map<std::string, double> bw;
+    for (const std::string &v : params.texts("variants")) {
+        // The guide's effective bandwidth: the matrices' bytes over the time.
+        Series s = declared_series(v, v, "M", "rows", Quantity::DramBandwidth,
+                                   {{"m", product.m}, {"n", product.n}, {"k", kW}, {"tile", kW}});
+        s.points.push_back(measure_product(ctx, launch_for(kinds.at(v)), reference, product, out,
+                                           std::string(product.experiment) + " " + v));
+        bw[v] = bandwidth_gbs(product.bytes, s.points.back().time_ms.median);
+        out.series.push_back(std::move(s));
+    }
     for (const auto &[name, gbs] : bw)
-        if (name != base) out.record(kKernelOverBase, gbs / bw.at(base), {{"kernel", name}, {"base", base}});
+        if (name != "simple") record_ratio_if_measured(out, kKernelOverBase, bw, name, "simple", {{"kernel", name}, {"base", "simple"}});
+    record_ratio_if_measured(out, kKernelOverBase, bw, improved, improved_on, {{"kernel", improved}, {"base", improved_on}});
 }
 
 void run_matmul_ab(ContextState &ctx, const Params &params, Result &out) {
@@ -82,33 +102,22 @@ void run_matmul_ab(ContextState &ctx, const Params &params, Result &out) {
                       c_elems = static_cast<std::size_t>(m) * n;
     require_memory(ctx, (a_elems + b_elems + c_elems) * sizeof(float), "matmul_ab");
     const std::vector<float> ha = small_values(a_elems, 1), hb = small_values(b_elems, 2);
-    DeviceArray a(ctx, a_elems * sizeof(float)), b(ctx, b_elems * sizeof(float)), c(ctx, c_elems * sizeof(float));
-    GM_CUDA(cudaMemcpyAsync(a.get(), ha.data(), a_elems * sizeof(float), cudaMemcpyHostToDevice, ctx.stream()));
-    GM_CUDA(cudaMemcpyAsync(b.get(), hb.data(), b_elems * sizeof(float), cudaMemcpyHostToDevice, ctx.stream()));
+    DeviceArray a = upload(ctx, ha), b = upload(ctx, hb), c(ctx, c_elems * sizeof(float));
     auto reference = [&](std::uint64_t idx) {
         const std::size_t r = idx / n, col = idx % n;
         float sum = 0;
         for (int i = 0; i < kW; ++i) sum += ha[r * kW + i] * hb[i * n + col];
         return sum;
     };
-    const double bytes = static_cast<double>(a_elems + b_elems + c_elems) * sizeof(float);
-    const double flops = 2.0 * m * n * kW;
+    const Product product{c, m, n, static_cast<double>(a_elems + b_elems + c_elems) * sizeof(float), 2.0 * m * n * kW, "matmul_ab"};
     const std::map<std::string, kernels::MatmulAB> kinds = {
         {"simple", kernels::MatmulAB::Simple}, {"coalesced_a", kernels::MatmulAB::CoalescedA}, {"shared_ab", kernels::MatmulAB::SharedAB}};
-    std::map<std::string, double> bw;
-    for (const std::string &v : params.texts("variants")) {
-        const kernels::MatmulAB kind = kinds.at(v);
-        auto launch = [&](cudaStream_t s) {
+    auto launch_for = [&](kernels::MatmulAB kind) -> Launch {
+        return [&, kind](cudaStream_t s) {
             return kernels::launch_matmul_ab(kind, a.as<float>(), b.as<float>(), c.as<float>(), m, n, kW, s);
         };
-        Series s = product_series(v, m, n);
-        s.points.push_back(measure_product(ctx, launch, reference, c, c_elems, bytes, flops, m, out, "matmul_ab " + v));
-        bw[v] = bandwidth_gbs(bytes, s.points.back().time_ms.median);
-        out.series.push_back(std::move(s));
-    }
-    ratios(out, bw, "simple");
-    if (bw.count("shared_ab") && bw.count("coalesced_a"))
-        out.record(kKernelOverBase, bw["shared_ab"] / bw["coalesced_a"], {{"kernel", "shared_ab"}, {"base", "coalesced_a"}});
+    };
+    run_products(ctx, params, kinds, launch_for, reference, product, "shared_ab", "coalesced_a", out);
     out.notes.push_back("C = AB with A (M x 32), B (32 x N): simple reads A and B from global memory (each warp reads one "
                         "element of A that every lane needs); coalesced_a stages a 32x32 tile of A in shared memory, "
                         "loaded coalesced by the warp that uses it; shared_ab stages B too, so each element of B is read "
@@ -126,30 +135,20 @@ void run_matmul_aat(ContextState &ctx, const Params &params, Result &out) {
     const std::size_t a_elems = static_cast<std::size_t>(m) * kW, c_elems = static_cast<std::size_t>(m) * m;
     require_memory(ctx, (a_elems + c_elems) * sizeof(float), "matmul_aat");
     const std::vector<float> ha = small_values(a_elems, 3);
-    DeviceArray a(ctx, a_elems * sizeof(float)), c(ctx, c_elems * sizeof(float));
-    GM_CUDA(cudaMemcpyAsync(a.get(), ha.data(), a_elems * sizeof(float), cudaMemcpyHostToDevice, ctx.stream()));
+    DeviceArray a = upload(ctx, ha), c(ctx, c_elems * sizeof(float));
     auto reference = [&](std::uint64_t idx) {
         const std::size_t r = idx / m, col = idx % m;
         float sum = 0;
         for (int i = 0; i < kW; ++i) sum += ha[r * kW + i] * ha[col * kW + i];
         return sum;
     };
-    const double bytes = static_cast<double>(2 * a_elems + c_elems) * sizeof(float);
-    const double flops = 2.0 * m * m * kW;
+    const Product product{c, m, m, static_cast<double>(2 * a_elems + c_elems) * sizeof(float), 2.0 * m * m * kW, "matmul_aat"};
     const std::map<std::string, kernels::MatmulAAT> kinds = {
         {"simple", kernels::MatmulAAT::Simple}, {"coalesced", kernels::MatmulAAT::Coalesced}, {"padded", kernels::MatmulAAT::Padded}};
-    std::map<std::string, double> bw;
-    for (const std::string &v : params.texts("variants")) {
-        const kernels::MatmulAAT kind = kinds.at(v);
-        auto launch = [&](cudaStream_t s) { return kernels::launch_matmul_aat(kind, a.as<float>(), c.as<float>(), m, kW, s); };
-        Series s = product_series(v, m, m);
-        s.points.push_back(measure_product(ctx, launch, reference, c, c_elems, bytes, flops, m, out, "matmul_aat " + v));
-        bw[v] = bandwidth_gbs(bytes, s.points.back().time_ms.median);
-        out.series.push_back(std::move(s));
-    }
-    ratios(out, bw, "simple");
-    if (bw.count("padded") && bw.count("coalesced"))
-        out.record(kKernelOverBase, bw["padded"] / bw["coalesced"], {{"kernel", "padded"}, {"base", "coalesced"}});
+    auto launch_for = [&](kernels::MatmulAAT kind) -> Launch {
+        return [&, kind](cudaStream_t s) { return kernels::launch_matmul_aat(kind, a.as<float>(), c.as<float>(), m, kW, s); };
+    };
+    run_products(ctx, params, kinds, launch_for, reference, product, "padded", "coalesced", out);
     out.notes.push_back("C = AAᵀ with A (M x 32): simple reads the columns of Aᵀ as strided rows of A (each lane a different "
                         "row: uncoalesced); coalesced loads a tile of A and a transposed tile into shared memory, but "
                         "writing the transposed tile by columns puts all 32 lanes in one bank (32-way conflict); padded "

@@ -8,6 +8,8 @@
 #include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
+#include "experiments/common/point_checks.hpp"
+#include "experiments/common/thread_results.hpp"
 #include "experiments/register_pressure/register_pressure.cuh"
 #include "shared_kernels/fill_pattern.cuh"
 #include "shared_kernels/pattern.hpp"
@@ -34,69 +36,61 @@ const Figure kCapOverBest{"cap{cap}_time_over_best", "ratio", Better::Lower,
                           "time under a register cap over the fastest cap's"};
 const Figure kFastestCap{"fastest_cap", "registers", Better::Neither, "the register cap that ran fastest"};
 
-void run_register_pressure(ContextState &ctx, const Params &params, Result &out) {
-    const DeviceInfo &dev = ctx.info();
-    const std::size_t threads = params.is_auto("threads")
-                                    ? static_cast<std::size_t>(dev.multiprocessors) * dev.max_threads_per_sm * 2
-                                    : params.size("threads");
-    const int iterations = static_cast<int>(params.integer("iterations"));
-    const std::size_t in_bytes = threads * kPressureLive * sizeof(std::uint32_t), out_bytes = threads * sizeof(std::uint32_t);
-    require_memory(ctx, in_bytes + out_bytes, "register_pressure (" + std::to_string(threads) + " threads x 64 words of input)");
-    DeviceArray in(ctx, in_bytes), result(ctx, out_bytes);
-    cudaStream_t st = ctx.stream();
-    GM_CUDA(kernels::launch_fill_pattern(in.as<std::uint32_t>(), threads * kPressureLive, kSeed, st));
-    std::vector<std::uint32_t> want(threads), host(threads);
-    parallel_for(threads, [&](std::uint64_t t) { want[t] = reference(t, threads, iterations); });
+// The blocks per multiprocessor `cap`'s instance asks for in __launch_bounds__.
+int min_blocks_of(int cap) {
+    for (const auto &c : kernels::pressure_caps())
+        if (c.cap == cap && c.min_blocks != 0) return c.min_blocks;
+    invalid("caps: " + std::to_string(cap) + " is not compiled");  // params already checked
+}
 
-    Series s;
-    s.name = "register cap (__launch_bounds__(256, min_blocks))";
-    s.variant = "launch_bounds";
-    s.x_name = "register cap";
-    s.x_unit = "registers per thread";
+// One cap through the core's point protocol: the results poisoned, one launch
+// checked against the host's sums, then timed and counted.
+Point measure_cap(ContextState &ctx, int cap, ThreadResults &arrays, std::size_t threads, int iterations, Result &out) {
+    const DeviceInfo &dev = ctx.info();
+    const int min_blocks = min_blocks_of(cap);
+    std::uint32_t *in = arrays.input(), *result = arrays.results();
+    const CheckedLaunch point = arrays.checked(
+        [=](cudaStream_t stream) { return kernels::launch_pressure(cap, in, result, threads, iterations, stream); },
+        "register_pressure cap " + std::to_string(cap), out);
+    Point p;
+    p.x = cap;
+    p.predicted["occupancy_from_cap"] =
+        dev.max_threads_per_sm > 0 ? std::min(1.0, static_cast<double>(min_blocks) * kernels::kPressureBlock / dev.max_threads_per_sm) : 0.0;
+    // Counters: spilled registers as local traffic, and the occupancy reached.
+    const CounterSet counters = counter_sets::local_sectors() + counter_sets::occupancy();
+    measure_checked(ctx, point, p, out, &counters);
+    cudaFuncAttributes attr{};
+    GM_CUDA(kernels::pressure_attributes(cap, &attr));
+    int blocks_per_sm = 0;
+    GM_CUDA(kernels::pressure_occupancy(cap, &blocks_per_sm));
+    const double updates = static_cast<double>(threads) * iterations * kPressureLive;
+    p.values["giga_updates_per_s"] = p.time_ms.median > 0 ? updates / (p.time_ms.median * 1e-3) / 1e9 : 0.0;
+    p.values["min_blocks"] = min_blocks;
+    p.values["registers"] = attr.numRegs;
+    p.values["local_bytes_per_thread"] = static_cast<double>(attr.localSizeBytes);
+    p.values["blocks_per_sm"] = blocks_per_sm;
+    p.values["occupancy"] = dev.max_threads_per_sm > 0
+                                ? static_cast<double>(blocks_per_sm) * kernels::kPressureBlock / dev.max_threads_per_sm
+                                : 0.0;
+    return p;
+}
+
+void run_register_pressure(ContextState &ctx, const Params &params, Result &out) {
+    const std::size_t threads = threads_for(ctx, params);
+    const int iterations = static_cast<int>(params.integer("iterations"));
+    ThreadResults arrays(ctx, threads, kPressureLive, kSeed, "register_pressure");
+    arrays.expect([&](std::uint64_t t) { return reference(t, threads, iterations); });
+    Series s = declared_series("register cap (__launch_bounds__(256, min_blocks))", "launch_bounds", "register cap",
+                               "registers per thread", Quantity::Rate,
+                               {{"threads", threads}, {"block_size", kernels::kPressureBlock}, {"iterations", iterations},
+                                {"live_values", kPressureLive}});
     s.y_field = "giga_updates_per_s";
     s.y_name = "value updates per second";
     s.y_unit = "G/s";
-    s.quantity = Quantity::Rate;
-    s.attributes = {{"threads", threads}, {"block_size", kernels::kPressureBlock}, {"iterations", iterations},
-                    {"live_values", kPressureLive}};
     double best = 0, best_cap = 0;
     for (long long cap_ll : params.integers("caps")) {
         const int cap = static_cast<int>(cap_ll);
-        int min_blocks = 0;
-        for (const auto &c : kernels::pressure_caps())
-            if (c.cap == cap) min_blocks = c.min_blocks;
-        if (min_blocks == 0) invalid("caps: " + std::to_string(cap) + " is not compiled");  // params already checked
-        auto launch = [&, cap](cudaStream_t stream) {
-            return kernels::launch_pressure(cap, in.as<std::uint32_t>(), result.as<std::uint32_t>(), threads, iterations, stream);
-        };
-        run_checked(ctx, {launch, {{result.get(), out_bytes}}, download_to(host.data(), result.get(), out_bytes), [&] {
-                              const std::uint64_t bad = first_mismatch(threads, [&](std::uint64_t t) { return host[t] == want[t]; });
-                              if (bad < threads)
-                                  verification_failed("register_pressure cap " + std::to_string(cap), bad, std::to_string(want[bad]),
-                                                      std::to_string(host[bad]));
-                              out.verified(threads, "every thread's sum compared with the host's");
-                          }});
-
-        cudaFuncAttributes attr{};
-        GM_CUDA(kernels::pressure_attributes(cap, &attr));
-        int blocks_per_sm = 0;
-        GM_CUDA(kernels::pressure_occupancy(cap, &blocks_per_sm));
-        Point p;
-        p.x = cap;
-        p.time_ms = time_launch(ctx, launch);
-        const double updates = static_cast<double>(threads) * iterations * kPressureLive;
-        p.values["giga_updates_per_s"] = p.time_ms.median > 0 ? updates / (p.time_ms.median * 1e-3) / 1e9 : 0.0;
-        p.values["min_blocks"] = min_blocks;
-        p.values["registers"] = attr.numRegs;
-        p.values["local_bytes_per_thread"] = static_cast<double>(attr.localSizeBytes);
-        p.values["blocks_per_sm"] = blocks_per_sm;
-        p.values["occupancy"] = dev.max_threads_per_sm > 0
-                                    ? static_cast<double>(blocks_per_sm) * kernels::kPressureBlock / dev.max_threads_per_sm
-                                    : 0.0;
-        p.predicted["occupancy_from_cap"] =
-            dev.max_threads_per_sm > 0 ? std::min(1.0, static_cast<double>(min_blocks) * kernels::kPressureBlock / dev.max_threads_per_sm) : 0.0;
-        // Counters: spilled registers as local traffic, and the occupancy reached.
-        measure_counters(ctx, launch, counter_sets::local_sectors() + counter_sets::occupancy(), p, out);
+        Point p = measure_cap(ctx, cap, arrays, threads, iterations, out);
         if (p.values["giga_updates_per_s"] > best) {
             best = p.values["giga_updates_per_s"];
             best_cap = cap;

@@ -2,6 +2,8 @@
 // measure the device's attainable DRAM bandwidth, timed beside cudaMemcpy.
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
@@ -9,6 +11,7 @@
 #include "core/units.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
+#include "experiments/common/point_checks.hpp"
 #include "shared_kernels/stream_ops.cuh"
 #include "shared_kernels/pattern.hpp"
 
@@ -60,11 +63,12 @@ const Figure kKernelOverTheoretical{"{kernel}_fraction_of_theoretical", "ratio",
 const Figure kCopyOverMemcpy{"copy_over_memcpy", "ratio", Better::Higher,
                              "our copy kernel's bandwidth over cudaMemcpy device-to-device on the same arrays"};
 
-void run_stream(ContextState &ctx, const Params &params, Result &out) {
-    const DeviceInfo &dev = ctx.info();
+// The array size: as asked, or max(4 x L2, 256 MiB) cut to what three arrays
+// may take of the memory budget (with a note); a multiple of 16 bytes.
+std::size_t array_bytes_for(ContextState &ctx, const Params &params, Result &out) {
     std::size_t array_bytes = params.size("array_bytes");
     const bool automatic = array_bytes == 0;
-    if (automatic) array_bytes = std::max<std::size_t>(default_working_set(dev), 256u << 20);
+    if (automatic) array_bytes = std::max<std::size_t>(default_working_set(ctx.info()), 256u << 20);
     array_bytes = array_bytes / 16 * 16;
     if (automatic) {
         // Three arrays must fit the budget; shrink the default rather than fail.
@@ -76,100 +80,111 @@ void run_stream(ContextState &ctx, const Params &params, Result &out) {
     }
     if (array_bytes < 16) invalid("array_bytes must be at least 16, got " + std::to_string(array_bytes));
     require_memory(ctx, 3 * array_bytes, "stream (3 arrays of " + std::to_string(array_bytes) + " bytes)");
-    const std::size_t n = array_bytes / sizeof(double);
+    return array_bytes;
+}
+
+// The three arrays, filled with their patterns again before each kernel is
+// verified, and the host copy of an output.
+struct StreamArrays {
+    StreamArrays(ContextState &ctx, std::size_t bytes)
+        : array_bytes(bytes), n(bytes / sizeof(double)), a(ctx, bytes), b(ctx, bytes), c(ctx, bytes), host(n) {}
+    void fill(cudaStream_t st) const {
+        GM_CUDA(kernels::launch_fill_doubles(a.as<double>(), n, kSeedA, st));
+        GM_CUDA(kernels::launch_fill_doubles(b.as<double>(), n, kSeedB, st));
+        GM_CUDA(kernels::launch_fill_doubles(c.as<double>(), n, kSeedC, st));
+    }
+    std::size_t array_bytes, n;
+    DeviceArray a, b, c;
+    std::vector<double> host;
+};
+
+// Compares every downloaded element with expected(i), within tol relative.
+template <class Expected>
+void check_doubles(const std::vector<double> &host, Expected expected, double tol, const std::string &what,
+                   const char *how, Result &out) {
+    const std::uint64_t n = host.size();
+    const std::uint64_t bad = first_mismatch(n, [&](std::uint64_t i) {
+        const double e = expected(i);
+        return std::fabs(host[i] - e) <= tol * std::fabs(e);
+    });
+    if (bad < n) verification_failed(what, bad, show(expected(bad)), show(host[bad]));
+    out.verified(n, how);
+}
+
+// One point through the core's point protocol on fresh inputs: output `o`
+// poisoned, one launch checked, then timed and counted. Each launch's output is
+// none of its inputs, so repeated launches compute the same values.
+Point stream_point(ContextState &ctx, StreamArrays &arrays, const Launch &launch, void *o, double arrays_moved,
+                   const std::function<void()> &check, Result &out) {
+    arrays.fill(ctx.stream());
+    const CheckedLaunch point{launch, {{o, arrays.array_bytes}}, download_to(arrays.host.data(), o, arrays.array_bytes), check};
+    Point p;
+    p.x = static_cast<double>(arrays.array_bytes);
+    p.bytes = arrays_moved * static_cast<double>(arrays.array_bytes);
+    // Counters: the DRAM bytes the launch really moved, against the bytes counted.
+    const CounterSet counters = counter_sets::dram();
+    measure_checked(ctx, point, p, out, &counters);
+    return p;
+}
+
+// The STREAM kernels asked for, each a series of one point.
+void run_stream_kernels(ContextState &ctx, const Params &params, StreamArrays &arrays, Result &out) {
     const int block = static_cast<int>(params.integer("block_size"));
     const int unroll = static_cast<int>(params.integer("unroll"));
     const double scalar = params.number("scalar");
     const bool streaming = params.text("cache_hint") == "streaming";
     const bool persistent = params.text("grid") == "persistent";
-    cudaStream_t st = ctx.stream();
-
-    DeviceArray a(ctx, array_bytes), b(ctx, array_bytes), c(ctx, array_bytes);
-    std::vector<double> host(n);
-    auto init = [&] {
-        GM_CUDA(kernels::launch_fill_doubles(a.as<double>(), n, kSeedA, st));
-        GM_CUDA(kernels::launch_fill_doubles(b.as<double>(), n, kSeedB, st));
-        GM_CUDA(kernels::launch_fill_doubles(c.as<double>(), n, kSeedC, st));
-    };
-
+    const std::size_t n = arrays.n;
     const std::vector<std::string> wanted = params.texts("kernels");
     for (const OpInfo &op : kOps) {
         if (std::find(wanted.begin(), wanted.end(), op.name) == wanted.end()) continue;
+        double *a = arrays.a.as<double>(), *b = arrays.b.as<double>(), *c = arrays.c.as<double>();
         double *x = nullptr, *y = nullptr, *o = nullptr;
         switch (op.op) {
-        case StreamOp::Copy: x = a.as<double>(); o = c.as<double>(); break;
-        case StreamOp::Scale: x = c.as<double>(); o = b.as<double>(); break;
-        case StreamOp::Add: x = a.as<double>(); y = b.as<double>(); o = c.as<double>(); break;
-        case StreamOp::Triad: x = b.as<double>(); y = c.as<double>(); o = a.as<double>(); break;
+        case StreamOp::Copy: x = a; o = c; break;
+        case StreamOp::Scale: x = c; o = b; break;
+        case StreamOp::Add: x = a; y = b; o = c; break;
+        case StreamOp::Triad: x = b; y = c; o = a; break;
         }
         int resident = 0;  // persistent grid: as many blocks as fit on the device at once
         if (persistent)
-            GM_CUDA(kernels::stream_resident_blocks(op.op, unroll, streaming, block, dev.multiprocessors, &resident));
-        auto launch = [&, x, y, o, resident](cudaStream_t s) {
+            GM_CUDA(kernels::stream_resident_blocks(op.op, unroll, streaming, block, ctx.info().multiprocessors, &resident));
+        auto launch = [=](cudaStream_t s) {
             return kernels::launch_stream(op.op, unroll, streaming, block, resident, x, y, o, scalar, n, s);
         };
-        // Verify on fresh inputs with the output poisoned, then time. Each kernel's
-        // output is none of its inputs, so repeated launches compute the same values.
-        init();
-        run_checked(ctx, {launch, {{o, array_bytes}}, download_to(host.data(), o, array_bytes), {}});
-        // Exact but for triad, where the device may fuse s*y + x into one rounding.
-        const double tol = op.op == StreamOp::Triad ? 4e-16 : 0.0;
-        const std::uint64_t bad = first_mismatch(n, [&](std::uint64_t i) {
-            const double e = host_reference(op.op, i, scalar);
-            return std::fabs(host[i] - e) <= tol * std::fabs(e);
-        });
-        if (bad < n)
-            verification_failed(std::string("stream ") + op.name, bad, show(host_reference(op.op, bad, scalar)),
-                                show(host[bad]));
-        out.verified(n, "every output element compared with a host reference (triad within 4e-16 relative)");
-
-        Series s;
-        s.name = op.name;
-        s.variant = "stream";
-        s.x_name = "array size";
-        s.x_unit = "bytes";
-        s.quantity = Quantity::DramBandwidth;
-        s.attributes = {{"block_size", block}, {"unroll", unroll}, {"cache_hint", params.text("cache_hint")},
-                        {"grid", params.text("grid")}, {"blocks", resident}, {"element_bytes", 8}, {"vector_bytes", 16}};
-        Point p;
-        p.x = static_cast<double>(array_bytes);
-        p.bytes = static_cast<double>(op.arrays_moved) * static_cast<double>(array_bytes);
-        p.time_ms = time_launch(ctx, launch);
-        // Counters: the DRAM bytes the launch really moved, against the bytes counted.
-        measure_counters(ctx, launch, counter_sets::dram(), p, out);
-        s.points.push_back(std::move(p));
-        out.series.push_back(std::move(s));
-    }
-
-    if (params.flag("include_memcpy")) {
-        // The vendor's copy on the same arrays in the same run: the figure the
-        // copy kernel must match.
-        init();
-        auto launch = [&](cudaStream_t s) {
-            return cudaMemcpyAsync(c.get(), a.get(), array_bytes, cudaMemcpyDeviceToDevice, s);
+        auto check = [&] {
+            // Exact but for triad, where the device may fuse s*y + x into one rounding.
+            check_doubles(arrays.host, [&](std::uint64_t i) { return host_reference(op.op, i, scalar); },
+                          op.op == StreamOp::Triad ? 4e-16 : 0.0, std::string("stream ") + op.name,
+                          "every output element compared with a host reference (triad within 4e-16 relative)", out);
         };
-        run_checked(ctx, {launch, {{c.get(), array_bytes}}, download_to(host.data(), c.get(), array_bytes), {}});
-        const std::uint64_t bad =
-            first_mismatch(n, [&](std::uint64_t i) { return host[i] == pattern_double(i, kSeedA); });
-        if (bad < n) verification_failed("cudaMemcpy", bad, show(pattern_double(bad, kSeedA)), show(host[bad]));
-        out.verified(n, "every output element compared with a host reference");
-        Series s;
-        s.name = "cudaMemcpy";
-        s.variant = "cudaMemcpyAsync device-to-device";
-        s.x_name = "array size";
-        s.x_unit = "bytes";
-        s.quantity = Quantity::DramBandwidth;
-        Point p;
-        p.x = static_cast<double>(array_bytes);
-        p.bytes = 2.0 * static_cast<double>(array_bytes);
-        p.time_ms = time_launch(ctx, launch);
-        // Counters: the DRAM bytes the launch really moved, against the bytes counted.
-        measure_counters(ctx, launch, counter_sets::dram(), p, out);
-        s.points.push_back(std::move(p));
+        Series s = declared_series(op.name, "stream", "array size", "bytes", Quantity::DramBandwidth,
+                                   {{"block_size", block}, {"unroll", unroll}, {"cache_hint", params.text("cache_hint")},
+                                    {"grid", params.text("grid")}, {"blocks", resident}, {"element_bytes", 8},
+                                    {"vector_bytes", 16}});
+        s.points.push_back(stream_point(ctx, arrays, launch, o, op.arrays_moved, check, out));
         out.series.push_back(std::move(s));
     }
+}
 
-    // Key figures: each kernel against the theoretical peak, and copy against cudaMemcpy.
+// The vendor's copy on the same arrays in the same run: the figure the copy
+// kernel must match.
+void run_memcpy(ContextState &ctx, StreamArrays &arrays, Result &out) {
+    void *dst = arrays.c.get();
+    const void *src = arrays.a.get();
+    const std::size_t bytes = arrays.array_bytes;
+    auto launch = [=](cudaStream_t s) { return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s); };
+    auto check = [&] {
+        check_doubles(arrays.host, [](std::uint64_t i) { return pattern_double(i, kSeedA); }, 0.0, "cudaMemcpy",
+                      "every output element compared with a host reference", out);
+    };
+    Series s = declared_series("cudaMemcpy", "cudaMemcpyAsync device-to-device", "array size", "bytes", Quantity::DramBandwidth);
+    s.points.push_back(stream_point(ctx, arrays, launch, dst, 2.0, check, out));
+    out.series.push_back(std::move(s));
+}
+
+// Key figures: each kernel against the theoretical peak, and copy against cudaMemcpy.
+void record_stream_figures(const DeviceInfo &dev, Result &out) {
     const double theoretical = dev.theoretical_bandwidth_gbs();
     double copy_bw = 0, memcpy_bw = 0;
     for (const Series &s : out.series) {
@@ -180,6 +195,13 @@ void run_stream(ContextState &ctx, const Params &params, Result &out) {
         if (s.name == "cudaMemcpy") memcpy_bw = bw;
     }
     if (copy_bw > 0 && memcpy_bw > 0) out.record(kCopyOverMemcpy, copy_bw / memcpy_bw);
+}
+
+void run_stream(ContextState &ctx, const Params &params, Result &out) {
+    StreamArrays arrays(ctx, array_bytes_for(ctx, params, out));
+    run_stream_kernels(ctx, params, arrays, out);
+    if (params.flag("include_memcpy")) run_memcpy(ctx, arrays, out);
+    record_stream_figures(ctx.info(), out);
     out.notes.push_back("Bandwidth counts bytes read plus bytes written, as STREAM and the guide do: "
                         "copy and scale move 2 arrays, add and triad 3.");
 }

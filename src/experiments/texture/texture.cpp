@@ -12,6 +12,7 @@
 #include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
+#include "experiments/common/point_checks.hpp"
 #include "experiments/texture/texture.cuh"
 #include "shared_kernels/pattern.hpp"
 
@@ -100,26 +101,26 @@ void run_rotation(ContextState &ctx, const Params &params, Result &out) {
     std::vector<float> result(pixels);
     std::map<std::string, double> ms;
     for (const Way &w : ways) {
-        auto launch = [&](cudaStream_t s) { return kernels::launch_rotate(w.how, in.as<float>(), tex.get(), outbuf.as<float>(), width, height, s); };
-        run_checked(ctx, {launch, {{outbuf.get(), bytes}}, download_to(result.data(), outbuf.get(), bytes), {}});
-        auto want = [&](std::uint64_t i) {
-            const long long src = kernels::rotate_source(static_cast<int>(i % width), static_cast<int>(i / width), width, height);
-            return src < 0 ? 0.0f : host[src];
+        CheckedLaunch point;
+        point.launch = [&](cudaStream_t s) {
+            return kernels::launch_rotate(w.how, in.as<float>(), tex.get(), outbuf.as<float>(), width, height, s);
         };
-        const std::uint64_t bad = first_mismatch(pixels, [&](std::uint64_t i) { return result[i] == want(i); });
-        if (bad < pixels) verification_failed(std::string("texture rotation through ") + w.name, bad, std::to_string(want(bad)), std::to_string(result[bad]));
-        out.verified(pixels, "every output pixel compared with the host's rotation; every capability with its host model");
-        Series s;
-        s.name = std::string("rotation, ") + w.name + " reads";
-        s.variant = w.name;
-        s.x_name = "image";
-        s.x_unit = "bytes";
-        s.quantity = Quantity::DramBandwidth;
-        s.attributes = {{"width", width}, {"height", height}};
+        point.poison = {{outbuf.get(), bytes}};
+        point.download = download_to(result.data(), outbuf.get(), bytes);
+        point.check = [&] {
+            auto want = [&](std::uint64_t i) {
+                const long long src = kernels::rotate_source(static_cast<int>(i % width), static_cast<int>(i / width), width, height);
+                return src < 0 ? 0.0f : host[src];
+            };
+            verify_equal(result.data(), pixels, want, std::string("texture rotation through ") + w.name,
+                         "every output pixel compared with the host's rotation; every capability with its host model", out);
+        };
+        Series s = declared_series(std::string("rotation, ") + w.name + " reads", w.name, "image", "bytes",
+                                   Quantity::DramBandwidth, {{"width", width}, {"height", height}});
         Point p;
         p.x = static_cast<double>(bytes);
         p.bytes = 2.0 * static_cast<double>(bytes);
-        p.time_ms = time_launch(ctx, launch);
+        measure_checked(ctx, point, p, out);
         ms[w.name] = p.time_ms.median;
         s.points.push_back(std::move(p));
         out.series.push_back(std::move(s));
@@ -136,28 +137,33 @@ struct Capability {
     double time_ms = 0;
 };
 
-// Samples tex at coords on the device and compares with model(i) on the host.
+// Samples tex at coords on the device through the core's point protocol (the
+// output poisoned, one launch compared with model(i) on the host within
+// `tolerance`, then timed).
 template <class Model>
 Capability sample_and_compare(ContextState &ctx, cudaTextureObject_t tex, const std::vector<float> &coords, Model model,
-                              const std::string &name, double tolerance) {
+                              const std::string &name, double tolerance, Result &out) {
     const int n = static_cast<int>(coords.size() / 2);
     DeviceArray dcoords(ctx, coords.size() * sizeof(float)), dout(ctx, n * sizeof(float));
-    cudaStream_t st = ctx.stream();
-    GM_CUDA(cudaMemcpyAsync(dcoords.get(), coords.data(), coords.size() * sizeof(float), cudaMemcpyHostToDevice, st));
-    auto launch = [&](cudaStream_t s) { return kernels::launch_sample(tex, dcoords.as<float>(), dout.as<float>(), n, s); };
-    GM_CUDA(launch(st));
+    GM_CUDA(cudaMemcpyAsync(dcoords.get(), coords.data(), coords.size() * sizeof(float), cudaMemcpyHostToDevice, ctx.stream()));
     std::vector<float> got(n);
-    GM_CUDA(cudaMemcpyAsync(got.data(), dout.get(), n * sizeof(float), cudaMemcpyDeviceToHost, st));
-    GM_CUDA(cudaStreamSynchronize(st));
     Capability c{name, 0, tolerance, 0};
-    for (int i = 0; i < n; ++i) {
-        const double err = std::fabs(static_cast<double>(got[i]) - model(i));
-        c.max_abs_error = std::max(c.max_abs_error, err);
-        if (!(err <= tolerance))
-            verification_failed("texture capability '" + name + "'", static_cast<std::uint64_t>(i), std::to_string(model(i)),
-                                std::to_string(got[i]));
-    }
-    c.time_ms = time_launch(ctx, launch).median;
+    CheckedLaunch point;
+    point.launch = [&](cudaStream_t s) { return kernels::launch_sample(tex, dcoords.as<float>(), dout.as<float>(), n, s); };
+    point.poison = {{dout.get(), n * sizeof(float)}};
+    point.download = download_to(got.data(), dout.get(), n * sizeof(float));
+    point.check = [&] {
+        for (int i = 0; i < n; ++i) {
+            const double err = std::fabs(static_cast<double>(got[i]) - model(i));
+            c.max_abs_error = std::max(c.max_abs_error, err);
+            if (!(err <= tolerance))
+                verification_failed("texture capability '" + name + "'", static_cast<std::uint64_t>(i), std::to_string(model(i)),
+                                    std::to_string(got[i]));
+        }
+    };
+    Point p;
+    measure_checked(ctx, point, p, out);
+    c.time_ms = p.time_ms.median;
     return c;
 }
 
@@ -186,7 +192,7 @@ void run_capabilities(ContextState &ctx, Result &out) {
             auto t = [&](int x, int y) { return texel(std::clamp(x, 0, W - 1), std::clamp(y, 0, H - 1)); };
             return (1 - a) * (1 - b) * t(x0, y0) + a * (1 - b) * t(x0 + 1, y0) + (1 - a) * b * t(x0, y0 + 1) + a * b * t(x0 + 1, y0 + 1);
         };
-        caps.push_back(sample_and_compare(ctx, tex.get(), coords, model, "linear filtering", 2.0 / 256));
+        caps.push_back(sample_and_compare(ctx, tex.get(), coords, model, "linear filtering", 2.0 / 256, out));
     }
     {  // Normalized coordinates: texel centres at ((x + 0.5) / W, (y + 0.5) / H).
         TextureImage tex(channel_of<float>(), W, H, texels.data(), sizeof(float), cudaAddressModeClamp,
@@ -198,7 +204,7 @@ void run_capabilities(ContextState &ctx, Result &out) {
                 coords.push_back((y + 0.5f) / H);
             }
         caps.push_back(sample_and_compare(ctx, tex.get(), coords, [&](int i) { return texel(i % W, i / W); },
-                                          "normalized coordinates", 0.0));
+                                          "normalized coordinates", 0.0, out));
     }
     // Addressing modes, with normalized coordinates (wrap and mirror need them),
     // at texel centres from one image width before to one after.
@@ -235,7 +241,7 @@ void run_capabilities(ContextState &ctx, Result &out) {
             const int x = index(ks[i], W), y = index(ms[i], H);
             return (x < 0 || y < 0) ? 0.0 : texel(x, y);
         };
-        caps.push_back(sample_and_compare(ctx, tex.get(), coords, model, m.name, 0.0));
+        caps.push_back(sample_and_compare(ctx, tex.get(), coords, model, m.name, 0.0, out));
     }
     // 8- and 16-bit integers read as normalized floats: unsigned / (2^bits - 1),
     // signed / (2^(bits-1) - 1), at least -1.
@@ -252,7 +258,7 @@ void run_capabilities(ContextState &ctx, Result &out) {
                 coords.push_back(y + 0.5f);
             }
         caps.push_back(sample_and_compare(ctx, tex.get(), coords,
-                                          [&](int i) { return std::max(static_cast<double>(ints[i]) / scale, -1.0); }, name, 1e-6));
+                                          [&](int i) { return std::max(static_cast<double>(ints[i]) / scale, -1.0); }, name, 1e-6, out));
     };
     integer_check(std::uint8_t{}, "8-bit unsigned as normalized float", 255.0);
     integer_check(std::int8_t{}, "8-bit signed as normalized float", 127.0);

@@ -9,6 +9,7 @@
 #include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
+#include "experiments/common/point_checks.hpp"
 #include "experiments/common/reference_copy.hpp"
 #include "operations/transpose.hpp"
 #include "shared_kernels/fill_pattern.cuh"
@@ -42,80 +43,96 @@ const Figure kPaddedOverShared{"padded_over_shared_w{word}", "ratio", Better::Hi
 const Figure kWideOverPadded{"wide_over_padded_w{word}", "ratio", Better::Higher,
                              "the padded transpose moving wide elements over the padded one"};
 
-void run_transpose(ContextState &ctx, const Params &params, Result &out) {
+// One matrix's input and output, and the host copy of the output.
+struct TransposeArrays {
+    TransposeArrays(ContextState &ctx, std::size_t rows_, std::size_t cols_, std::size_t element)
+        : rows(rows_), cols(cols_), e(element), bytes(rows_ * cols_ * element), in(ctx, bytes), out(ctx, bytes), host(bytes / 4) {}
+    std::size_t rows, cols, e, bytes;
+    DeviceArray in, out;
+    std::vector<std::uint32_t> host;
+};
+
+// One transpose kernel through the core's point protocol: the output
+// poisoned, one launch checked word by word against the input word it must
+// come from, then timed and counted.
+Point measure_transpose(ContextState &ctx, const VariantInfo &v, TransposeArrays &m, Result &out) {
+    const std::size_t rows = m.rows, cols = m.cols, bytes = m.bytes;
+    const int e = static_cast<int>(m.e);
+    const void *in = m.in.get();
+    void *dst = m.out.get();
+    CheckedLaunch point;
+    point.launch = [=](cudaStream_t s) { return kernels::launch_transpose(v.kernel, e, in, dst, rows, cols, s); };
+    point.poison = {{dst, bytes}};
+    point.download = download_to(m.host.data(), dst, bytes);
+    point.check = [&] {
+        // out[c][r] == in[r][c], lane by lane.
+        const std::uint64_t k = m.e / 4;  // 4-byte lanes per element
+        auto source = [&](std::uint64_t t) {
+            const std::uint64_t idx = t / k, lane = t % k;
+            const std::uint64_t c = idx / rows, r = idx % rows;
+            return (r * cols + c) * k + lane;
+        };
+        verify_equal(m.host.data(), bytes / 4, [&](std::uint64_t t) { return pattern_word(source(t), kSeed); },
+                     std::string("transpose ") + v.name, "every output word compared with the input word it must come from", out);
+    };
+    Point p;
+    p.x = static_cast<double>(bytes);
+    p.bytes = 2.0 * static_cast<double>(bytes);
+    // Counters: coalescing of the reads and writes, and the tile's bank conflicts.
+    const CounterSet counters = counter_sets::global_sectors() + counter_sets::shared_banks();
+    measure_checked(ctx, point, p, out, &counters);
+    return p;
+}
+
+// The headline figures of one element size from each kernel's bandwidth.
+void record_transpose_figures(const std::map<std::string, double> &bw, std::size_t e, Result &out) {
+    const std::string w = std::to_string(e);
+    // The copy's own bandwidth: a DRAM copy other experiments measure too (the run's consistency section).
+    if (bw.count("copy")) out.record(kCopyGbs, bw.at("copy"), {{"word", w}});
+    for (const auto &[name, gbs] : bw)
+        if (name != "copy") record_ratio_if_measured(out, kKernelOverCopy, bw, name, "copy", {{"kernel", name}, {"word", w}});
+    record_ratio_if_measured(out, kPaddedOverShared, bw, "shared_padded", "shared", {{"word", w}});
+    record_ratio_if_measured(out, kWideOverPadded, bw, "wide", "shared_padded", {{"word", w}});
+}
+
+// Every kernel asked for, and the copy, on one element size.
+void run_element_size(ContextState &ctx, const Params &params, std::size_t e, Result &out) {
     const std::size_t rows = params.integer("rows"), cols = params.integer("cols");
     const std::vector<std::string> wanted = params.texts("variants");
-    cudaStream_t st = ctx.stream();
-    for (long long e_ll : params.integers("element_sizes")) {
-        const std::size_t e = static_cast<std::size_t>(e_ll);
-        const std::size_t bytes = rows * cols * e;
-        require_memory(ctx, 2 * bytes, "transpose (" + std::to_string(rows) + " x " + std::to_string(cols) + " x " +
-                                           std::to_string(e) + " bytes, two matrices)");
-        DeviceArray in(ctx, bytes), outbuf(ctx, bytes);
-        GM_CUDA(kernels::launch_fill_pattern(in.as<std::uint32_t>(), bytes / 4, kSeed, st));
-        const std::uint64_t k = e / 4;  // 4-byte lanes per element
-        std::vector<std::uint32_t> host(bytes / 4);
-        std::map<std::string, double> bw;
-        for (const VariantInfo &v : kVariants) {
-            if (std::find(wanted.begin(), wanted.end(), v.name) == wanted.end()) continue;
-            if (v.kernel == TransposeKernel::Wide && !kernels::transpose_wide_fits(static_cast<int>(e), rows, cols)) {
-                out.notes.push_back(std::string("wide skipped for ") + std::to_string(e) +
-                                    "-byte elements: it needs 4-byte elements and dimensions that are multiples of 4");
-                continue;
-            }
-            auto launch = [&](cudaStream_t s) {
-                return kernels::launch_transpose(v.kernel, static_cast<int>(e), in.get(), outbuf.get(), rows, cols, s);
-            };
-            run_checked(ctx, {launch, {{outbuf.get(), bytes}}, download_to(host.data(), outbuf.get(), bytes), {}});
-            // out[c][r] == in[r][c], lane by lane.
-            auto source = [&](std::uint64_t t) {
-                const std::uint64_t idx = t / k, lane = t % k;
-                const std::uint64_t c = idx / rows, r = idx % rows;
-                return (r * cols + c) * k + lane;
-            };
-            const std::uint64_t n = bytes / 4;
-            const std::uint64_t bad = first_mismatch(n, [&](std::uint64_t t) { return host[t] == pattern_word(source(t), kSeed); });
-            if (bad < n)
-                verification_failed(std::string("transpose ") + v.name, bad, std::to_string(pattern_word(source(bad), kSeed)),
-                                    std::to_string(host[bad]));
-            out.verified(n, "every output word compared with the input word it must come from");
-            Series s;
-            s.name = std::string(v.name) + ", " + std::to_string(e) + "-byte elements";
-            s.variant = v.name;
-            s.x_name = "matrix";
-            s.x_unit = "bytes";
-            s.quantity = Quantity::DramBandwidth;
-            s.attributes = {{"rows", rows}, {"cols", cols}, {"element_size", e}};
-            Point p;
-            p.x = static_cast<double>(bytes);
-            p.bytes = 2.0 * static_cast<double>(bytes);
-            p.time_ms = time_launch(ctx, launch);
-            // Counters: coalescing of the reads and writes, and the tile's bank conflicts.
-            measure_counters(ctx, launch, counter_sets::global_sectors() + counter_sets::shared_banks(), p, out);
-            bw[v.name] = bandwidth_gbs(p.bytes, p.time_ms.median);
-            s.points.push_back(std::move(p));
-            out.series.push_back(std::move(s));
+    require_memory(ctx, 2 * rows * cols * e, "transpose (" + std::to_string(rows) + " x " + std::to_string(cols) + " x " +
+                                                 std::to_string(e) + " bytes, two matrices)");
+    TransposeArrays m(ctx, rows, cols, e);
+    GM_CUDA(kernels::launch_fill_pattern(m.in.as<std::uint32_t>(), m.bytes / 4, kSeed, ctx.stream()));
+    const nlohmann::json attributes = {{"rows", rows}, {"cols", cols}, {"element_size", e}};
+    std::map<std::string, double> bw;
+    for (const VariantInfo &v : kVariants) {
+        if (std::find(wanted.begin(), wanted.end(), v.name) == wanted.end()) continue;
+        if (v.kernel == TransposeKernel::Wide && !kernels::transpose_wide_fits(static_cast<int>(e), rows, cols)) {
+            out.notes.push_back(std::string("wide skipped for ") + std::to_string(e) +
+                                "-byte elements: it needs 4-byte elements and dimensions that are multiples of 4");
+            continue;
         }
-        if (params.flag("include_copy") && bytes % 16 == 0) {
-            // The same bytes through our STREAM copy kernel: the ceiling a transpose aims for.
-            Series s = reference_copy_series(ctx, in.get(), outbuf.get(), bytes, static_cast<double>(bytes), out, "transpose");
-            s.name += ", " + std::to_string(e) + "-byte elements";
-            s.x_name = "matrix";
-            s.x_unit = "bytes";
-            s.attributes = {{"rows", rows}, {"cols", cols}, {"element_size", e}};
-            bw["copy"] = bandwidth_gbs(s.points[0].bytes, s.points[0].time_ms.median);
-            out.series.push_back(std::move(s));
-        }
-        const std::string w = std::to_string(e);
-        // The copy's own bandwidth: a DRAM copy other experiments measure too (the run's consistency section).
-        if (bw.count("copy")) out.record(kCopyGbs, bw["copy"], {{"word", w}});
-        for (const auto &[name, gbs] : bw)
-            if (name != "copy" && bw.count("copy")) out.record(kKernelOverCopy, gbs / bw["copy"], {{"kernel", name}, {"word", w}});
-        if (bw.count("shared") && bw.count("shared_padded"))
-            out.record(kPaddedOverShared, bw["shared_padded"] / bw["shared"], {{"word", w}});
-        if (bw.count("wide") && bw.count("shared_padded"))
-            out.record(kWideOverPadded, bw["wide"] / bw["shared_padded"], {{"word", w}});
+        Series s = declared_series(std::string(v.name) + ", " + std::to_string(e) + "-byte elements", v.name, "matrix", "bytes",
+                                   Quantity::DramBandwidth, attributes);
+        s.points.push_back(measure_transpose(ctx, v, m, out));
+        bw[v.name] = bandwidth_gbs(s.points[0].bytes, s.points[0].time_ms.median);
+        out.series.push_back(std::move(s));
     }
+    if (params.flag("include_copy") && m.bytes % 16 == 0) {
+        // The same bytes through our STREAM copy kernel: the ceiling a transpose aims for.
+        Series s = reference_copy_series(ctx, m.in.get(), m.out.get(), m.bytes, static_cast<double>(m.bytes), out, "transpose");
+        s.name += ", " + std::to_string(e) + "-byte elements";
+        s.x_name = "matrix";
+        s.x_unit = "bytes";
+        s.attributes = attributes;
+        bw["copy"] = bandwidth_gbs(s.points[0].bytes, s.points[0].time_ms.median);
+        out.series.push_back(std::move(s));
+    }
+    record_transpose_figures(bw, e, out);
+}
+
+void run_transpose(ContextState &ctx, const Params &params, Result &out) {
+    for (long long e_ll : params.integers("element_sizes")) run_element_size(ctx, params, static_cast<std::size_t>(e_ll), out);
     out.notes.push_back("Effective bandwidth = 2 x matrix bytes / time (each element read once and written once). "
                         "naive: 32x8 threads, each moving 4 elements, reads coalesced and writes strided by the row count. "
                         "shared: the 32x32 tile through shared memory, coalesced both ways, but the column reads of the "
