@@ -292,37 +292,38 @@ Experiment copy_experiment(const char *name, const char *section, const char *su
     return e;
 }
 
-// How reports draw offset_copy's result and what they say it shows.
-Chart offset_copy_chart() {
+// How reports draw a copy sweep: bandwidth against the sector model's
+// efficiency, and the sectors per request counted against the model's.
+Chart sector_model_chart(const char *x_title, bool y_log, const char *explanation) {
     Chart c;
     c.kind = "line";
-    c.x_title = "offset (words)";
+    c.x_title = x_title;
+    c.y_log = y_log;
     c.prediction = "predicted.efficiency";
     c.prediction_label = "sector model";
     c.counter = "counters.sectors_per_request_ld";
     c.counter_model = "predicted.sectors_per_request";
     c.counter_inverse = true;  // more sectors per request, lower efficiency
-    c.explanation = "A warp whose 4-byte words start off a 32-byte boundary touches 5 sectors instead of 4. The guide measured "
-                    "about 9/10 of the aligned bandwidth on a V100 rather than 4/5, because neighbouring warps reuse the cached lines. "
-                    "The guide's one-word-per-thread kernel often cannot fill DRAM on its own; ilp4 keeps more bytes in flight.";
+    c.explanation = explanation;
     return c;
+}
+
+// How reports draw offset_copy's result and what they say it shows.
+Chart offset_copy_chart() {
+    return sector_model_chart(
+        "offset (words)", false,
+        "A warp whose 4-byte words start off a 32-byte boundary touches 5 sectors instead of 4. The guide measured "
+        "about 9/10 of the aligned bandwidth on a V100 rather than 4/5, because neighbouring warps reuse the cached lines. "
+        "The guide's one-word-per-thread kernel often cannot fill DRAM on its own; ilp4 keeps more bytes in flight.");
 }
 
 // How reports draw stride_copy's result and what they say it shows.
 Chart stride_copy_chart() {
-    Chart c;
-    c.kind = "line";
-    c.x_title = "stride (words)";
-    c.y_log = true;
-    c.prediction = "predicted.efficiency";
-    c.prediction_label = "sector model";
-    c.counter = "counters.sectors_per_request_ld";
-    c.counter_model = "predicted.sectors_per_request";
-    c.counter_inverse = true;  // more sectors per request, lower efficiency
-    c.explanation = "Copying every stride-th word wastes the rest of each 32-byte sector: the useful bandwidth falls as 1/stride "
-                    "until every thread needs a sector of its own. DRAM is read in units larger than a sector, so large strides fall "
-                    "below the sector model.";
-    return c;
+    return sector_model_chart(
+        "stride (words)", true,
+        "Copying every stride-th word wastes the rest of each 32-byte sector: the useful bandwidth falls as 1/stride "
+        "until every thread needs a sector of its own. DRAM is read in units larger than a sector, so large strides fall "
+        "below the sector model.");
 }
 
 }  // namespace

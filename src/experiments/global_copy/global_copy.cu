@@ -72,18 +72,30 @@ GM_KERNEL("stride_copy", "stride_copy_ilp4<16-byte words>", (stride_copy_ilp4<ui
 
 }  // namespace
 
+namespace {
+
+// Launches the guide's kernel (one word per thread) or its ilp4 form (four
+// independent words per thread, a quarter of the threads) for word type T;
+// `arg` is the offset or the stride.
+template <class T, class Arg>
+cudaError_t launch_copy(CopyVariant v, void (*guide)(T *, const T *, std::size_t, Arg),
+                        void (*ilp4)(T *, const T *, std::size_t, Arg), void *out, const void *in, std::size_t n, Arg arg,
+                        int block, cudaStream_t stream) {
+    if (v == CopyVariant::Guide)
+        guide<<<blocks_for(n, block), block, 0, stream>>>(static_cast<T *>(out), static_cast<const T *>(in), n, arg);
+    else
+        ilp4<<<blocks_for((n + 3) / 4, block), block, 0, stream>>>(static_cast<T *>(out), static_cast<const T *>(in), n, arg);
+    return cudaGetLastError();
+}
+
+}  // namespace
+
 cudaError_t launch_offset_copy(CopyVariant v, int word_size, void *out, const void *in, std::size_t n,
                                int offset, int block, cudaStream_t stream) {
     if (word_size != 4 && word_size != 8 && word_size != 16) return cudaErrorInvalidValue;
     return with_word_type(word_size, [&](auto tag) {
         using T = decltype(tag);
-        if (v == CopyVariant::Guide)
-            offset_copy_guide<T><<<blocks_for(n, block), block, 0, stream>>>(
-                static_cast<T *>(out), static_cast<const T *>(in), n, offset);
-        else
-            offset_copy_ilp4<T><<<blocks_for((n + 3) / 4, block), block, 0, stream>>>(
-                static_cast<T *>(out), static_cast<const T *>(in), n, offset);
-        return cudaGetLastError();
+        return launch_copy<T, int>(v, offset_copy_guide<T>, offset_copy_ilp4<T>, out, in, n, offset, block, stream);
     });
 }
 
@@ -92,13 +104,7 @@ cudaError_t launch_stride_copy(CopyVariant v, int word_size, void *out, const vo
     if (word_size != 4 && word_size != 8 && word_size != 16) return cudaErrorInvalidValue;
     return with_word_type(word_size, [&](auto tag) {
         using T = decltype(tag);
-        if (v == CopyVariant::Guide)
-            stride_copy_guide<T><<<blocks_for(n, block), block, 0, stream>>>(
-                static_cast<T *>(out), static_cast<const T *>(in), n, stride);
-        else
-            stride_copy_ilp4<T><<<blocks_for((n + 3) / 4, block), block, 0, stream>>>(
-                static_cast<T *>(out), static_cast<const T *>(in), n, stride);
-        return cudaGetLastError();
+        return launch_copy<T, std::size_t>(v, stride_copy_guide<T>, stride_copy_ilp4<T>, out, in, n, stride, block, stream);
     });
 }
 

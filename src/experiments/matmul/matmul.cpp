@@ -164,21 +164,13 @@ ParamSpec dim(const char *name, const char *what) {
     return p;
 }
 
-// How reports draw matmul_ab's result and what they say it shows.
-Chart matmul_ab_chart() {
+// How reports draw a product experiment's result: each kernel's bandwidth as
+// a bar, beside the guide's V100 figures relative to the simple kernel.
+Chart product_chart(const char *explanation) {
     Chart c;
     c.kind = "bar";
     c.published_base = "simple";
-    c.explanation = "C = AB with tile width 32: staging A, then A and B, in shared memory. The guide's ratios came from a V100.";
-    return c;
-}
-
-// How reports draw matmul_aat's result and what they say it shows.
-Chart matmul_aat_chart() {
-    Chart c;
-    c.kind = "bar";
-    c.published_base = "simple";
-    c.explanation = "C = AAᵀ: strided reads of A, a transposed tile with 32-way bank conflicts, and the padded tile that removes them.";
+    c.explanation = explanation;
     return c;
 }
 
@@ -199,7 +191,8 @@ void add_matmul_experiments(std::vector<Experiment> &out) {
         {"coalesced_a_over_simple", "coalesced A / simple"},
         {"shared_ab_over_simple", "shared A and B / simple"},
     };
-    ab.chart = matmul_ab_chart();
+    ab.chart = product_chart(
+        "C = AB with tile width 32: staging A, then A and B, in shared memory. The guide's ratios came from a V100.");
     out.push_back(std::move(ab));
 
     Experiment aat;
@@ -216,7 +209,8 @@ void add_matmul_experiments(std::vector<Experiment> &out) {
         {"coalesced_over_simple", "coalesced / simple"},
         {"padded_over_coalesced", "padded / coalesced (bank conflicts removed)"},
     };
-    aat.chart = matmul_aat_chart();
+    aat.chart = product_chart("C = AAᵀ: strided reads of A, a transposed tile with 32-way bank conflicts, and the padded "
+                              "tile that removes them.");
     out.push_back(std::move(aat));
 }
 
