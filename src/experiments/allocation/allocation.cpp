@@ -131,18 +131,24 @@ public:
 private:
     int sms() const { return ctx_.info().multiprocessors; }
 
+    // Through the point protocol's check: the count zeroed (the kernel adds
+    // to it, so it is not poisoned), the counting kernel run once, the count
+    // downloaded and required to be 0.
     void expect_none(const void *p, std::size_t bytes, int value, const std::string &what) {
-        cudaStream_t st = ctx_.stream();
         auto *bad = bad_.as<unsigned long long>();
-        GM_CUDA(cudaMemsetAsync(bad, 0, sizeof *bad, st));
-        GM_CUDA(kernels::launch_count_bad_bytes(p, bytes, kSeed, value, bad, sms(), st));
+        const int sms = this->sms();
+        auto count = [p, bytes, value, bad, sms](cudaStream_t st) -> cudaError_t {
+            if (cudaError_t e = cudaMemsetAsync(bad, 0, sizeof *bad, st); e != cudaSuccess) return e;
+            return kernels::launch_count_bad_bytes(p, bytes, kSeed, value, bad, sms, st);
+        };
         unsigned long long got = 0;
-        GM_CUDA(cudaMemcpyAsync(&got, bad, sizeof got, cudaMemcpyDeviceToHost, st));
-        GM_CUDA(cudaStreamSynchronize(st));
-        if (got != 0)
-            fail(GM_ERROR_VERIFICATION_FAILED, "verification failed: " + what + ": " + std::to_string(got) + " of " +
-                                                   std::to_string(bytes) + " bytes read back differ from what was written");
-        out_.verified(bytes, kVerifiedHow);
+        auto check = [&] {
+            if (got != 0)
+                fail(GM_ERROR_VERIFICATION_FAILED, "verification failed: " + what + ": " + std::to_string(got) + " of " +
+                                                       std::to_string(bytes) + " bytes read back differ from what was written");
+            out_.verified(bytes, kVerifiedHow);
+        };
+        run_checked(ctx_, {count, {}, download_to(&got, bad, sizeof got), check});
     }
 
     ContextState &ctx_;

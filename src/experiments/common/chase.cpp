@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "core/measurement/harness.hpp"
 #include "core/measurement/statistics.hpp"
 #include "core/measurement/verify.hpp"
 
@@ -22,22 +23,29 @@ ChaseRunner::ChaseRunner(ContextState &ctx)
 
 std::vector<kernels::ChaseSample> ChaseRunner::run(const ChaseLaunch &launch, bool cold, const ChaseEnd &expected_last,
                                                    const std::string &what, Result &out) {
-    cudaStream_t st = ctx_.stream();
     auto *slots = slots_.as<kernels::ChaseSample>();
     const int total = warmup_ + repetitions_;
-    GM_CUDA(cudaMemsetAsync(slots, 0xFF, static_cast<std::size_t>(total) * sizeof(kernels::ChaseSample), st));
-    for (int i = 0; i < total; ++i) {
-        if (cold) ctx_.flush_l2();
-        GM_CUDA(launch(i, slots + i, st));
-    }
     std::vector<kernels::ChaseSample> all(static_cast<std::size_t>(total));
-    GM_CUDA(cudaMemcpyAsync(all.data(), slots, all.size() * sizeof(kernels::ChaseSample), cudaMemcpyDeviceToHost, st));
-    GM_CUDA(cudaStreamSynchronize(st));
-    for (int i = 0; i < total; ++i)
-        if (all[i].last != expected_last(i))
-            verification_failed(what + " (launch " + std::to_string(i) + ")", i, std::to_string(expected_last(i)),
-                                std::to_string(all[i].last));
-    out.verified(static_cast<std::uint64_t>(total), "every chase's final node compared with the host's walk of the same ring");
+    const std::size_t bytes = all.size() * sizeof(kernels::ChaseSample);
+    // The point protocol over every launch at once: the kernels time
+    // themselves, so each launch's sample is both checked and kept. The slots
+    // are poisoned, every launch (with cold, after an L2 flush) writes its own,
+    // and each one's final node is compared with the host's walk.
+    auto launch_all = [&](cudaStream_t st) -> cudaError_t {
+        for (int i = 0; i < total; ++i) {
+            if (cold) ctx_.flush_l2();
+            if (cudaError_t e = launch(i, slots + i, st); e != cudaSuccess) return e;
+        }
+        return cudaSuccess;
+    };
+    auto check = [&] {
+        for (int i = 0; i < total; ++i)
+            if (all[i].last != expected_last(i))
+                verification_failed(what + " (launch " + std::to_string(i) + ")", i, std::to_string(expected_last(i)),
+                                    std::to_string(all[i].last));
+        out.verified(static_cast<std::uint64_t>(total), "every chase's final node compared with the host's walk of the same ring");
+    };
+    run_checked(ctx_, {launch_all, {{slots, bytes}}, download_to(all.data(), slots, bytes), check});
     std::vector<kernels::ChaseSample> kept(all.begin() + warmup_, all.end());
     for (const auto &s : kept) {
         cycles_ += static_cast<double>(s.cycles);
