@@ -24,19 +24,6 @@ ChartSpec named(const char *experiment, const char *kind) {
 void add_on_chip_specs(std::vector<ChartSpec> &v) {
     auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
     {
-        ChartSpec s = named("tma_copy", "line");
-        s.x_title = "bulk / tile / chunk size (KiB)";
-        s.x_log = true;
-        s.leave_out = {"copy", "cudaMemcpy"};  // one point each, at the array's size: in the table and the key figures
-        s.explanation = "The same bytes copied global -> shared -> global four ways, one line per path and number of stages: "
-                        "the Tensor Memory Accelerator's 1D bulk copies and 2D tensor-map tiles, driven by one thread per block, "
-                        "against cp.async and plain register copies by every thread. Small chunks leave too few bytes in flight; "
-                        "more stages keep more in flight. The stream copy kernel and cudaMemcpy on the same array are the "
-                        "ceiling (table; tma_over_stream_copy and tma_over_memcpy in the key figures), and the counters give "
-                        "the instructions each path issues per byte, which is what TMA saves.";
-        add(s);
-    }
-    {
         ChartSpec s = named("cluster_shared", "line");
         s.x_title = "cluster size (blocks)";
         s.x_log = true;

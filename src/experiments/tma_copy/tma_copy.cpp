@@ -41,6 +41,45 @@ std::vector<long long> default_sizes() {
 std::vector<long long> default_stages() { return {1, 2, 3, 4}; }
 const std::vector<std::string> kPaths = {"bulk", "tensor", "cp_async", "registers"};
 
+// The headline figures. Bandwidths count bytes read plus written of an array
+// far larger than L2: DRAM bandwidth. Plain names come before the patterns
+// with a {path} axis, so that a key both could name ("tma_over_stream_copy")
+// is the plain figure's.
+const Figure kStreamCopyGbs{"stream_copy_gbs", "GB/s", Better::Higher,
+                            "DRAM bandwidth of our stream copy kernel on the same array, bytes read plus written"};
+const Figure kMemcpyGbs{"memcpy_gbs", "GB/s", Better::Higher,
+                        "DRAM bandwidth of cudaMemcpy device-to-device on the same array, bytes read plus written"};
+const Figure kArrayBytes{"array_bytes", "bytes", Better::Neither, "size of the array every path copies"};
+const Figure kTmaGbs{"tma_gbs", "GB/s", Better::Higher,
+                     "DRAM bandwidth of the best TMA copy (bulk or tensor, best bulk / tile size and stages), bytes read plus written"};
+const Figure kTmaBestSizeKib{"tma_best_size_kib", "KiB", Better::Neither, "bulk / tile size of the best TMA copy"};
+const Figure kTmaBestStages{"tma_best_stages", "count", Better::Neither, "pipeline stages of the best TMA copy"};
+const Figure kTmaBestIsTensor{"tma_best_is_tensor", "count", Better::Neither,
+                              "1 where the best TMA copy is the tensor path (2D tiles), 0 where it is the bulk path (1D)"};
+const Figure kTmaOverMemcpy{"tma_over_memcpy", "ratio", Better::Neither,
+                            "bandwidth of the best TMA copy over cudaMemcpy's on the same bytes"};
+const Figure kTmaOverStreamCopy{"tma_over_stream_copy", "ratio", Better::Neither,
+                                "bandwidth of the best TMA copy over our stream copy kernel's on the same bytes"};
+const Figure kTmaOverCpAsyncInstFloor{"tma_over_cp_async_inst_floor", "ratio", Better::Neither,
+                                      "the instruction floors' ratio (model): TMA over cp.async warp instructions per byte, "
+                                      "at the best TMA copy's size"};
+const Figure kTmaOverCpAsyncInst{"tma_over_cp_async_inst", "ratio", Better::Neither,
+                                 "counted warp instructions per byte of a TMA copy over cp.async's at the same size and stages"};
+const Figure kTmaOverCpAsyncInstSizeKib{"tma_over_cp_async_inst_size_kib", "KiB", Better::Neither,
+                                        "bulk / tile size at which tma_over_cp_async_inst was counted"};
+const Figure kTmaInstTargetMet{"tma_inst_target_met", "count", Better::Neither,
+                               "1 where tma_over_cp_async_inst is at most the target of 1/8, else 0"};
+const Figure kPathBestGbs{"{path}_best_gbs", "GB/s", Better::Higher,
+                          "DRAM bandwidth of one path (bulk, tensor, cp_async, registers) at its best size and stages, bytes "
+                          "read plus written"};
+const Figure kPathBestSizeKib{"{path}_best_size_kib", "KiB", Better::Neither, "bulk / tile / chunk size of one path's best copy"};
+const Figure kPathBestStages{"{path}_best_stages", "count", Better::Neither, "pipeline stages of one path's best copy"};
+const Figure kPathOverStreamCopy{"{path}_over_stream_copy", "ratio", Better::Neither,
+                                 "bandwidth of one thread-driven path's best copy (cp_async, registers) over our stream copy "
+                                 "kernel's on the same bytes"};
+const Figure kPathInstPerByte{"{path}_inst_per_byte", "instructions/byte", Better::Lower,
+                              "warp instructions issued per byte copied (counted) at one path's best copy"};
+
 kernels::TmaKernel kernel_of(CopyPath p) { return static_cast<kernels::TmaKernel>(static_cast<int>(p)); }
 
 std::string series_label(CopyPath p, int stages) {
@@ -162,6 +201,13 @@ std::map<std::size_t, TilePlan> plan_tensor_path(std::vector<CopyPath> &paths, c
     return tiles;
 }
 
+// A series of one point at the array's size: a copy of the whole array that
+// the sweep's paths are read against.
+void as_array_series(Series &s) {
+    s.x_name = "array size";
+    s.x_unit = "bytes";
+}
+
 // The copy ceiling in the same run: our stream copy kernel and cudaMemcpy
 // on the same arrays, checked, as series kept apart in refs.
 struct References {
@@ -170,47 +216,39 @@ struct References {
 
 References measure_references(ContextState &ctx, DeviceArray &in, DeviceArray &outbuf, std::size_t array_bytes,
                               PatternCheck &checker, std::vector<Series> &refs, Result &out) {
-    cudaStream_t st = ctx.stream();
     const std::size_t words = array_bytes / 4;
-    double stream_gbs = 0, memcpy_gbs = 0;
     Series copy = reference_copy_series(ctx, in.get(), outbuf.get(), array_bytes, static_cast<double>(array_bytes), out, "tma_copy");
-    copy.x_name = "array size";
-    copy.x_unit = "bytes";
-    stream_gbs = bandwidth_gbs(copy.points[0].bytes, copy.points[0].time_ms.median);
+    as_array_series(copy);
+    const double stream_gbs = bandwidth_gbs(copy.points[0].bytes, copy.points[0].time_ms.median);
     refs.push_back(std::move(copy));
 
     auto launch = [&](cudaStream_t s) { return cudaMemcpyAsync(outbuf.get(), in.get(), array_bytes, cudaMemcpyDeviceToDevice, s); };
-    GM_CUDA(cudaMemsetAsync(outbuf.get(), 0xA5, array_bytes, st));
-    GM_CUDA(launch(st));
-    checker.check(outbuf.as<std::uint32_t>(), words, "tma_copy cudaMemcpy", out);
     Series m;
     m.name = "cudaMemcpy";
     m.variant = "cudaMemcpy";
-    m.x_name = "array size";
-    m.x_unit = "bytes";
+    as_array_series(m);
     m.quantity = Quantity::DramBandwidth;
     Point pt;
     pt.x = static_cast<double>(array_bytes);
     pt.bytes = 2.0 * static_cast<double>(array_bytes);
-    pt.time_ms = time_launch(ctx, launch);
-    memcpy_gbs = bandwidth_gbs(pt.bytes, pt.time_ms.median);
+    measure_checked(ctx, {launch, {{outbuf.get(), array_bytes}}, {}, [&] { checker.check(outbuf.as<std::uint32_t>(), words, "tma_copy cudaMemcpy", out); }},
+                    pt, out);
+    const double memcpy_gbs = bandwidth_gbs(pt.bytes, pt.time_ms.median);
     m.points.push_back(std::move(pt));
     refs.push_back(std::move(m));
-    out.summary_values["stream_copy_gbs"] = stream_gbs;
-    out.summary_values["memcpy_gbs"] = memcpy_gbs;
+    out.record(kStreamCopyGbs, stream_gbs);
+    out.record(kMemcpyGbs, memcpy_gbs);
     return {stream_gbs, memcpy_gbs};
 }
 
-// The figures of the sweep: each path's best point, TMA against the ceiling
-// and against cp.async's instructions, the reference series and the notes.
-void summarise_tma(Result &out, std::vector<Series> refs, std::size_t array_bytes, const References &ceiling) {
-    const double stream_gbs = ceiling.stream_gbs, memcpy_gbs = ceiling.memcpy_gbs;
-    // The best point of each path.
-    struct Best {
-        double gbs = 0, size = 0;
-        int stages = 0;
-        const Point *point = nullptr;
-    };
+// The best point of one path: its bandwidth, size (bytes) and stages.
+struct Best {
+    double gbs = 0, size = 0;
+    int stages = 0;
+    const Point *point = nullptr;
+};
+
+std::map<CopyPath, Best> best_of_each_path(const Result &out) {
     std::map<CopyPath, Best> best;
     for (const Series &s : out.series) {
         const CopyPath p = path_from_name(s.variant);
@@ -219,12 +257,11 @@ void summarise_tma(Result &out, std::vector<Series> refs, std::size_t array_byte
             if (g > best[p].gbs) best[p] = {g, pt.values.at("size_bytes"), s.attributes["stages"].get<int>(), &pt};
         }
     }
-    for (const auto &[p, b] : best) {
-        const std::string n = path_name(p);
-        out.summary_values[n + "_best_gbs"] = b.gbs;
-        out.summary_values[n + "_best_size_kib"] = b.size / 1024.0;
-        out.summary_values[n + "_best_stages"] = b.stages;
-    }
+    return best;
+}
+
+// The better of the two TMA paths' best points (tma.point null where neither ran).
+std::pair<Best, CopyPath> best_tma(std::map<CopyPath, Best> &best) {
     Best tma;
     CopyPath tma_path = CopyPath::Bulk;
     for (CopyPath p : {CopyPath::Bulk, CopyPath::Tensor})
@@ -232,22 +269,34 @@ void summarise_tma(Result &out, std::vector<Series> refs, std::size_t array_byte
             tma = best[p];
             tma_path = p;
         }
+    return {tma, tma_path};
+}
 
-    out.summary_values["array_bytes"] = static_cast<double>(array_bytes);
+void record_bandwidths(Result &out, std::map<CopyPath, Best> &best, const Best &tma, CopyPath tma_path, std::size_t array_bytes,
+                       const References &ceiling) {
+    for (const auto &[p, b] : best) {
+        const FigureAt at = {{"path", path_name(p)}};
+        out.record(kPathBestGbs, b.gbs, at);
+        out.record(kPathBestSizeKib, b.size / 1024.0, at);
+        out.record(kPathBestStages, b.stages, at);
+    }
+    out.record(kArrayBytes, static_cast<double>(array_bytes));
     if (tma.point) {
-        out.summary_values["tma_gbs"] = tma.gbs;
-        out.summary_values["tma_best_size_kib"] = tma.size / 1024.0;
-        out.summary_values["tma_best_stages"] = tma.stages;
-        out.summary_values["tma_best_is_tensor"] = tma_path == CopyPath::Tensor ? 1.0 : 0.0;
-        if (memcpy_gbs > 0) out.summary_values["tma_over_memcpy"] = tma.gbs / memcpy_gbs;
-        if (stream_gbs > 0) out.summary_values["tma_over_stream_copy"] = tma.gbs / stream_gbs;
+        out.record(kTmaGbs, tma.gbs);
+        out.record(kTmaBestSizeKib, tma.size / 1024.0);
+        out.record(kTmaBestStages, tma.stages);
+        out.record(kTmaBestIsTensor, tma_path == CopyPath::Tensor ? 1.0 : 0.0);
+        if (ceiling.memcpy_gbs > 0) out.record(kTmaOverMemcpy, tma.gbs / ceiling.memcpy_gbs);
+        if (ceiling.stream_gbs > 0) out.record(kTmaOverStreamCopy, tma.gbs / ceiling.stream_gbs);
     }
     for (CopyPath p : {CopyPath::CpAsync, CopyPath::Registers})
-        if (best.count(p) && stream_gbs > 0) out.summary_values[std::string(path_name(p)) + "_over_stream_copy"] = best[p].gbs / stream_gbs;
+        if (best.count(p) && ceiling.stream_gbs > 0)
+            out.record(kPathOverStreamCopy, best[p].gbs / ceiling.stream_gbs, {{"path", path_name(p)}});
+}
 
-    // Instructions per byte: each TMA point against the cp.async point of the
-    // same size and stages, counted and by the floor model; the summary takes
-    // the best TMA point's configuration.
+// Instructions per byte: each TMA point against the cp.async point of the
+// same size and stages, counted and by the floor model.
+void compare_with_cp_async(Result &out) {
     std::map<std::pair<double, int>, const Point *> cp_async_at;
     for (const Series &s : out.series)
         if (s.variant == "cp_async")
@@ -265,34 +314,38 @@ void summarise_tma(Result &out, std::vector<Series> refs, std::size_t array_byte
                 pt.values["inst_over_cp_async"] = mine->second / theirs->second;
         }
     }
+}
+
+// The instruction figures: each path's count at its best point, and TMA
+// against cp.async at the best TMA point's configuration.
+void record_instructions(Result &out, const std::map<CopyPath, Best> &best, const Best &tma, CopyPath tma_path) {
     for (const auto &[p, b] : best)
         if (b.point && b.point->counters.count("inst_per_byte"))
-            out.summary_values[std::string(path_name(p)) + "_inst_per_byte"] = b.point->counters.at("inst_per_byte");
-    if (tma.point) {
-        out.summary_values["tma_over_cp_async_inst_floor"] = tma.point->predicted.count("inst_over_cp_async_floor")
-                                                                  ? tma.point->predicted.at("inst_over_cp_async_floor")
-                                                                  : inst_per_byte_floor(tma_path, static_cast<std::size_t>(tma.size)) /
-                                                                        inst_per_byte_floor(CopyPath::CpAsync, static_cast<std::size_t>(tma.size));
-        // Counted at the best TMA point where it was counted (and its
-        // cp.async twin); else at the largest TMA point that was (counters =
-        // auto counts a share of the points, on counts them all).
-        const Point *counted_at = tma.point->values.count("inst_over_cp_async") ? tma.point : nullptr;
-        const Point *largest = nullptr;
-        for (const Series &s : out.series)
-            if (s.variant == "bulk" || s.variant == "tensor")
-                for (const Point &pt : s.points)
-                    if (pt.values.count("inst_over_cp_async") && (!largest || pt.x > largest->x)) largest = &pt;
-        if (!counted_at) counted_at = largest;
-        if (counted_at) {
-            const double r = counted_at->values.at("inst_over_cp_async");
-            out.summary_values["tma_over_cp_async_inst"] = r;
-            out.summary_values["tma_over_cp_async_inst_size_kib"] = counted_at->x;
-            out.summary_values["tma_inst_target_met"] = r <= kTmaInstructionTarget ? 1.0 : 0.0;
-        }
+            out.record(kPathInstPerByte, b.point->counters.at("inst_per_byte"), {{"path", path_name(p)}});
+    if (!tma.point) return;
+    out.record(kTmaOverCpAsyncInstFloor, tma.point->predicted.count("inst_over_cp_async_floor")
+                                             ? tma.point->predicted.at("inst_over_cp_async_floor")
+                                             : inst_per_byte_floor(tma_path, static_cast<std::size_t>(tma.size)) /
+                                                   inst_per_byte_floor(CopyPath::CpAsync, static_cast<std::size_t>(tma.size)));
+    // Counted at the best TMA point where it was counted (and its cp.async
+    // twin); else at the largest TMA point that was (counters = auto counts a
+    // share of the points, on counts them all).
+    const Point *counted_at = tma.point->values.count("inst_over_cp_async") ? tma.point : nullptr;
+    const Point *largest = nullptr;
+    for (const Series &s : out.series)
+        if (s.variant == "bulk" || s.variant == "tensor")
+            for (const Point &pt : s.points)
+                if (pt.values.count("inst_over_cp_async") && (!largest || pt.x > largest->x)) largest = &pt;
+    if (!counted_at) counted_at = largest;
+    if (counted_at) {
+        const double r = counted_at->values.at("inst_over_cp_async");
+        out.record(kTmaOverCpAsyncInst, r);
+        out.record(kTmaOverCpAsyncInstSizeKib, counted_at->x);
+        out.record(kTmaInstTargetMet, r <= kTmaInstructionTarget ? 1.0 : 0.0);
     }
+}
 
-    for (Series &r : refs) out.series.push_back(std::move(r));
-
+void add_tma_notes(Result &out, std::size_t array_bytes, const Best &tma, CopyPath tma_path, double stream_gbs) {
     out.notes.push_back(
         "Every path copies the whole " + std::to_string(array_bytes) + "-byte array global -> shared -> global with a "
         "persistent grid (as many blocks as fit, block b taking chunks b, b + grid, ...). bulk: one lane per block drives "
@@ -306,21 +359,160 @@ void summarise_tma(Result &out, std::vector<Series> refs, std::size_t array_byte
                         "(the array, not read + written); inst_per_byte_floor is what each path's loop needs at least (TMA: 6 "
                         "warp instructions per chunk; cp.async: 3 per 512 bytes; registers: 4 per 512 bytes). The target for "
                         "TMA is at most 1/8 of cp.async's instructions per byte at the same size and stages.");
-    if (tma.point && stream_gbs > 0) {
-        const double r = tma.gbs / stream_gbs;
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.3f", r);
-        const std::string head = std::string(tma_path == CopyPath::Tensor ? "tensor" : "bulk") + ", " +
-                                 kib_text(static_cast<std::size_t>(tma.size)) + ", " + std::to_string(tma.stages) + " stages";
-        if (r > 1.0)
-            out.notes.push_back("The TMA copy (" + head + ") BEAT our stream copy kernel on the same " + std::to_string(array_bytes) +
-                                " bytes: " + std::to_string(static_cast<long long>(std::llround(tma.gbs))) + " against " +
-                                std::to_string(static_cast<long long>(std::llround(stream_gbs))) + " GB/s (tma_over_stream_copy " + buf +
-                                "); a candidate for a stream variant, which the lead decides.");
-        else
-            out.notes.push_back("The best TMA copy (" + head + ") reached " + std::string(buf) +
-                                " of our stream copy kernel on the same bytes (tma_over_stream_copy): it did not beat it.");
+    if (!tma.point || stream_gbs <= 0) return;
+    const double r = tma.gbs / stream_gbs;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3f", r);
+    const std::string head = std::string(tma_path == CopyPath::Tensor ? "tensor" : "bulk") + ", " +
+                             kib_text(static_cast<std::size_t>(tma.size)) + ", " + std::to_string(tma.stages) + " stages";
+    if (r > 1.0)
+        out.notes.push_back("The TMA copy (" + head + ") BEAT our stream copy kernel on the same " + std::to_string(array_bytes) +
+                            " bytes: " + std::to_string(static_cast<long long>(std::llround(tma.gbs))) + " against " +
+                            std::to_string(static_cast<long long>(std::llround(stream_gbs))) + " GB/s (tma_over_stream_copy " + buf +
+                            "); a candidate for a stream variant, which the lead decides.");
+    else
+        out.notes.push_back("The best TMA copy (" + head + ") reached " + std::string(buf) +
+                            " of our stream copy kernel on the same bytes (tma_over_stream_copy): it did not beat it.");
+}
+
+// The figures of the sweep: each path's best point, TMA against the ceiling
+// and against cp.async's instructions, the reference series and the notes.
+void summarise_tma(Result &out, std::vector<Series> refs, std::size_t array_bytes, const References &ceiling) {
+    std::map<CopyPath, Best> best = best_of_each_path(out);
+    const auto [tma, tma_path] = best_tma(best);
+    record_bandwidths(out, best, tma, tma_path, array_bytes, ceiling);
+    compare_with_cp_async(out);
+    record_instructions(out, best, tma, tma_path);
+    for (Series &r : refs) out.series.push_back(std::move(r));
+    add_tma_notes(out, array_bytes, tma, tma_path, ceiling.stream_gbs);
+}
+
+// The array: 1 GiB by default, made smaller (whole tensor-map row bands)
+// only when the default does not fit the memory budget.
+std::size_t plan_array_bytes(ContextState &ctx, const Params &params, std::size_t matrix_cols, Result &out) {
+    std::size_t array_bytes = params.size("array_bytes");
+    if (params.json()["array_bytes"] == kDefaultArray && 2 * array_bytes > ctx.memory_budget()) {
+        const std::size_t unit = matrix_cols * 4 * kMaxBoxDim;
+        array_bytes = std::max(unit, ctx.memory_budget() / 2 / unit * unit);
+        out.notes.push_back("array_bytes reduced from 1 GiB to " + std::to_string(array_bytes) + " to fit the memory budget");
     }
+    require_memory(ctx, 2 * array_bytes + 64, "tma_copy (2 arrays of " + std::to_string(array_bytes) + " bytes)");
+    return array_bytes;
+}
+
+// The counters of every point: instructions and DRAM bytes per byte copied.
+CounterSet tma_counters(std::size_t array_bytes) {
+    CounterSet counted;
+    counted.metrics = {"smsp__inst_executed.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"};
+    counted.derived = {{"inst_per_byte", "smsp__inst_executed.sum", "", static_cast<double>(array_bytes)},
+                       {"dram_read_per_byte", "dram__bytes_read.sum", "", static_cast<double>(array_bytes)},
+                       {"dram_write_per_byte", "dram__bytes_write.sum", "", static_cast<double>(array_bytes)}};
+    // Every byte is read from DRAM once: the counted launch runs after an L2
+    // flush and clean. Writes may stay in L2 when the kernel ends, so they
+    // are shown, not checked.
+    return counted.agree("dram_read_per_byte", "dram_read_per_byte", 0.03);
+}
+
+// What the sweep shares: the arrays, their size and layout, the check and
+// the counters; and the tensor maps, encoded once per tile size.
+struct TmaSweep {
+    ContextState &ctx;
+    DeviceArray &in, &outbuf;
+    std::size_t array_bytes, matrix_cols, tile_cols;
+    PatternCheck &checker;
+    CounterSet counted;
+    const std::map<std::size_t, TilePlan> &tiles;
+    kernels::TensorMapBytes in_map{}, out_map{};
+    std::size_t encoded_for = 0;
+    std::map<std::pair<int, int>, Series> series;  // by path and stages
+};
+
+// One series per path and stage count (the register path has one buffer).
+Series &series_for(TmaSweep &w, CopyPath p, int stages) {
+    auto key = std::make_pair(static_cast<int>(p), stages);
+    auto it = w.series.find(key);
+    if (it != w.series.end()) return it->second;
+    Series &s = w.series[key];
+    s.name = series_label(p, stages);
+    s.variant = path_name(p);
+    s.x_name = is_tma(p) ? "bulk / tile size" : "chunk size";
+    s.x_unit = "KiB";
+    s.quantity = Quantity::DramBandwidth;  // the array is far larger than L2
+    cudaFuncAttributes attr{};
+    GM_CUDA(kernels::tma_kernel_attributes(kernel_of(p), stages, &attr));
+    s.attributes = {{"path", path_name(p)},
+                    {"stages", stages},
+                    {"threads_per_block", is_tma(p) ? kernels::kTmaBlock : kernels::kThreadCopyBlock},
+                    {"registers", attr.numRegs},
+                    {"array_bytes", w.array_bytes}};
+    if (p == CopyPath::Tensor)
+        s.attributes["matrix"] = {{"rows", w.array_bytes / (w.matrix_cols * 4)}, {"cols", w.matrix_cols}, {"tile_cols", w.tile_cols}};
+    return s;
+}
+
+// The tensor maps of the tiles of this size, encoded where the last ones
+// were for another size.
+void encode_maps_for(TmaSweep &w, std::size_t size, const TilePlan &tp) {
+    if (w.encoded_for == size) return;
+    int driver_status = 0;
+    const cudaError_t err = kernels::encode_tensor_maps(w.in.get(), w.outbuf.get(), tp.rows, tp.cols, tp.box_cols, tp.box_rows,
+                                                        &w.in_map, &w.out_map, &driver_status);
+    if (err != cudaSuccess)
+        invalid("cuTensorMapEncodeTiled refused a " + std::to_string(tp.rows) + " x " + std::to_string(tp.cols) +
+                " matrix with a " + std::to_string(tp.box_cols) + " x " + std::to_string(tp.box_rows) + " box (CUresult " +
+                std::to_string(driver_status) + ")");
+    w.encoded_for = size;
+}
+
+// One point: the path at this size and stages over the whole array, checked,
+// timed and counted.
+void measure_tma_point(TmaSweep &w, CopyPath p, const Combo &c, Result &out) {
+    const DeviceInfo &dev = w.ctx.info();
+    const std::size_t shared = ring_shared_bytes(c.size, c.stages);
+    int per_sm = 0;
+    GM_CUDA(kernels::tma_resident_blocks(kernel_of(p), c.stages, shared, &per_sm));
+    if (per_sm < 1)
+        fail(GM_ERROR_INTERNAL, "tma_copy: no block of " + series_label(p, c.stages) + " with " + std::to_string(shared) +
+                                    " bytes of shared memory fits a multiprocessor");
+    const int blocks = per_sm * dev.multiprocessors;
+    TilePlan tp;
+    if (p == CopyPath::Tensor) {
+        tp = w.tiles.at(c.size);
+        encode_maps_for(w, c.size, tp);
+    }
+    const std::size_t array_bytes = w.array_bytes;
+    void *in = w.in.get(), *outp = w.outbuf.get();
+    const kernels::TensorMapBytes in_map = w.in_map, out_map = w.out_map;
+    auto launch = [=](cudaStream_t s) -> cudaError_t {
+        switch (p) {
+        case CopyPath::Bulk:
+            return kernels::launch_bulk_copy(in, outp, array_bytes, c.size, c.stages, blocks, shared, s);
+        case CopyPath::Tensor:
+            return kernels::launch_tensor_copy(in_map, out_map, static_cast<std::uint32_t>(tp.tiles_x),
+                                               static_cast<std::uint32_t>(tp.tiles_y), tp.box_cols, tp.box_rows, c.stages,
+                                               blocks, shared, s);
+        case CopyPath::CpAsync:
+            return kernels::launch_thread_copy(true, in, outp, array_bytes, c.size, c.stages, blocks, shared, s);
+        case CopyPath::Registers:
+            return kernels::launch_thread_copy(false, in, outp, array_bytes, c.size, 1, blocks, shared, s);
+        }
+        return cudaErrorInvalidValue;
+    };
+    const std::string what = "tma_copy " + series_label(p, c.stages) + ", " + kib_text(c.size);
+    Point pt;
+    pt.x = static_cast<double>(c.size) / 1024.0;
+    pt.bytes = 2.0 * static_cast<double>(array_bytes);  // read + written
+    pt.values["size_bytes"] = static_cast<double>(c.size);
+    pt.values["blocks"] = blocks;
+    pt.values["blocks_per_sm"] = per_sm;
+    pt.values["shared_bytes_per_block"] = static_cast<double>(shared);
+    pt.values["bytes_in_flight_per_sm"] = static_cast<double>(per_sm) * c.stages * static_cast<double>(c.size);
+    pt.predicted["inst_per_byte_floor"] = inst_per_byte_floor(p, c.size);
+    pt.predicted["dram_read_per_byte"] = 1.0;
+    measure_checked(w.ctx,
+                    {launch, {{outp, array_bytes}}, {}, [&] { w.checker.check(w.outbuf.as<std::uint32_t>(), array_bytes / 4, what, out); }},
+                    pt, out, &w.counted);
+    series_for(w, p, c.stages).points.push_back(std::move(pt));
 }
 
 void run_tma_copy(ContextState &ctx, const Params &params, Result &out) {
@@ -334,16 +526,7 @@ void run_tma_copy(ContextState &ctx, const Params &params, Result &out) {
     const std::size_t smem_limit = dev.shared_per_block_optin;
     const auto matrix_cols = static_cast<std::size_t>(params.integer("matrix_cols"));
     const auto tile_cols = static_cast<std::size_t>(params.integer("tile_cols"));
-
-    // The array: 1 GiB by default, made smaller (whole tensor-map row bands)
-    // only when the default does not fit the memory budget.
-    std::size_t array_bytes = params.size("array_bytes");
-    if (params.json()["array_bytes"] == kDefaultArray && 2 * array_bytes > ctx.memory_budget()) {
-        const std::size_t unit = matrix_cols * 4 * kMaxBoxDim;
-        array_bytes = std::max(unit, ctx.memory_budget() / 2 / unit * unit);
-        out.notes.push_back("array_bytes reduced from 1 GiB to " + std::to_string(array_bytes) + " to fit the memory budget");
-    }
-    require_memory(ctx, 2 * array_bytes + 64, "tma_copy (2 arrays of " + std::to_string(array_bytes) + " bytes)");
+    const std::size_t array_bytes = plan_array_bytes(ctx, params, matrix_cols, out);
     const std::size_t words = array_bytes / 4;
 
     std::vector<CopyPath> paths;
@@ -358,108 +541,18 @@ void run_tma_copy(ContextState &ctx, const Params &params, Result &out) {
 
     GM_CUDA(kernels::allow_tma_shared(smem_limit));
     DeviceArray in(ctx, array_bytes), outbuf(ctx, array_bytes);
-    cudaStream_t st = ctx.stream();
-    GM_CUDA(kernels::launch_fill_pattern(in.as<std::uint32_t>(), words, kSeed, st));
+    GM_CUDA(kernels::launch_fill_pattern(in.as<std::uint32_t>(), words, kSeed, ctx.stream()));
     PatternCheck checker(ctx);
     checker.self_test(in.get(), outbuf.get(), words);
     checker.check(in.as<std::uint32_t>(), words, "tma_copy input fill", out);
 
-    // One series per path and stage count (the register path has one buffer).
-    std::map<std::pair<int, int>, Series> series;
-    auto series_for = [&](CopyPath p, int stages) -> Series & {
-        auto key = std::make_pair(static_cast<int>(p), stages);
-        auto it = series.find(key);
-        if (it != series.end()) return it->second;
-        Series &s = series[key];
-        s.name = series_label(p, stages);
-        s.variant = path_name(p);
-        s.x_name = is_tma(p) ? "bulk / tile size" : "chunk size";
-        s.x_unit = "KiB";
-        s.quantity = Quantity::DramBandwidth;  // the array is far larger than L2
-        cudaFuncAttributes attr{};
-        GM_CUDA(kernels::tma_kernel_attributes(kernel_of(p), stages, &attr));
-        s.attributes = {{"path", path_name(p)},
-                        {"stages", stages},
-                        {"threads_per_block", is_tma(p) ? kernels::kTmaBlock : kernels::kThreadCopyBlock},
-                        {"registers", attr.numRegs},
-                        {"array_bytes", array_bytes}};
-        if (p == CopyPath::Tensor)
-            s.attributes["matrix"] = {{"rows", array_bytes / (matrix_cols * 4)}, {"cols", matrix_cols}, {"tile_cols", tile_cols}};
-        return s;
-    };
-
-    CounterSet counted;
-    counted.metrics = {"smsp__inst_executed.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"};
-    counted.derived = {{"inst_per_byte", "smsp__inst_executed.sum", "", static_cast<double>(array_bytes)},
-                       {"dram_read_per_byte", "dram__bytes_read.sum", "", static_cast<double>(array_bytes)},
-                       {"dram_write_per_byte", "dram__bytes_write.sum", "", static_cast<double>(array_bytes)}};
-    // Every byte is read from DRAM once: the counted launch runs after an L2
-    // flush and clean. Writes may stay in L2 when the kernel ends, so they
-    // are shown, not checked.
-    counted = counted.agree("dram_read_per_byte", "dram_read_per_byte", 0.03);
-
     // Sizes in the outer loops and the paths innermost, so that the paths of
     // one configuration are measured one after the other.
-    kernels::TensorMapBytes in_map{}, out_map{};
-    std::size_t encoded_for = 0;
-    for (const Combo &c : combos) {
-        for (CopyPath p : paths) {
-            if (p == CopyPath::Registers && c.stages != 1) continue;
-            const std::size_t shared = ring_shared_bytes(c.size, c.stages);
-            int per_sm = 0;
-            GM_CUDA(kernels::tma_resident_blocks(kernel_of(p), c.stages, shared, &per_sm));
-            if (per_sm < 1) fail(GM_ERROR_INTERNAL, "tma_copy: no block of " + series_label(p, c.stages) + " with " + std::to_string(shared) + " bytes of shared memory fits a multiprocessor");
-            const int blocks = per_sm * dev.multiprocessors;
-            TilePlan tp;
-            if (p == CopyPath::Tensor) {
-                tp = tiles.at(c.size);
-                if (encoded_for != c.size) {
-                    int driver_status = 0;
-                    const cudaError_t err = kernels::encode_tensor_maps(in.get(), outbuf.get(), tp.rows, tp.cols, tp.box_cols,
-                                                                        tp.box_rows, &in_map, &out_map, &driver_status);
-                    if (err != cudaSuccess)
-                        invalid("cuTensorMapEncodeTiled refused a " + std::to_string(tp.rows) + " x " + std::to_string(tp.cols) +
-                                " matrix with a " + std::to_string(tp.box_cols) + " x " + std::to_string(tp.box_rows) +
-                                " box (CUresult " + std::to_string(driver_status) + ")");
-                    encoded_for = c.size;
-                }
-            }
-            auto launch = [&, p, c, blocks, shared, tp](cudaStream_t s) -> cudaError_t {
-                switch (p) {
-                case CopyPath::Bulk:
-                    return kernels::launch_bulk_copy(in.get(), outbuf.get(), array_bytes, c.size, c.stages, blocks, shared, s);
-                case CopyPath::Tensor:
-                    return kernels::launch_tensor_copy(in_map, out_map, static_cast<std::uint32_t>(tp.tiles_x),
-                                                       static_cast<std::uint32_t>(tp.tiles_y), tp.box_cols, tp.box_rows,
-                                                       c.stages, blocks, shared, s);
-                case CopyPath::CpAsync:
-                    return kernels::launch_thread_copy(true, in.get(), outbuf.get(), array_bytes, c.size, c.stages, blocks, shared, s);
-                case CopyPath::Registers:
-                    return kernels::launch_thread_copy(false, in.get(), outbuf.get(), array_bytes, c.size, 1, blocks, shared, s);
-                }
-                return cudaErrorInvalidValue;
-            };
-            const std::string what = "tma_copy " + series_label(p, c.stages) + ", " + kib_text(c.size);
-            GM_CUDA(cudaMemsetAsync(outbuf.get(), 0xA5, array_bytes, st));
-            GM_CUDA(launch(st));
-            checker.check(outbuf.as<std::uint32_t>(), words, what, out);
-
-            Point pt;
-            pt.x = static_cast<double>(c.size) / 1024.0;
-            pt.bytes = 2.0 * static_cast<double>(array_bytes);  // read + written
-            pt.time_ms = time_launch(ctx, launch);
-            pt.values["size_bytes"] = static_cast<double>(c.size);
-            pt.values["blocks"] = blocks;
-            pt.values["blocks_per_sm"] = per_sm;
-            pt.values["shared_bytes_per_block"] = static_cast<double>(shared);
-            pt.values["bytes_in_flight_per_sm"] = static_cast<double>(per_sm) * c.stages * static_cast<double>(c.size);
-            pt.predicted["inst_per_byte_floor"] = inst_per_byte_floor(p, c.size);
-            pt.predicted["dram_read_per_byte"] = 1.0;
-            measure_counters(ctx, launch, counted, pt, out);
-            series_for(p, c.stages).points.push_back(std::move(pt));
-        }
-    }
-    for (auto &[key, s] : series) out.series.push_back(std::move(s));
+    TmaSweep sweep{ctx, in, outbuf, array_bytes, matrix_cols, tile_cols, checker, tma_counters(array_bytes), tiles, {}, {}, 0, {}};
+    for (const Combo &c : combos)
+        for (CopyPath p : paths)
+            if (p != CopyPath::Registers || c.stages == 1) measure_tma_point(sweep, p, c, out);
+    for (auto &[key, s] : sweep.series) out.series.push_back(std::move(s));
 
     // The ceiling in the same run: our stream copy kernel and cudaMemcpy on the same arrays.
     // Kept apart until the sweep's figures are taken (they point into out.series).
@@ -467,6 +560,22 @@ void run_tma_copy(ContextState &ctx, const Params &params, Result &out) {
     const References ceiling =
         params.flag("include_references") ? measure_references(ctx, in, outbuf, array_bytes, checker, refs, out) : References{};
     summarise_tma(out, std::move(refs), array_bytes, ceiling);
+}
+
+// The sweep's lines per path and stages; the ceiling's two single points are
+// in the table and the key figures.
+Chart tma_copy_chart() {
+    Chart c;
+    c.x_title = "bulk / tile / chunk size (KiB)";
+    c.x_log = true;
+    c.leave_out = {"copy", "cudaMemcpy"};  // one point each, at the array's size: in the table and the key figures
+    c.explanation = "The same bytes copied global -> shared -> global four ways, one line per path and number of stages: "
+                    "the Tensor Memory Accelerator's 1D bulk copies and 2D tensor-map tiles, driven by one thread per block, "
+                    "against cp.async and plain register copies by every thread. Small chunks leave too few bytes in flight; "
+                    "more stages keep more in flight. The stream copy kernel and cudaMemcpy on the same array are the "
+                    "ceiling (table; tma_over_stream_copy and tma_over_memcpy in the key figures), and the counters give "
+                    "the instructions each path issues per byte, which is what TMA saves.";
+    return c;
 }
 
 }  // namespace
@@ -498,18 +607,18 @@ void add_tma_copy_experiments(std::vector<Experiment> &out) {
     e.params[5].multiple_of = 4;
     e.run = run_tma_copy;
     e.quick = {{"array_bytes", 64 * kMiB}, {"sizes", {1024, 16384}}, {"stages", {1, 3}}};
-    e.figures = {
-        {"tma_gbs", "GB/s", Better::Higher, "TMA copy, best bulk / tile size and stages"},
-        {"tma_over_stream_copy", "ratio", Better::Neither, "TMA copy / stream copy kernel, same bytes"},
-        {"tma_over_memcpy", "ratio", Better::Neither, "TMA copy / cudaMemcpy, same bytes"},
-        {"tma_over_cp_async_inst", "ratio", Better::Neither, "TMA / cp.async instructions per byte"},
-    };
+    e.figures = {kStreamCopyGbs,  kMemcpyGbs,          kArrayBytes,       kTmaGbs,
+                 kTmaBestSizeKib, kTmaBestStages,      kTmaBestIsTensor,  kTmaOverMemcpy,
+                 kTmaOverStreamCopy, kTmaOverCpAsyncInstFloor, kTmaOverCpAsyncInst, kTmaOverCpAsyncInstSizeKib,
+                 kTmaInstTargetMet, kPathBestGbs,      kPathBestSizeKib,  kPathBestStages,
+                 kPathOverStreamCopy, kPathInstPerByte};
     e.compared = {
-        {"tma_gbs", "TMA copy, best bulk / tile size and stages"},
-        {"tma_over_stream_copy", "TMA copy / stream copy kernel, same bytes"},
-        {"tma_over_memcpy", "TMA copy / cudaMemcpy, same bytes"},
-        {"tma_over_cp_async_inst", "TMA / cp.async instructions per byte"},
+        {kTmaGbs.name, "TMA copy, best bulk / tile size and stages"},
+        {kTmaOverStreamCopy.name, "TMA copy / stream copy kernel, same bytes"},
+        {kTmaOverMemcpy.name, "TMA copy / cudaMemcpy, same bytes"},
+        {kTmaOverCpAsyncInst.name, "TMA / cp.async instructions per byte"},
     };
+    e.chart = tma_copy_chart();
     out.push_back(std::move(e));
 }
 

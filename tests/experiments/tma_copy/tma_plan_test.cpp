@@ -2,10 +2,13 @@
 // tile sizes against shared memory and the tensor map's limits (each error
 // naming the parameter and its allowed range), and the instruction floor.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "core/experiment/registry.hpp"
 #include "experiments/tma_copy/tma_plan.hpp"
 #include "unit_checks.hpp"
 
@@ -113,4 +116,28 @@ TEST(TmaCopyParams, BadInputNamesTheAllowedValues) {
     EXPECT_TRUE(contains(param_error("tma_copy", {{"matrix_cols", 8190}}), "matrix_cols must be a multiple of 4, got 8190"));
     EXPECT_TRUE(contains(param_error("tma_copy", {{"array_bytes", "1000"}}), "array_bytes must be in"));
     EXPECT_TRUE(contains(param_error("tma_copy", {{"paths", {"dma"}}}), "paths must be one of"));
+}
+
+// Where a key could be an instance of more than one declared figure (a plain
+// name and a pattern with axes, or two patterns), it resolves to its own
+// declaration; and the experiment declares its chart.
+TEST(TmaCopyFigures, EachSummaryKeyResolvesToItsOwnFigure) {
+    const Experiment &e = find_experiment("tma_copy");
+    const std::pair<std::string, std::string> key_and_figure[] = {
+        {"tma_over_stream_copy", "tma_over_stream_copy"},
+        {"cp_async_over_stream_copy", "{path}_over_stream_copy"},
+        {"registers_over_stream_copy", "{path}_over_stream_copy"},
+        {"bulk_best_gbs", "{path}_best_gbs"},
+        {"tma_gbs", "tma_gbs"},
+        {"tensor_inst_per_byte", "{path}_inst_per_byte"},
+        {"tma_over_cp_async_inst_size_kib", "tma_over_cp_async_inst_size_kib"},
+        {"tma_over_cp_async_inst_floor", "tma_over_cp_async_inst_floor"},
+    };
+    for (const auto &[key, name] : key_and_figure) {
+        const Figure *f = declared_figure(e, key);
+        ASSERT_NE(f, nullptr) << key;
+        EXPECT_EQ(f->name, name) << key;
+    }
+    ASSERT_TRUE(e.chart.has_value());
+    EXPECT_EQ(e.chart->leave_out, (std::vector<std::string>{"copy", "cudaMemcpy"}));
 }
