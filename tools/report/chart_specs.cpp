@@ -23,19 +23,6 @@ ChartSpec named(const char *experiment, const char *kind) {
 // The charts of shared, distributed shared, constant and texture memory.
 void add_on_chip_specs(std::vector<ChartSpec> &v) {
     auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
-    {
-        ChartSpec s = named("cluster_shared", "line");
-        s.x_title = "cluster size (blocks)";
-        s.x_log = true;
-        s.y_log = true;
-        s.leave_out = {"dsm", "global"};  // the exchange's bandwidths: GB/s, in the table
-        s.explanation = "The latency of one dependent load from another block's shared memory in the same cluster (distributed "
-                        "shared memory, over the SM-to-SM network) against the block's own shared memory and an L2 hit, for each "
-                        "cluster size. Distributed shared memory sits between the two: several times local shared memory, below "
-                        "L2. The table adds the all-to-all exchange through distributed shared memory against the same exchange "
-                        "through global memory, and the key figures the clusters each size lets the device hold.";
-        add(s);
-    }
 }
 
 // The charts of the L2's partitions, cache hints and the L1/shared carveout.

@@ -48,7 +48,55 @@ std::string join(const std::vector<long long> &v) {
     return s;
 }
 
-std::string c_key(const std::string &name, long long c) { return name + "_c" + std::to_string(c); }
+// The headline figures. Latencies are medians over the cluster sizes, in SM
+// cycles and in ns at the SM clock measured during the chases; plain names
+// come before the patterns with axes.
+const Figure kLocalCycles{"local_cycles", "cycles", Better::Lower,
+                          "latency of one dependent load from the block's own shared memory (ld.shared), median over the "
+                          "cluster sizes"};
+const Figure kLocalNs{"local_ns", "ns", Better::Lower, "local_cycles at the SM clock measured"};
+const Figure kL2Cycles{"l2_cycles", "cycles", Better::Lower,
+                       "latency of one dependent L2 hit (ld.global.cg over a 1 MiB ring), median over the cluster sizes"};
+const Figure kL2Ns{"l2_ns", "ns", Better::Lower, "l2_cycles at the SM clock measured"};
+const Figure kRemoteCycles{"remote_cycles", "cycles", Better::Lower,
+                           "latency of one dependent load from another block's shared memory in the cluster (distributed "
+                           "shared memory, ld.shared::cluster), median over the cluster sizes"};
+const Figure kRemoteNs{"remote_ns", "ns", Better::Lower,
+                       "latency of one dependent load from distributed shared memory (remote_cycles at the SM clock measured)"};
+const Figure kRemoteOverLocal{"remote_over_local", "ratio", Better::Neither,
+                              "latency of distributed shared memory over the block's own shared memory"};
+const Figure kRemoteOverL2{"remote_over_l2", "ratio", Better::Neither, "latency of distributed shared memory over an L2 hit"};
+const Figure kLocalGenericCycles{"local_generic_cycles", "cycles", Better::Lower,
+                                 "latency of one dependent load from the block's own shared memory through generic ld of "
+                                 "64-bit addresses"};
+const Figure kLocalGenericNs{"local_generic_ns", "ns", Better::Lower, "local_generic_cycles at the SM clock measured"};
+const Figure kLocalGenericOverLocal{"local_generic_over_local", "ratio", Better::Neither,
+                                    "latency of the shared-memory chase through generic ld over the same chase through ld.shared"};
+const Figure kSmClockMhz{"sm_clock_mhz_measured", "MHz", Better::Neither,
+                         "SM clock during the chases (clock64 cycles over the global timer's ns)"};
+const Figure kDsmOverGlobalBest{"dsm_over_global_best", "ratio", Better::Neither,
+                                "bandwidth of the exchange through distributed shared memory over the same exchange through "
+                                "global memory, the highest over the cluster sizes"};
+const Figure kChaseCyclesAt{"{chase}_cycles_c{size}", "cycles", Better::Lower,
+                            "latency of one dependent load (remote: distributed shared memory, local: own shared memory, l2: "
+                            "an L2 hit) at one cluster size"};
+const Figure kMaxActiveClusters{"max_active_clusters_c{size}", "count", Better::Neither,
+                                "clusters of this size the device holds at once (cudaOccupancyMaxActiveClusters of the exchange)"};
+const Figure kResidentBlocks{"resident_blocks_c{size}", "count", Better::Neither,
+                             "blocks resident at once in clusters of this size (max_active_clusters x size)"};
+const Figure kExchangeGbs{"{memory}_gbs_c{size}", "GB/s", Better::Higher,
+                          "bandwidth of the all-to-all exchange at one cluster size, bytes exchanged, through distributed "
+                          "shared memory (dsm) or through global memory that stays in L2 (global)"};
+const Figure kDsmOverGlobal{"dsm_over_global_c{size}", "ratio", Better::Neither,
+                            "bandwidth of the exchange through distributed shared memory over the same through global "
+                            "memory, at one cluster size"};
+
+FigureAt at_size(long long c) { return {{"size", std::to_string(c)}}; }
+
+// A series of one dependent load's latency in cycles against the cluster size.
+Series latency_series(const std::string &name, const std::string &variant) {
+    return chase_latency_series(name, variant, "cluster size", "blocks", "latency per dependent load");
+}
 
 // The cluster sizes this device runs, and the clusters of each it holds at
 // once (cudaOccupancyMaxActiveClusters of the exchange).
@@ -110,9 +158,15 @@ struct ClusterLatency {
     double local = 0, remote = 0, l2 = 0, ghz = 0;
 };
 
+// Each chase's samples by kind and cluster size, and the SM clock they ran at.
+struct ChaseSamples {
+    std::map<std::string, std::map<long long, std::vector<kernels::ChaseSample>>> by_kind;
+    double ghz = 0;
+};
+
 // Latency: one thread of block 0 chasing a ring, for each cluster size, in
 // the cluster's last block's shared memory, its own, and L2.
-ClusterLatency measure_cluster_latency(ContextState &ctx, const std::vector<long long> &sizes, unsigned hops, Result &out) {
+ChaseSamples run_cluster_chases(ContextState &ctx, const std::vector<long long> &sizes, unsigned hops, Result &out) {
     const DeviceInfo &dev = ctx.info();
     // ---- latency: one thread of block 0 chasing a ring, for each cluster size ----
     const std::vector<std::uint32_t> next = single_cycle(kernels::kClusterRingNodes, kSeed);
@@ -132,7 +186,8 @@ ClusterLatency measure_cluster_latency(ContextState &ctx, const std::vector<long
         GM_CUDA(cudaStreamSynchronize(st));
     }
     ChaseRunner runner(ctx);
-    std::map<std::string, std::map<long long, std::vector<kernels::ChaseSample>>> samples;
+    ChaseSamples result;
+    auto &samples = result.by_kind;
     for (long long c : sizes)
         for (const ChaseKind &k : kChases) {
             if (k.where == ClusterChase::Remote && c < 2) continue;
@@ -159,18 +214,18 @@ ClusterLatency measure_cluster_latency(ContextState &ctx, const std::vector<long
         samples["local_generic"][1] = runner.run(launch, false, walk(next, 0, std::uint64_t(prewalk) + hops),
                                                  "cluster_shared local chase through generic loads", out);
     }
-    const double ghz = runner.clock_ghz(dev.clock_khz / 1e6);
+    result.ghz = runner.clock_ghz(dev.clock_khz / 1e6);
+    return result;
+}
+
+// The latency series and figures: each chase over the cluster sizes, and
+// the medians over them.
+ClusterLatency summarise_cluster_latency(ChaseSamples &chased, unsigned hops, Result &out) {
+    auto &samples = chased.by_kind;
+    const double ghz = chased.ghz;
     std::map<std::string, std::vector<double>> cycles;  // each kind's latency over the cluster sizes
     for (const ChaseKind &k : kChases) {
-        Series s;
-        s.name = k.name;
-        s.variant = k.variant;
-        s.x_name = "cluster size";
-        s.x_unit = "blocks";
-        s.y_field = "latency_cycles";
-        s.y_name = "latency per dependent load";
-        s.y_unit = "cycles";
-        s.quantity = Quantity::Latency;
+        Series s = latency_series(k.name, k.variant);
         s.attributes = {{"ring_bytes", k.where == ClusterChase::L2 ? kL2RingBytes : kernels::kClusterRingNodes * 4},
                         {"hops", hops},
                         {"chasing_block", 0}};
@@ -178,25 +233,18 @@ ClusterLatency measure_cluster_latency(ContextState &ctx, const std::vector<long
         for (const auto &[c, v] : samples[k.variant]) {
             Point p = chase_point(static_cast<double>(c), hops, v, ghz);
             cycles[k.variant].push_back(p.values.at("latency_cycles"));
-            out.summary_values[c_key(std::string(k.variant) + "_cycles", c)] = p.values.at("latency_cycles");
+            out.record(kChaseCyclesAt, p.values.at("latency_cycles"), {{"chase", k.variant}, {"size", std::to_string(c)}});
             s.points.push_back(std::move(p));
         }
         if (!s.points.empty()) out.series.push_back(std::move(s));
     }
     {
-        Series s;
-        s.name = "local shared memory through generic ld (the same ring, 8-byte nodes of generic addresses)";
-        s.variant = "local_generic";
-        s.x_name = "cluster size";
-        s.x_unit = "blocks";
-        s.y_field = "latency_cycles";
-        s.y_name = "latency per dependent load";
-        s.y_unit = "cycles";
-        s.quantity = Quantity::Latency;
+        Series s = latency_series("local shared memory through generic ld (the same ring, 8-byte nodes of generic addresses)",
+                                  "local_generic");
         s.attributes = {{"ring_bytes", kernels::kClusterRingNodes * 8}, {"hops", hops}, {"instruction", "ld (generic)"}};
         Point p = chase_point(1, hops, samples["local_generic"][1], ghz);
-        out.summary_values["local_generic_cycles"] = p.values.at("latency_cycles");
-        out.summary_values["local_generic_ns"] = p.values.at("latency_cycles") / ghz;
+        out.record(kLocalGenericCycles, p.values.at("latency_cycles"));
+        out.record(kLocalGenericNs, p.values.at("latency_cycles") / ghz);
         s.points.push_back(std::move(p));
         out.series.push_back(std::move(s));
     }
@@ -207,20 +255,94 @@ ClusterLatency measure_cluster_latency(ContextState &ctx, const std::vector<long
         return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
     };
     const double local = median(cycles["local"]), remote = median(cycles["remote"]), l2 = median(cycles["l2"]);
-    out.summary_values["local_cycles"] = local;
-    if (local > 0) out.summary_values["local_generic_over_local"] = out.summary_values["local_generic_cycles"] / local;
-    out.summary_values["l2_cycles"] = l2;
-    out.summary_values["local_ns"] = local / ghz;
-    out.summary_values["l2_ns"] = l2 / ghz;
-    out.summary_values["sm_clock_mhz_measured"] = ghz * 1e3;
+    out.record(kLocalCycles, local);
+    if (local > 0) out.record(kLocalGenericOverLocal, out.summary_values[kLocalGenericCycles.name] / local);
+    out.record(kL2Cycles, l2);
+    out.record(kLocalNs, local / ghz);
+    out.record(kL2Ns, l2 / ghz);
+    out.record(kSmClockMhz, ghz * 1e3);
     if (remote > 0) {
-        out.summary_values["remote_cycles"] = remote;
-        out.summary_values["remote_ns"] = remote / ghz;
-        if (local > 0) out.summary_values["remote_over_local"] = remote / local;
-        if (l2 > 0) out.summary_values["remote_over_l2"] = remote / l2;
+        out.record(kRemoteCycles, remote);
+        out.record(kRemoteNs, remote / ghz);
+        if (local > 0) out.record(kRemoteOverLocal, remote / local);
+        if (l2 > 0) out.record(kRemoteOverL2, remote / l2);
     }
 
     return {local, remote, l2, ghz};
+}
+
+ClusterLatency measure_cluster_latency(ContextState &ctx, const std::vector<long long> &sizes, unsigned hops, Result &out) {
+    ChaseSamples chased = run_cluster_chases(ctx, sizes, hops, out);
+    return summarise_cluster_latency(chased, hops, out);
+}
+
+// One exchange: through distributed shared memory or through global memory,
+// at one cluster size, with the clusters the device holds at once.
+struct ExchangeShape {
+    bool dsm;
+    int size, clusters;
+    std::size_t slice;
+    unsigned rounds;
+    double bytes;  // exchanged per launch
+};
+
+// What the device counted over the launches since counts was last zeroed:
+// words that differed from what their sender wrote, and words checked.
+void check_exchange_counts(const unsigned long long (&host)[2], unsigned long long words_per_launch, bool one_launch,
+                           const std::string &what) {
+    const bool whole = one_launch ? host[1] == words_per_launch : host[1] != 0 && host[1] % words_per_launch == 0;
+    if (host[0] == 0 && whole) return;
+    if (one_launch)
+        verification_failed(what, host[0], "0 mismatching of " + std::to_string(words_per_launch) + " words",
+                            std::to_string(host[0]) + " mismatching of " + std::to_string(host[1]));
+    verification_failed(what + " (timed launches)", host[0], "0 mismatching words",
+                        std::to_string(host[0]) + " mismatching of " + std::to_string(host[1]));
+}
+
+// Every word each block receives is checked on the device by the exchange
+// itself: the first launch is checked on its own (the slots poisoned), then
+// the timed and counted launches together.
+Point measure_exchange_point(ContextState &ctx, const ExchangeShape &x, DeviceArray &slots, DeviceArray &counts, Result &out) {
+    cudaStream_t st = ctx.stream();
+    auto launch = [&, x](cudaStream_t s) {
+        return kernels::launch_exchange(x.dsm, x.size, x.clusters, x.slice, x.rounds, slots.get(), counts.as<unsigned long long>(), s);
+    };
+    const std::string what = std::string("cluster_shared exchange through ") + (x.dsm ? "distributed shared" : "global") +
+                             " memory, cluster size " + std::to_string(x.size);
+    const auto words_per_launch = static_cast<unsigned long long>(x.bytes / 4);
+    unsigned long long host[2] = {0, 0};
+    Point p;
+    p.x = static_cast<double>(x.size);
+    p.bytes = x.bytes;
+    p.values["clusters"] = x.clusters;
+    p.values["blocks"] = static_cast<double>(x.clusters) * x.size;
+    p.values["max_active_clusters"] = x.clusters;
+    p.values["shared_bytes_per_block"] = x.dsm ? static_cast<double>(exchange_shared_bytes(x.size, x.slice)) : 0.0;
+    // Through global memory each exchanged byte is written to L2 once
+    // and read from it once: a floor, not an exact model (on an H100
+    // the L2 counters saw more, and saw L2 traffic through distributed
+    // shared memory too: docs/experiments.md), so shown, not checked.
+    if (!x.dsm) p.predicted["l2_bytes_per_exchanged_byte_floor"] = 2.0;
+    CounterSet set;
+    set.metrics = {"lts__t_bytes.sum", "smsp__inst_executed.sum"};
+    set.derived = {{"l2_bytes_per_exchanged_byte", "lts__t_bytes.sum", "", x.bytes},
+                   {"inst_per_exchanged_byte", "smsp__inst_executed.sum", "", x.bytes}};
+    // The counts are zeroed, not poisoned: the exchange adds to them.
+    GM_CUDA(cudaMemsetAsync(counts.get(), 0, sizeof host, st));
+    measure_checked(ctx,
+                    {launch, {{slots.get(), slots.bytes()}}, download_to(host, counts.get(), sizeof host),
+                     [&] {
+                         check_exchange_counts(host, words_per_launch, true, what);
+                         out.verified(host[1], "every word each block received compared on the device with what its sender "
+                                               "wrote (exchange_word of round, cluster, sender and receiver), mismatches and "
+                                               "words counted");
+                     }},
+                    p, out, &set);
+    // The timed and counted launches checked every word too.
+    GM_CUDA(cudaMemcpyAsync(host, counts.get(), sizeof host, cudaMemcpyDeviceToHost, st));
+    GM_CUDA(cudaStreamSynchronize(st));
+    check_exchange_counts(host, words_per_launch, false, what);
+    return p;
 }
 
 // The all-to-all exchange through distributed shared memory and through
@@ -228,11 +350,10 @@ ClusterLatency measure_cluster_latency(ContextState &ctx, const std::vector<long
 void measure_exchange(ContextState &ctx, const ClusterSizes &cs, std::size_t slice, unsigned rounds, Result &out) {
     const std::vector<long long> &sizes = cs.sizes;
     const std::map<long long, int> &active = cs.active;
-    cudaStream_t st = ctx.stream();
     // ---- occupancy: the clusters each size lets the device hold ----
     for (const auto &[c, n] : active) {
-        out.summary_values[c_key("max_active_clusters", c)] = n;
-        out.summary_values[c_key("resident_blocks", c)] = static_cast<double>(n) * c;
+        out.record(kMaxActiveClusters, n, at_size(c));
+        out.record(kResidentBlocks, static_cast<double>(n) * c, at_size(c));
     }
 
     // ---- the all-to-all exchange ----
@@ -254,72 +375,27 @@ void measure_exchange(ContextState &ctx, const ClusterSizes &cs, std::size_t sli
         if (c < 2) continue;
         const int ci = static_cast<int>(c);
         const int clusters = active.at(c);
-        const std::size_t smem = exchange_shared_bytes(ci, slice);
         const std::size_t slot_bytes = static_cast<std::size_t>(clusters) * ci * ci * slice;
         require_memory(ctx, slot_bytes, "cluster_shared (the global exchange's slots)");
         DeviceArray slots(ctx, slot_bytes);
         const double bytes = exchanged_bytes(ci, slice, rounds, static_cast<std::uint64_t>(clusters));
-        const unsigned long long words_per_launch = static_cast<unsigned long long>(bytes / 4);
         double gbs[2] = {0, 0};
         for (bool dsm : {true, false}) {
-            auto launch = [&, dsm, ci, clusters](cudaStream_t s) {
-                return kernels::launch_exchange(dsm, ci, clusters, slice, rounds, slots.get(), counts.as<unsigned long long>(), s);
-            };
-            const std::string what = std::string("cluster_shared exchange through ") + (dsm ? "distributed shared" : "global") +
-                                     " memory, cluster size " + std::to_string(c);
-            unsigned long long host[2] = {0, 0};
-            auto read_counts = [&] {
-                GM_CUDA(cudaMemcpyAsync(host, counts.get(), sizeof host, cudaMemcpyDeviceToHost, st));
-                GM_CUDA(cudaStreamSynchronize(st));
-            };
-            GM_CUDA(cudaMemsetAsync(slots.get(), 0xA5, slot_bytes, st));
-            GM_CUDA(cudaMemsetAsync(counts.get(), 0, sizeof host, st));
-            GM_CUDA(launch(st));
-            read_counts();
-            if (host[0] != 0 || host[1] != words_per_launch)
-                verification_failed(what, host[0], "0 mismatching of " + std::to_string(words_per_launch) + " words",
-                                    std::to_string(host[0]) + " mismatching of " + std::to_string(host[1]));
-            out.verified(host[1], "every word each block received compared on the device with what its sender wrote "
-                                  "(exchange_word of round, cluster, sender and receiver), mismatches and words counted");
-
-            Point p;
-            p.x = static_cast<double>(c);
-            p.bytes = bytes;
-            GM_CUDA(cudaMemsetAsync(counts.get(), 0, sizeof host, st));
-            p.time_ms = time_launch(ctx, launch);
-            p.values["clusters"] = clusters;
-            p.values["blocks"] = static_cast<double>(clusters) * ci;
-            p.values["max_active_clusters"] = clusters;
-            p.values["shared_bytes_per_block"] = dsm ? static_cast<double>(smem) : 0.0;
-            // Through global memory each exchanged byte is written to L2 once
-            // and read from it once: a floor, not an exact model (on an H100
-            // the L2 counters saw more, and saw L2 traffic through distributed
-            // shared memory too: docs/experiments.md), so shown, not checked.
-            if (!dsm) p.predicted["l2_bytes_per_exchanged_byte_floor"] = 2.0;
-            CounterSet set;
-            set.metrics = {"lts__t_bytes.sum", "smsp__inst_executed.sum"};
-            set.derived = {{"l2_bytes_per_exchanged_byte", "lts__t_bytes.sum", "", bytes},
-                           {"inst_per_exchanged_byte", "smsp__inst_executed.sum", "", bytes}};
-            measure_counters(ctx, launch, set, p, out);
-            // The timed and counted launches checked every word too.
-            read_counts();
-            if (host[0] != 0 || host[1] == 0 || host[1] % words_per_launch != 0)
-                verification_failed(what + " (timed launches)", host[0], "0 mismatching words",
-                                    std::to_string(host[0]) + " mismatching of " + std::to_string(host[1]));
+            Point p = measure_exchange_point(ctx, {dsm, ci, clusters, slice, rounds, bytes}, slots, counts, out);
             gbs[dsm ? 0 : 1] = bandwidth_gbs(p.bytes, p.time_ms.median);
             (dsm ? dsm_series : global_series).points.push_back(std::move(p));
         }
-        out.summary_values[c_key("dsm_gbs", c)] = gbs[0];
-        out.summary_values[c_key("global_gbs", c)] = gbs[1];
+        out.record(kExchangeGbs, gbs[0], {{"memory", "dsm"}, {"size", std::to_string(c)}});
+        out.record(kExchangeGbs, gbs[1], {{"memory", "global"}, {"size", std::to_string(c)}});
         if (gbs[1] > 0) {
-            out.summary_values[c_key("dsm_over_global", c)] = gbs[0] / gbs[1];
+            out.record(kDsmOverGlobal, gbs[0] / gbs[1], at_size(c));
             best_ratio = std::max(best_ratio, gbs[0] / gbs[1]);
         }
     }
     if (!dsm_series.points.empty()) {
         out.series.push_back(std::move(dsm_series));
         out.series.push_back(std::move(global_series));
-        out.summary_values["dsm_over_global_best"] = best_ratio;
+        out.record(kDsmOverGlobalBest, best_ratio);
     }
 
 }
@@ -342,7 +418,7 @@ void add_cluster_notes(Result &out, unsigned hops, std::size_t slice, unsigned r
     if (local > 0)
         out.notes.push_back("Two instructions, one shared memory: ld.shared with a 32-bit shared-window address (what CUDA C++ "
                             "emits for a __shared__ array it can see) took " + r(local) + " cycles a load, a generic ld of the "
-                            "same nodes' 64-bit addresses " + r(out.summary_values["local_generic_cycles"]) +
+                            "same nodes' 64-bit addresses " + r(out.summary_values[kLocalGenericCycles.name]) +
                             " (local_generic_cycles): the generic load first decides which memory the address is in. A "
                             "chase that also computes each address (an index times 4 plus a base) adds its arithmetic to "
                             "either. local_cycles is the shared-memory latency other experiments compare with.");
@@ -380,6 +456,21 @@ void run_cluster_shared(ContextState &ctx, const Params &params, Result &out) {
     add_cluster_notes(out, hops, slice, rounds, lat);
 }
 
+// The latencies per cluster size; the exchange's bandwidths are in the table.
+Chart cluster_shared_chart() {
+    Chart c;
+    c.x_title = "cluster size (blocks)";
+    c.x_log = true;
+    c.y_log = true;
+    c.leave_out = {"dsm", "global"};  // the exchange's bandwidths: GB/s, in the table
+    c.explanation = "The latency of one dependent load from another block's shared memory in the same cluster (distributed "
+                    "shared memory, over the SM-to-SM network) against the block's own shared memory and an L2 hit, for each "
+                    "cluster size. Distributed shared memory sits between the two: several times local shared memory, below "
+                    "L2. The table adds the all-to-all exchange through distributed shared memory against the same exchange "
+                    "through global memory, and the key figures the clusters each size lets the device hold.";
+    return c;
+}
+
 }  // namespace
 
 void add_cluster_shared_experiments(std::vector<Experiment> &out) {
@@ -401,18 +492,17 @@ void add_cluster_shared_experiments(std::vector<Experiment> &out) {
     e.params[2].multiple_of = 16;
     e.run = run_cluster_shared;
     e.quick = {{"cluster_sizes", {1, 2, 8}}, {"hops", 256}, {"rounds", 16}};
-    e.figures = {
-        {"remote_ns", "ns", Better::Lower, "distributed shared memory latency"},
-        {"remote_over_local", "ratio", Better::Neither, "distributed / local shared memory latency"},
-        {"dsm_over_global_best", "ratio", Better::Neither, "exchange: distributed shared / global memory"},
-        {"max_active_clusters_c8", "count", Better::Neither, "clusters of 8 held at once"},
-    };
+    e.figures = {kLocalCycles,       kLocalNs,      kL2Cycles,       kL2Ns,           kRemoteCycles,
+                 kRemoteNs,          kRemoteOverLocal, kRemoteOverL2, kLocalGenericCycles, kLocalGenericNs,
+                 kLocalGenericOverLocal, kSmClockMhz, kDsmOverGlobalBest, kChaseCyclesAt, kMaxActiveClusters,
+                 kResidentBlocks,    kExchangeGbs,  kDsmOverGlobal};
     e.compared = {
-        {"remote_ns", "distributed shared memory latency"},
-        {"remote_over_local", "distributed / local shared memory latency"},
-        {"dsm_over_global_best", "exchange: distributed shared / global memory"},
-        {"max_active_clusters_c8", "clusters of 8 held at once"},
+        {kRemoteNs.name, "distributed shared memory latency"},
+        {kRemoteOverLocal.name, "distributed / local shared memory latency"},
+        {kDsmOverGlobalBest.name, "exchange: distributed shared / global memory"},
+        {figure_key(kMaxActiveClusters, at_size(8)), "clusters of 8 held at once"},
     };
+    e.chart = cluster_shared_chart();
     out.push_back(std::move(e));
 }
 

@@ -3,10 +3,13 @@
 // bytes; and the word each block sends.
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "core/experiment/registry.hpp"
 #include "experiments/cluster_shared/cluster_plan.hpp"
 #include "unit_checks.hpp"
 
@@ -68,4 +71,29 @@ TEST(ClusterSharedParams, BadInputNamesTheAllowedValues) {
     EXPECT_TRUE(contains(param_error("cluster_shared", {{"cluster_sizes", {32}}}), "cluster_sizes must be one of 1, 2, 4, 8, 16, got 32"));
     EXPECT_TRUE(contains(param_error("cluster_shared", {{"slice_bytes", 100}}), "slice_bytes must be a multiple of 16, got 100"));
     EXPECT_TRUE(contains(param_error("cluster_shared", {{"rounds", 0}}), "rounds must be in 1..65536, got 0"));
+}
+
+// Where a key could be an instance of more than one declared figure (a plain
+// name and a pattern with axes, or two patterns), it resolves to its own
+// declaration; and the experiment declares its chart.
+TEST(ClusterSharedFigures, EachSummaryKeyResolvesToItsOwnFigure) {
+    const Experiment &e = find_experiment("cluster_shared");
+    const std::pair<std::string, std::string> key_and_figure[] = {
+        {"max_active_clusters_c8", "max_active_clusters_c{size}"},
+        {"resident_blocks_c16", "resident_blocks_c{size}"},
+        {"remote_cycles_c2", "{chase}_cycles_c{size}"},
+        {"local_cycles_c1", "{chase}_cycles_c{size}"},
+        {"local_cycles", "local_cycles"},
+        {"local_generic_cycles", "local_generic_cycles"},
+        {"dsm_gbs_c4", "{memory}_gbs_c{size}"},
+        {"dsm_over_global_c2", "dsm_over_global_c{size}"},
+        {"dsm_over_global_best", "dsm_over_global_best"},
+    };
+    for (const auto &[key, name] : key_and_figure) {
+        const Figure *f = declared_figure(e, key);
+        ASSERT_NE(f, nullptr) << key;
+        EXPECT_EQ(f->name, name) << key;
+    }
+    ASSERT_TRUE(e.chart.has_value());
+    EXPECT_EQ(e.chart->leave_out, (std::vector<std::string>{"dsm", "global"}));
 }
