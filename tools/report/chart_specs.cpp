@@ -29,18 +29,6 @@ void add_on_chip_specs(std::vector<ChartSpec> &v) {
 void add_cache_specs(std::vector<ChartSpec> &v) {
     auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
     {
-        ChartSpec s = named("l2_partitions", "line");
-        s.x_title = "SM (%smid)";
-        s.leave_out = {"fabric", "sweep"};  // a ring index and a working set, not SMs: in the tables
-        s.published_base = "near_cycles";
-        s.explanation = "The L2 hit latency of each SM's near lines and far lines: with the L2 in two partitions joined by a "
-                        "fabric, every SM sees two levels, and about half the lines (those in the other partition) at the far "
-                        "one. The second visit shows whether a line read across the fabric is kept near the reader afterwards. "
-                        "The tables give each SM's share of far lines against the model's half, the fabric counters of a "
-                        "near-only and a far-only chase, and which level chases over a quarter to all of L2 find.";
-        add(s);
-    }
-    {
         ChartSpec s = named("carveout", "line");
         s.x_title = "working set per SM (KiB)";
         s.x_log = true;

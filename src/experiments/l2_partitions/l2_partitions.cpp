@@ -22,6 +22,7 @@
 #include "experiments/l2_partitions/l2_partitions.cuh"
 #include "experiments/l2_partitions/partition_model.hpp"
 #include "experiments/l2_partitions/pinned_chase.hpp"
+#include "experiments/common/chase.hpp"
 #include "experiments/common/latency_model.hpp"
 
 namespace gmlab {
@@ -33,6 +34,48 @@ using kernels::kChasePageBytes;
 constexpr std::uint64_t kSeed = 0x6c3270617274ull;  // "l2part"
 constexpr double kModelFarShare = 0.5;  // two partitions, addresses spread evenly over them
 constexpr double kMinLevelShare = 0.05;  // a level holds at least this share of the (SM, line) pairs
+
+// The headline figures. Latencies are of one dependent L2 hit (ld.global.cg)
+// from a chase pinned to one SM, in SM cycles and in ns at the SM clock
+// measured during the chases; near and far are the two levels every SM's
+// first visits split into. Plain names come before the patterns with axes.
+const Figure kLevels{"levels", "count", Better::Neither,
+                     "latency levels the first visits split into: 2 where a far partition shows, else 1"};
+const Figure kNearCycles{"near_cycles", "cycles", Better::Lower, "L2 hit latency of the lines in an SM's near partition"};
+const Figure kNearNs{"near_ns", "ns", Better::Lower, "L2 hit latency of the lines in an SM's near partition"};
+const Figure kFarCycles{"far_cycles", "cycles", Better::Lower, "L2 hit latency of the lines in an SM's far partition"};
+const Figure kFarNs{"far_ns", "ns", Better::Lower, "L2 hit latency of the lines in an SM's far partition"};
+const Figure kGapCycles{"gap_cycles", "cycles", Better::Neither, "far level minus near level"};
+const Figure kFarOverNear{"far_over_near", "ratio", Better::Neither, "far over near L2 hit latency"};
+const Figure kThresholdCycles{"threshold_cycles", "cycles", Better::Neither, "latency that divides near hits from far ones"};
+const Figure kSidesConsistency{"sides_consistency", "ratio", Better::Neither,
+                               "share of the (SM, line) pairs the two-partition fit (each SM on one side, each line in one "
+                               "partition) explains"};
+const Figure kSmsOnSide{"sms_side{side}", "count", Better::Neither, "SMs the two-partition fit puts on side 0 or side 1"};
+const Figure kFarShareMedian{"far_share_median", "ratio", Better::Neither,
+                             "share of lines far from an SM (model 0.5), median over the SMs measured"};
+const Figure kFarShareMin{"far_share_min", "ratio", Better::Neither, "share of lines far from an SM, the lowest over the SMs"};
+const Figure kFarShareMax{"far_share_max", "ratio", Better::Neither, "share of lines far from an SM, the highest over the SMs"};
+const Figure kRepeatFarShareMedian{"repeat_far_share_median", "ratio", Better::Neither,
+                                   "share of lines still far on the second visit from the same SM, median over the SMs"};
+const Figure kSmsMeasured{"sms_measured", "count", Better::Neither, "SMs a chase ran on and was measured from"};
+const Figure kSmsChosen{"sms_chosen", "count", Better::Neither, "SMs chosen to chase from (every sm_step-th seen, and the lone block's)"};
+const Figure kSmsSeen{"sms_seen", "count", Better::Neither, "SM ids the census launch saw"};
+const Figure kSmsUnreached{"sms_unreached", "count", Better::Neither, "SMs chosen that no block of the chase ran on"};
+const Figure kFabricSm{"fabric_sm", "SM id", Better::Neither, "SM the fabric check and the sweep chased from"};
+const Figure kLines{"lines", "count", Better::Neither, "lines chased from each SM"};
+const Figure kSmClockMeasured{"sm_clock_mhz_measured", "MHz", Better::Neither,
+                              "SM clock during the chases (clock64 cycles over the global timer's ns)"};
+const Figure kSmClockReported{"sm_clock_mhz_reported", "MHz", Better::Neither, "SM clock the device reports"};
+const Figure kRingCycles{"{ring}_ring_cycles", "cycles", Better::Lower,
+                         "L2 hit latency of the fabric check's chase over only one SM's near lines (near) or far lines (far)"};
+const Figure kRingFabricSectors{"{ring}_ring_fabric_sectors_per_load", "sectors/load", Better::Neither,
+                                "sectors that crossed the fabric between the partitions per load of the fabric check's near "
+                                "or far chase, counted (model: 0 near, 1 far)"};
+const Figure kSweepFarShare{"sweep_{percent}pct_l2_far_share", "ratio", Better::Neither,
+                            "share of the loads at the far level in a chase over this percentage of L2 from one SM"};
+const Figure kSweepNearShare{"sweep_{percent}pct_l2_near_share", "ratio", Better::Neither,
+                             "share of the loads at the near level in a chase over this percentage of L2 from one SM"};
 
 int kept_launches(const Settings &s) { return std::max(1, std::min(s.min_repetitions, s.max_repetitions)); }
 int warmup_launches(const Settings &s) { return std::max(0, s.warmup); }
@@ -56,16 +99,7 @@ struct Lines {
 // A series of latencies in cycles (values.latency_cycles) against x.
 Series cycles_series(const std::string &name, const std::string &variant, const std::string &x_name,
                      const std::string &x_unit = "") {
-    Series s;
-    s.name = name;
-    s.variant = variant;
-    s.x_name = x_name;
-    s.x_unit = x_unit;
-    s.y_field = "latency_cycles";
-    s.y_name = "latency per dependent load";
-    s.y_unit = "cycles";
-    s.quantity = Quantity::Latency;
-    return s;
+    return chase_latency_series(name, variant, x_name, x_unit, "latency per dependent load");
 }
 
 // The per-hop cycles of the kept launches among jobs[from, to) (the first
@@ -355,8 +389,8 @@ Series sweep_series(const std::vector<SweepRaw> &sweep, const TwoLevels &levels,
         p.values["sm"] = s0;
         sweep_s.points.push_back(std::move(p));
         const int pct = static_cast<int>(std::lround(100.0 * static_cast<double>(raw.bytes) / static_cast<double>(l2_bytes)));
-        out.summary_values["sweep_" + std::to_string(pct) + "pct_l2_far_share"] = sh.far;
-        out.summary_values["sweep_" + std::to_string(pct) + "pct_l2_near_share"] = sh.near;
+        out.record(kSweepFarShare, sh.far, {{"percent", std::to_string(pct)}});
+        out.record(kSweepNearShare, sh.near, {{"percent", std::to_string(pct)}});
     }
     return sweep_s;
 }
@@ -491,41 +525,41 @@ struct PartitionCounts {
 void summarise_partitions(Result &out, const TwoLevels &levels, const PartitionFit &fit, const std::vector<double> &far_shares,
                           const std::vector<double> &repeat_far_shares, double ghz, double reported_ghz,
                           const PartitionCounts &n) {
-    auto &sum = out.summary_values;
-    sum["levels"] = levels.found ? 2 : 1;
-    sum["near_cycles"] = levels.low;
-    sum["near_ns"] = levels.low / ghz;
+    out.record(kLevels, levels.found ? 2 : 1);
+    out.record(kNearCycles, levels.low);
+    out.record(kNearNs, levels.low / ghz);
     if (levels.found) {
-        sum["far_cycles"] = levels.high;
-        sum["far_ns"] = levels.high / ghz;
-        sum["gap_cycles"] = levels.gap;
-        sum["far_over_near"] = levels.high / levels.low;
-        sum["threshold_cycles"] = levels.threshold;
-        sum["sides_consistency"] = fit.consistency;
-        sum["sms_side0"] = static_cast<double>(std::count(fit.side.begin(), fit.side.end(), 0));
-        sum["sms_side1"] = static_cast<double>(std::count(fit.side.begin(), fit.side.end(), 1));
+        out.record(kFarCycles, levels.high);
+        out.record(kFarNs, levels.high / ghz);
+        out.record(kGapCycles, levels.gap);
+        out.record(kFarOverNear, levels.high / levels.low);
+        out.record(kThresholdCycles, levels.threshold);
+        out.record(kSidesConsistency, fit.consistency);
+        for (int side : {0, 1})
+            out.record(kSmsOnSide, static_cast<double>(std::count(fit.side.begin(), fit.side.end(), side)),
+                       {{"side", std::to_string(side)}});
     }
     std::vector<double> sorted_shares = far_shares;
     std::sort(sorted_shares.begin(), sorted_shares.end());
-    sum["far_share_median"] = median(far_shares);
-    sum["far_share_min"] = sorted_shares.front();
-    sum["far_share_max"] = sorted_shares.back();
-    sum["repeat_far_share_median"] = median(repeat_far_shares);
-    sum["sms_measured"] = static_cast<double>(n.sms_measured);
-    sum["sms_chosen"] = static_cast<double>(n.sms_chosen);
-    sum["fabric_sm"] = n.fabric_sm;
-    sum["sms_seen"] = static_cast<double>(n.sms_seen);
-    sum["lines"] = static_cast<double>(n.lines);
+    out.record(kFarShareMedian, median(far_shares));
+    out.record(kFarShareMin, sorted_shares.front());
+    out.record(kFarShareMax, sorted_shares.back());
+    out.record(kRepeatFarShareMedian, median(repeat_far_shares));
+    out.record(kSmsMeasured, static_cast<double>(n.sms_measured));
+    out.record(kSmsChosen, static_cast<double>(n.sms_chosen));
+    out.record(kFabricSm, n.fabric_sm);
+    out.record(kSmsSeen, static_cast<double>(n.sms_seen));
+    out.record(kLines, static_cast<double>(n.lines));
     for (const Series &s : out.series)
         if (s.variant == "fabric")
             for (const Point &p : s.points) {
-                const std::string key = p.x == 0 ? "near_ring" : "far_ring";
-                sum[key + "_cycles"] = p.values.at("latency_cycles");
+                const FigureAt ring = {{"ring", p.x == 0 ? "near" : "far"}};
+                out.record(kRingCycles, p.values.at("latency_cycles"), ring);
                 auto c = p.counters.find("fabric_sectors_per_load");
-                if (c != p.counters.end()) sum[key + "_fabric_sectors_per_load"] = c->second;
+                if (c != p.counters.end()) out.record(kRingFabricSectors, c->second, ring);
             }
-    sum["sm_clock_mhz_measured"] = ghz * 1e3;
-    sum["sm_clock_mhz_reported"] = reported_ghz * 1e3;
+    out.record(kSmClockMeasured, ghz * 1e3);
+    out.record(kSmClockReported, reported_ghz * 1e3);
 }
 
 // What the notes name: the run's sizes and choices.
@@ -541,7 +575,6 @@ struct PartitionSetup {
 void add_partition_notes(Result &out, const TwoLevels &levels, const PartitionFit &fit, const std::vector<double> &far_shares,
                          const std::vector<double> &repeat_far_shares, const PartitionSetup &u,
                          const std::vector<unsigned> &unreached, bool fabric_check, bool swept) {
-    auto &sum = out.summary_values;
     std::vector<double> sorted_shares = far_shares;
     std::sort(sorted_shares.begin(), sorted_shares.end());
     const std::size_t n_lines = u.n_lines, region = u.region;
@@ -583,7 +616,7 @@ void add_partition_notes(Result &out, const TwoLevels &levels, const PartitionFi
         std::string ids;
         for (unsigned id : unreached) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
         out.notes.push_back("No block of the chase ran on SM " + ids + " in four tries; those SMs are left out.");
-        sum["sms_unreached"] = static_cast<double>(unreached.size());
+        out.record(kSmsUnreached, static_cast<double>(unreached.size()));
     }
     if (fabric_check)
         out.notes.push_back("Fabric check (SM " + std::to_string(s0) + "): a ring over its near lines only and one over its far "
@@ -603,6 +636,108 @@ void add_partition_notes(Result &out, const TwoLevels &levels, const PartitionFi
                             "(up to half the gap above the far level) or beyond (DRAM, or a missed address translation).");
     out.published_source = "published pointer-chase microbenchmarks (H100 PCIe at 1755 MHz), cycles";
     out.published = {{"near_cycles", 265}, {"far_cycles", 475}};
+}
+
+// The lines, written whole by the copy engine from pinned host memory, one
+// 128-byte copy a line: resident in L2 (a write allocates there) in the
+// partition that holds each line, and nowhere nearer to any SM. Not by a
+// kernel: a block's writes also leave a copy on its own SM's side (on an
+// H200, lines written from SM 124 were far from SMs of the other side only:
+// 39 % of them, against 5 % from SMs of its own).
+class LineWriter {
+public:
+    LineWriter(char *base, const Lines &lines)
+        : base_(base), lines_(lines),
+          staged_(lines.offsets.size() * kChaseLineBytes, cudaHostAllocDefault, "l2_partitions (the lines as written)") {
+        stage(lines.next);
+    }
+    LineWriter(const LineWriter &) = delete;
+    LineWriter &operator=(const LineWriter &) = delete;
+
+    // As kernels::launch_write_lines writes them: word 0 the next line's
+    // address, the rest filler. Called again for other rings over the same
+    // lines, once no copy from the buffer is in flight.
+    void stage(const std::vector<std::uint32_t> &next) {
+        const auto b = reinterpret_cast<unsigned long long>(base_);
+        for (std::size_t i = 0; i < lines_.offsets.size(); ++i) {
+            unsigned long long *line = staged_.as<unsigned long long>() + i * (kChaseLineBytes / 8);
+            for (std::size_t w = 0; w < kChaseLineBytes / 8; ++w) line[w] = lines_.offsets[i] + w;
+            line[0] = b + lines_.offsets[next[i]];
+        }
+    }
+
+    // Enqueues the copies of every staged line into the region.
+    Launch rewrite() const {
+        return [this](cudaStream_t s) {
+            for (std::size_t i = 0; i < lines_.offsets.size(); ++i) {
+                const cudaError_t e = cudaMemcpyAsync(base_ + lines_.offsets[i], staged_.as<char>() + i * kChaseLineBytes,
+                                                      kChaseLineBytes, cudaMemcpyHostToDevice, s);
+                if (e != cudaSuccess) return e;
+            }
+            return cudaSuccess;
+        };
+    }
+
+private:
+    char *base_;
+    const Lines &lines_;
+    PinnedHostBuffer staged_;
+};
+
+// The map and what it shows: every chosen SM's chases of two passes, each
+// reached SM's per-line medians, the two levels over every first visit,
+// which lines each SM sees far and the two-partition fit.
+struct PartitionMap {
+    std::vector<PinnedJob> jobs;
+    std::vector<SmMap> maps;
+    std::vector<unsigned> unreached;
+    TwoLevels levels;
+    std::vector<std::vector<bool>> far;  // [SM of maps][line]
+    PartitionFit fit;
+};
+
+PartitionMap run_partition_map(ContextState &ctx, const std::vector<unsigned> &targets, const Lines &lines,
+                               const PinnedSetup &map_setup, int launches, int warmup, double min_gap, Result &out) {
+    const std::size_t n_lines = lines.offsets.size();
+    PartitionMap m;
+    // From each SM, two passes over the ring (first visit, then repeat) right
+    // after the lines were rewritten.
+    const unsigned map_hops = static_cast<unsigned>(2 * n_lines);
+    m.jobs = map_jobs(targets, launches, lines, map_hops);
+    run_pinned(ctx, map_setup, m.jobs, "l2_partitions map chase", out);
+    m.maps = aggregate_maps(m.jobs, targets, launches, warmup, lines, map_hops, m.unreached);
+    if (m.maps.empty())
+        fail(GM_ERROR_INTERNAL, "l2_partitions: no block of the pinned chase ran on any of the " +
+                                    std::to_string(targets.size()) + " SMs chosen");
+    std::vector<double> all_first;
+    for (const SmMap &sm : m.maps) all_first.insert(all_first.end(), sm.first.begin(), sm.first.end());
+    m.levels = split_two_levels(all_first, min_gap, kMinLevelShare);
+    m.far.assign(m.maps.size(), std::vector<bool>(n_lines, false));
+    for (std::size_t s = 0; s < m.maps.size(); ++s)
+        for (std::size_t l = 0; l < n_lines; ++l) m.far[s][l] = is_far(m.maps[s].first[l], m.levels);
+    m.fit = fit_sides(m.far);
+    return m;
+}
+
+// The per-SM, fabric and sweep series with their attributes, into the result
+// (those with points).
+struct PartitionSeries {
+    Series near_s = cycles_series("near lines (first visit after the lines were written)", "near", "SM");
+    Series far_s = cycles_series("far lines (first visit after the lines were written)", "far", "SM");
+    Series repeat_s = cycles_series("every line, second visit from the same SM", "repeat", "SM");
+    Series fabric_s = cycles_series("one SM's near lines only, then its far lines only", "fabric",
+                                    "ring (0: near lines, 1: far lines)");
+    Series sweep_s;
+};
+
+void publish_series(PartitionSeries &ps, const nlohmann::json &common, const nlohmann::json &map_json, unsigned s0,
+                    const FabricCheck &fabric, unsigned sweep_hops, std::size_t l2_bytes, Result &out) {
+    for (Series *s : {&ps.near_s, &ps.far_s, &ps.repeat_s}) s->attributes = common;
+    ps.far_s.attributes["map"] = map_json;
+    ps.fabric_s.attributes = {{"sm", s0}, {"near_lines", fabric.rings[0].size()}, {"far_lines", fabric.rings[1].size()}};
+    ps.sweep_s.attributes = {{"sm", s0}, {"hops", sweep_hops}, {"l2_bytes", l2_bytes}};
+    for (Series *s : {&ps.near_s, &ps.far_s, &ps.repeat_s, &ps.fabric_s, &ps.sweep_s})
+        if (!s->points.empty()) out.series.push_back(std::move(*s));
 }
 
 void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
@@ -627,8 +762,7 @@ void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
 
     // Which SM ids exist: the chases are pinned to ids that were seen.
     const SmCensus sms = census_sms(ctx, sm_step);
-    const unsigned nsmid = sms.nsmid;
-    const std::vector<unsigned> &seen = sms.seen, &lone = sms.lone, &targets = sms.targets;
+    const std::vector<unsigned> &lone = sms.lone, &targets = sms.targets;
 
     // The region and its rings, and the largest batch's heads and per-hop
     // cycles (the map: every chosen SM's launches of two passes).
@@ -640,115 +774,73 @@ void run_l2_partitions(ContextState &ctx, const Params &params, Result &out) {
     DeviceArray buffer(ctx, buffer_bytes), next_d(ctx, next_words * sizeof(std::uint32_t)),
         offsets_d(ctx, n_lines * sizeof(std::uint64_t));
     char *base = buffer.as<char>();
-
-    // The lines, written whole by the copy engine from pinned host memory,
-    // one 128-byte copy a line: resident in L2 (a write allocates there) in
-    // the partition that holds each line, and nowhere nearer to any SM. Not by
-    // a kernel: a block's writes also leave a copy on its own SM's side (on an
-    // H200, lines written from SM 124 were far from SMs of the other side
-    // only: 39 % of them, against 5 % from SMs of its own).
     GM_CUDA(cudaMemsetAsync(base, 0, buffer_bytes, st));
     GM_CUDA(cudaMemcpyAsync(offsets_d.get(), lines.offsets.data(), n_lines * 8, cudaMemcpyHostToDevice, st));
     GM_CUDA(cudaMemcpyAsync(next_d.get(), lines.next.data(), n_lines * 4, cudaMemcpyHostToDevice, st));
-    PinnedHostBuffer staged(n_lines * kChaseLineBytes, cudaHostAllocDefault, "l2_partitions (the lines as written)");
-    // As kernels::launch_write_lines writes them: word 0 the next line's
-    // address, the rest filler. Called again for other rings over the same
-    // lines, once no copy from the buffer is in flight.
-    const auto stage = [&, b = reinterpret_cast<unsigned long long>(base)](const std::vector<std::uint32_t> &next) {
-        for (std::size_t i = 0; i < n_lines; ++i) {
-            unsigned long long *line = staged.as<unsigned long long>() + i * (kChaseLineBytes / 8);
-            for (std::size_t w = 0; w < kChaseLineBytes / 8; ++w) line[w] = lines.offsets[i] + w;
-            line[0] = b + lines.offsets[next[i]];
-        }
-    };
-    stage(lines.next);
-    const Launch rewrite = [&](cudaStream_t s) {
-        for (std::size_t i = 0; i < n_lines; ++i) {
-            const cudaError_t e = cudaMemcpyAsync(base + lines.offsets[i], staged.as<char>() + i * kChaseLineBytes,
-                                                  kChaseLineBytes, cudaMemcpyHostToDevice, s);
-            if (e != cudaSuccess) return e;
-        }
-        return cudaSuccess;
-    };
+    LineWriter writer(base, lines);
+    const Launch rewrite = writer.rewrite();
 
-    // The map: from each SM, two passes over the ring (first visit, then
-    // repeat) right after the lines were rewritten.
-    const unsigned map_hops = static_cast<unsigned>(2 * n_lines);
-    std::vector<PinnedJob> map = map_jobs(targets, launches, lines, map_hops);
-    PinnedSetup map_setup{base, warm_pages, 0, rewrite};
-    run_pinned(ctx, map_setup, map, "l2_partitions map chase", out);
+    const PinnedSetup map_setup{base, warm_pages, 0, rewrite};
+    const PartitionMap pm = run_partition_map(ctx, targets, lines, map_setup, launches, warmup, min_gap, out);
     ClockSum clock;
-    clock.add(map);
+    clock.add(pm.jobs);
 
-    // Per reached SM and line: the median first-visit and repeat-visit cycles.
-    std::vector<unsigned> unreached;
-    const std::vector<SmMap> maps = aggregate_maps(map, targets, launches, warmup, lines, map_hops, unreached);
-    if (maps.empty())
-        fail(GM_ERROR_INTERNAL, "l2_partitions: no block of the pinned chase ran on any of the " +
-                                    std::to_string(targets.size()) + " SMs chosen");
-
-    // Two levels over every (SM, line) first visit.
-    std::vector<double> all_first;
-    for (const SmMap &m : maps) all_first.insert(all_first.end(), m.first.begin(), m.first.end());
-    const TwoLevels levels = split_two_levels(all_first, min_gap, kMinLevelShare);
-    std::vector<std::vector<bool>> far(maps.size(), std::vector<bool>(n_lines, false));
-    for (std::size_t s = 0; s < maps.size(); ++s)
-        for (std::size_t l = 0; l < n_lines; ++l) far[s][l] = is_far(maps[s].first[l], levels);
-    const PartitionFit fit = fit_sides(far);
-
-    const double reported_ghz = dev.clock_khz / 1e6;
     // The per-SM series; the clock is refined below once every chase has run.
-    Series near_s = cycles_series("near lines (first visit after the lines were written)", "near", "SM");
-    Series far_s = cycles_series("far lines (first visit after the lines were written)", "far", "SM");
-    Series repeat_s = cycles_series("every line, second visit from the same SM", "repeat", "SM");
+    PartitionSeries ps;
     std::vector<double> far_shares, repeat_far_shares;
-    std::vector<PendingPoint> pending =
-        per_sm_points(maps, far, levels, fit, near_s, far_s, repeat_s, far_shares, repeat_far_shares);
+    std::vector<PendingPoint> pending = per_sm_points(pm.maps, pm.far, pm.levels, pm.fit, ps.near_s, ps.far_s, ps.repeat_s,
+                                                      far_shares, repeat_far_shares);
 
-    // The fabric check: from one SM, a chase over only its near lines
-    // and one over only its far lines, timed and counted.
-    Series fabric_s = cycles_series("one SM's near lines only, then its far lines only", "fabric",
-                                    "ring (0: near lines, 1: far lines)");
     // The fabric check and the sweep run from the SM one-block launches go to
-    // (else the first SM measured).
+    // (else the first SM measured): a chase over only its near lines and one
+    // over only its far lines, timed and counted.
     std::size_t m0 = 0;
-    for (std::size_t m = 0; m < maps.size(); ++m)
-        if (!lone.empty() && maps[m].sm == lone[0]) m0 = m;
-    const unsigned s0 = maps[m0].sm;
-    FabricCheck fabric = levels.found ? run_fabric_check(ctx, lines, far[m0], s0, next_d, stage, map_setup, rewrite, base,
-                                                         launches, clock, out)
-                                      : FabricCheck{};
-    const bool fabric_check = fabric.ran;
-    const std::vector<std::vector<std::uint32_t>> &rings = fabric.rings;
+    for (std::size_t m = 0; m < pm.maps.size(); ++m)
+        if (!lone.empty() && pm.maps[m].sm == lone[0]) m0 = m;
+    const unsigned s0 = pm.maps[m0].sm;
+    const auto stage = [&writer](const std::vector<std::uint32_t> &next) { writer.stage(next); };
+    FabricCheck fabric = pm.levels.found ? run_fabric_check(ctx, lines, pm.far[m0], s0, next_d, stage, map_setup, rewrite,
+                                                            base, launches, clock, out)
+                                         : FabricCheck{};
 
     // The working-set sweep from the same SM: a ring over every line of a
     // quarter, a half, ... of L2, read by the SM's block first, then chased.
     const std::vector<SweepRaw> sweep = run_sweep(ctx, base, next_d, sweep_points, sweep_hops, launches, s0, clock, out);
 
     // Cycles to time at the SM clock measured during every chase.
+    const double reported_ghz = dev.clock_khz / 1e6;
     const double ghz = clock.ghz(reported_ghz);
-    time_map_points(pending, maps, map, launches, warmup, ghz, repeat_s);
-    time_fabric_points(fabric, levels, launches, warmup, ghz, fabric_s);
-
-    Series sweep_s = sweep_series(sweep, levels, ghz, warmup, sweep_hops, s0, dev.l2_bytes, out);
+    time_map_points(pending, pm.maps, pm.jobs, launches, warmup, ghz, ps.repeat_s);
+    time_fabric_points(fabric, pm.levels, launches, warmup, ghz, ps.fabric_s);
+    ps.sweep_s = sweep_series(sweep, pm.levels, ghz, warmup, sweep_hops, s0, dev.l2_bytes, out);
 
     // The per-line map, compactly: which lines each SM sees far, and per line
     // the latency seen from the SMs near to it and from those far from it.
-    const nlohmann::json map_json = line_map(maps, far, lines.offsets, fit, params.flag("full_matrix"));
+    const nlohmann::json map_json = line_map(pm.maps, pm.far, lines.offsets, pm.fit, params.flag("full_matrix"));
     const nlohmann::json common = {{"lines", n_lines}, {"region_bytes", region}, {"sm_step", sm_step},
-                                   {"threshold_cycles", levels.threshold}, {"lines_written_by", "copy engine"}};
-    for (Series *s : {&near_s, &far_s, &repeat_s}) s->attributes = common;
-    far_s.attributes["map"] = map_json;
-    fabric_s.attributes = {{"sm", s0}, {"near_lines", rings[0].size()}, {"far_lines", rings[1].size()}};
-    sweep_s.attributes = {{"sm", s0}, {"hops", sweep_hops}, {"l2_bytes", dev.l2_bytes}};
-    for (Series *s : {&near_s, &far_s, &repeat_s, &fabric_s, &sweep_s})
-        if (!s->points.empty()) out.series.push_back(std::move(*s));
+                                   {"threshold_cycles", pm.levels.threshold}, {"lines_written_by", "copy engine"}};
+    publish_series(ps, common, map_json, s0, fabric, sweep_hops, dev.l2_bytes, out);
 
-    summarise_partitions(out, levels, fit, far_shares, repeat_far_shares, ghz, reported_ghz,
-                         {maps.size(), targets.size(), seen.size(), n_lines, s0});
-    add_partition_notes(out, levels, fit, far_shares, repeat_far_shares,
-                        {targets.size(), seen.size(), nsmid, n_lines, region, sm_step, min_gap, s0, sweep_hops},
-                        unreached, fabric_check, !sweep.empty());
+    summarise_partitions(out, pm.levels, pm.fit, far_shares, repeat_far_shares, ghz, reported_ghz,
+                         {pm.maps.size(), targets.size(), sms.seen.size(), n_lines, s0});
+    add_partition_notes(out, pm.levels, pm.fit, far_shares, repeat_far_shares,
+                        {targets.size(), sms.seen.size(), sms.nsmid, n_lines, region, sm_step, min_gap, s0, sweep_hops},
+                        pm.unreached, fabric.ran, !sweep.empty());
+}
+
+// Each SM's near and far latencies; the fabric rings and the sweep are in
+// the tables.
+Chart l2_partitions_chart() {
+    Chart c;
+    c.x_title = "SM (%smid)";
+    c.leave_out = {"fabric", "sweep"};  // a ring index and a working set, not SMs: in the tables
+    c.published_base = "near_cycles";
+    c.explanation = "The L2 hit latency of each SM's near lines and far lines: with the L2 in two partitions joined by a "
+                    "fabric, every SM sees two levels, and about half the lines (those in the other partition) at the far "
+                    "one. The second visit shows whether a line read across the fabric is kept near the reader afterwards. "
+                    "The tables give each SM's share of far lines against the model's half, the fabric counters of a "
+                    "near-only and a far-only chase, and which level chases over a quarter to all of L2 find.";
+    return c;
 }
 
 }  // namespace
@@ -774,18 +866,19 @@ void add_l2_partitions_experiments(std::vector<Experiment> &out) {
     };
     e.run = run_l2_partitions;
     e.quick = {{"lines", 64}, {"sm_step", 16}, {"sweep_points", 1}, {"sweep_hops", 256}};
-    e.figures = {
-        {"near_ns", "ns", Better::Lower, "L2 hit latency, near partition"},
-        {"far_ns", "ns", Better::Lower, "L2 hit latency, far partition"},
-        {"far_over_near", "ratio", Better::Neither, "far / near L2 hit latency"},
-        {"far_share_median", "ratio", Better::Neither, "share of lines far from an SM (model 0.5)"},
-    };
+    e.figures = {kLevels,          kNearCycles,      kNearNs,         kFarCycles,         kFarNs,
+                 kGapCycles,       kFarOverNear,     kThresholdCycles, kSidesConsistency, kSmsOnSide,
+                 kFarShareMedian,  kFarShareMin,     kFarShareMax,    kRepeatFarShareMedian, kSmsMeasured,
+                 kSmsChosen,       kSmsSeen,         kSmsUnreached,   kFabricSm,          kLines,
+                 kSmClockMeasured, kSmClockReported, kRingCycles,     kRingFabricSectors, kSweepFarShare,
+                 kSweepNearShare};
     e.compared = {
-        {"near_ns", "L2 hit latency, near partition"},
-        {"far_ns", "L2 hit latency, far partition"},
-        {"far_over_near", "far / near L2 hit latency"},
-        {"far_share_median", "share of lines far from an SM (model 0.5)"},
+        {kNearNs.name, "L2 hit latency, near partition"},
+        {kFarNs.name, "L2 hit latency, far partition"},
+        {kFarOverNear.name, "far / near L2 hit latency"},
+        {kFarShareMedian.name, "share of lines far from an SM (model 0.5)"},
     };
+    e.chart = l2_partitions_chart();
     out.push_back(std::move(e));
 }
 

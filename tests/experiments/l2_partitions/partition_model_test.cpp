@@ -3,12 +3,14 @@
 // and the parameters' bounds.
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/experiment/registry.hpp"
 #include "experiments/l2_partitions/partition_model.hpp"
 #include "unit_checks.hpp"
 
@@ -153,4 +155,27 @@ TEST(L2PartitionsParams, BadValuesAreRefusedWithTheRange) {
     EXPECT_NE(param_error("l2_partitions", {{"sweep_hops", 9000}}).find("sweep_hops must be in 16..8192"), std::string::npos);
     EXPECT_NE(param_error("l2_partitions", {{"min_gap", 0}}).find("min_gap must be in"), std::string::npos);
     EXPECT_EQ(param_error("l2_partitions", {{"lines", 4096}, {"sm_step", 1}, {"full_matrix", true}}), "");
+}
+
+// Where a key could be an instance of more than one declared figure (a plain
+// name and a pattern with axes, or two patterns), it resolves to its own
+// declaration; and the experiment declares its chart.
+TEST(L2PartitionsFigures, EachSummaryKeyResolvesToItsOwnFigure) {
+    const Experiment &e = find_experiment("l2_partitions");
+    const std::pair<std::string, std::string> key_and_figure[] = {
+        {"near_cycles", "near_cycles"},
+        {"near_ring_cycles", "{ring}_ring_cycles"},
+        {"far_ring_fabric_sectors_per_load", "{ring}_ring_fabric_sectors_per_load"},
+        {"sms_side1", "sms_side{side}"},
+        {"sms_seen", "sms_seen"},
+        {"sweep_25pct_l2_far_share", "sweep_{percent}pct_l2_far_share"},
+        {"sweep_100pct_l2_near_share", "sweep_{percent}pct_l2_near_share"},
+    };
+    for (const auto &[key, name] : key_and_figure) {
+        const Figure *f = declared_figure(e, key);
+        ASSERT_NE(f, nullptr) << key;
+        EXPECT_EQ(f->name, name) << key;
+    }
+    ASSERT_TRUE(e.chart.has_value());
+    EXPECT_EQ(e.chart->published_base, "near_cycles");
 }
