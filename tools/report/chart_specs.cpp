@@ -28,20 +28,6 @@ void add_on_chip_specs(std::vector<ChartSpec> &v) {
 // The charts of the L2's partitions, cache hints and the L1/shared carveout.
 void add_cache_specs(std::vector<ChartSpec> &v) {
     auto add = [&](ChartSpec s) { v.push_back(std::move(s)); };
-    {
-        ChartSpec s = named("carveout", "line");
-        s.x_title = "working set per SM (KiB)";
-        s.x_log = true;
-        s.leave_out = {"chase"};  // the same L1 found by latency: cycles, in the tables
-        s.markers = {{"carveout0_l1_predicted_kib", "model L1, carveout 0%"},
-                     {"carveout50_l1_predicted_kib", "model L1, carveout 50%"},
-                     {"carveout100_l1_predicted_kib", "model L1, carveout 100%"}};
-        s.explanation = "L1 and shared memory share one array per SM, and the carveout decides how much of it is L1. Reading a "
-                        "working set over and over runs at L1 speed while it fits the L1 the carveout leaves and drops to L2 "
-                        "speed past it; the dashed lines mark the L1 the model predicts for each carveout (unified size minus "
-                        "the shared capacity the preference rounds up to).";
-        add(s);
-    }
 }
 
 // Every experiment's chart, in the standard suite's order.

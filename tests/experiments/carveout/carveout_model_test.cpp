@@ -2,12 +2,14 @@
 // compute capability, a preference rounded up to a supported capacity, the L1
 // left, where the hit rate falls, and the parameters' bounds.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/experiment/registry.hpp"
 #include "experiments/carveout/carveout_model.hpp"
 #include "unit_checks.hpp"
 #include "../common/committed_curves.hpp"
@@ -132,4 +134,28 @@ TEST(CarveoutParams, CarveoutsOutsideZeroToHundredAreRefusedWithTheRange) {
     EXPECT_NE(param_error("carveout", {{"working_sets_kib", {0}}}).find("working_sets_kib must be in 1..4096"), std::string::npos);
     EXPECT_NE(param_error("carveout", {{"min_step", 1.5}}).find("min_step must be in"), std::string::npos);
     EXPECT_EQ(param_error("carveout", {{"carveouts", "0..100"}}), "");
+}
+
+// Where a key could be an instance of more than one declared figure (a plain
+// name and a pattern with axes, or two patterns), it resolves to its own
+// declaration; and the experiment declares its chart.
+TEST(CarveoutFigures, EachSummaryKeyResolvesToItsOwnFigure) {
+    const Experiment &e = find_experiment("carveout");
+    const std::pair<std::string, std::string> key_and_figure[] = {
+        {"carveout0_chase_fits_bytes", "carveout{carveout}_chase_fits_bytes"},
+        {"carveout100_chase_falls_bytes", "carveout{carveout}_chase_falls_bytes"},
+        {"carveout50_with_shared_falls_bytes", "carveout{carveout}_with_shared_falls_bytes"},
+        {"carveout0_fits_bytes", "carveout{carveout}_fits_bytes"},
+        {"carveout100_falls_bytes", "carveout{carveout}_falls_bytes"},
+        {"carveout0_falls_bytes_counters", "carveout{carveout}_falls_bytes_counters"},
+        {"carveout_preference_found", "carveout_preference_found"},
+        {"carveout50_l1_predicted_kib", "carveout{carveout}_l1_predicted_kib"},
+    };
+    for (const auto &[key, name] : key_and_figure) {
+        const Figure *f = declared_figure(e, key);
+        ASSERT_NE(f, nullptr) << key;
+        EXPECT_EQ(f->name, name) << key;
+    }
+    ASSERT_TRUE(e.chart.has_value());
+    EXPECT_EQ(e.chart->markers.size(), 3u);
 }
