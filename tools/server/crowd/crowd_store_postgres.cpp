@@ -124,21 +124,14 @@ public:
     }
 
     std::vector<ModerationEntry> log(std::size_t limit) override {
-        std::lock_guard<std::mutex> lock(mu_);
-        Res r = query("SELECT at, run_id, action, reason, actor FROM moderation_log ORDER BY seq DESC LIMIT $1::bigint",
-                      {std::to_string(std::min<std::size_t>(limit, 1u << 30))}, PGRES_TUPLES_OK);
-        std::vector<ModerationEntry> out;
-        for (int i = 0; i < r.rows(); ++i) out.push_back({r.text(i, 0), r.text(i, 1), r.text(i, 2), r.text(i, 3), r.text(i, 4)});
-        return out;
+        return five_column_rows<ModerationEntry>(
+            "SELECT at, run_id, action, reason, actor FROM moderation_log ORDER BY seq DESC LIMIT $1::bigint", limit);
     }
 
     std::vector<UploadStatus> held(std::size_t limit) override {
-        std::lock_guard<std::mutex> lock(mu_);
-        Res r = query("SELECT run_id, gpu_key, created_at, status, reason FROM upload_status WHERE status = 'held' ORDER BY created_at DESC LIMIT $1::bigint",
-                      {std::to_string(std::min<std::size_t>(limit, 1u << 30))}, PGRES_TUPLES_OK);
-        std::vector<UploadStatus> out;
-        for (int i = 0; i < r.rows(); ++i) out.push_back({r.text(i, 0), r.text(i, 1), r.text(i, 2), r.text(i, 3), r.text(i, 4)});
-        return out;
+        return five_column_rows<UploadStatus>("SELECT run_id, gpu_key, created_at, status, reason FROM upload_status"
+                                              " WHERE status = 'held' ORDER BY created_at DESC LIMIT $1::bigint",
+                                              limit);
     }
 
     void export_points(const std::string &experiment, const std::function<bool(const ExportRow &)> &visit) override {
@@ -190,6 +183,17 @@ public:
     }
 
 private:
+    // A query's rows as T, each made of its five text columns in order;
+    // $1 is the LIMIT (at most 2^30).
+    template <class T>
+    std::vector<T> five_column_rows(const char *sql, std::size_t limit) {
+        std::lock_guard<std::mutex> lock(mu_);
+        Res r = query(sql, {std::to_string(std::min<std::size_t>(limit, 1u << 30))}, PGRES_TUPLES_OK);
+        std::vector<T> out;
+        for (int i = 0; i < r.rows(); ++i) out.push_back({r.text(i, 0), r.text(i, 1), r.text(i, 2), r.text(i, 3), r.text(i, 4)});
+        return out;
+    }
+
     // The upload's status row, new or replacing its earlier one.
     void put_status(const UploadStatus &st) {
         query("INSERT INTO upload_status (run_id, gpu_key, created_at, status, reason) VALUES ($1,$2,$3,$4,$5)"

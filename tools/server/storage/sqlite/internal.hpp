@@ -183,6 +183,10 @@ private:
     // of the aggregates. Inside the caller's write transaction.
     void leave_aggregates(const std::string &id, const std::string &gpu_key);
 
+    // One of the writer's statements with run `id` as its one parameter; the
+    // number of rows it changed. Inside the caller's write transaction.
+    int change_rows(const char *sql, const std::string &id);
+
     // A run already folded into its model's aggregates leaves them: its point
     // sets are folded out and the model counts one upload less. Inside the
     // caller's write transaction.

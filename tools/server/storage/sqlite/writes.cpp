@@ -91,10 +91,16 @@ bool SqliteStorage::change_run(const std::string &id, const std::function<bool(c
 // Takes run `id` out of the queue, or, when it was folded already, out of
 // the aggregates. Inside the caller's write transaction.
 void SqliteStorage::leave_aggregates(const std::string &id, const std::string &gpu_key) {
-    Stmt dq(db_, writer_statements_, "DELETE FROM agg_queue WHERE run_id = ?");
-    dq.bind(1, id);
-    dq.done();
-    if (sqlite3_changes(db_) == 0) subtract_folded(id, gpu_key);
+    if (change_rows("DELETE FROM agg_queue WHERE run_id = ?", id) == 0) subtract_folded(id, gpu_key);
+}
+
+// One of the writer's statements with run `id` as its one parameter; the
+// number of rows it changed. Inside the caller's write transaction.
+int SqliteStorage::change_rows(const char *sql, const std::string &id) {
+    Stmt s(db_, writer_statements_, sql);
+    s.bind(1, id);
+    s.done();
+    return sqlite3_changes(db_);
 }
 
 bool SqliteStorage::remove(const std::string &id) {
@@ -102,22 +108,10 @@ bool SqliteStorage::remove(const std::string &id) {
         // A queued run is not in the aggregates yet: dropping it from the
         // queue is all. A folded one is subtracted from them; one left out
         // (set_counted) is in neither.
-        Stmt du(db_, "DELETE FROM uncounted WHERE run_id = ?");
-        du.bind(1, id);
-        du.done();
-        if (sqlite3_changes(db_) == 0) leave_aggregates(id, gpu_key);
-        else {
-            Stmt dq(db_, writer_statements_, "DELETE FROM agg_queue WHERE run_id = ?");
-            dq.bind(1, id);
-            dq.done();
-        }
-        Stmt p(db_, "DELETE FROM point_sets WHERE run_id = ?");
-        p.bind(1, id);
-        p.done();
-        Stmt r(db_, "DELETE FROM runs WHERE id = ?");
-        r.bind(1, id);
-        r.done();
-        return sqlite3_changes(db_) > 0;
+        if (change_rows("DELETE FROM uncounted WHERE run_id = ?", id) == 0) leave_aggregates(id, gpu_key);
+        else change_rows("DELETE FROM agg_queue WHERE run_id = ?", id);
+        change_rows("DELETE FROM point_sets WHERE run_id = ?", id);
+        return change_rows("DELETE FROM runs WHERE id = ?", id) > 0;
     });
 }
 
@@ -138,12 +132,8 @@ bool SqliteStorage::set_counted(const std::string &id, bool counted) {
             ins.bind(2, gpu_key);
             ins.done();
         } else if (counted && uncounted) {
-            Stmt du(db_, "DELETE FROM uncounted WHERE run_id = ?");
-            du.bind(1, id);
-            du.done();
-            Stmt q(db_, "INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM runs WHERE id = ?");
-            q.bind(1, id);
-            q.done();
+            change_rows("DELETE FROM uncounted WHERE run_id = ?", id);
+            change_rows("INSERT INTO agg_queue (run_id, gpu_key, created_at) SELECT id, gpu_key, created_at FROM runs WHERE id = ?", id);
             requeued = true;
         }
         return true;
