@@ -439,6 +439,11 @@ def bad_flags(c, args, workdir):
     c.check("--metrics-listen without a port: exit 2", r.returncode == 2 and "--metrics-listen" in r.stderr, (r.returncode, r.stderr))
     r = run(["--drain-seconds", "soon"])
     c.check("--drain-seconds that is not a number: exit 2", r.returncode == 2 and "soon" in r.stderr, (r.returncode, r.stderr))
+    r = run(["--workers", "-1"])
+    c.check("--workers below 0: exit 2, naming the option and its range",
+            r.returncode == 2 and "--workers" in r.stderr and "0 or more" in r.stderr, (r.returncode, r.stderr))
+    r = run(["--listen"])
+    c.check("--listen without its value: exit 2 with the usage", r.returncode == 2 and "usage" in r.stderr, (r.returncode, r.stderr))
     busy = socket.socket()
     busy.bind(("127.0.0.1", 0))
     busy.listen(1)
