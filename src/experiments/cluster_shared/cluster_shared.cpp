@@ -18,6 +18,7 @@
 #include "experiments/cluster_shared/cluster_plan.hpp"
 #include "experiments/cluster_shared/cluster_shared.cuh"
 #include "experiments/common/chase.hpp"
+#include "experiments/common/compute_capability.hpp"
 #include "experiments/common/latency_model.hpp"
 
 namespace gmlab {
@@ -433,12 +434,9 @@ void add_cluster_notes(Result &out, unsigned hops, std::size_t slice, unsigned r
 
 void run_cluster_shared(ContextState &ctx, const Params &params, Result &out) {
     const DeviceInfo &dev = ctx.info();
-    if (dev.cc_major < 9) {
-        out.not_applicable("cluster_shared needs compute capability 9.0 or newer: thread block clusters and distributed "
-                           "shared memory arrived with Hopper (sm_90); this device is " +
-                           std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor));
+    if (!has_compute_capability(dev, 9, 0, "cluster_shared",
+                                "thread block clusters and distributed shared memory arrived with Hopper (sm_90)", out))
         return;
-    }
     const unsigned hops = static_cast<unsigned>(params.integer("hops"));
     const auto slice = static_cast<std::size_t>(params.integer("slice_bytes"));
     const auto rounds = static_cast<unsigned>(params.integer("rounds"));

@@ -16,6 +16,7 @@
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 #include "core/units.hpp"
+#include "experiments/common/compute_capability.hpp"
 #include "experiments/common/reference_copy.hpp"
 #include "experiments/tma_copy/tma_copy.cuh"
 #include "experiments/tma_copy/tma_plan.hpp"
@@ -517,12 +518,11 @@ void measure_tma_point(TmaSweep &w, CopyPath p, const Combo &c, Result &out) {
 
 void run_tma_copy(ContextState &ctx, const Params &params, Result &out) {
     const DeviceInfo &dev = ctx.info();
-    if (dev.cc_major < 9) {
-        out.not_applicable("tma_copy needs compute capability 9.0 or newer: the Tensor Memory Accelerator (cp.async.bulk, "
-                           "cp.async.bulk.tensor) and the mbarrier's transaction count arrived with Hopper (sm_90); this device is " +
-                           std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor));
+    if (!has_compute_capability(dev, 9, 0, "tma_copy",
+                                "the Tensor Memory Accelerator (cp.async.bulk, cp.async.bulk.tensor) and the mbarrier's "
+                                "transaction count arrived with Hopper (sm_90)",
+                                out))
         return;
-    }
     const std::size_t smem_limit = dev.shared_per_block_optin;
     const auto matrix_cols = static_cast<std::size_t>(params.integer("matrix_cols"));
     const auto tile_cols = static_cast<std::size_t>(params.integer("tile_cols"));
