@@ -1,5 +1,6 @@
-// How each experiment is drawn and explained: one entry per experiment in
-// chart_specs.cpp, so that a new experiment adds its chart in one place.
+// How each experiment is drawn and explained, as the experiment declares it
+// beside its figures (Experiment::chart in the library, read through its
+// description: declared_charts.hpp), and the chart data drawn from a result.
 #pragma once
 
 #include <string>
@@ -40,7 +41,8 @@ struct ChartSpec {
     std::string explanation;        // "what this shows"
 };
 
-// The entry for an experiment, or a generic one for an experiment not listed.
+// The chart an experiment declares, or a generic one (its series against
+// their x) for an experiment this library does not know or that declares none.
 ChartSpec chart_spec(const std::string &experiment);
 
 // The data the report's script draws for one result: datasets with min-max
