@@ -27,6 +27,9 @@ typedef struct gm_explain_options {
     const char *injection;        /* libgmlab_explain_inject.so (NULL: GMLAB_EXPLAIN_INJECTION) */
     const char *records_dir;      /* keep the passes' records in this folder (NULL: a temporary one) */
     const char *from_records;     /* explain records kept earlier; runs nothing (NULL) */
+    int measure;                  /* costs measured on the spot by running the experiments the findings name
+                                     through libgmlab: 1 (default) where no run document of this GPU model is
+                                     found (not with from_records), 2 always, 0 never */
 } gm_explain_options;
 
 /* Fills *options with the defaults. */

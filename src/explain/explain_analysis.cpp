@@ -8,6 +8,7 @@
 #include "explain/explain_document.hpp"
 #include "explain/explain_session.hpp"
 #include "explain/lab_figures.hpp"
+#include "explain/measure_now.hpp"
 #include "explain/rule_book.hpp"
 
 namespace gmexplain {
@@ -22,6 +23,9 @@ std::string now_iso() {
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
     return buf;
 }
+
+// The figure every kernel rule may compare with: stream's copy bandwidth on this GPU.
+constexpr const char *kAttainable = "attainable_dram_gbs";
 
 json device_json(const PassRecords &r, int id) {
     for (const auto &d : r.devices)
@@ -45,8 +49,9 @@ std::map<std::string, double> averaged(const std::vector<const CounterRecord *> 
 }
 
 std::map<std::string, double> kernel_base(const KernelSummary &k, const std::map<std::string, double> &counters,
-                                          const std::optional<double> &attainable) {
+                                          const std::optional<double> &attainable, const PassRecords &trace) {
     std::map<std::string, double> base = counters;
+    for (const auto &[name, v] : kernel_memory_figures(trace, k)) base[name] = v;
     base["time_ms"] = k.total_ms;
     base["mean_us"] = k.mean_us;
     base["launches"] = double(k.launches);
@@ -55,16 +60,18 @@ std::map<std::string, double> kernel_base(const KernelSummary &k, const std::map
     base["threads_per_block"] = double(k.block[0] * k.block[1] * k.block[2]);
     base["blocks"] = double(k.grid[0] * k.grid[1] * k.grid[2]);
     base["shared_bytes_per_block"] = k.static_shared + k.dynamic_shared;
-    if (attainable) base["attainable_dram_gbs"] = *attainable;
+    if (attainable) base[kAttainable] = *attainable;
     return base;
 }
 
 struct Context {
     const Options &o;
     const RuleBook &book;
+    const PassRecords &trace;
     const LabRun *lab;
     std::string lab_missing;
     std::optional<double> attainable;
+    bool awaits_attainable = false;  // a kernel rule's condition waits only on the attainable bandwidth
     json notes = json::array();
     int findings = 0;
     double gain_ms = 0;
@@ -90,7 +97,7 @@ Verdicts judge_launches(Context &c, const KernelSummary &k, const std::vector<co
     Verdicts out;
     std::map<std::string, int> named;
     for (const auto *r : launches) {
-        Figures figures(c.book, kernel_base(k, r->metrics, c.attainable));
+        Figures figures(c.book, kernel_base(k, r->metrics, c.attainable, c.trace));
         const Verdicts v = apply_rules(c.book, "kernel", figures, c.lab, c.lab_missing);
         if (r == launches.front()) out.not_evaluated = v.not_evaluated;
         for (const auto &f : v.findings) {
@@ -103,6 +110,18 @@ Verdicts judge_launches(Context &c, const KernelSummary &k, const std::vector<co
     for (auto &f : out.findings)
         f.launches = std::to_string(named[f.rule]) + " of " + std::to_string(launches.size()) + " counted launches";
     return out;
+}
+
+// Whether a kernel rule's condition is unknown only for want of the
+// attainable bandwidth: with any value in its place (1 here, a probe that is
+// never printed) the condition can be evaluated.
+bool awaits_attainable(const RuleBook &book, std::map<std::string, double> base) {
+    Figures without(book, base);
+    base[kAttainable] = 1;
+    Figures probe(book, base);
+    for (const auto &rule : book.rules)
+        if (rule.scope == "kernel" && !evaluate(rule.when, without.lookup()) && evaluate(rule.when, probe.lookup())) return true;
+    return false;
 }
 
 json explain_kernel(Context &c, const KernelSummary &k, int rank, bool chosen, const PassRun *counting) {
@@ -134,7 +153,7 @@ json explain_kernel(Context &c, const KernelSummary &k, int rank, bool chosen, c
     kj["counted_launches"] = mine.size();
     kj["replay_passes"] = mine.front()->passes;
     kj["counters"] = counters;
-    Figures figures(c.book, kernel_base(k, counters, c.attainable));
+    Figures figures(c.book, kernel_base(k, counters, c.attainable, c.trace));
     json derived = json::object();
     for (const auto &[name, expr] : c.book.derived)
         if (const auto v = figures.get(name)) derived[name] = *v;
@@ -147,6 +166,9 @@ json explain_kernel(Context &c, const KernelSummary &k, int rank, bool chosen, c
     // may differ (a kernel called on a contiguous and on a strided view).
     const Verdicts v = judge_launches(c, k, mine);
     add_verdicts(c, kj, v);
+    if (!c.attainable)
+        for (const auto *r : mine)
+            c.awaits_attainable = c.awaits_attainable || awaits_attainable(c.book, kernel_base(k, r->metrics, std::nullopt, c.trace));
     return kj;
 }
 
@@ -180,17 +202,14 @@ void add_pass_notes(Context &c, const PassRun &trace, const PassRun *counting) {
                           std::to_string(trace.exit.status));
 }
 
-}  // namespace
 
-Outcome analyse(const Options &o, const PassRun &trace, const PassRun *counting, double counting_seconds) {
-    const RuleBook book = load_rules(o.rules_dir);
+// The document of one explanation, with costs from `lab` (null: none, for `lab_missing`).
+json build_document(const Options &o, const RuleBook &book, const PassRun &trace, const PassRun *counting,
+                    double counting_seconds, const LabRun *lab, const std::string &lab_missing, bool *awaits) {
     const auto kernels = summarize_kernels(trace.records);
     const auto chosen = choose_kernels(kernels, o);
-    const int device = chosen.empty() ? 0 : chosen.front().device;
-    const json dev = device_json(trace.records, device);
-    std::string lab_missing;
-    const auto lab = find_lab_run(o.lab_run, dev.value("name", ""), &lab_missing);
-    Context c{o, book, lab ? &*lab : nullptr, lab_missing, std::nullopt};
+    const json dev = device_json(trace.records, chosen.empty() ? 0 : chosen.front().device);
+    Context c{o, book, trace.records, lab, lab_missing, std::nullopt};
     if (lab) c.attainable = lab_summary(*lab, "stream", "copy_gbs");
 
     json doc;
@@ -198,12 +217,17 @@ Outcome analyse(const Options &o, const PassRun &trace, const PassRun *counting,
     doc["created_at"] = now_iso();
     doc["command"] = o.argv;
     doc["options"] = {{"kernels", o.kernels}, {"kernel_regex", o.kernel_regex}, {"launch_skip", o.launch_skip},
-                      {"launch_count", o.launch_count}, {"replay", o.replay}, {"counters", o.counters}};
+                      {"launch_count", o.launch_count}, {"replay", o.replay}, {"counters", o.counters},
+                      {"measure", o.measure == kMeasureAlways ? "always" : o.measure == kMeasureNever ? "never" : "where no run"}};
     doc["device"] = dev;
     doc["program"] = {{"exit_status", trace.exit.status}, {"signal", trace.exit.signal},
                       {"processes", int(trace.records.pids.size())}};
     doc["lab"] = {{"run", lab ? json(lab->path) : json(nullptr)}, {"missing", lab ? "" : lab_missing},
-                  {"attainable_dram_gbs", c.attainable ? json(*c.attainable) : json(nullptr)}};
+                  {"attainable_dram_gbs", c.attainable ? json(*c.attainable) : json(nullptr)}, {"measured", json::array()}};
+    if (lab && lab->measured) {
+        for (const auto &[experiment, m] : lab->measurements) doc["lab"]["measured"].push_back(m);
+        doc["lab"]["results"] = lab->doc["results"];  // what was measured, for the page's charts and for checking
+    }
     const bool single = std::any_of(trace.records.counters.begin(), trace.records.counters.end(),
                                     [](const CounterRecord &r) { return r.correlation != 0; }) ||
                         !trace.records.counters_unavailable.empty();
@@ -229,6 +253,58 @@ Outcome analyse(const Options &o, const PassRun &trace, const PassRun *counting,
     add_pass_notes(c, trace, counting);
     doc["notes"] = c.notes;
     doc["summary"] = {{"findings", c.findings}, {"estimated_gain_ms", c.any_gain ? json(c.gain_ms) : json(nullptr)}};
+    *awaits = c.awaits_attainable;
+    return doc;
+}
+
+// What to measure for `doc`'s costs: each finding's request, and stream's
+// copy bandwidth where a kernel rule waits on it (measured as the rule that
+// reads stream's copy_gbs as its cost asks, if one does).
+std::vector<json> measurement_requests(const RuleBook &book, const json &doc, bool awaits) {
+    std::vector<json> requests = requests_in(doc);
+    if (!awaits) return requests;
+    CostSpec attainable;
+    attainable.experiment = "stream";
+    attainable.summary = "copy_gbs";
+    for (const auto &r : book.rules)
+        if (r.cost.experiment == attainable.experiment && r.cost.summary == attainable.summary) attainable = r.cost;
+    json request = measurement_request(attainable, [](const std::string &) { return std::nullopt; });
+    request["rules"] = json::array({kAttainable});
+    requests.push_back(request);
+    return requests;
+}
+
+// Runs the experiments the findings need, and the lab their results make.
+std::optional<LabRun> measure_costs(const Options &o, const std::vector<json> &requests, int device,
+                                    const std::string &gpu_name, std::vector<std::string> *notes) {
+    const auto plan = plan_measurements(requests, registry_quick_parameters);
+    if (plan.empty()) return std::nullopt;
+    const MeasuredSession session = o.measurer ? o.measurer(device, plan) : measure_with_libgmlab(device, plan);
+    return lab_from_measurements(gpu_name, plan, session, notes);
+}
+
+}  // namespace
+
+Outcome analyse(const Options &o, const PassRun &trace, const PassRun *counting, double counting_seconds) {
+    const RuleBook book = load_rules(o.rules_dir);
+    const auto chosen = choose_kernels(summarize_kernels(trace.records), o);
+    const int device = chosen.empty() ? 0 : chosen.front().device;
+    const std::string gpu_name = device_json(trace.records, device).value("name", "");
+    std::string lab_missing = "--measure: costs are measured now, not read from a run document";
+    std::optional<LabRun> lab;
+    if (o.measure != kMeasureAlways) lab = find_lab_run(o.lab_run, gpu_name, &lab_missing);
+    bool awaits = false;
+    json doc = build_document(o, book, trace, counting, counting_seconds, lab ? &*lab : nullptr, lab_missing, &awaits);
+    // Records explained again run nothing unless --measure asks for it.
+    const bool measure = o.measure == kMeasureAlways || (o.measure == kMeasureWhereNoRun && o.from_records.empty());
+    if (!lab && measure) {
+        std::vector<std::string> notes;
+        const auto measured = measure_costs(o, measurement_requests(book, doc, awaits), device, gpu_name, &notes);
+        if (measured) doc = build_document(o, book, trace, counting, counting_seconds, &*measured, "", &awaits);
+        else if (!notes.empty())  // each cost says why it was not measured now
+            doc = build_document(o, book, trace, counting, counting_seconds, nullptr, notes.front(), &awaits);
+        for (const auto &n : notes) doc["notes"].push_back(n);
+    }
     Outcome out;
     out.document = doc;
     out.exit_code = trace.exit.status;

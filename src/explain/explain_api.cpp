@@ -43,6 +43,7 @@ gmexplain::Options to_options(const gm_explain_options &c) {
     o.injection = c.injection ? c.injection : gmexplain::find_injection(executable_folder());
     o.records_dir = text_or_empty(c.records_dir);
     o.from_records = text_or_empty(c.from_records);
+    o.measure = c.measure;
     return o;
 }
 
@@ -64,6 +65,7 @@ void gm_explain_options_init(gm_explain_options *o) {
     o->replay = "kernel";
     o->passes = 1;
     o->counters = 1;
+    o->measure = gmexplain::kMeasureWhereNoRun;
 }
 
 int gm_explain_run(const gm_explain_options *options, gm_explain **out) {

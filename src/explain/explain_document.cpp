@@ -17,13 +17,16 @@ json finding_json(const Finding &f) {
         cost["source"] = f.cost.source;
         cost["at"] = f.cost.at_x;
         cost["baseline"] = f.cost.baseline_x;
+        cost["from"] = f.cost.from;
+        if (!f.cost.measurement.is_null()) cost["measured"] = f.cost.measurement;
     } else {
         cost["missing"] = f.cost.missing;
+        if (!f.measure.is_null()) cost["measure"] = f.measure;
     }
     return {{"rule", f.rule},       {"title", f.title},         {"text", f.text},
             {"experiment", f.experiment}, {"evidence", evidence}, {"cost", cost},
             {"gain_ms", f.gain_ms ? json(*f.gain_ms) : json(nullptr)}, {"fix", f.fix}, {"guide", f.guide},
-            {"launches", f.launches}};
+            {"launches", f.launches}, {"see_also", f.see_also}};
 }
 
 json kernel_json(const KernelSummary &k, int rank) {
@@ -52,6 +55,26 @@ std::string fmt(const char *format, double v) {
     return buf;
 }
 
+// ", measured now: stride_copy {"strides":[1,4]} in 0.41 s" for a cost measured on the spot.
+std::string measured_text(const json &cost) {
+    if (!cost.contains("measured")) return "";
+    const json &m = cost["measured"];
+    return "; measured now: " + m.value("experiment", "") + " " + m.value("parameters", json::object()).dump() + " in " +
+           fmt("%.2f", m.value("seconds", 0.0)) + " s";
+}
+
+// Where the costs came from: the run document, or the experiments measured now.
+std::string costs_from(const json &lab) {
+    if (lab["run"].is_null()) return "none (" + lab.value("missing", "") + ")";
+    std::string out = lab["run"].get<std::string>();
+    const json measured = lab.value("measured", json::array());
+    if (measured.empty()) return out;
+    out += " on this GPU:";
+    for (const auto &m : measured)
+        out += " " + m.value("experiment", "") + " (" + fmt("%.2f", m.value("seconds", 0.0)) + " s)";
+    return out;
+}
+
 void print_findings(std::ostringstream &o, const json &findings) {
     for (const auto &f : findings) {
         o << "   - " << f["title"].get<std::string>() << ": " << f["text"].get<std::string>();
@@ -61,11 +84,14 @@ void print_findings(std::ostringstream &o, const json &findings) {
         for (const auto &[k, v] : f["evidence"].items()) ev += (ev.empty() ? "" : ", ") + k + " " + fmt("%.4g", v.get<double>());
         o << "     evidence: " << ev << "\n";
         if (f["cost"]["found"].get<bool>())
-            o << "     cost: " << f["cost"]["text"].get<std::string>() << " (" << f["cost"]["source"].get<std::string>() << ")\n";
+            o << "     cost: " << f["cost"]["text"].get<std::string>() << " (" << f["cost"]["source"].get<std::string>()
+              << measured_text(f["cost"]) << ")\n";
         else
             o << "     cost: not measured on this GPU: " << f["cost"]["missing"].get<std::string>() << "\n";
         if (!f["gain_ms"].is_null()) o << "     estimated gain: up to " << fmt("%.3g", f["gain_ms"].get<double>()) << " ms\n";
-        o << "     demonstrated by: gmlab run " << f["experiment"].get<std::string>() << "\n";
+        o << "     demonstrated by: gmlab run " << f["experiment"].get<std::string>();
+        for (const auto &e : f.value("see_also", json::array())) o << ", gmlab run " << e.get<std::string>();
+        o << "\n";
         o << "     fix: " << f["fix"].get<std::string>() << "\n";
     }
 }
@@ -81,9 +107,7 @@ std::string explanation_text(const json &doc) {
     o << "GPU: " << doc["device"].value("name", "unknown") << "; program exit status " << prog["exit_status"].get<int>();
     if (prog.value("signal", 0)) o << " (signal " << prog["signal"].get<int>() << ")";
     o << "; " << prog["processes"].get<int>() << " CUDA process(es)\n";
-    o << "costs from: " << (doc["lab"]["run"].is_null() ? "none (" + doc["lab"].value("missing", "") + ")"
-                                                        : doc["lab"]["run"].get<std::string>())
-      << "\n";
+    o << "costs from: " << costs_from(doc["lab"]) << "\n";
     o << "time: trace " << fmt("%.2f", doc["passes"]["trace"]["seconds"].get<double>()) << " s, counters "
       << fmt("%.2f", doc["passes"]["counters"]["seconds"].get<double>()) << " s\n\n";
     o << "Kernels by total time (" << doc["kernels_total"].get<int>() << " kernels, "

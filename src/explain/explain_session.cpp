@@ -47,6 +47,8 @@ std::string validate(const Options &o) {
         } catch (const std::regex_error &e) {
             return "--kernel-regex " + o.kernel_regex + ": not a regular expression (" + e.what() + ")";
         }
+    if (o.measure < kMeasureNever || o.measure > kMeasureAlways)
+        return "measure " + std::to_string(o.measure) + ": must be 0 (never), 1 (where no run document is found) or 2 (always)";
     if (o.passes != 1 && o.passes != 2) return "--passes " + std::to_string(o.passes) + ": must be 1 or 2";
     if (o.argv.empty() && o.from_records.empty()) return "no program given: gmlab explain [options] -- PROGRAM [ARGS...]";
     return "";

@@ -8,11 +8,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "explain/measure_now.hpp"
 #include "explain/program_launch.hpp"
 #include "explain/trace_records.hpp"
 #include "explain/trace_summary.hpp"
 
 namespace gmexplain {
+
+// --measure: when the costs are measured on the spot (docs/explain.md, "Costs measured on the spot").
+enum MeasureMode {
+    kMeasureNever = 0,       // --no-measure: costs only from a run document
+    kMeasureWhereNoRun = 1,  // the default: where no run document of this GPU model is found (never with --from-records)
+    kMeasureAlways = 2,      // --measure: always, even where a run document exists
+};
 
 struct Options {
     std::vector<std::string> argv;     // the program and its arguments
@@ -29,6 +37,8 @@ struct Options {
     std::string injection;             // the injection library ("" : found beside the executable)
     std::string records_dir;           // --records: keep the passes' records here
     std::string from_records;          // --from-records: explain records kept earlier, run nothing
+    int measure = kMeasureWhereNoRun;  // --measure, --no-measure
+    Measurer measurer;                 // runs the measurements (empty: measure_with_libgmlab; tests give their own)
 };
 
 // Exit codes of gmlab explain beside gmlab's own (README, "Exit codes").

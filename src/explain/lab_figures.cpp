@@ -98,7 +98,7 @@ std::optional<LabRun> find_lab_run(const std::string &explicit_path, const std::
             *why = explicit_path + " was measured on " + device_of(*doc) + ", not on this program's GPU (" + gpu_name + ")";
             return std::nullopt;
         }
-        return LabRun{*doc, explicit_path, gpu_name};
+        return LabRun{*doc, explicit_path, gpu_name, false, {}};
     }
     std::optional<LabRun> newest;
     double newest_time = -1;
@@ -116,7 +116,7 @@ std::optional<LabRun> find_lab_run(const std::string &explicit_path, const std::
             auto doc = read_json(path);
             if (!doc || device_of(*doc) != gpu_name || !doc->contains("results")) continue;
             newest_time = double(st.st_mtime);
-            newest = LabRun{*doc, path, gpu_name};
+            newest = LabRun{*doc, path, gpu_name, false, {}};
         }
         closedir(dir);
     }
@@ -132,7 +132,27 @@ std::optional<double> lab_summary(const LabRun &run, const std::string &experime
     return at_path((*r)["summary"], figure);
 }
 
+namespace {
+
+Cost read_cost(const LabRun &run, const CostSpec &spec, const Lookup &figures);
+
+}  // namespace
+
 Cost look_up_cost(const LabRun &run, const CostSpec &spec, const Lookup &figures) {
+    Cost c = read_cost(run, spec, figures);
+    c.from = run.path;
+    if (run.measured) {
+        auto m = run.measurements.find(spec.experiment);
+        if (m != run.measurements.end()) c.measurement = m->second;
+        if (!c.found && m == run.measurements.end())
+            c.missing = spec.experiment + " was not measured now (see the notes)";
+    }
+    return c;
+}
+
+namespace {
+
+Cost read_cost(const LabRun &run, const CostSpec &spec, const Lookup &figures) {
     Cost c;
     const json *r = result_of(run.doc, spec.experiment);
     if (!r) {
@@ -183,5 +203,7 @@ Cost look_up_cost(const LabRun &run, const CostSpec &spec, const Lookup &figures
     c.source = spec.experiment + " / " + spec.series;
     return c;
 }
+
+}  // namespace
 
 }  // namespace gmexplain

@@ -4,8 +4,10 @@
 // no run of this GPU model is found the finding says so and prints no gain.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -16,7 +18,14 @@ namespace gmexplain {
 struct LabRun {
     nlohmann::json doc;
     std::string path, device_name;
+    // Results measured on the spot rather than read from a run document:
+    // experiment -> {"parameters", "seconds", "measured_at"}.
+    bool measured = false;
+    std::map<std::string, nlohmann::json> measurements;
 };
+
+// What `LabRun::path` reads for results measured on the spot.
+constexpr const char *kMeasuredNow = "measured now";
 
 // The run to read: `explicit_path` if given (its GPU model must match), else
 // the newest run of `gpu_name` among $XDG_STATE_HOME/gmlab/runs (or
@@ -31,6 +40,13 @@ struct CostSpec {
     std::string series, value;      // series name, and the point's value path (dots: "values.us_per_call")
     std::string at, baseline;       // expressions for the x of the point, and of the baseline point ("" : none)
     std::string text;               // how the finding prints it
+    // How to measure it on the spot (gmlab explain --measure): parameters over
+    // the experiment's --quick ones; `points` names the list parameter that
+    // receives the x of `at` and `baseline`, `range` the two size parameters
+    // (smallest, largest) both set to `at` (docs/explain.md, "Costs measured on the spot").
+    nlohmann::json measure_params = nlohmann::json::object();
+    std::string measure_points;
+    std::vector<std::string> measure_range;
 };
 
 struct Cost {
@@ -39,6 +55,8 @@ struct Cost {
     double at_x = 0, baseline_x = 0;
     std::string source;             // "stride_copy / guide, 4-byte words" : where it was read
     std::string missing;            // why not found
+    std::string from;               // the run document's path, or kMeasuredNow
+    nlohmann::json measurement;     // measured now: experiment, parameters, seconds, measured_at (else null)
 };
 
 Cost look_up_cost(const LabRun &run, const CostSpec &spec, const Lookup &figures);

@@ -1,5 +1,7 @@
 #include "explain/rule_book.hpp"
 
+#include "explain/measure_now.hpp"
+
 #include <dirent.h>
 
 #include <algorithm>
@@ -35,6 +37,26 @@ void check_expression(const std::string &text, const std::string &origin, const 
     }
 }
 
+// The optional "measure" object of a cost: how to measure it on the spot.
+void parse_measure(const json &cost, CostSpec &spec, const std::string &origin) {
+    if (!cost.contains("measure")) return;
+    const json &m = cost["measure"];
+    const std::string where = origin + ": measure";
+    if (!m.is_object()) throw std::invalid_argument(where + " must be an object");
+    if (m.contains("params")) {
+        if (!m["params"].is_object()) throw std::invalid_argument(where + ": params must be an object");
+        spec.measure_params = m["params"];
+    }
+    spec.measure_points = need_string(m, "points", where, false);
+    if (!spec.measure_points.empty() && spec.at.empty())
+        throw std::invalid_argument(where + ": points needs a cost read at a point (\"at\")");
+    if (m.contains("range")) {
+        if (!m["range"].is_array() || m["range"].size() != 2 || spec.at.empty())
+            throw std::invalid_argument(where + ": range must name two size parameters, and the cost must have \"at\"");
+        for (const auto &n : m["range"]) spec.measure_range.push_back(n.get<std::string>());
+    }
+}
+
 }  // namespace
 
 Rule parse_rule(const json &j, const std::string &origin) {
@@ -63,6 +85,11 @@ Rule parse_rule(const json &j, const std::string &origin) {
     r.cost.at = need_string(c, "at", corigin, r.cost.summary.empty());
     r.cost.baseline = need_string(c, "baseline", corigin, false);
     r.cost_text = need_string(c, "text", corigin);
+    parse_measure(c, r.cost, corigin);
+    if (j.contains("see_also")) {
+        if (!j["see_also"].is_array()) throw std::invalid_argument(origin + ": field \"see_also\" must be a list of experiment names");
+        for (const auto &e : j["see_also"]) r.see_also.push_back(e.get<std::string>());
+    }
     check_expression(r.when, origin, "when");
     check_expression(r.gain, origin, "gain");
     check_expression(r.cost.at, origin, "cost.at");
@@ -195,6 +222,7 @@ Finding make_finding(const Rule &rule, Figures &figures, const LabRun *lab, cons
     f.experiment = rule.experiment;
     f.fix = rule.fix;
     f.guide = rule.guide;
+    f.see_also = rule.see_also;
     for (const auto &e : rule.evidence)
         if (const auto v = figures.get(e)) f.evidence.emplace_back(e, *v);
     if (lab) f.cost = look_up_cost(*lab, rule.cost, figures.lookup());
@@ -207,6 +235,8 @@ Finding make_finding(const Rule &rule, Figures &figures, const LabRun *lab, cons
         f.cost_text = fill_template(rule.cost_text, figures.lookup());
         f.gain_ms = evaluate(rule.gain, figures.lookup());
         if (f.gain_ms && *f.gain_ms < 0) f.gain_ms = 0.0;
+    } else {
+        f.measure = measurement_request(rule.cost, figures.lookup());
     }
     f.text = fill_template(rule.finding, figures.lookup());
     return f;

@@ -23,6 +23,7 @@ struct Rule {
     std::string id, scope;  // scope: "kernel" (counters of one kernel) or "run" (the trace of the whole program)
     std::string title, when, finding, experiment, fix, guide;
     std::vector<std::string> evidence;  // figures printed with their values
+    std::vector<std::string> see_also;  // other experiments that demonstrate the pattern (not costed)
     CostSpec cost;
     std::string cost_text;              // how the cost prints ({cost}, {cost_pct}, {cost_at}, {cost_baseline})
     std::string gain;                   // expression: the time a fix saves, in ms, from the figures and {cost}
@@ -48,6 +49,11 @@ struct Finding {
     std::string cost_text;
     std::optional<double> gain_ms;
     std::string launches;  // kernel findings: "2 of 4 counted launches"
+    std::vector<std::string> see_also;
+    // Without a cost: what to measure to get it ({"experiment", "parameters"}, the
+    // parameters without the experiment's --quick ones; null where the point
+    // to read needs a figure that was not counted).
+    nlohmann::json measure;
 };
 
 // Figures of one subject (a kernel or the run), with the derived ones of the

@@ -93,7 +93,7 @@ void add_record(PassRecords &out, const std::string &line, int pid) {
     else if (type == "memset") add_copy(out, j, true);
     else if (type == "memory")
         out.memory.push_back({str(j, "op"), str(j, "memory"), num<std::uint64_t>(j, "bytes"), num<std::uint64_t>(j, "time"),
-                              num<int>(j, "pool") != 0});
+                              num<int>(j, "pool") != 0, num<std::uint64_t>(j, "address"), num<int>(j, "device")});
     else if (type == "um")
         out.unified_memory.push_back({str(j, "counter"), num<std::uint64_t>(j, "value"), num<std::uint64_t>(j, "start"),
                                       num<std::uint64_t>(j, "end")});

@@ -31,6 +31,8 @@ struct MemoryRecord {
     std::string op, memory;  // alloc/free; device, pinned, managed, ...
     std::uint64_t bytes = 0, time = 0;
     bool pool = false;
+    std::uint64_t address = 0;  // matches a free to its allocation
+    int device = 0;
 };
 
 struct UnifiedMemoryRecord {

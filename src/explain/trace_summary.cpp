@@ -45,6 +45,7 @@ std::vector<KernelSummary> summarize_kernels(const PassRecords &trace) {
         }
         ++s.launches;
         if (k.graph) ++s.graph_launches;
+        if (k.start != 0 && k.end > k.start && (s.first_start == 0 || k.start < s.first_start)) s.first_start = k.start;
         s.total_ms += us / 1e3;
         s.min_us = std::min(s.min_us, us);
         all_ms += us / 1e3;
@@ -195,6 +196,32 @@ std::map<std::string, double> run_figures(const PassRecords &trace) {
     f["gpu_busy_ms"] = f["kernel_ms"] + f["copy_ms"] - f["copy_kernel_overlap_ms"];
     add_allocation_figures(trace, f);
     add_unified_memory_figures(trace, f);
+    return f;
+}
+
+std::map<std::string, double> kernel_memory_figures(const PassRecords &trace, const KernelSummary &kernel) {
+    std::map<std::string, double> f;
+    std::uint64_t l2 = 0;
+    for (const auto &d : trace.devices)
+        if (d.id == kernel.device) l2 = d.l2_bytes;
+    if (kernel.first_start == 0 || l2 == 0) return f;
+    std::vector<const MemoryRecord *> before;
+    for (const auto &m : trace.memory)
+        if (m.memory == "device" && m.device == kernel.device && m.time < kernel.first_start) before.push_back(&m);
+    std::stable_sort(before.begin(), before.end(), [](const MemoryRecord *a, const MemoryRecord *b) { return a->time < b->time; });
+    std::map<std::uint64_t, std::uint64_t> live;  // address -> bytes
+    for (const auto *m : before) {
+        if (m->op == "alloc") live[m->address] = m->bytes;
+        else if (m->op == "free") live.erase(m->address);
+    }
+    double total = 0, fitting = 0;
+    for (const auto &[address, bytes] : live) {
+        total += double(bytes);
+        if (bytes <= l2) fitting = std::max(fitting, double(bytes));
+    }
+    f["live_device_bytes"] = total;
+    f["largest_fitting_alloc_bytes"] = fitting;
+    f["l2_bytes"] = double(l2);
     return f;
 }
 

@@ -18,6 +18,7 @@ struct KernelSummary {
     double total_ms = 0, mean_us = 0, min_us = 0, share_of_gpu_time = 0;
     std::int64_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};  // of the first launch
     int registers = 0, static_shared = 0, dynamic_shared = 0, local_per_thread = 0, device = 0;
+    std::uint64_t first_start = 0;  // the first traced launch's start (0: none was traced)
 };
 
 // Every kernel, longest total time first.
@@ -30,6 +31,13 @@ std::vector<KernelSummary> summarize_kernels(const PassRecords &trace);
 // um_gpu_page_faults, um_bytes_htod, um_cpu_page_faults, fault_kernel_ms,
 // kernel_ms, gpu_span_ms, gpu_busy_ms.
 std::map<std::string, double> run_figures(const PassRecords &trace);
+
+// The device memory a kernel could touch, from the allocations live at its
+// first traced launch (on its device): live_device_bytes (their sum: the most
+// one launch needs to read once), largest_fitting_alloc_bytes (the largest of
+// them no larger than L2, 0 if none), and l2_bytes (the device's L2). Empty
+// when the launch was not traced or the device's L2 is unknown.
+std::map<std::string, double> kernel_memory_figures(const PassRecords &trace, const KernelSummary &kernel);
 
 // Bytes below which a host transfer counts as small (transfer_batching's 4 KiB
 // and 64 KiB copies are both below it).

@@ -25,7 +25,7 @@ TEST(ExplainRules, EveryPatternOfTheIssueHasARule) {
     for (const auto &r : book.rules) ids.insert(r.id);
     for (const char *id : {"uncoalesced_global", "misaligned_global", "shared_bank_conflicts", "local_memory_spills",
                            "dram_below_attainable", "pageable_transfers", "small_transfers", "copies_not_overlapped",
-                           "unified_memory_faults", "allocation_in_loop"})
+                           "unified_memory_faults", "allocation_in_loop", "l2_evicted_reuse"})
         EXPECT_TRUE(ids.count(id)) << id;
 }
 
@@ -34,7 +34,7 @@ TEST(ExplainRules, KernelRulesAskForTheirCounters) {
     for (const char *m : {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
                           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
                           "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "dram__bytes_read.sum",
-                          "sm__sass_data_bytes_mem_global_op_ld.sum"})
+                          "sm__sass_data_bytes_mem_global_op_ld.sum", "lts__t_sectors_lookup_hit.sum"})
         EXPECT_NE(std::find(metrics.begin(), metrics.end(), m), metrics.end()) << m;
     for (const auto &m : metrics) EXPECT_NE(m.find("__"), std::string::npos) << m;
 }

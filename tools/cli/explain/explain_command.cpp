@@ -38,6 +38,11 @@ CLI::App *add_explain_command(CLI::App &app, ExplainOptions &o) {
     e->add_option("--lab-run", o.lab_run,
                   "the gmlab run document (gmlab run --json) of this GPU model the costs are read from "
                   "(default: the newest one in $XDG_STATE_HOME/gmlab/runs or GMLAB_RUNS_DIR)");
+    e->add_flag("--measure", o.measure_always,
+                "measure the costs now: run the experiments the findings name (at small sizes) through libgmlab on this "
+                "GPU, even where a run document exists (by default they are measured only where none of this GPU model "
+                "is found)");
+    e->add_flag("--no-measure", o.measure_never, "never measure costs on the spot: read them from a run document only");
     e->add_option("--rules", o.rules_dir, "a folder of rule files to use instead of the built-in ones");
     e->add_option("--records", o.records_dir, "keep the passes' records in this folder");
     e->add_option("--from-records", o.from_records, "explain records kept with --records; runs nothing");
@@ -62,6 +67,12 @@ int cmd_explain(const ExplainOptions &o) {
     if (!o.rules_dir.empty()) opt.rules_dir = o.rules_dir.c_str();
     if (!o.records_dir.empty()) opt.records_dir = o.records_dir.c_str();
     if (!o.from_records.empty()) opt.from_records = o.from_records.c_str();
+    if (o.measure_always && o.measure_never) {
+        std::cerr << "gmlab explain: --measure and --no-measure contradict each other\n";
+        return 2;
+    }
+    if (o.measure_always) opt.measure = 2;
+    if (o.measure_never) opt.measure = 0;
     gm_explain *e = nullptr;
     const int code = gm_explain_run(&opt, &e);
     const std::string message = gm_explain_message(e), json = gm_explain_json(e), text = gm_explain_text(e);

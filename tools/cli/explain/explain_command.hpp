@@ -17,6 +17,7 @@ struct ExplainOptions {
     std::string kernel_regex, replay = "kernel", counters = "on", json_file, html_file, lab_run, rules_dir, records_dir,
                                                                          from_records;
     unsigned long long launch_skip = 0, launch_count = 1;
+    bool measure_always = false, measure_never = false;  // --measure, --no-measure
 };
 
 // Registers `explain` on app; returns the subcommand.

@@ -52,7 +52,9 @@ void add_finding(std::string &body, json &charts, const json &lab, const json &f
     for (const auto &[k, v] : f["evidence"].items()) ev += (ev.empty() ? "" : ", ") + k + " " + number(v.get<double>());
     body += escape_html(ev) + "</p>";
     if (f["cost"].value("found", false))
-        body += "<p>cost on this GPU: " + escape_html(f["cost"].value("text", "")) + " (" + escape_html(f["cost"].value("source", "")) + ")</p>";
+        body += "<p>cost on this GPU: " + escape_html(f["cost"].value("text", "")) + " (" + escape_html(f["cost"].value("source", "")) +
+                (f["cost"].contains("measured") ? ", measured now in " + number(f["cost"]["measured"].value("seconds", 0.0)) + " s" : "") +
+                ")</p>";
     else
         body += "<p>cost: not measured on this GPU: " + escape_html(f["cost"].value("missing", "")) + "</p>";
     if (f.contains("gain_ms") && !f["gain_ms"].is_null()) body += "<p>estimated gain: up to " + number(f["gain_ms"].get<double>()) + " ms</p>";
@@ -70,7 +72,9 @@ void add_finding(std::string &body, json &charts, const json &lab, const json &f
 std::string explanation_html(const json &doc) {
     if (!gmreport::html_available()) throw std::runtime_error("this build of gmlab has no Chart.js to inline: --html is not available");
     json lab;
-    if (doc["lab"].contains("run") && doc["lab"]["run"].is_string()) {
+    if (doc["lab"].contains("results")) {  // costs measured on the spot: their results are in the document
+        lab = {{"results", doc["lab"]["results"]}};
+    } else if (doc["lab"].contains("run") && doc["lab"]["run"].is_string()) {
         std::ifstream in(doc["lab"]["run"].get<std::string>());
         if (in) lab = json::parse(in, nullptr, false);
     }
