@@ -265,15 +265,11 @@ void run_capabilities(ContextState &ctx, Result &out) {
     integer_check(std::uint16_t{}, "16-bit unsigned as normalized float", 65535.0);
     integer_check(std::int16_t{}, "16-bit signed as normalized float", 32767.0);
 
-    Series s;
-    s.name = "capability checks";
-    s.variant = "capabilities";
-    s.x_name = "check";
-    s.x_unit = "index";
+    // Quantity: an error relative to the host model, dimensionless.
+    Series s = declared_series("capability checks", "capabilities", "check", "index", Quantity::Ratio);
     s.y_field = "max_abs_error";
     s.y_name = "largest difference from the host model";
     s.y_unit = "";
-    s.quantity = Quantity::Ratio;  // an error relative to the host model, dimensionless
     nlohmann::json names = nlohmann::json::object();
     for (std::size_t i = 0; i < caps.size(); ++i) {
         Point p;
