@@ -63,6 +63,14 @@ std::string measured_text(const json &cost) {
            fmt("%.2f", m.value("seconds", 0.0)) + " s";
 }
 
+// "     to measure it: stride_copy {...}" for a cost without a figure.
+std::string to_measure_text(const json &cost) {
+    if (!cost.contains("measure") || !cost["measure"].is_object()) return "";
+    const json &m = cost["measure"];
+    return "     to measure it on this GPU: gmlab explain --measure (runs " + m.value("experiment", "") + " " +
+           m.value("parameters", json::object()).dump() + " over its --quick parameters)\n";
+}
+
 // Where the costs came from: the run document, or the experiments measured now.
 std::string costs_from(const json &lab) {
     if (lab["run"].is_null()) return "none (" + lab.value("missing", "") + ")";
@@ -87,7 +95,8 @@ void print_findings(std::ostringstream &o, const json &findings) {
             o << "     cost: " << f["cost"]["text"].get<std::string>() << " (" << f["cost"]["source"].get<std::string>()
               << measured_text(f["cost"]) << ")\n";
         else
-            o << "     cost: not measured on this GPU: " << f["cost"]["missing"].get<std::string>() << "\n";
+            o << "     cost: not measured on this GPU: " << f["cost"]["missing"].get<std::string>() << "\n"
+              << to_measure_text(f["cost"]);
         if (!f["gain_ms"].is_null()) o << "     estimated gain: up to " << fmt("%.3g", f["gain_ms"].get<double>()) << " ms\n";
         o << "     demonstrated by: gmlab run " << f["experiment"].get<std::string>();
         for (const auto &e : f.value("see_also", json::array())) o << ", gmlab run " << e.get<std::string>();

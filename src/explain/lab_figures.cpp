@@ -122,7 +122,7 @@ std::optional<LabRun> find_lab_run(const std::string &explicit_path, const std::
     }
     if (!newest)
         *why = "no gmlab run of " + gpu_name + " in " + (searched.empty() ? std::string("(no folder)") : searched) +
-               ": run `gmlab run --json FILE` once on this GPU and pass --lab-run FILE";
+               ": run `gmlab run --json FILE` once on this GPU and pass --lab-run FILE, or explain with --measure";
     return newest;
 }
 
