@@ -1,6 +1,8 @@
 // gmlab check's judge on recorded figures: the node rule (median absolute
 // deviation with three or more GPUs, pairwise with two), distributions, the
 // theoretical fraction, NVML health, exit codes, and the Prometheus text.
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -212,6 +214,49 @@ TEST(CheckJudge, SlowPeerLinkNamesBothGpus) {
     EXPECT_EQ(v["gpus"][2]["verdict"], "degraded");
     EXPECT_EQ(reasons(v).size(), 1u);  // the link, named once
     EXPECT_NEAR(v["peer"][0]["fraction_of_theoretical"].get<double>(), 0.8, 1e-9);
+}
+
+// Two GPUs, one slowed by another program on it: its copies to the other
+// GPU fall too, and the link is named on the slowed GPU alone.
+TEST(CheckJudge, SlowLinkOfAFallenGpuIsNamedOnItAlone) {
+    json n = node({gpu(0), gpu(1, 1.0, 0.2)});
+    n["peer"]["pairs"] = {{{"src", 0}, {"dst", 1}, {"copy_gbs", 370.0}, {"theoretical_gbs", 450.0}},
+                          {{"src", 1}, {"dst", 0}, {"copy_gbs", 330.0}, {"theoretical_gbs", 450.0}}};
+    const json v = judge(n, json(), json());
+    EXPECT_EQ(v["node"]["exit_code"], kDegraded);
+    EXPECT_EQ(v["gpus"][0]["verdict"], "healthy");
+    EXPECT_EQ(v["gpus"][1]["verdict"], "degraded");
+    bool link_named = false;
+    for (const json &r : v["gpus"][1]["reasons"])
+        link_named |= r["text"].get<std::string>().find("link 1->0") != std::string::npos;
+    EXPECT_TRUE(link_named);
+    // With both GPUs' own figures intact, the same link is named on both.
+    n["gpus"][1] = gpu(1);
+    const json both = judge(n, json(), json());
+    EXPECT_EQ(both["gpus"][0]["verdict"], "degraded");
+    EXPECT_EQ(both["gpus"][1]["verdict"], "degraded");
+}
+
+// Figures recorded by gmlab check on two H200s of one host (NV18), idle and
+// with bench/gpu_load.cu streaming memory on GPU 1 (scripts/multi-gpu.sh).
+json recorded(const std::string &name) {
+    std::ifstream in(std::string(GM_SOURCE_DIR) + "/tests/cli/data/nvidia-h200-x2-check-" + name + ".figures.json");
+    return json::parse(in);
+}
+
+TEST(CheckJudge, RecordedNodeWithALoadedGpuNamesThatGpuAlone) {
+    const json idle = judge(recorded("clean-1"), json(), json());
+    EXPECT_EQ(idle["node"]["exit_code"], kHealthy) << idle["node"].dump();
+    for (const char *run : {"load-1", "load-2"}) {
+        const json v = judge(recorded(run), json(), json());
+        EXPECT_EQ(v["node"]["exit_code"], kDegraded) << run;
+        EXPECT_EQ(v["gpus"][0]["verdict"], "healthy") << run << ": " << v["gpus"][0]["reasons"].dump();
+        EXPECT_EQ(v["gpus"][1]["verdict"], "degraded") << run;
+        bool dram_named = false;
+        for (const json &r : v["gpus"][1]["reasons"])
+            dram_named |= r["text"].get<std::string>().find("dram_sustained_gbs") != std::string::npos;
+        EXPECT_TRUE(dram_named) << run;
+    }
 }
 
 TEST(CheckJudge, MalformedFiguresAreRefused) {

@@ -225,6 +225,25 @@ json judge_gpu(const json &gpu, std::size_t self, const json &all_gpus, const js
     return v;
 }
 
+// A slow link is named on both its GPUs, unless one of them already fell on
+// its own figures (memory shared with another program, a throttled GPU): a
+// copy to or from that GPU is slow because of it, so the link is named on
+// that GPU alone and the other, whose own figures held, stays healthy.
+void name_slow_link(json &gpu_verdicts, const json &src, const json &dst, const std::string &text) {
+    std::vector<json *> ends, fallen;
+    for (json &g : gpu_verdicts)
+        if (g["ordinal"] == src || g["ordinal"] == dst) {
+            ends.push_back(&g);
+            if (g.value("verdict", "healthy") != "healthy") fallen.push_back(&g);
+        }
+    if (fallen.size() == 1) {
+        add_reason(*fallen.front(), "degraded", text + ", on GPU " + (*fallen.front())["ordinal"].dump() +
+                                                   " alone: its own figures fell");
+        return;
+    }
+    for (json *g : ends) add_reason(*g, "degraded", text);
+}
+
 // Peer pairs: each ordered pair against the node's other pairs and against its link's theoretical figure.
 json judge_peer(const json &figures, json &gpu_verdicts) {
     json out = json::array();
@@ -245,8 +264,7 @@ json judge_peer(const json &figures, json &gpu_verdicts) {
             const std::string text = "link " + p["src"].dump() + "->" + p["dst"].dump() + ": peer copy " + num(value) + " GB/s, " +
                                      pct(pj["node"]["shortfall"].get<double>()) + " short of the node's pairs (" +
                                      num(pj["node"]["reference"].get<double>()) + " GB/s)";
-            for (json &g : gpu_verdicts)
-                if (g["ordinal"] == p["src"] || g["ordinal"] == p["dst"]) add_reason(g, "degraded", text);
+            name_slow_link(gpu_verdicts, p["src"], p["dst"], text);
         }
         out.push_back(std::move(pj));
     }
