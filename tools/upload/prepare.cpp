@@ -2,9 +2,8 @@
 // was measured on it; the few fields that identify one particular board or
 // machine are removed here, before anything is shown or sent.
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <random>
 #include <sstream>
 
 #include "document.hpp"
@@ -49,17 +48,19 @@ bool plausible_submission_id(const std::string &s) {
 
 }  // namespace
 
-std::string random_id() {
-    // /dev/urandom first: std::random_device may be a deterministic engine on
-    // some standard libraries, and ids must not be guessable.
-    unsigned char bytes[16];
-    std::ifstream f("/dev/urandom", std::ios::binary);
-    if (!f.read(reinterpret_cast<char *>(bytes), sizeof bytes)) {
-        std::random_device rd;
-        for (auto &b : bytes) b = static_cast<unsigned char>(rd());
+std::string document_id(const json &doc) {
+    // Two 64-bit FNV-1a lanes over the document as it is sent (nlohmann's
+    // dump orders object keys, so the same document always gives the same
+    // text); the second lane mixes in each byte's position.
+    const std::string text = doc.dump();
+    std::uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        a = (a ^ c) * 0x100000001b3ull;
+        b = (b ^ (c + (i & 0xff))) * 0x9e3779b97f4a7c15ull;
     }
     char hex[33];
-    for (int i = 0; i < 16; ++i) std::snprintf(hex + 2 * i, 3, "%02x", bytes[i]);
+    std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(a), static_cast<unsigned long long>(b));
     return std::string(hex, 32);
 }
 
@@ -87,9 +88,9 @@ Prepared prepare(const json &input, const std::string &where) {
             throw gmreport::ReportError(where + ": \"submission_id\" must be 1 to 128 letters, digits, '.', '-' or '_'");
         p.changes.push_back("kept the document's submission_id " + sid.get<std::string>());
     } else {
-        p.doc["submission_id"] = random_id();
+        p.doc["submission_id"] = document_id(p.doc);
         p.changes.push_back("added submission_id " + p.doc["submission_id"].get<std::string>() +
-                            " (random; makes retries of this upload idempotent)");
+                            " (a digest of this document: a retry, or the same run sent again, is stored once)");
     }
     return p;
 }

@@ -26,12 +26,14 @@ struct Prepared {
 // Validates `doc` through the report library (every result checked by
 // libgmlab; throws gmreport::ReportError naming `where`), then removes what
 // identifies a machine rather than a GPU model (device uuid and PCI bus id,
-// directories in the recorded command line) and adds a random submission_id
-// unless the document already carries one.
+// directories in the recorded command line) and adds a submission_id (the
+// document's digest, document_id) unless the document already carries one.
 Prepared prepare(const nlohmann::json &doc, const std::string &where);
 
-// 32 lower-case hex digits from 128 bits of the system's random source.
-std::string random_id();
+// 32 lower-case hex digits, a digest of the document as it is sent: the
+// server stores a submission id once, so the same run sent twice (a retry,
+// or a file contributed again) is stored once.
+std::string document_id(const nlohmann::json &doc);
 
 // ---- transport.cpp ----------------------------------------------------------
 
