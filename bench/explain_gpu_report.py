@@ -25,6 +25,7 @@ EXPECTED = {
     'serial_copies': 'copies_not_overlapped',
     'managed_faults': 'unified_memory_faults',
     'malloc_in_loop': 'allocation_in_loop',
+    'l2_eviction': 'l2_evicted_reuse',
 }
 OUTSIDE = ['torch_training_step', 'cupy_rawkernel', 'triton_softmax', 'torch_training_step-p2']
 
