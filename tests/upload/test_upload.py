@@ -194,6 +194,21 @@ with tempfile.TemporaryDirectory() as tmp:
     check("resubmission_same_id", p2.returncode == 0 and all(ids) and ids[0].group(1) == ids[1].group(1) and
           srv.stored["my-run-0001"] == ids[0].group(1) and "none returned" in p2.stdout, p2.stdout)
 
+    # 10b. A document without one gets its digest: the same file sent twice
+    # carries the same submission_id (the server stores it once); another
+    # document another id.
+    srv.reset()
+    upload(run_path, "--server", srv.url, "--spool", spool)
+    upload(run_path, "--server", srv.url, "--spool", spool)
+    other = json.loads(json.dumps(original))
+    other["results"][0]["summary"]["an_other_figure"] = 1.0
+    other_path = os.path.join(tmp, "other.json")
+    with open(other_path, "w") as f:
+        json.dump(other, f)
+    upload(other_path, "--server", srv.url, "--spool", spool)
+    sids = [r["doc"].get("submission_id") for r in srv.requests]
+    check("same_document_same_submission_id", len(sids) == 3 and sids[0] == sids[1] and sids[2] != sids[0], sids)
+
     # 11. --dry-run: nothing sent, the exact document printed, removals named.
     srv.reset()
     p, _ = upload(run_path, "--server", srv.url, "--spool", spool, "--dry-run")
