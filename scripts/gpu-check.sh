@@ -29,6 +29,7 @@ if [ "${GM_SKIP_SANITIZER:-0}" != 1 ]; then
   # stream run; the sweeps skip it to stay quick.
   checks=(
     "memcheck|stream --set array_bytes=8MiB"
+    "memcheck|read_write --set array_bytes=8MiB --no-flush-l2"
     "memcheck|offset_copy --set elements=262144 --no-flush-l2"
     "memcheck|stride_copy --set elements=65536 --no-flush-l2"
     "memcheck|l2_persist --set streaming_bytes=32MiB --set sweep_points=3"

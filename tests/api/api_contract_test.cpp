@@ -126,7 +126,7 @@ TEST(Registry, DescribeGivesTypedParameters) {
     EXPECT_TRUE(found);
     EXPECT_EQ(gm_experiment_describe_json(&text, "nope"), GM_ERROR_UNKNOWN_EXPERIMENT);
     EXPECT_EQ(text, nullptr);
-    EXPECT_NE(std::string(gm_last_error()).find("known: stream, offset_copy, stride_copy"), std::string::npos);
+    EXPECT_NE(std::string(gm_last_error()).find("known: stream, read_write, offset_copy, stride_copy"), std::string::npos);
     EXPECT_EQ(gm_experiment_describe_json(&text, nullptr), GM_ERROR_INVALID_ARGUMENT);
 }
 

@@ -22,7 +22,7 @@ func TestErrorCarriesStatusAndMessage(t *testing.T) {
 func TestMessagesWithColonsSurviveThePanic(t *testing.T) {
 	// The unknown-experiment message holds colons and semicolons of its own.
 	_, err := Describe("nope")
-	requireError(t, err, StatusUnknownExperiment, "unknown experiment 'nope'; known: stream, offset_copy, stride_copy")
+	requireError(t, err, StatusUnknownExperiment, "unknown experiment 'nope'; known: stream, read_write, offset_copy, stride_copy")
 }
 
 func TestPanicsThatAreNotLibraryErrorsGoOn(t *testing.T) {

@@ -4,6 +4,7 @@ and resolve without a device; test_gpu_experiments.py runs them."""
 
 SMALL = {
     "stream": {"array_bytes": "8MiB"},
+    "read_write": {"array_bytes": "8MiB"},
     "offset_copy": {"elements": 262144, "offsets": "0,1,8"},
     "stride_copy": {"elements": 65536, "strides": "1..4", "word_sizes": [4]},
     "l2_persist": {"streaming_bytes": "32MiB", "sweep_points": 3},
