@@ -92,12 +92,15 @@ def _int_option(name, value, lowest):
 
 
 def run(command, kernels=5, kernel_regex=None, launch_skip=0, launch_count=1, passes=1, lab_run=None,
-        gmlab=None, timeout=None):
+        measure=None, gmlab=None, timeout=None):
     """Runs ``gmlab explain`` on ``command`` (a list: the program and its arguments)
     and returns its Explanation. Raises ExplainError when explain stops without
     one (bad input, not a CUDA program), ValueError on bad arguments. ``gmlab``
     is the gmlab executable (default: $GMLAB, else ``gmlab`` on PATH). A program
-    that exits non-zero still gives an explanation, whose exit_code is its status."""
+    that exits non-zero still gives an explanation, whose exit_code is its status.
+    ``measure``: None (default) measures the costs on the spot only where no run
+    document of this GPU model is found, True always (``--measure``), False
+    never (``--no-measure``)."""
     if isinstance(command, str) or not command:
         raise ValueError("command must be a non-empty list: the program and its arguments")
     args = []
@@ -111,6 +114,10 @@ def run(command, kernels=5, kernel_regex=None, launch_skip=0, launch_count=1, pa
         args += ["--kernel-regex", kernel_regex]
     if lab_run:
         args += ["--lab-run", os.fspath(lab_run)]
+    if measure not in (None, True, False):
+        raise ValueError("measure=%r: must be None, True or False" % (measure,))
+    if measure is not None:
+        args += ["--measure" if measure else "--no-measure"]
     exe = gmlab or os.environ.get("GMLAB") or shutil.which("gmlab")
     if not exe:
         raise ExplainError("the gmlab executable was not found (set GMLAB or pass gmlab=)", 26)

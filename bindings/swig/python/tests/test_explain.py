@@ -45,6 +45,7 @@ def test_a_run_document_is_not_an_explanation():
     ({"launch_count": 0}, "launch_count=0"),
     ({"launch_skip": -1}, "launch_skip=-1"),
     ({"passes": 3}, "passes=3"),
+    ({"measure": "yes"}, "measure='yes'"),
 ])
 def test_run_checks_its_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -66,7 +67,7 @@ def test_run_passes_the_options_and_reads_the_document(tmp_path):
     doc_file = tmp_path / "doc.json"
     doc_file.write_text(json.dumps(DOC))
     exe = fake_gmlab(tmp_path, 'echo "$@" > %s\ncp %s "$3"\nexit 3\n' % (args_file, doc_file))
-    e = explain.run(["./prog", "--fixed"], kernels=2, kernel_regex="scale", passes=2, gmlab=exe)
+    e = explain.run(["./prog", "--fixed"], kernels=2, kernel_regex="scale", passes=2, measure=True, gmlab=exe)
     assert e.exit_code == 3
     assert e.rules() == {"uncoalesced_global", "pageable_transfers"}
     args = args_file.read_text().split()
@@ -74,6 +75,7 @@ def test_run_passes_the_options_and_reads_the_document(tmp_path):
     assert args[args.index("--kernels") + 1] == "2"
     assert args[args.index("--passes") + 1] == "2"
     assert args[args.index("--kernel-regex") + 1] == "scale"
+    assert "--measure" in args and "--no-measure" not in args
     assert args[-3:] == ["--", "./prog", "--fixed"]
 
 
