@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-gmcli::EnvLookup env_of(std::map<std::string, std::string> vars) {
+gmcli::EnvLookup config_env_of(std::map<std::string, std::string> vars) {
     return [vars = std::move(vars)](const char *name) -> const char * {
         const auto it = vars.find(name);
         return it == vars.end() ? nullptr : it->second.c_str();
@@ -43,27 +43,27 @@ struct TempDir {
 }  // namespace
 
 TEST(UserConfig, ConfigDirFollowsXdgThenHome) {
-    EXPECT_EQ(gmcli::config_dir(env_of({{"XDG_CONFIG_HOME", "/x/cfg"}, {"HOME", "/home/u"}})), "/x/cfg/gmlab");
+    EXPECT_EQ(gmcli::config_dir(config_env_of({{"XDG_CONFIG_HOME", "/x/cfg"}, {"HOME", "/home/u"}})), "/x/cfg/gmlab");
     // A relative XDG_CONFIG_HOME is ignored, as the specification says.
-    EXPECT_EQ(gmcli::config_dir(env_of({{"XDG_CONFIG_HOME", "rel"}, {"HOME", "/home/u"}})), "/home/u/.config/gmlab");
-    EXPECT_EQ(gmcli::config_dir(env_of({})), "");
+    EXPECT_EQ(gmcli::config_dir(config_env_of({{"XDG_CONFIG_HOME", "rel"}, {"HOME", "/home/u"}})), "/home/u/.config/gmlab");
+    EXPECT_EQ(gmcli::config_dir(config_env_of({})), "");
 }
 
 TEST(UserConfig, ServerComesFromFlagThenEnvironmentThenFile) {
     TempDir t;
     t.write("gmlab/config.json", R"({"server": "https://from-file.example"})");
-    const auto env = env_of({{"XDG_CONFIG_HOME", t.path.string()}, {"GMLAB_SERVER", "http://from-env:8080"}});
+    const auto env = config_env_of({{"XDG_CONFIG_HOME", t.path.string()}, {"GMLAB_SERVER", "http://from-env:8080"}});
     EXPECT_EQ(gmcli::choose_server("https://flag.example", env).url, "https://flag.example");
     EXPECT_EQ(gmcli::choose_server("", env).url, "http://from-env:8080");
     EXPECT_EQ(gmcli::choose_server("", env).source, "GMLAB_SERVER");
-    const auto file_only = env_of({{"XDG_CONFIG_HOME", t.path.string()}});
+    const auto file_only = config_env_of({{"XDG_CONFIG_HOME", t.path.string()}});
     EXPECT_EQ(gmcli::choose_server("", file_only).url, "https://from-file.example");
     EXPECT_EQ(gmcli::choose_server("", file_only).source, (t.path / "gmlab/config.json").string());
 }
 
 TEST(UserConfig, NoServerAnywhereSaysHowToSetOne) {
     TempDir t;
-    const auto env = env_of({{"XDG_CONFIG_HOME", t.path.string()}});
+    const auto env = config_env_of({{"XDG_CONFIG_HOME", t.path.string()}});
     EXPECT_EQ(gmcli::choose_server("", env).url, "");
     const std::string how = gmcli::how_to_set_server(env);
     EXPECT_NE(how.find("--server"), std::string::npos);
@@ -73,7 +73,7 @@ TEST(UserConfig, NoServerAnywhereSaysHowToSetOne) {
 
 TEST(UserConfig, MalformedConfigFilesAreErrors) {
     TempDir t;
-    const auto env = env_of({{"XDG_CONFIG_HOME", t.path.string()}});
+    const auto env = config_env_of({{"XDG_CONFIG_HOME", t.path.string()}});
     for (const char *bad : {"{\"server\": ", "[\"https://x\"]", "{\"server\": 5}", "{\"sever\": \"https://x\"}"}) {
         t.write("gmlab/config.json", bad);
         EXPECT_THROW(gmcli::choose_server("", env), gmcli::ConfigError) << bad;
@@ -84,7 +84,7 @@ TEST(UserConfig, MalformedConfigFilesAreErrors) {
 
 TEST(UserConfig, UnreadableConfigFileIsAnError) {
     TempDir t;
-    const auto env = env_of({{"XDG_CONFIG_HOME", t.path.string()}});
+    const auto env = config_env_of({{"XDG_CONFIG_HOME", t.path.string()}});
     fs::create_directories(t.path / "gmlab/config.json");  // a directory where the file should be
     try {
         gmcli::choose_server("", env);

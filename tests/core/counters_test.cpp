@@ -18,12 +18,12 @@
 namespace gmlab {
 namespace {
 
-struct FakeLoader {
-    explicit FakeLoader(CuptiLoader loader) { set_cupti_loader_for_testing(std::move(loader)); }
-    ~FakeLoader() { set_cupti_loader_for_testing(nullptr); }
+struct CountersFakeLoader {
+    explicit CountersFakeLoader(CuptiLoader loader) { set_cupti_loader_for_testing(std::move(loader)); }
+    ~CountersFakeLoader() { set_cupti_loader_for_testing(nullptr); }
 };
 
-int ok_probe() { return 0; }
+int counters_ok_probe() { return 0; }
 
 CuptiLoad fake_load(const std::string &failing, CUptiResult status, double value = 7) {
     CuptiLoad l;
@@ -33,17 +33,17 @@ CuptiLoad fake_load(const std::string &failing, CUptiResult status, double value
 }
 
 TEST(Counters, MissingLibrarySaysWhichAndHowToFixIt) {
-    FakeLoader fake([] {
+    CountersFakeLoader fake([] {
         CuptiLoad l;
         l.reason = "libcupti (CUDA Profiling Tools Interface) could not be loaded (libcupti.so.13: cannot open shared object file)";
         return l;
     });
     CounterSession s(nullptr, 0);
-    const CounterAvailability &a = s.availability(ok_probe);
+    const CounterAvailability &a = s.availability(counters_ok_probe);
     EXPECT_TRUE(a.checked);
     EXPECT_FALSE(a.available);
     EXPECT_NE(a.reason.find("libcupti"), std::string::npos) << a.reason;
-    EXPECT_THROW(s.count({"dram__bytes_read.sum"}, ok_probe), Error);
+    EXPECT_THROW(s.count({"dram__bytes_read.sum"}, counters_ok_probe), Error);
 }
 
 TEST(Counters, RealLoaderWithAMissingFileNamesTheFile) {
@@ -58,9 +58,9 @@ TEST(Counters, RealLoaderWithAMissingFileNamesTheFile) {
 }
 
 TEST(Counters, NoPermissionExplainsTheDriverSetting) {
-    FakeLoader fake([] { return fake_load("cuptiRangeProfilerEnable", CUPTI_ERROR_INSUFFICIENT_PRIVILEGES); });
+    CountersFakeLoader fake([] { return fake_load("cuptiRangeProfilerEnable", CUPTI_ERROR_INSUFFICIENT_PRIVILEGES); });
     CounterSession s(nullptr, 0);
-    const CounterAvailability &a = s.availability(ok_probe);
+    const CounterAvailability &a = s.availability(counters_ok_probe);
     EXPECT_FALSE(a.available);
     EXPECT_NE(a.reason.find("CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"), std::string::npos) << a.reason;
     EXPECT_NE(a.reason.find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos) << a.reason;
@@ -69,21 +69,21 @@ TEST(Counters, NoPermissionExplainsTheDriverSetting) {
 }
 
 TEST(Counters, AnotherProfilerIsNamed) {
-    FakeLoader fake([] { return fake_load("cuptiProfilerInitialize", CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED); });
+    CountersFakeLoader fake([] { return fake_load("cuptiProfilerInitialize", CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED); });
     CounterSession s(nullptr, 0);
-    EXPECT_NE(s.availability(ok_probe).reason.find("Another profiler"), std::string::npos);
+    EXPECT_NE(s.availability(counters_ok_probe).reason.find("Another profiler"), std::string::npos);
 }
 
 TEST(Counters, UnsupportedArchitectureIsNamed) {
-    FakeLoader fake([] { return fake_load("architecture", CUPTI_SUCCESS); });
+    CountersFakeLoader fake([] { return fake_load("architecture", CUPTI_SUCCESS); });
     CounterSession s(nullptr, 0);
-    const std::string why = s.availability(ok_probe).reason;
+    const std::string why = s.availability(counters_ok_probe).reason;
     EXPECT_NE(why.find("architecture"), std::string::npos) << why;
     EXPECT_NE(why.find("unsupported"), std::string::npos) << why;
 }
 
 TEST(Counters, AFailingProbeLaunchIsNotAvailability) {
-    FakeLoader fake([] { return fake_load("", CUPTI_SUCCESS); });
+    CountersFakeLoader fake([] { return fake_load("", CUPTI_SUCCESS); });
     CounterSession s(nullptr, 0);
     const CounterAvailability &a = s.availability([] { return 2; /* cudaErrorMemoryAllocation */ });
     EXPECT_FALSE(a.available);
@@ -91,10 +91,10 @@ TEST(Counters, AFailingProbeLaunchIsNotAvailability) {
 }
 
 TEST(Counters, CountsThroughTheTableAndRunsEachPassAfterItsPreparation) {
-    FakeLoader fake([] { return fake_load("", CUPTI_SUCCESS, 42); });
+    CountersFakeLoader fake([] { return fake_load("", CUPTI_SUCCESS, 42); });
     CounterSession s(nullptr, 0);
-    ASSERT_TRUE(s.availability(ok_probe).available);
-    EXPECT_EQ(s.availability(ok_probe).chip, "FAKE100");
+    ASSERT_TRUE(s.availability(counters_ok_probe).available);
+    EXPECT_EQ(s.availability(counters_ok_probe).chip, "FAKE100");
     int runs = 0, prepared = 0;
     const double launched_before = s.launch_seconds();
     auto v = s.count({"a.sum", "b.sum"}, [&] {
@@ -113,10 +113,10 @@ TEST(Counters, CountsThroughTheTableAndRunsEachPassAfterItsPreparation) {
 }
 
 TEST(Counters, AnUnknownMetricFailsTheCountNamingTheMetrics) {
-    FakeLoader fake([] { return fake_load("cuptiProfilerHostConfigAddMetrics", CUPTI_ERROR_INVALID_PARAMETER); });
+    CountersFakeLoader fake([] { return fake_load("cuptiProfilerHostConfigAddMetrics", CUPTI_ERROR_INVALID_PARAMETER); });
     CounterSession s(nullptr, 0);
     // The probe's own metric is refused too: not available, with the metric named.
-    const std::string why = s.availability(ok_probe).reason;
+    const std::string why = s.availability(counters_ok_probe).reason;
     EXPECT_NE(why.find("dram__bytes_read.sum"), std::string::npos) << why;
 }
 

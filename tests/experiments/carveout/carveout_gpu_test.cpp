@@ -10,12 +10,12 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char *kSmall = R"({"carveouts": [0, 100], "working_sets_kib": [16, 48, 320], "reads_per_sm": "16MiB"})";
+constexpr const char *kCarveoutSmall = R"({"carveouts": [0, 100], "working_sets_kib": [16, 48, 320], "reads_per_sm": "16MiB"})";
 
 }  // namespace
 
 TEST_F(GpuTest, CarveoutSweepsEveryPreference) {
-    json doc = run("carveout", kSmall);
+    json doc = run("carveout", kCarveoutSmall);
     ASSERT_FALSE(doc.is_null());
     EXPECT_TRUE(doc["verification"]["passed"].get<bool>());
     const auto s = by_variant(doc);
@@ -81,8 +81,8 @@ TEST_F(GpuTest, CarveoutFiftyPercentLeavesItsL1) {
 }
 
 TEST_F(GpuTest, CarveoutLeavesThePreferenceAsFound) {
-    json first = run("carveout", kSmall);
-    json second = run("carveout", kSmall);
+    json first = run("carveout", kCarveoutSmall);
+    json second = run("carveout", kCarveoutSmall);
     ASSERT_FALSE(first.is_null());
     ASSERT_FALSE(second.is_null());
     EXPECT_EQ(first["summary"]["carveout_preference_after"], first["summary"]["carveout_preference_found"]);

@@ -17,15 +17,15 @@ using namespace gmlab;
 
 namespace {
 
-constexpr double KiB = 1024.0, MiB = 1024.0 * 1024.0;
+constexpr double kModelKiB = 1024.0, kModelMiB = 1024.0 * 1024.0;
 
 // An H100-like hierarchy: L1 up to 192 KiB, near L2 up to 24 MiB, far L2 up to
 // 48 MiB, then L2 hits falling as capacity / working set towards DRAM.
 double hierarchy(double ws) {
-    if (ws <= 192 * KiB) return 34;
-    if (ws <= 24 * MiB) return 265;
-    if (ws <= 48 * MiB) return 475;
-    const double hit = 48 * MiB / ws;
+    if (ws <= 192 * kModelKiB) return 34;
+    if (ws <= 24 * kModelMiB) return 265;
+    if (ws <= 48 * kModelMiB) return 475;
+    const double hit = 48 * kModelMiB / ws;
     return hit * 475 + (1 - hit) * 660;
 }
 
@@ -107,19 +107,19 @@ TEST(WorkingSets, BadRangesNameTheParameter) {
 }
 
 TEST(ChaseLevels, FindsEveryLevelOfAHierarchy) {
-    const Curve c = sample(hierarchy, 4 * KiB, 256 * MiB, 3);
+    const Curve c = sample(hierarchy, 4 * kModelKiB, 256 * kModelMiB, 3);
     const ChaseCurve cc = chase_curve(c.sizes, c.latency, 0.10);
     const auto &p = cc.levels.levels;
     ASSERT_GE(p.size(), 3u);
     EXPECT_DOUBLE_EQ(p[0].value, 34);
     EXPECT_DOUBLE_EQ(p[1].value, 265);
     EXPECT_DOUBLE_EQ(p[2].value, 475);
-    EXPECT_DOUBLE_EQ(p[0].begins, 4 * KiB);
+    EXPECT_DOUBLE_EQ(p[0].begins, 4 * kModelKiB);
     // Each capacity is found to within one step (a third of an octave) of the
     // true one: the last size at or below it, or the first past it where a
     // random chase still hits almost every time.
     const double step = std::pow(2.0, 1.0 / 3);
-    const double truth[] = {192 * KiB, 24 * MiB, 48 * MiB};
+    const double truth[] = {192 * kModelKiB, 24 * kModelMiB, 48 * kModelMiB};
     for (int k = 0; k < 3; ++k) {
         EXPECT_GT(p[k].ends, truth[k] / step) << "level " << k;
         EXPECT_LT(p[k].ends, truth[k] * step) << "level " << k;
@@ -132,7 +132,7 @@ TEST(ChaseLevels, FindsEveryLevelOfAHierarchy) {
 }
 
 TEST(ChaseLevels, TolerateNoiseBelowTheStep) {
-    const Curve c = sample(hierarchy, 4 * KiB, 256 * MiB, 3, 0.02);
+    const Curve c = sample(hierarchy, 4 * kModelKiB, 256 * kModelMiB, 3, 0.02);
     const auto &p = chase_curve(c.sizes, c.latency, 0.10).levels.levels;
     ASSERT_GE(p.size(), 3u);
     EXPECT_NEAR(p[0].value, 34, 34 * 0.03);
@@ -142,7 +142,7 @@ TEST(ChaseLevels, TolerateNoiseBelowTheStep) {
 }
 
 TEST(ChaseLevels, AFlatCurveIsOneOpenLevel) {
-    const Curve c = sample([](double) { return 300.0; }, 4 * KiB, 1 * MiB, 3);
+    const Curve c = sample([](double) { return 300.0; }, 4 * kModelKiB, 1 * kModelMiB, 3);
     const auto &p = chase_curve(c.sizes, c.latency, 0.10).levels.levels;
     ASSERT_EQ(p.size(), 1u);
     EXPECT_TRUE(p[0].open_end);
@@ -151,7 +151,7 @@ TEST(ChaseLevels, AFlatCurveIsOneOpenLevel) {
 }
 
 TEST(ChaseLevels, ASteadyRiseHasNone) {
-    const Curve c = sample([](double s) { return 10.0 * std::pow(s / KiB, 0.5); }, 4 * KiB, 64 * MiB, 3);
+    const Curve c = sample([](double s) { return 10.0 * std::pow(s / kModelKiB, 0.5); }, 4 * kModelKiB, 64 * kModelMiB, 3);
     EXPECT_TRUE(chase_curve(c.sizes, c.latency, 0.10).levels.levels.empty());
 }
 
@@ -168,8 +168,8 @@ TEST(ChaseLevels, OneWorkingSetAloneIsNoLevel) {
 }
 
 TEST(CacheLevels, NamedFromBothChases) {
-    const Curve cached = sample(hierarchy, 4 * KiB, 256 * MiB, 3);
-    const Curve bypass = sample([](double s) { return s <= 192 * KiB ? 265.0 : hierarchy(s); }, 4 * KiB, 256 * MiB, 3);
+    const Curve cached = sample(hierarchy, 4 * kModelKiB, 256 * kModelMiB, 3);
+    const Curve bypass = sample([](double s) { return s <= 192 * kModelKiB ? 265.0 : hierarchy(s); }, 4 * kModelKiB, 256 * kModelMiB, 3);
     const auto lv = name_levels(chase_curve(cached.sizes, cached.latency, 0.10), chase_curve(bypass.sizes, bypass.latency, 0.10), 660);
     ASSERT_TRUE(lv.l1);
     EXPECT_DOUBLE_EQ(lv.l1_level.value, 34);
@@ -184,19 +184,19 @@ TEST(CacheLevels, NamedFromBothChases) {
 }
 
 TEST(CacheLevels, OneL2LevelAndNoL1) {
-    auto flat_l2 = [](double s) { return s <= 32 * MiB ? 250.0 : 600.0; };
-    const Curve c = sample(flat_l2, 4 * KiB, 256 * MiB, 3);
+    auto flat_l2 = [](double s) { return s <= 32 * kModelMiB ? 250.0 : 600.0; };
+    const Curve c = sample(flat_l2, 4 * kModelKiB, 256 * kModelMiB, 3);
     const ChaseCurve cc = chase_curve(c.sizes, c.latency, 0.10);
     const auto lv = name_levels(cc, cc, 600);
     EXPECT_FALSE(lv.l1);  // the cached chase starts at L2 latency: no L1 level
     ASSERT_TRUE(lv.l2);
     EXPECT_FALSE(lv.l2_far);  // the 600-cycle level is DRAM, not a cache
-    EXPECT_LE(lv.l2_capacity, 32 * MiB);
+    EXPECT_LE(lv.l2_capacity, 32 * kModelMiB);
     ASSERT_TRUE(lv.dram);
     EXPECT_DOUBLE_EQ(lv.dram_level.value, 600);
     EXPECT_DOUBLE_EQ(lv.dram_level.begins, lv.l2_falls);
     // A sweep that ends inside L2 gives an open capacity: "at least".
-    const Curve short_sweep = sample(flat_l2, 4 * KiB, 16 * MiB, 3);
+    const Curve short_sweep = sample(flat_l2, 4 * kModelKiB, 16 * kModelMiB, 3);
     const ChaseCurve q = chase_curve(short_sweep.sizes, short_sweep.latency, 0.10);
     const auto open = name_levels(q, q, 600);
     EXPECT_TRUE(open.l2_capacity_open);
@@ -234,9 +234,9 @@ TEST(CacheLevels, CommittedH200) {
     EXPECT_GT(lv.l2_far_level.value, 400);
     EXPECT_LT(lv.l2_far_level.value, 460);
     EXPECT_EQ(lv.l2_far_level.begins, 42275840);  // 40.3 MiB
-    EXPECT_EQ(lv.l2_near.ends, 32 * MiB);
+    EXPECT_EQ(lv.l2_near.ends, 32 * kModelMiB);
     EXPECT_EQ(lv.l2_capacity, 53264256);  // 50.8 MiB, of 60 MiB reported
-    EXPECT_EQ(lv.l2_falls, 64 * MiB);
+    EXPECT_EQ(lv.l2_falls, 64 * kModelMiB);
     ASSERT_TRUE(lv.dram);
     EXPECT_NEAR(lv.dram_level.value, 628, 3);
     EXPECT_EQ(lv.dram_level.begins, 84551808);  // 80.6 MiB
@@ -261,7 +261,7 @@ TEST(CacheLevels, CommittedOlderH200AndH100) {
     EXPECT_EQ(h100.l2_capacity, 53264256);
     ASSERT_TRUE(h100.dram);
     EXPECT_NEAR(h100.dram_level.value, 651, 3);
-    EXPECT_EQ(h100.dram_level.begins, 64 * MiB);
+    EXPECT_EQ(h100.dram_level.begins, 64 * kModelMiB);
 }
 
 TEST(LatencyParams, RangesAreChecked) {

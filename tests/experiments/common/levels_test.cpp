@@ -15,7 +15,7 @@ using namespace gmlab;
 
 namespace {
 
-constexpr double KiB = 1024.0, MiB = 1024.0 * 1024.0;
+constexpr double kLevelsKiB = 1024.0, kLevelsMiB = 1024.0 * 1024.0;
 
 std::vector<double> indices(std::size_t n) {
     std::vector<double> x(n);
@@ -168,13 +168,13 @@ TEST(Levels, CommittedH200BypassChase) {
     EXPECT_NEAR(lv.levels[1].value, 447, 3);
     EXPECT_NEAR(lv.levels[2].value, 628, 3);
     EXPECT_GT(lv.levels[1].value / lv.levels[0].value, 1.5);  // near and far are distinct levels
-    EXPECT_EQ(lv.levels[0].ends, 32 * MiB);
+    EXPECT_EQ(lv.levels[0].ends, 32 * kLevelsMiB);
     EXPECT_EQ(lv.levels[1].begins, x[40]);  // 40.3 MiB
     EXPECT_EQ(lv.levels[1].ends, x[41]);    // 50.8 MiB
     ASSERT_EQ(lv.outliers.size(), 1u);
-    EXPECT_EQ(x[lv.outliers[0]], 16 * MiB);
+    EXPECT_EQ(x[lv.outliers[0]], 16 * kLevelsMiB);
     ASSERT_EQ(lv.transitions.size(), 1u);
-    EXPECT_EQ(x[lv.transitions[0]], 64 * MiB);
+    EXPECT_EQ(x[lv.transitions[0]], 64 * kLevelsMiB);
 }
 
 // The ld.ca chase of the same run: L1 at 32 cycles to 203 KiB, 280 to 6.3 MiB,
@@ -188,7 +188,7 @@ TEST(Levels, CommittedH200CachedChase) {
     EXPECT_NEAR(lv.levels[1].value, 280, 2);
     EXPECT_EQ(lv.levels[1].begins, x[19]);  // 322.5 KiB: 256 KiB (141 cycles) is the climb
     EXPECT_NEAR(lv.levels[2].value, 408, 5);
-    EXPECT_EQ(lv.levels[2].begins, 8 * MiB);
+    EXPECT_EQ(lv.levels[2].begins, 8 * kLevelsMiB);
     EXPECT_NEAR(lv.levels[3].value, 615, 5);
     EXPECT_EQ(lv.transitions.size(), 2u);  // 256 KiB and 64 MiB
     EXPECT_EQ(lv.outliers.size(), 0u);

@@ -18,7 +18,7 @@ bool any_note(const json &doc, const std::string &part) {
     return false;
 }
 
-constexpr const char *kSmall = R"({"min_size": "64KiB", "max_size": "1MiB", "points_per_octave": 0.5, "pingpong_pages": [1, 4]})";
+constexpr const char *kManagedSmall = R"({"min_size": "64KiB", "max_size": "1MiB", "points_per_octave": 0.5, "pingpong_pages": [1, 4]})";
 
 }  // namespace
 
@@ -48,7 +48,7 @@ protected:
 };
 
 TEST_F(ManagedMemory, EveryVariantVerifiesAndReportsTheAttributes) {
-    json doc = run("managed_memory", kSmall);
+    json doc = run("managed_memory", kManagedSmall);
     ASSERT_FALSE(doc.is_null());
     for (const char *a : {"concurrent_managed_access", "pageable_memory_access", "direct_managed_mem_access_from_host",
                           "pageable_memory_access_uses_host_page_tables"})
@@ -76,7 +76,7 @@ TEST_F(ManagedMemory, EveryVariantVerifiesAndReportsTheAttributes) {
 }
 
 TEST_F(ManagedMemory, CountersSayWhatEachVariantMigrated) {
-    json doc = run("managed_memory", kSmall);
+    json doc = run("managed_memory", kManagedSmall);
     ASSERT_FALSE(doc.is_null());
     if (!applicable(doc)) return;
     if (doc["summary"]["um_counters_available"].get<double>() == 0) {

@@ -13,8 +13,8 @@ using gmlab::PinnedHostBuffer;
 namespace {
 
 // Turns the failure hook off again whatever the test does.
-struct HookOff {
-    ~HookOff() { PinnedHostBuffer::fail_after_for_testing(-1); }
+struct TransfersHookOff {
+    ~TransfersHookOff() { PinnedHostBuffer::fail_after_for_testing(-1); }
 };
 
 }  // namespace
@@ -26,7 +26,7 @@ TEST_F(GpuTest, PinnedMemoryIsFreedWhenAnExperimentFailsMidway) {
         {"zero_copy", R"({"bytes": "256KiB"})"},
         {"copy_overlap", R"({"bytes": "1MiB", "streams": [1, 2], "iterations": 4})"},
     };
-    HookOff off;
+    TransfersHookOff off;
     ASSERT_EQ(PinnedHostBuffer::live_count(), 0);
     for (const auto &e : small) {
         // The second pinned allocation fails: the first is already held.
