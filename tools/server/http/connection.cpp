@@ -44,7 +44,7 @@ void Connection::drain() {
     if (draining_) return;
     draining_ = true;
     if (phase_ != Phase::Header || buffer_.size() != 0) return;
-    if (!first_request_) return close();
+    if (!first_request_ && !bytes_waiting()) return close();
     const auto soon = Clock::now() + std::chrono::seconds(1);
     if (soon < header_deadline_) {
         header_deadline_ = soon;
@@ -119,7 +119,7 @@ void Connection::read_header() {
     parser_->body_limit(boost::none);
     header_deadline_ = Clock::now() + srv_.limits.header_timeout;
     // Draining already: a request that is not under way is not waited for.
-    if (draining_ && !first_request_ && buffer_.size() == 0) return close();
+    if (draining_ && !first_request_ && buffer_.size() == 0 && !bytes_waiting()) return close();
     arm(header_deadline_);
     http::async_read_header(socket_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t n) {
         self->on_header(ec, n);
@@ -517,6 +517,16 @@ void Connection::drain_input() {
         if (ec || self->drained_ > (4u << 20)) return self->close();
         self->drain_input();
     });
+}
+
+// Whether the client's next request has reached the socket but not yet the
+// parser: a kept-alive connection closed then would reset the client's
+// request (the kernel answers unread bytes with RST), so it is read and
+// answered instead.
+bool Connection::bytes_waiting() {
+    beast::error_code ec;
+    const std::size_t n = socket_.available(ec);
+    return !ec && n > 0;
 }
 
 void Connection::close() {

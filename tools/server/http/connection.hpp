@@ -124,6 +124,7 @@ private:
     bool on_strand_and_wait(Clock::time_point deadline, std::function<void(std::function<void(bool)>)> start);
     void linger();
     void drain_input();
+    bool bytes_waiting();
     void close();
     void release_body();
     static std::string local_address(const tcp::socket &s);
