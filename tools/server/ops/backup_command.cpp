@@ -1,12 +1,15 @@
 #include "ops/backup_command.hpp"
 
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <map>
+#include <utility>
 #include <string>
 
+#include <CLI/CLI.hpp>
+
+#include "command_line.hpp"
 #include "storage/backup.hpp"
 
 namespace gmserver {
@@ -20,55 +23,52 @@ const char *kUsage =
     "  restore  copies a backup FILE into a new database at URL, which must not exist\n"
     "  PostgreSQL: use pg_dump --format=custom --compress=1 and pg_restore (deploy/README.md, \"Backups\")\n";
 
-// --name value pairs among `allowed`; false (with the message printed) otherwise.
-bool parse(int argc, char **argv, const std::initializer_list<const char *> &allowed, std::map<std::string, std::string> *out) {
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "-h" || a == "--help") {
-            std::cout << kUsage;
-            std::exit(0);
-        }
-        bool known = false;
-        for (const char *k : allowed) known = known || a == k;
-        if (!known || i + 1 >= argc) {
-            std::cerr << "gmlab-server " << argv[0] << ": " << (known ? a + " needs a value" : "unknown option " + a) << "\n"
-                      << kUsage;
-            return false;
-        }
-        (*out)[a] = argv[++i];
-    }
-    for (const char *k : allowed)
-        if (!out->count(k)) {
-            std::cerr << "gmlab-server " << argv[0] << ": " << k << " is required\n" << kUsage;
-            return false;
-        }
-    return true;
-}
-
 void print(const char *what, const BackupReport &r, const std::string &where) {
     std::printf("gmlab-server %s: %llu uploads, schema version %d, %llu bytes in %.2f s: %s\n", what,
                 static_cast<unsigned long long>(r.uploads), r.schema_version, static_cast<unsigned long long>(r.bytes),
                 r.seconds, where.c_str());
 }
 
-// The subcommand's flags parsed, its work done, its report printed.
-int run(int argc, char **argv, const char *first, const char *second,
-        BackupReport (*work)(const std::string &, const std::string &), const char *where) {
+// One subcommand: what it does, its two options (both required) and its work.
+struct Subcommand {
+    const char *what;
+    std::pair<const char *, const char *> first, second;  // {option, what its value is}
+    BackupReport (*work)(const std::string &, const std::string &);
+    const char *reported;  // the option whose value the report names
+};
+
+// The options read by CLI11, as the server's own are; the work done and its
+// report printed. Exit 2 on a bad command line (with the usage), 1 when the
+// work fails, 0 otherwise.
+int run(int argc, char **argv, const Subcommand &c) {
+    const std::string program = std::string("gmlab-server ") + argv[0];
+    CLI::App app(c.what, program);
     std::map<std::string, std::string> a;
-    if (!parse(argc, argv, {first, second}, &a)) return 2;
+    for (const auto &[name, text] : {c.first, c.second}) app.add_option(name, a[name], text)->required()->type_name("");
+    if (int rc = parse_command_line(app, argc, argv, program, kUsage); rc >= 0) return rc;
     try {
-        print(argv[0], work(a[first], a[second]), a[where]);
+        print(argv[0], c.work(a[c.first.first], a[c.second.first]), a[c.reported]);
         return 0;
     } catch (const std::exception &e) {
-        std::cerr << "gmlab-server " << argv[0] << ": " << e.what() << "\n";
+        std::cerr << program << ": " << e.what() << "\n";
         return 1;
     }
 }
 
+const char *kPostgres = " PostgreSQL: use pg_dump --format=custom --compress=1 and pg_restore (deploy/README.md, \"Backups\").";
+
 }  // namespace
 
-int backup_command(int argc, char **argv) { return run(argc, argv, "--db", "--to", backup_database, "--to"); }
+int backup_command(int argc, char **argv) {
+    const std::string what = std::string("Copies the database (SQLite: online, while the server runs) into a new file.") + kPostgres;
+    return run(argc, argv, {what.c_str(), {"--db", "the database: a path or sqlite:PATH"}, {"--to", "FILE to write; must not exist"},
+                            backup_database, "--to"});
+}
 
-int restore_command(int argc, char **argv) { return run(argc, argv, "--from", "--db", restore_database, "--db"); }
+int restore_command(int argc, char **argv) {
+    const std::string what = std::string("Copies a backup file into a new database.") + kPostgres;
+    return run(argc, argv, {what.c_str(), {"--from", "FILE written by gmlab-server backup"},
+                            {"--db", "the database to create: a path or sqlite:PATH; must not exist"}, restore_database, "--db"});
+}
 
 }  // namespace gmserver
