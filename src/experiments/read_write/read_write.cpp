@@ -13,6 +13,7 @@
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 #include "core/units.hpp"
+#include "experiments/common/point_checks.hpp"
 #include "experiments/read_write/read_write.cuh"
 #include "shared_kernels/fill_pattern.cuh"
 #include "shared_kernels/pattern.hpp"
@@ -30,15 +31,10 @@ const Figure kDirectionGbs{"{direction}_gbs", "GB/s", Better::Higher,
 const Figure kWriteOverRead{"write_over_read", "ratio", Better::Neither,
                             "the store kernel's DRAM write bandwidth over the read kernel's DRAM read bandwidth"};
 
+// Every direction's series has one point: the DRAM bandwidth at the array's size.
 Series direction_series(const std::string &name, const std::string &variant, std::size_t bytes) {
-    Series s;
-    s.name = name;
-    s.variant = variant;
-    s.x_name = "array size";
-    s.x_unit = "bytes";
-    s.quantity = Quantity::DramBandwidth;
-    s.attributes = {{"array_bytes", bytes}};
-    return s;
+    return declared_series(name, variant, "array size", "bytes", Quantity::DramBandwidth,
+                           nlohmann::json{{"array_bytes", bytes}});
 }
 
 // The read kernel sums every 32-bit word it reads, one partial sum per block;
@@ -87,10 +83,8 @@ Series measure_write(ContextState &ctx, DeviceArray &data, const Launch &launch,
     measure_checked(ctx,
                     {launch, {{data.get(), bytes}}, download_to(host.data(), data.get(), bytes),
                      [&] {
-                         const std::uint64_t bad = first_mismatch(words, [&](std::uint64_t i) { return host[i] == expected(i); });
-                         if (bad < words)
-                             verification_failed(what, bad, std::to_string(expected(bad)), std::to_string(host[bad]));
-                         out.verified(words, "every word written compared with a host reference");
+                         verify_equal(host.data(), words, expected, what,
+                                      "every word written compared with a host reference", out);
                      }},
                     p, out, &dram);
     s.points.push_back(std::move(p));
