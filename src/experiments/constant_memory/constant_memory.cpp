@@ -12,6 +12,7 @@
 #include "core/units.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
+#include "experiments/common/point_checks.hpp"
 #include "experiments/common/reference_copy.hpp"
 #include "experiments/constant_memory/constant_memory.cuh"
 #include "operations/stencil.hpp"
@@ -104,11 +105,9 @@ void run_constant_broadcast(ContextState &ctx, const Params &params, Result &out
             lane_sum[lane] = acc;
         }
         auto check = [&] {
-            const std::uint64_t bad = first_mismatch(threads, [&](std::uint64_t t) { return host[t] == lane_sum[t % 32]; });
-            if (bad < threads)
-                verification_failed("constant_broadcast k=" + std::to_string(k), bad, std::to_string(lane_sum[bad % 32]),
-                                    std::to_string(host[bad]));
-            out.verified(threads, "every thread's sum of constant reads compared with the host's");
+            verify_equal(host.data(), threads, [&](std::uint64_t t) { return lane_sum[t % 32]; },
+                         "constant_broadcast k=" + std::to_string(k),
+                         "every thread's sum of constant reads compared with the host's", out);
         };
         Point p;
         p.x = k;
@@ -179,13 +178,10 @@ void run_stencil(ContextState &ctx, const Params &params, Result &out) {
         auto launch = [&, constant](cudaStream_t s) {
             return kernels::launch_stencil(constant, in.as<float>(), outbuf.as<float>(), n, coef.as<float>(), block, per_thread, s);
         };
-        Series s;
-        s.name = constant ? "coefficients in __constant__ memory" : "coefficients in global memory through __ldg";
-        s.variant = name;
-        s.x_name = "n";
-        s.x_unit = "elements";
-        s.quantity = Quantity::DramBandwidth;
-        s.attributes = {{"block_size", block}, {"per_thread", per_thread}, {"radius", kStencilRadius}};
+        Series s = declared_series(
+            constant ? "coefficients in __constant__ memory" : "coefficients in global memory through __ldg", name, "n",
+            "elements", Quantity::DramBandwidth,
+            nlohmann::json{{"block_size", block}, {"per_thread", per_thread}, {"radius", kStencilRadius}});
         Point p;
         p.x = static_cast<double>(n);
         p.bytes = 2.0 * static_cast<double>(bytes);  // each element read once, written once
@@ -247,6 +243,7 @@ void add_constant_experiments(std::vector<Experiment> &out) {
     for (int i = 1; i <= 32; ++i) ks.push_back(i);
     cb.params = {int_list_param("k", ks, 1, 32, "distinct addresses per warp access"),
                  int_param("iterations", 4096, 1, 1 << 20, "constant reads per thread per launch")};
+    cb.axes = {{}, "k"};  // Its series runs along k.
     cb.run = run_constant_broadcast;
     cb.quick = {{"k", {1, 2, 32}}, {"iterations", 256}};
     cb.figures = {kFitNsPerAddress, kK32OverK1};

@@ -21,6 +21,7 @@
 #include "experiments/managed_memory/managed_common.hpp"
 #include "experiments/managed_memory/managed_memory.cuh"
 #include "experiments/managed_memory/ping_pong.hpp"
+#include "experiments/common/point_checks.hpp"
 #include "experiments/common/transfer_common.hpp"
 #include "shared_kernels/pattern.hpp"
 #include "shared_kernels/read_sum.cuh"
@@ -127,9 +128,7 @@ void report_attributes(const ManagedAttributes &a, Result &out) {
 
 // Every word of the array is the pattern the write kernel writes.
 void check_written(const std::uint32_t *w, std::size_t words, const std::string &what, Result &out) {
-    const std::uint64_t bad = first_mismatch(words, [&](std::uint64_t i) { return w[i] == pattern_word(i, kWriteSeed); });
-    if (bad < words) verification_failed(what, bad, std::to_string(pattern_word(bad, kWriteSeed)), std::to_string(w[bad]));
-    out.verified(words, kVerifiedHow);
+    verify_equal(w, words, [](std::uint64_t i) { return pattern_word(i, kWriteSeed); }, what, kVerifiedHow, out);
 }
 
 class SweepRunner {
@@ -511,6 +510,7 @@ void add_managed_memory_experiments(std::vector<Experiment> &out) {
         enum_list_param("variants", variants, variants, "ways to get the array to the kernel, and the ping-pong"),
         int_list_param("pingpong_pages", {1, 16, 256}, 1, 1 << 20, "sizes of the ping-pong array", "4096-byte pages"),
     };
+    e.axes = {{"variants"}, ""};  // A series per variant, along sizes from its own range.
     e.run = run_managed_memory;
     e.quick = {{"max_size", kMiB}, {"pingpong_pages", {1, 16}}};
     // The literal figures first: fit_link_gbs and host_link_theoretical_gbs

@@ -8,6 +8,7 @@
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 #include "experiments/managed_memory/managed_memory.cuh"
+#include "experiments/common/point_checks.hpp"
 #include "experiments/common/transfer_common.hpp"
 
 namespace gmlab {
@@ -19,9 +20,8 @@ constexpr std::size_t kPage = 4096;
 // After `rounds` rounds every word holds 2 x rounds.
 void check_rounds(const std::uint32_t *w, std::size_t words, std::uint64_t rounds, const std::string &what, Result &out) {
     const std::uint32_t want = static_cast<std::uint32_t>(2 * rounds);
-    const std::uint64_t bad = first_mismatch(words, [&](std::uint64_t i) { return w[i] == want; });
-    if (bad < words) verification_failed(what, bad, std::to_string(want), std::to_string(w[bad]));
-    out.verified(words, "every word after the ping-pong's rounds equals 2 x rounds (one increment on each side)");
+    verify_equal(w, words, [want](std::uint64_t) { return want; }, what,
+                 "every word after the ping-pong's rounds equals 2 x rounds (one increment on each side)", out);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 #include "experiments/transfers/streams.hpp"
+#include "experiments/common/point_checks.hpp"
 #include "experiments/common/transfer_common.hpp"
 #include "experiments/transfers/transfers.cuh"
 
@@ -112,11 +113,9 @@ public:
         c.check = [this, S, a, b, &out] {
             const auto *in = hin_.as<std::uint32_t>();
             const auto *got = hout_.as<std::uint32_t>();
-            const std::uint64_t bad = first_mismatch(n_, [&](std::uint64_t i) { return got[i] == a * in[i] + b; });
-            if (bad < n_)
-                verification_failed("copy_overlap with " + std::to_string(S) + " streams", bad, std::to_string(a * in[bad] + b),
-                                    std::to_string(got[bad]));
-            out.verified(n_, "every output word compared with the host's closed form of the kernel's affine loop");
+            verify_equal(got, n_, [&](std::uint64_t i) { return a * in[i] + b; },
+                         "copy_overlap with " + std::to_string(S) + " streams",
+                         "every output word compared with the host's closed form of the kernel's affine loop", out);
         };
         std::memset(hout_.get(), 0, bytes_);
         return c;
@@ -257,6 +256,7 @@ void add_copy_overlap_experiments(std::vector<Experiment> &out) {
                        "streams"),
         int_param("iterations", 0, 0, 1 << 20, "affine steps per element in the kernel; 0: as long as the host-to-device copy"),
     };
+    e.axes = {{}, "streams"};  // Its series runs along the stream counts (with 1, sorted).
     e.run = run_copy_overlap;
     e.quick = {{"bytes", 16 * kMiB}, {"streams", {1, 2}}};
     e.figures = {kSpeedup, kIterations, kH2dMs, kKernelMs, kD2hMs, kIdealSpeedup, host_link_figure()};

@@ -11,6 +11,7 @@
 #include "core/units.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
+#include "experiments/common/point_checks.hpp"
 #include "experiments/common/transfer_common.hpp"
 #include "experiments/transfers/transfers.cuh"
 #include "shared_kernels/pattern.hpp"
@@ -65,19 +66,14 @@ double measure_zero_copy(ContextState &ctx, const ZeroCopyArrays &a, const std::
     c.launch = zero_copy_launch(a, s_words, mapped);
     c.poison = {{a.dout.get(), a.bytes}};
     c.check = [&, variant] {
-        const std::uint64_t bad = first_mismatch(n, [&](std::uint64_t j) { return hout[j] == 3u * hin[j] + 1u; });
-        if (bad < n) verification_failed("zero_copy " + variant, bad, std::to_string(3u * hin[bad] + 1u), std::to_string(hout[bad]));
-        out.verified(n, "every output word in host memory compared with 3 x input + 1");
+        verify_equal(hout, n, [&](std::uint64_t j) { return 3u * hin[j] + 1u; }, "zero_copy " + variant,
+                     "every output word in host memory compared with 3 x input + 1", out);
     };
     std::memset(a.out.get(), 0, a.bytes);  // the output the check reads is host memory: poisoned here
-    Series sr;
-    sr.name = std::string(mapped ? "mapped host memory" : "explicit copies + kernel") + ", " +
-              (s_words == 1 ? std::string("coalesced") : "stride " + std::to_string(s_words) + " words");
-    sr.variant = variant;
-    sr.x_name = "array";
-    sr.x_unit = "bytes";
-    sr.quantity = Quantity::LinkBandwidth;
-    sr.attributes = {{"stride_words", s_words}, {"mapped", mapped}, {"elements", n}};
+    const std::string name = std::string(mapped ? "mapped host memory" : "explicit copies + kernel") + ", " +
+                             (s_words == 1 ? std::string("coalesced") : "stride " + std::to_string(s_words) + " words");
+    Series sr = declared_series(name, variant, "array", "bytes", Quantity::LinkBandwidth,
+                                nlohmann::json{{"stride_words", s_words}, {"mapped", mapped}, {"elements", n}});
     Point p;
     p.x = static_cast<double>(a.bytes);
     p.bytes = 2.0 * static_cast<double>(a.bytes);  // each word read from and written to host memory once
@@ -163,6 +159,7 @@ void add_zero_copy_experiments(std::vector<Experiment> &out) {
         int_param("stride", 32, 2, 4096, "words between neighbouring threads in the strided pattern", "words"),
         enum_list_param("patterns", {"coalesced", "strided"}, {"coalesced", "strided"}, "access patterns measured"),
     };
+    e.axes = {{"patterns"}, ""};  // A series per access pattern.
     e.run = run_zero_copy;
     e.quick = {{"bytes", 4 * kMiB}};
     e.figures = {kCoalescedGbs, kExplicitOverMapped, kIntegrated, host_link_figure()};
