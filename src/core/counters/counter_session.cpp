@@ -60,6 +60,13 @@ std::string explain(const CuptiApi &api, CUptiResult r, const char *call) {
     return why;
 }
 
+// The callbacks around the counted range return a cudaError_t as an int (the
+// session's interface carries no CUDA types); any error ends the count.
+void fail_on_cuda_error(int err, const char *what) {
+    if (err != 0)
+        fail(GM_ERROR_CUDA, std::string(what) + " failed: " + cudaGetErrorString(static_cast<cudaError_t>(err)));
+}
+
 const char *level_text(CUpti_Profiler_Support_Level l) {
     switch (l) {
     case CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED: return "unsupported";
@@ -272,10 +279,7 @@ struct CounterSession::Impl {
         std::size_t passes = 0;
         for (bool all_submitted = false; !all_submitted;) {
             if (++passes > 64) fail(GM_ERROR_NOT_SUPPORTED, "the range profiler asked for more than 64 passes");
-            if (prepare)
-                if (int err = prepare(); err != 0)
-                    fail(GM_ERROR_CUDA, std::string("preparing the counted launch failed: ") +
-                                            cudaGetErrorString(static_cast<cudaError_t>(err)));
+            if (prepare) fail_on_cuda_error(prepare(), "preparing the counted launch");
             auto st = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
             st.pRangeProfilerObject = on.object;
             check(api->cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
@@ -284,9 +288,7 @@ struct CounterSession::Impl {
             push.pRangeProfilerObject = on.object;
             push.pRangeName = "gmlab";
             check(api->cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
-            if (int err = run(); err != 0)
-                fail(GM_ERROR_CUDA, std::string("the counted launch failed: ") +
-                                        cudaGetErrorString(static_cast<cudaError_t>(err)));
+            fail_on_cuda_error(run(), "the counted launch");
             auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
             pop.pRangeProfilerObject = on.object;
             check(api->cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
