@@ -35,18 +35,13 @@ std::uint32_t seed_of(int device) { return kSeed + static_cast<std::uint32_t>(de
 class PeerArray {
 public:
     PeerArray(ContextState &ctx, int device, std::size_t bytes) : ctx_(&ctx), device_(device), bytes_(bytes) {
-        DeviceGuard g;
-        GM_CUDA(cudaSetDevice(device));
+        DeviceGuard on(device);
         ptr_ = device_malloc(bytes);
         if (device == ctx.device()) ctx.note_alloc(bytes);
     }
     ~PeerArray() {
         if (!ptr_) return;
-        int cur = 0;
-        cudaGetDevice(&cur);
-        cudaSetDevice(device_);
-        cudaFree(ptr_);
-        cudaSetDevice(cur);
+        release_on_device(device_, [this] { cudaFree(ptr_); });
         if (device_ == ctx_->device()) ctx_->note_free(bytes_);
     }
     PeerArray(const PeerArray &) = delete;
@@ -70,8 +65,7 @@ public:
         GM_CUDA(cudaDeviceCanAccessPeer(&can, from, to));
         possible_ = can != 0;
         if (!possible_) return;
-        DeviceGuard g;
-        GM_CUDA(cudaSetDevice(from));
+        DeviceGuard on(from);
         cudaError_t e = cudaDeviceEnablePeerAccess(to, 0);
         if (e == cudaErrorPeerAccessAlreadyEnabled) {
             (void)cudaGetLastError();
@@ -82,11 +76,7 @@ public:
     }
     ~PeerAccess() {
         if (!enabled_here_) return;
-        int cur = 0;
-        cudaGetDevice(&cur);
-        cudaSetDevice(from_);
-        cudaDeviceDisablePeerAccess(to_);
-        cudaSetDevice(cur);
+        release_on_device(from_, [this] { cudaDeviceDisablePeerAccess(to_); });
     }
     PeerAccess(const PeerAccess &) = delete;
     PeerAccess &operator=(const PeerAccess &) = delete;
@@ -112,8 +102,7 @@ void require_memory_on(ContextState &ctx, int device, std::size_t bytes) {
         require_memory(ctx, bytes, "peer (source and destination on device " + std::to_string(device) + ")");
         return;
     }
-    DeviceGuard g;
-    GM_CUDA(cudaSetDevice(device));
+    DeviceGuard on(device);
     std::size_t free_b = 0, total_b = 0;
     GM_CUDA(cudaMemGetInfo(&free_b, &total_b));
     const auto budget = static_cast<std::size_t>(ctx.settings.memory_fraction * static_cast<double>(free_b));
@@ -186,8 +175,7 @@ const Extremes kOneToAll = extremes("one_to_all_gbs", "GB/s", Better::Higher,
                                     "at once (total bytes over the time from the first start to the last end)");
 
 void poison(int device, void *ptr, std::size_t bytes, cudaStream_t stream) {
-    DeviceGuard g;
-    GM_CUDA(cudaSetDevice(device));
+    DeviceGuard on(device);
     GM_CUDA(cudaMemsetAsync(ptr, 0xA5, bytes, stream));
     GM_CUDA(cudaStreamSynchronize(stream));
 }
@@ -198,8 +186,7 @@ void poison(const Side &s, std::size_t bytes) { poison(s.device, s.dst->get(), b
 void check_copy(int device, const void *ptr, int from, std::size_t bytes, const std::string &what, Result &out) {
     std::vector<unsigned char> got(bytes), want(bytes);
     {
-        DeviceGuard g;
-        GM_CUDA(cudaSetDevice(device));
+        DeviceGuard on(device);
         GM_CUDA(cudaMemcpy(got.data(), ptr, bytes, cudaMemcpyDefault));
     }
     fill_pattern_host(want.data(), bytes, seed_of(from));
@@ -223,8 +210,7 @@ std::vector<Side> open_sides(ContextState &ctx, const std::vector<int> &devs, st
         s.dst = std::make_unique<PeerArray>(ctx, s.device, bytes);
         s.stream = std::make_unique<OwnedStream>(s.device);
         s.join = std::make_unique<SyncEvent>(s.device);
-        DeviceGuard g;
-        GM_CUDA(cudaSetDevice(s.device));
+        DeviceGuard on(s.device);
         GM_CUDA(kernels::launch_fill_pattern(static_cast<std::uint32_t *>(s.src->get()), bytes / 4, seed_of(s.device),
                                              s.stream->get()));
         GM_CUDA(cudaStreamSynchronize(s.stream->get()));

@@ -1,5 +1,6 @@
 // RAII for the extra CUDA objects of the transfer experiments: streams and
-// events on a chosen device, and a guard that restores the current device.
+// events on a chosen device, a guard that restores the current device, and the
+// release of one device's object from a destructor.
 #pragma once
 
 #include <vector>
@@ -15,6 +16,8 @@ namespace gmlab {
 class DeviceGuard {
 public:
     DeviceGuard() { GM_CUDA(cudaGetDevice(&saved_)); }
+    // Makes `device` current until the guard leaves scope.
+    explicit DeviceGuard(int device) : DeviceGuard() { GM_CUDA(cudaSetDevice(device)); }
     ~DeviceGuard() { cudaSetDevice(saved_); }
     DeviceGuard(const DeviceGuard &) = delete;
     DeviceGuard &operator=(const DeviceGuard &) = delete;
@@ -23,22 +26,26 @@ private:
     int saved_ = 0;
 };
 
+// For destructors, which must not throw (so DeviceGuard will not do): runs
+// `release` with `device` current, then makes the calling thread's device
+// current again. Errors are ignored, as on every release path.
+template <class Release> void release_on_device(int device, Release release) noexcept {
+    int current = 0;
+    cudaGetDevice(&current);
+    cudaSetDevice(device);
+    release();
+    cudaSetDevice(current);
+}
+
 // A non-blocking stream on `device` (like the context's own stream).
 class OwnedStream {
 public:
     explicit OwnedStream(int device) : device_(device) {
-        DeviceGuard g;
-        GM_CUDA(cudaSetDevice(device));
+        DeviceGuard on(device);
         GM_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
     }
     ~OwnedStream() {
-        if (s_) {
-            int cur = 0;
-            cudaGetDevice(&cur);
-            cudaSetDevice(device_);
-            cudaStreamDestroy(s_);
-            cudaSetDevice(cur);
-        }
+        if (s_) release_on_device(device_, [this] { cudaStreamDestroy(s_); });
     }
     OwnedStream(const OwnedStream &) = delete;
     OwnedStream &operator=(const OwnedStream &) = delete;
@@ -55,8 +62,7 @@ private:
 class SyncEvent {
 public:
     explicit SyncEvent(int device) : device_(device) {
-        DeviceGuard g;
-        GM_CUDA(cudaSetDevice(device));
+        DeviceGuard on(device);
         GM_CUDA(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming));
     }
     ~SyncEvent() {
