@@ -3,7 +3,7 @@
 #include <cooperative_groups.h>
 
 #include "experiments/cluster_shared/cluster_plan.hpp"
-#include "shared_kernels/device_clock.cuh"  // clock_now, ns_now: the chase's loads stay between them
+#include "shared_kernels/device_clock.cuh"  // walk_then_time: the chase's loads between the clocks' readings
 #include "shared_kernels/kernel_catalogue.cuh"
 
 // Clusters exist from sm_90 on. The library is also built for older GPUs,
@@ -66,16 +66,7 @@ struct L2Step {
 template <class Step, class T>
 __device__ __forceinline__ void timed_walk(Step step, T base, T node_bytes, std::uint32_t start, unsigned prewalk,
                                            unsigned hops, ClusterChaseSample *out) {
-    T p = base + static_cast<T>(start) * node_bytes;
-    for (unsigned i = 0; i < prewalk; ++i) p = step(p);
-    const unsigned long long t0 = ns_now();
-    const long long c0 = clock_now();
-#pragma unroll 8
-    for (unsigned i = 0; i < hops; ++i) p = step(p);
-    const long long c1 = clock_now();
-    const unsigned long long t1 = ns_now();
-    out->cycles = static_cast<unsigned long long>(c1 - c0);
-    out->ns = t1 - t0;
+    const T p = walk_then_time(step, base + static_cast<T>(start) * node_bytes, prewalk, hops, out);
     out->last = static_cast<unsigned long long>((p - base) / node_bytes);
 }
 #endif

@@ -48,20 +48,14 @@ __global__ void __launch_bounds__(kChaseBlock) chase(const unsigned long long *r
     }
     if (threadIdx.x != 0) return;
     const unsigned long long base = reinterpret_cast<unsigned long long>(ring);
-    unsigned long long p = base + start * stride_words * sizeof(unsigned long long);
     // The block's pass above fills L2, but on Hopper it does not leave the
     // lines in L1 for this thread's loads (measured: without this walk the
     // ld.ca latency rose with the ring as if every first visit missed L1).
-    // Walking the ring itself first does; the timed hops continue from there.
-    for (unsigned i = 0; i < prewalk; ++i) p = load_next<P>(p);
-    const unsigned long long t0 = ns_now();
-    const long long c0 = clock_now();
-#pragma unroll 8
-    for (unsigned i = 0; i < hops; ++i) p = load_next<P>(p);
-    const long long c1 = clock_now();
-    const unsigned long long t1 = ns_now();
-    out->cycles = static_cast<unsigned long long>(c1 - c0);
-    out->ns = t1 - t0;
+    // Walking the ring itself first (`prewalk` untimed hops) does; the timed
+    // hops continue from there.
+    const unsigned long long p =
+        walk_then_time([](unsigned long long a) { return load_next<P>(a); },
+                       base + start * stride_words * sizeof(unsigned long long), prewalk, hops, out);
     out->last = (p - base) / (stride_words * sizeof(unsigned long long));
 }
 
@@ -96,16 +90,7 @@ __device__ __forceinline__ std::uint32_t next_offset(const char *base, std::uint
 template <class Step>
 __device__ __forceinline__ void timed_walk(Step step, std::uint32_t origin, std::uint32_t start, unsigned nodes,
                                            unsigned hops, std::uint32_t node_bytes, ChaseSample *out) {
-    std::uint32_t off = origin + start * node_bytes;
-    for (unsigned i = 0; i < nodes; ++i) off = step(off);
-    const unsigned long long t0 = ns_now();
-    const long long c0 = clock_now();
-#pragma unroll 8
-    for (unsigned i = 0; i < hops; ++i) off = step(off);
-    const long long c1 = clock_now();
-    const unsigned long long t1 = ns_now();
-    out->cycles = static_cast<unsigned long long>(c1 - c0);
-    out->ns = t1 - t0;
+    const std::uint32_t off = walk_then_time(step, origin + start * node_bytes, nodes, hops, out);
     out->last = (off - origin) / node_bytes;
 }
 
