@@ -8,6 +8,23 @@ namespace {
 
 constexpr int kTile = 32;
 
+// The simple kernels' sum: row `row` of A (m x k, row-major) times the column
+// that `column(i, j)` reads element i + j of, whole tiles unrolled as the
+// guide's loop over TILE_DIM is, then the rest. The tile's start i and the
+// offset j stay apart, as in the guide's index, so that the addresses are
+// formed as the guide's kernels form them.
+template <class Column>
+__device__ __forceinline__ float row_times_column(const float *a, int row, int k, Column column) {
+    float sum = 0.0f;
+    int i = 0;
+    for (; i + kTile <= k; i += kTile) {
+#pragma unroll
+        for (int j = 0; j < kTile; ++j) sum += a[row * k + i + j] * column(i, j);
+    }
+    for (; i < k; ++i) sum += a[row * k + i] * column(i, 0);
+    return sum;
+}
+
 // Row-major: A is m x k, B is k x n, C is m x n. The guide's kernels use int
 // indices; so does this file, with the bounds checked by the launcher.
 template <MatmulAB V>
@@ -16,15 +33,7 @@ __global__ void matmul_ab_kernel(const float *a, const float *b, float *c, int m
     const int col = blockIdx.x * kTile + threadIdx.x;
     float sum = 0.0f;
     if constexpr (V == MatmulAB::Simple) {
-        if (row < m && col < n) {
-            // Whole tiles unrolled, as the guide's loop over TILE_DIM is; then the rest.
-            int i = 0;
-            for (; i + kTile <= k; i += kTile) {
-#pragma unroll
-                for (int j = 0; j < kTile; ++j) sum += a[row * k + i + j] * b[(i + j) * n + col];
-            }
-            for (; i < k; ++i) sum += a[row * k + i] * b[i * n + col];
-        }
+        if (row < m && col < n) sum = row_times_column(a, row, k, [=](int i, int j) { return b[(i + j) * n + col]; });
     } else {
         __shared__ float aTile[kTile][kTile];
         __shared__ float bTile[kTile][kTile];
@@ -66,14 +75,8 @@ __global__ void matmul_aat_kernel(const float *a, float *c, int m, int k) {
     const int col = blockIdx.x * kTile + threadIdx.x;
     float sum = 0.0f;
     if constexpr (V == MatmulAAT::Simple) {
-        if (row < m && col < m) {
-            int i = 0;
-            for (; i + kTile <= k; i += kTile) {
-#pragma unroll
-                for (int j = 0; j < kTile; ++j) sum += a[row * k + i + j] * a[col * k + i + j];
-            }
-            for (; i < k; ++i) sum += a[row * k + i] * a[col * k + i];
-        }
+        // Column col of Aᵀ is row col of A.
+        if (row < m && col < m) sum = row_times_column(a, row, k, [=](int i, int j) { return a[col * k + i + j]; });
     } else {
         constexpr int kPad = V == MatmulAAT::Padded ? 1 : 0;
         __shared__ float aTile[kTile][kTile];
