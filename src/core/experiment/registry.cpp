@@ -15,6 +15,9 @@ const std::vector<Experiment> &registry() {
     static const std::vector<Experiment> all = [] {
         std::vector<Experiment> v;
         add_every_family(v);
+        // A declaration that names no list parameter is the family's mistake,
+        // found before any experiment runs.
+        for (const Experiment &e : v) check_axes(e.axes, e.params, e.name);
         return v;
     }();
     return all;
@@ -59,6 +62,7 @@ json describe(const Experiment &e) {
             {"summary", e.summary},
             {"default_suite", e.default_suite},
             {"parameters", params},
+            {"axes", describe(e.axes, e.params)},
             {"quick_parameters", e.quick},
             {"figures", figures},
             {"compared_figures", compared},

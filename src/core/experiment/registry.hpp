@@ -13,6 +13,7 @@
 #include "core/experiment/figure.hpp"
 #include "core/experiment/params.hpp"
 #include "core/experiment/result.hpp"
+#include "core/experiment/sweep.hpp"
 
 namespace gmlab {
 
@@ -27,6 +28,11 @@ struct Experiment {
     // unless its family says otherwise.
     bool default_suite = true;
     std::vector<ParamSpec> params;
+    // The list parameters it sweeps: one series per combination of
+    // `axes.series` (outermost first), each along `axes.x`. The registry
+    // checks that each names a list parameter above; its run walks them
+    // through Sweep (sweep.hpp), and describe publishes them.
+    SweepAxes axes;
     // Parameters of `gmlab run --quick`: a smoke check that every kernel runs
     // and verifies, in seconds; its figures are not measurements to compare.
     nlohmann::json quick = nlohmann::json::object();
