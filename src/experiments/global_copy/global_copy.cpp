@@ -100,32 +100,41 @@ public:
     virtual void predict(long long x, Point &p) const = 0;
 };
 
+// The axes both copies sweep: a series per word size and kernel, each along
+// the copy's own offsets or strides.
+const SweepAxes kOffsetAxes{{"word_sizes", "variants"}, "offsets"};
+const SweepAxes kStrideAxes{{"word_sizes", "variants"}, "strides"};
+
 // The sweep both copies share: for each word size its arrays, for each kernel
 // a series, for each swept value a point measured through the core's point
 // protocol (poison, run once, check, time, count).
 template <class MakeArrays>
-void sweep_copies(ContextState &ctx, const Params &params, Result &out, const char *sweep, const char *x_name,
+void sweep_copies(ContextState &ctx, const Params &params, Result &out, const SweepAxes &axes, const char *x_name,
                   MakeArrays make_arrays, void (*figures)(Result &, const Series &)) {
     const int block = static_cast<int>(params.integer("block_size"));
-    const std::vector<long long> xs = params.integers(sweep);
+    const Sweep sweep(params, axes);
+    const std::vector<long long> xs = sweep.xs();
     const CounterSet counters = copy_counters();
-    for (long long w_ll : params.integers("word_sizes")) {
-        const int w = static_cast<int>(w_ll);
-        const std::unique_ptr<CopyArrays> arrays = make_arrays(w);
-        const std::size_t n = arrays->elements();
-        for (const std::string &vname : params.texts("variants")) {
-            Series s = make_series(vname, w, x_name, n, block);
-            for (long long x : xs) {
-                Point p;
-                p.x = static_cast<double>(x);
-                p.bytes = 2.0 * static_cast<double>(n) * w;
-                arrays->predict(x, p);
-                measure_checked(ctx, arrays->checked(variant_of(vname), vname, x, out), p, out, &counters);
-                s.points.push_back(std::move(p));
-            }
-            figures(out, s);
-            out.series.push_back(std::move(s));
+    std::unique_ptr<CopyArrays> arrays;
+    for (const Combination &c : sweep.combinations()) {
+        const int w = static_cast<int>(c.integer("word_sizes"));
+        if (c.starts("word_sizes")) {
+            arrays.reset();  // one word size's arrays at a time: free them before the next are planned
+            arrays = make_arrays(w);
         }
+        const std::size_t n = arrays->elements();
+        const std::string &vname = c.text("variants");
+        Series s = make_series(vname, w, x_name, n, block);
+        for (long long x : xs) {
+            Point p;
+            p.x = static_cast<double>(x);
+            p.bytes = 2.0 * static_cast<double>(n) * w;
+            arrays->predict(x, p);
+            measure_checked(ctx, arrays->checked(variant_of(vname), vname, x, out), p, out, &counters);
+            s.points.push_back(std::move(p));
+        }
+        figures(out, s);
+        out.series.push_back(std::move(s));
     }
 }
 
@@ -173,7 +182,7 @@ void run_offset_copy(ContextState &ctx, const Params &params, Result &out) {
     const std::vector<long long> offsets = params.integers("offsets");
     const long long max_offset = *std::max_element(offsets.begin(), offsets.end());
     sweep_copies(
-        ctx, params, out, "offsets", "offset",
+        ctx, params, out, kOffsetAxes, "offset",
         [&](int w) { return std::make_unique<OffsetArrays>(ctx, params, w, max_offset); },
         [](Result &r, const Series &s) { record_ratio(r, s, 1, 0, kOffset1OverOffset0); });
     out.notes.push_back("guide: the guide's offsetCopy, one word per thread (the faithful reproduction). "
@@ -252,7 +261,7 @@ void run_stride_copy(ContextState &ctx, const Params &params, Result &out) {
     const std::vector<long long> strides = params.integers("strides");
     const std::size_t max_stride = static_cast<std::size_t>(*std::max_element(strides.begin(), strides.end()));
     sweep_copies(
-        ctx, params, out, "strides", "stride",
+        ctx, params, out, kStrideAxes, "stride",
         [&](int w) {
             const std::size_t n = stride_elements(ctx, params, w, max_stride, out);
             return std::make_unique<StrideArrays>(ctx, params, w, max_stride, n);
@@ -271,7 +280,8 @@ void run_stride_copy(ContextState &ctx, const Params &params, Result &out) {
 }
 
 Experiment copy_experiment(const char *name, const char *section, const char *summary, ParamSpec sweep,
-                           std::vector<long long> default_words, void (*run)(ContextState &, const Params &, Result &)) {
+                           const SweepAxes &axes, std::vector<long long> default_words,
+                           void (*run)(ContextState &, const Params &, Result &)) {
     Experiment e;
     e.name = name;
     e.guide_section = section;
@@ -288,6 +298,7 @@ Experiment copy_experiment(const char *name, const char *section, const char *su
         size_param("elements", 0, 0, 1LL << 36, "words copied per launch; 0 chooses max(4 x L2, 64 MiB) of them"),
         std::move(block),
     };
+    e.axes = axes;
     e.run = run;
     return e;
 }
@@ -340,7 +351,7 @@ void add_global_copy_experiments(std::vector<Experiment> &out) {
         "offset_copy", "Best Practices Guide: Coalesced Access to Global Memory, A Sequential but Misaligned Access Pattern",
         "Copy whose threads start `offset` words past an aligned base: misaligned warps touch one more 32-byte sector.",
         int_list_param("offsets", offsets, 0, 32, "offsets swept, in words", "words"),
-        {4}, run_offset_copy);
+        kOffsetAxes, {4}, run_offset_copy);
     offset.quick = {{"offsets", {0, 1, 32}}, {"elements", 4 * kMiB}};
     offset.figures = {kOffset1OverOffset0};
     offset.compared = {
@@ -352,7 +363,8 @@ void add_global_copy_experiments(std::vector<Experiment> &out) {
     Experiment stride = copy_experiment(
         "stride_copy", "Best Practices Guide: Coalesced Access to Global Memory, Strided Accesses",
         "Copy of every `stride`-th word: efficiency falls as 1/stride until every thread needs its own sector.",
-        int_list_param("strides", strides, 1, 32, "strides swept, in words", "words"), {4, 8, 16}, run_stride_copy);
+        int_list_param("strides", strides, 1, 32, "strides swept, in words", "words"), kStrideAxes, {4, 8, 16},
+        run_stride_copy);
     stride.quick = {{"strides", {1, 2, 32}}, {"elements", kMiB}};
     stride.figures = {kStride2OverStride1, kStride32OverStride1};
     stride.compared = {
