@@ -21,6 +21,9 @@ const Figure kStrideOverStride1{"{variant}_w{word}_stride{stride}_over_stride1",
                                 "time of a warp's shared-memory accesses at a stride over at stride 1"};
 
 
+// A series per word size and access (reads, writes), each along the strides.
+const SweepAxes kBankAxes{{"word_sizes", "accesses"}, "strides"};
+
 using kernels::kBankRegionWords;
 using kernels::kBankWarpsPerBlock;
 
@@ -120,12 +123,12 @@ void run_bank_conflicts(ContextState &ctx, const Params &params, Result &out) {
     const std::size_t bytes = warps * kBankRegionWords * 8;  // the largest output: 8-byte writes
     require_memory(ctx, bytes, "bank_conflicts");
     DeviceArray buf(ctx, bytes);
-    const std::vector<long long> strides = params.integers("strides");
-    for (long long w : params.integers("word_sizes")) {
-        for (const std::string &op : params.texts("accesses")) {
-            if (w == 4) run_series<std::uint32_t>(ctx, op == "write", strides, iterations, blocks, buf, out);
-            else run_series<std::uint64_t>(ctx, op == "write", strides, iterations, blocks, buf, out);
-        }
+    const Sweep sweep(params, kBankAxes);
+    const std::vector<long long> strides = sweep.xs();
+    for (const Combination &c : sweep.combinations()) {
+        const bool write = c.text("accesses") == "write";
+        if (c.integer("word_sizes") == 4) run_series<std::uint32_t>(ctx, write, strides, iterations, blocks, buf, out);
+        else run_series<std::uint64_t>(ctx, write, strides, iterations, blocks, buf, out);
     }
     out.notes.push_back("Each warp works in its own shared region: lane t touches word (t x stride) mod 1024, "
                         "`iterations` times (volatile, so that every access happens). Stride 0 is the broadcast: every "
@@ -172,6 +175,7 @@ void add_bank_experiments(std::vector<Experiment> &out) {
         int_param("iterations", 4096, 1, 1 << 20, "accesses per lane per launch"),
         int_param("blocks_per_sm", 4, 1, 32, "blocks of 4 warps per multiprocessor"),
     };
+    e.axes = kBankAxes;
     e.run = run_bank_conflicts;
     e.quick = {{"strides", {0, 1, 2, 32}}, {"iterations", 256}};
     e.figures = {kStrideOverStride1};
