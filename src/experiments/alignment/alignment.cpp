@@ -61,6 +61,12 @@ void check_records(const AlignmentKernel &k, int offset, std::size_t n, const st
     out.verified(checked, "every data byte of every record compared with the input");
 }
 
+// The declared sweep: a one-point series per record size and layout (its x
+// is the record size). The misaligned copies are a second sweep of the same
+// run, a series per record size along the base offsets.
+const SweepAxes kRecordAxes{{"record_sizes", "variants"}, ""};
+const SweepAxes kMisalignedAxes{{"misaligned_sizes"}, "offsets"};
+
 // One copy through the core's point protocol: the whole output poisoned, one
 // launch checked record by record, then timed and counted.
 Point measure(ContextState &ctx, const Case &c, const DeviceArray &in, const DeviceArray &outbuf, std::size_t n, int block,
@@ -101,29 +107,29 @@ void run_alignment(ContextState &ctx, const Params &params, Result &out) {
     GM_CUDA(kernels::launch_fill_pattern(in.as<std::uint32_t>(), bytes / 4, kSeed, ctx.stream()));
     std::vector<std::uint8_t> host(n * kMaxStride);
     std::map<std::string, double> bw;
-    for (long long size_ll : params.integers("record_sizes")) {
-        const int size = static_cast<int>(size_ll);
-        for (const std::string &v : params.texts("variants")) {
-            const int idx = kernels::alignment_kernel_index(v.c_str(), size, 0);
-            if (idx < 0) fail(GM_ERROR_INTERNAL, "no " + v + " kernel for " + std::to_string(size) + "-byte records");
-            const AlignmentKernel &k = kAlignmentKernels[idx];
-            Series s = declared_series(std::to_string(size) + "-byte records, " + v + " (" + std::to_string(k.loads_per_record) +
-                                           " x " + std::to_string(k.load_bytes) + "-byte load per record)",
-                                       v, "record", "bytes", Quantity::DramBandwidth,
-                                       {{"record_bytes", size}, {"kernel", k.kernel}, {"records", n}, {"block_size", block}});
-            Point p = measure(ctx, {idx, 0}, in, outbuf, n, block, host, out);
-            p.x = size;
-            bw[v + std::to_string(size)] = bandwidth_gbs(p.bytes, p.time_ms.median);
-            s.points.push_back(std::move(p));
-            out.series.push_back(std::move(s));
-        }
+    for (const Combination &c : Sweep(params, kRecordAxes).combinations()) {
+        const int size = static_cast<int>(c.integer("record_sizes"));
+        const std::string &v = c.text("variants");
+        const int idx = kernels::alignment_kernel_index(v.c_str(), size, 0);
+        if (idx < 0) fail(GM_ERROR_INTERNAL, "no " + v + " kernel for " + std::to_string(size) + "-byte records");
+        const AlignmentKernel &k = kAlignmentKernels[idx];
+        Series s = declared_series(std::to_string(size) + "-byte records, " + v + " (" + std::to_string(k.loads_per_record) +
+                                       " x " + std::to_string(k.load_bytes) + "-byte load per record)",
+                                   v, "record", "bytes", Quantity::DramBandwidth,
+                                   {{"record_bytes", size}, {"kernel", k.kernel}, {"records", n}, {"block_size", block}});
+        Point p = measure(ctx, {idx, 0}, in, outbuf, n, block, host, out);
+        p.x = size;
+        bw[v + std::to_string(size)] = bandwidth_gbs(p.bytes, p.time_ms.median);
+        s.points.push_back(std::move(p));
+        out.series.push_back(std::move(s));
     }
-    for (long long size_ll : params.integers("misaligned_sizes")) {
-        const int size = static_cast<int>(size_ll);
+    const Sweep misaligned(params, kMisalignedAxes);
+    for (const Combination &c : misaligned.combinations()) {
+        const int size = static_cast<int>(c.integer("misaligned_sizes"));
         Series s = declared_series(std::to_string(size) + "-byte records at a misaligned base (widest legal word)", "misaligned",
                                    "base offset", "bytes", Quantity::DramBandwidth,
                                    {{"record_bytes", size}, {"records", n}, {"block_size", block}});
-        for (long long off_ll : params.integers("offsets")) {
+        for (long long off_ll : misaligned.xs()) {
             const int off = static_cast<int>(off_ll);
             const int idx = kernels::alignment_kernel_index("misaligned", size, word_for_offset(off, size));
             if (idx < 0) fail(GM_ERROR_INTERNAL, "no misaligned kernel for offset " + std::to_string(off));
@@ -188,6 +194,7 @@ void add_alignment_experiments(std::vector<Experiment> &out) {
                 int_list_param("offsets", {1, 2, 4, 8}, 1, 15, "misaligned base offsets", "bytes"),
                 size_param("records", 0, 0, 1LL << 32, "records per copy; 0: max(4 x L2, 64 MiB) / 16 of them"),
                 std::move(block)};
+    e.axes = kRecordAxes;
     e.run = run_alignment;
     e.quick = {{"records", kMiB}};
     e.figures = {kLayoutOverPacked, kMisalignedOverAligned};
