@@ -57,28 +57,32 @@ const Figure kGranularity{"granularity_bytes", "bytes", Better::Neither,
                           "the allocation granularity both compressible and plain memory are rounded to (the larger "
                           "of the two) on this device"};
 
+// A series per memory, data kind and operation, each one point (the array).
+// The memory axis is walked compressible first whatever the order given
+// (where compression is not granted nothing is measured), so the run sweeps
+// the passes over each allocation, kPassAxes, inside its own memory loop.
+const SweepAxes kAxes{{"memory", "data", "operations"}, ""};
+const SweepAxes kPassAxes{{"data", "operations"}, ""};
+
 // Measures one allocation with every data kind and operation asked for.
 class StreamRunner {
 public:
     StreamRunner(ContextState &ctx, Result &out) : ctx_(ctx), out_(out), scratch_(ctx, sizeof(unsigned long long)) {}
 
-    void run(const VmmAllocation &mem, const std::string &memory, const std::vector<std::string> &data,
-             const std::vector<std::string> &ops) {
-        for (const std::string &d : data) {
-            const DataKind kind = data_kind(d);
-            for (const std::string &op : ops) {
-                Series s;
-                s.name = (memory == "compressible" ? "compressible memory, " : "plain memory, ") + d + ", " + op;
-                s.variant = memory + "_" + d + "_" + op;
-                s.x_name = "array";
-                s.x_unit = "bytes";
-                s.quantity = Quantity::DramBandwidth;
-                s.attributes = {{"memory", memory}, {"data", d}, {"operation", op},
-                                {"compression_granted", mem.compression_granted()}};
-                s.points.push_back(op == "read" ? read(mem, kind, s.variant, memory == "plain")
-                                                : write(mem, kind, s.variant));
-                out_.series.push_back(std::move(s));
-            }
+    void run(const VmmAllocation &mem, const std::string &memory, const Sweep &passes) {
+        for (const Combination &c : passes.combinations()) {
+            const std::string &d = c.text("data"), &op = c.text("operations");
+            Series s;
+            s.name = (memory == "compressible" ? "compressible memory, " : "plain memory, ") + d + ", " + op;
+            s.variant = memory + "_" + d + "_" + op;
+            s.x_name = "array";
+            s.x_unit = "bytes";
+            s.quantity = Quantity::DramBandwidth;
+            s.attributes = {{"memory", memory}, {"data", d}, {"operation", op},
+                            {"compression_granted", mem.compression_granted()}};
+            s.points.push_back(op == "read" ? read(mem, data_kind(d), s.variant, memory == "plain")
+                                            : write(mem, data_kind(d), s.variant));
+            out_.series.push_back(std::move(s));
         }
     }
 
@@ -181,7 +185,7 @@ void summarize(Result &out) {
 
 void run_compressible(ContextState &ctx, const Params &params, Result &out) {
     std::size_t bytes = params.is_auto("bytes") ? default_working_set(ctx.info()) : params.size("bytes");
-    const std::vector<std::string> memory = params.texts("memory"), data = params.texts("data"), ops = params.texts("operations");
+    const std::vector<std::string> memory = params.texts("memory");
     const CompressionSupport support = query_compression_support(ctx.device());
     out.record(kSupported, support.compression ? 1 : 0);
     if (!support.vmm) {
@@ -229,7 +233,7 @@ void run_compressible(ContextState &ctx, const Params &params, Result &out) {
                 return;
             }
         }
-        runner.run(mem, m, data, ops);
+        runner.run(mem, m, Sweep(params, kPassAxes));
     }
     summarize(out);
     out.notes.push_back(
@@ -279,6 +283,7 @@ void add_compressible_experiments(std::vector<Experiment> &out) {
                         "data streamed: zeros and a repeated 32-byte block compress, random does not"),
         enum_list_param("operations", {"read", "write"}, {"read", "write"}, "what the kernel does with the array"),
     };
+    e.axes = kAxes;
     e.run = run_compressible;
     e.quick = {{"bytes", 16 * kMiB}};
     e.figures = {kDramBytesCompressibleOverPlain, kCompressibleOverPlain, kCompressibleGbs, kPlainGbs,
