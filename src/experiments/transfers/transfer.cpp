@@ -66,6 +66,15 @@ const Figure kFitBandwidth{"{direction}_fit_bandwidth_gbs", "GB/s", Better::High
 const Figure kPenalty{"{direction}_penalty_{count}x{chunk}", "ratio", Better::Lower,
                       "time of {count} copies of {chunk} bytes each over the time of one copy of the same bytes ({direction})"};
 
+// transfer: a series per host memory kind and direction, along sizes from
+// min_size to max_size (not a list parameter). Its run measures both
+// directions of a size after one round trip has checked that size, so its
+// loops stay its own.
+const SweepAxes kTransferAxes{{"memory", "directions"}, ""};
+// transfer_batching: per direction and chunk size a pair of series (N copies,
+// one copy of the same bytes) along the counts.
+const SweepAxes kBatchingAxes{{"directions", "chunk_sizes"}, "counts"};
+
 std::string direction_text(const std::string &dir) { return dir == "h2d" ? "host to device" : "device to host"; }
 
 void check_sizes(const Params &params, std::size_t *lo, std::size_t *hi) {
@@ -259,10 +268,21 @@ void fit_direction(const std::string &dir, const BatchFit &fit, std::vector<Seri
         }
 }
 
+// The penalty of batching at the largest N: N copies over one copy of the
+// same bytes, from the last two series made (many copies, then one).
+void record_penalty(const std::vector<Series> &made, const std::string &dir, std::size_t chunk, long long max_count,
+                    Result &out) {
+    const Series &many = made[made.size() - 2], &one = made.back();
+    for (std::size_t i = 0; i < many.points.size(); ++i)
+        if (many.points[i].x == static_cast<double>(max_count))
+            out.record(kPenalty, many.points[i].time_ms.median / one.points[i].time_ms.median,
+                       {{"direction", dir}, {"count", std::to_string(max_count)}, {"chunk", std::to_string(chunk)}});
+}
+
 void run_transfer_batching(ContextState &ctx, const Params &params, Result &out) {
-    const std::vector<long long> counts = params.integers("counts");
+    const Sweep sweep(params, kBatchingAxes);
+    const std::vector<long long> counts = sweep.xs();
     const std::vector<long long> chunks = params.integers("chunk_sizes");
-    const std::vector<std::string> dirs = params.texts("directions");
     const long long max_count = *std::max_element(counts.begin(), counts.end());
     const long long max_chunk = *std::max_element(chunks.begin(), chunks.end());
     const std::size_t total = static_cast<std::size_t>(max_count) * static_cast<std::size_t>(max_chunk);
@@ -276,21 +296,23 @@ void run_transfer_batching(ContextState &ctx, const Params &params, Result &out)
     use_host_link_reference(ctx.info(), 1, out);
     const BatchBuffers b{dev.as<unsigned char>(), src.as<unsigned char>(), dst.as<unsigned char>()};
 
-    for (const std::string &dir : dirs) {
-        BatchFit fit;
-        std::vector<Series> made;
-        for (long long chunk_ll : chunks) {
-            const std::size_t chunk = static_cast<std::size_t>(chunk_ll);
-            for (bool batched : {true, false}) made.push_back(batch_series(ctx, b, dir, chunk, batched, counts, fit, out));
-            // The penalty of batching at the largest N: N copies over one copy of the same bytes.
-            const Series &many = made[made.size() - 2], &one = made.back();
-            for (std::size_t i = 0; i < many.points.size(); ++i)
-                if (many.points[i].x == static_cast<double>(max_count))
-                    out.record(kPenalty, many.points[i].time_ms.median / one.points[i].time_ms.median,
-                               {{"direction", dir}, {"count", std::to_string(max_count)}, {"chunk", std::to_string(chunk)}});
+    // Each direction's series are fitted together, so they are written once
+    // its last chunk size is measured.
+    BatchFit fit;
+    std::vector<Series> made;
+    for (const Combination &c : sweep.combinations()) {
+        const std::string &dir = c.text("directions");
+        const std::size_t chunk = static_cast<std::size_t>(c.integer("chunk_sizes"));
+        if (c.starts("directions")) {
+            fit = BatchFit{};
+            made.clear();
         }
-        fit_direction(dir, fit, made, out);
-        for (Series &s : made) out.series.push_back(std::move(s));
+        for (bool batched : {true, false}) made.push_back(batch_series(ctx, b, dir, chunk, batched, counts, fit, out));
+        record_penalty(made, dir, chunk, max_count, out);
+        if (c.ends("directions")) {
+            fit_direction(dir, fit, made, out);
+            for (Series &s : made) out.series.push_back(std::move(s));
+        }
     }
     out.notes.push_back("Each point copies N x chunk bytes between pinned host memory and the device, either as N "
                         "cudaMemcpyAsync calls of one chunk each or as one call. The guide: because of the overhead "
@@ -347,6 +369,7 @@ void add_transfer_experiments(std::vector<Experiment> &out) {
         enum_list_param("memory", {"pinned", "pageable"}, {"pinned", "pageable"},
                         "host memory: pinned (cudaHostAlloc) and/or pageable (malloc)"),
     };
+    t.axes = kTransferAxes;
     t.run = run_transfer;
     t.quick = {{"min_size", 64 * 1024}, {"max_size", 4 * kMiB}, {"points_per_octave", 1}};
     t.figures = {kPeakGbs, kPeakOfLink, kGbsAtMaxSize, kPinnedOverPageable, host_link_figure()};
@@ -367,6 +390,7 @@ void add_transfer_experiments(std::vector<Experiment> &out) {
         int_list_param("chunk_sizes", {4096, 65536}, 1, 1LL << 26, "bytes per small copy", "bytes"),
         enum_list_param("directions", {"h2d", "d2h"}, {"h2d", "d2h"}, "h2d: host to device; d2h: device to host"),
     };
+    b.axes = kBatchingAxes;
     b.run = run_transfer_batching;
     b.quick = {{"counts", {1, 16}}, {"chunk_sizes", {4096}}};
     b.figures = {kOverheadUs, kFitBandwidth, kPenalty, host_link_figure()};
