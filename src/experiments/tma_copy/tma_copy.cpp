@@ -150,6 +150,13 @@ private:
     std::vector<std::uint32_t> window_;
 };
 
+// A series per path and number of stages, along the bulk / tile sizes. The
+// run measures size by size (stages, then the paths in their fixed order,
+// innermost), so that the paths of one configuration run one after the
+// other: kRingAxes, the rings planned in that order.
+const SweepAxes kAxes{{"paths", "stages"}, "sizes"};
+const SweepAxes kRingAxes{{"sizes", "stages"}, ""};
+
 struct Combo {
     std::size_t size;
     int stages;
@@ -162,16 +169,17 @@ std::vector<Combo> plan_combos(const Params &params, std::size_t smem_limit, Res
     const bool default_sweep = sizes == default_sizes() && stage_list == default_stages();
     std::vector<Combo> combos;
     std::vector<std::string> dropped;
-    for (long long size : sizes)
-        for (long long st : stage_list) {
-            if (ring_fits(static_cast<std::size_t>(size), static_cast<int>(st), smem_limit)) {
-                combos.push_back({static_cast<std::size_t>(size), static_cast<int>(st)});
-            } else if (default_sweep) {
-                dropped.push_back(std::to_string(st) + " x " + kib_text(static_cast<std::size_t>(size)));
-            } else {
-                check_ring(static_cast<std::size_t>(size), static_cast<int>(st), smem_limit);
-            }
+    for (const Combination &c : Sweep(params, kRingAxes).combinations()) {
+        const std::size_t size = static_cast<std::size_t>(c.integer("sizes"));
+        const int st = static_cast<int>(c.integer("stages"));
+        if (ring_fits(size, st, smem_limit)) {
+            combos.push_back({size, st});
+        } else if (default_sweep) {
+            dropped.push_back(std::to_string(st) + " x " + kib_text(size));
+        } else {
+            check_ring(size, st, smem_limit);
         }
+    }
     if (combos.empty()) invalid("no combination of sizes and stages fits this device's " + std::to_string(smem_limit) + " bytes of shared memory per block");
     if (!dropped.empty()) {
         std::string list;
@@ -605,6 +613,7 @@ void add_tma_copy_experiments(std::vector<Experiment> &out) {
     e.params[1].multiple_of = 16;
     e.params[4].multiple_of = 4;
     e.params[5].multiple_of = 4;
+    e.axes = kAxes;
     e.run = run_tma_copy;
     e.quick = {{"array_bytes", 64 * kMiB}, {"sizes", {1024, 16384}}, {"stages", {1, 3}}};
     e.figures = {kStreamCopyGbs,  kMemcpyGbs,          kArrayBytes,       kTmaGbs,
