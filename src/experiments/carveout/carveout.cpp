@@ -481,6 +481,8 @@ void add_carveout_experiments(std::vector<Experiment> &out) {
         size_param("reads_per_sm", 128LL << 20, 1LL << 20, 1LL << 32, "bytes each SM reads per launch (passes = this / working set)"),
         double_param("min_step", 0.15, 0.01, 0.9, "smallest step of read_gbs (relative) or of the hit share (absolute) that starts a new level: a working set no longer fits past the highest level"),
     };
+    // A series per carveout, along the working sets (sorted, each once).
+    e.axes = {{"carveouts"}, "working_sets_kib"};
     e.run = run_carveout;
     e.quick = {{"carveouts", {0, 100}}, {"working_sets_kib", {16, 48, 320}}, {"reads_per_sm", 8 << 20}};
     e.figures = {kPreferenceFound,  kPreferenceAfter, kReservedShared,  kMaxSharedPerSm,   kUnifiedBytes,
