@@ -494,6 +494,8 @@ void add_cache_hints_experiments(std::vector<Experiment> &out) {
         int_list_param("strides", {64, 256}, 4, 4096, "bytes between the words of the strided reads (multiples of 4)", "bytes"),
         size_param("strided_bytes", 64LL << 20, 1LL << 20, 4LL << 30, "region the strided reads cover"),
     };
+    // The strided reads: a series per prefetch variant (in the table's order), along the strides.
+    e.axes = {{"prefetch"}, "strides"};
     e.run = run_cache_hints;
     e.quick = {{"stream_over_l2", 1.0}, {"strided_bytes", 16 * kMiB}, {"strides", {256}}};
     e.figures = {kHintMs,        kHintSpeedup,          kReusedHitShare, kReusedFromDramShare,
