@@ -131,8 +131,15 @@ void run_element_size(ContextState &ctx, const Params &params, std::size_t e, Re
     record_transpose_figures(bw, e, out);
 }
 
+// A one-point series per element size and kernel. The kernels run in their
+// fixed order (naive, shared, shared_padded, wide), whatever the order asked,
+// so only the element sizes are walked as given.
+const SweepAxes kAxes{{"element_sizes", "variants"}, ""};
+const SweepAxes kElementAxes{{"element_sizes"}, ""};
+
 void run_transpose(ContextState &ctx, const Params &params, Result &out) {
-    for (long long e_ll : params.integers("element_sizes")) run_element_size(ctx, params, static_cast<std::size_t>(e_ll), out);
+    for (const Combination &c : Sweep(params, kElementAxes).combinations())
+        run_element_size(ctx, params, static_cast<std::size_t>(c.integer("element_sizes")), out);
     out.notes.push_back("Effective bandwidth = 2 x matrix bytes / time (each element read once and written once). "
                         "naive: 32x8 threads, each moving 4 elements, reads coalesced and writes strided by the row count. "
                         "shared: the 32x32 tile through shared memory, coalesced both ways, but the column reads of the "
@@ -172,6 +179,7 @@ void add_transpose_experiments(std::vector<Experiment> &out) {
                         "transpose kernels to time"),
         bool_param("include_copy", true, "also time our copy kernel on the same bytes (the ceiling)"),
     };
+    e.axes = kAxes;
     e.run = run_transpose;
     e.quick = {{"rows", 1024}, {"cols", 1024}};
     e.figures = {kCopyGbs, kKernelOverCopy, kPaddedOverShared, kWideOverPadded};
