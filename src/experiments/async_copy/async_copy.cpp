@@ -28,6 +28,10 @@ std::vector<long long> default_counts() {
     return v;
 }
 
+// A pair of series (sync, async) per element size, along the copy counts
+// (those that fit the device's shared memory).
+const SweepAxes kAxes{{"word_sizes"}, "copy_counts"};
+
 const Figure kAsyncOverSync{"w{word}_count{count}_async_over_sync_cycles", "ratio", Better::Lower,
                             "cycles per element copied with cp.async over through registers, at a copy count"};
 
@@ -164,7 +168,8 @@ void run_async_copy(ContextState &ctx, const Params &params, Result &out) {
     require_memory(ctx, 2 * bytes + 8, "async_copy");
     AsyncBuffers buf(ctx, bytes);
     GM_CUDA(kernels::launch_fill_pattern(buf.in.as<std::uint32_t>(), bytes / 4, kSeed, ctx.stream()));
-    for (long long w : words) run_word_size(ctx, buf, static_cast<int>(w), counts, blocks, out);
+    for (const Combination &c : Sweep(params, kAxes).combinations())
+        run_word_size(ctx, buf, static_cast<int>(c.integer("word_sizes")), counts, blocks, out);
     out.notes.push_back("Each of " + std::to_string(blocks) + " blocks of " + std::to_string(kAsyncBlock) +
                         " threads copies copy_count elements per thread from global to shared memory: sync through a "
                         "register (the guide's pipeline_kernel_sync), async with __pipeline_memcpy_async and one wait "
@@ -203,6 +208,7 @@ void add_async_copy_experiments(std::vector<Experiment> &out) {
         std::move(words),
         int_param("blocks_per_sm", 1, 1, 32, "blocks per multiprocessor"),
     };
+    e.axes = kAxes;
     e.run = run_async_copy;
     e.quick = {{"copy_counts", {1, 4, 7}}};
     e.figures = {kAsyncOverSync};
