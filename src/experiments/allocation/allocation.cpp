@@ -463,6 +463,7 @@ void add_allocation_experiments(std::vector<Experiment> &out) {
                    "keeps max_size; at most the device's memory"),
         enum_list_param("series", names, names, "what is timed"),
     };
+    e.axes = {{"series"}, ""};  // A series per allocator or host operation, along sizes from its own range.
     e.run = run_allocation;
     e.quick = {{"max_size", 16 * kMiB}, {"host_max_size", kMiB}};
     e.figures = {kUsSmallest, kUsLargest,  kPoolThresholdUs, kPoolThresholdMaxOverMin, kMsPerGib,

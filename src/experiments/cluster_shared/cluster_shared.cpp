@@ -488,6 +488,7 @@ void add_cluster_shared_experiments(std::vector<Experiment> &out) {
         int_param("rounds", 256, 1, 1 << 16, "exchange rounds per launch"),
     };
     e.params[2].multiple_of = 16;
+    e.axes = {{}, "cluster_sizes"};  // Its series run along the cluster sizes.
     e.run = run_cluster_shared;
     e.quick = {{"cluster_sizes", {1, 2, 8}}, {"hops", 256}, {"rounds", 16}};
     e.figures = {kLocalCycles,       kLocalNs,      kL2Cycles,       kL2Ns,           kRemoteCycles,

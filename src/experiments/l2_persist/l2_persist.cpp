@@ -279,6 +279,7 @@ void add_l2_experiments(std::vector<Experiment> &out) {
                         "which windows to time (speed-ups need none)"),
         std::move(block),
     };
+    e.axes = {{"series"}, ""};  // A series per window setting, along persistent regions from its own range.
     e.run = run_l2_persist;
     e.quick = {{"sweep_points", 2}, {"streaming_bytes", 128 * kMiB}};
     e.figures = {kSpeedupFitting, kSpeedupLargest, kSpeedupBest, kL2Bytes, kSetAsideGranted, kMaxWindow, kStreamingBytes};

@@ -155,6 +155,7 @@ void add_local_memory_experiments(std::vector<Experiment> &out) {
                 int_param("rounds", 16, 1, 4096, "visits of every array word per thread"),
                 enum_list_param("variants", {"registers", "uniform", "divergent"}, {"registers", "uniform", "divergent"},
                                 "registers (compile-time indices), uniform and divergent (run-time index)")};
+    e.axes = {{"variants"}, ""};  // A one-point series per variant.
     e.run = run_local_memory;
     e.quick = {{"rounds", 4}};
     e.figures = {kIndexOverRegisters, kDivergentOverUniform};

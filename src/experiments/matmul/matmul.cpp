@@ -184,6 +184,7 @@ void add_matmul_experiments(std::vector<Experiment> &out) {
     ab.params = {dim("m", "rows of A and C"), dim("n", "columns of B and C"),
                  enum_list_param("variants", {"simple", "coalesced_a", "shared_ab"}, {"simple", "coalesced_a", "shared_ab"},
                                  "kernels to time")};
+    ab.axes = {{"variants"}, ""};  // A one-point series per kernel.
     ab.run = run_matmul_ab;
     ab.quick = {{"m", 1024}, {"n", 1024}};
     ab.figures = {kKernelOverBase};
@@ -202,6 +203,7 @@ void add_matmul_experiments(std::vector<Experiment> &out) {
     aat.params = {dim("m", "rows of A; C is M x M"),
                   enum_list_param("variants", {"simple", "coalesced", "padded"}, {"simple", "coalesced", "padded"},
                                   "kernels to time")};
+    aat.axes = {{"variants"}, ""};  // A one-point series per kernel.
     aat.run = run_matmul_aat;
     aat.quick = {{"m", 1024}};
     aat.figures = {kKernelOverBase};

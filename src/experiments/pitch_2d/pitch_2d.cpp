@@ -180,6 +180,7 @@ void add_pitch_experiments(std::vector<Experiment> &out) {
     e.summary = "Row-wise copy of 2D arrays whose width is not a multiple of 32: packed rows vs rows padded by cudaMallocPitch.";
     e.params = {int_list_param("widths", {1000, 1023, 1025, 4097, 32769}, 1, 1LL << 30, "row widths swept", "elements"),
                 size_param("height", 0, 0, 1LL << 31, "rows; 0: as many as make max(4 x L2, 64 MiB) per array")};
+    e.axes = {{}, "widths"};  // Its series run along the widths.
     e.run = run_pitch_2d;
     e.quick = {{"widths", {1000, 1025}}, {"height", 1024}};
     e.figures = {kPitchedOverPacked};

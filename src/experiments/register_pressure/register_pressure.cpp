@@ -140,6 +140,7 @@ void add_register_pressure_experiments(std::vector<Experiment> &out) {
     e.params = {std::move(cap_param),
                 size_param("threads", 0, 0, 1LL << 28, "threads; 0: 2 x the device's resident threads"),
                 int_param("iterations", 32, 1, 4096, "updates of all 64 values per thread")};
+    e.axes = {{}, "caps"};  // Its series runs along the register caps.
     e.run = run_register_pressure;
     e.quick = {{"caps", {255, 32}}, {"iterations", 4}};
     e.figures = {kCapOverBest, kFastestCap};

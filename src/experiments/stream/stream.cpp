@@ -241,6 +241,7 @@ void add_stream_experiments(std::vector<Experiment> &out) {
     };
     e.params[2].multiple_of = 32;
     e.params[3].allowed = {1, 2, 4, 8};
+    e.axes = {{"kernels"}, ""};  // A series per kernel.
     e.run = run_stream;
     e.quick = {{"array_bytes", 64 * kMiB}};
     e.figures = {kKernelGbs, kKernelOverTheoretical, kCopyOverMemcpy};
