@@ -12,6 +12,7 @@
 #include "explain/explain_document.hpp"
 #include "explain/lab_figures.hpp"
 #include "explain/program_launch.hpp"
+#include "explain/replay_join.hpp"
 #include "explain/rule_book.hpp"
 #include "explain/trace_records.hpp"
 #include "explain/trace_summary.hpp"
@@ -39,9 +40,6 @@ std::string validate(const Options &o) {
     if (o.launch_count < 1) return "--launch-count 0: must be at least 1 (launches of each kernel counted)";
     if (o.replay != "kernel" && o.replay != "application")
         return "--replay " + o.replay + ": must be kernel or application";
-    if (o.replay == "application")
-        return "--replay application is not available in this version: kernel replay (the default) replays each counted "
-               "launch inside the program, saving and restoring the memory it writes";
     if (!o.kernel_regex.empty()) try {
             std::regex re(o.kernel_regex);
         } catch (const std::regex_error &e) {
@@ -149,6 +147,102 @@ PassRun run_pass(const Options &o, const std::string &resolved, const std::strin
     return r;
 }
 
+// --replay application (docs/explain.md, "Application replay"): one run of
+// the program per one-pass group of metrics, joined; kernels whose runs differ
+// are counted with kernel replay in one more run.
+struct ApplicationReplay {
+    PassRun counting;
+    ApplicationJoin join;
+    std::size_t runs = 0;
+    bool fallback_ran = false;  // the kernel-replay run for refused kernels (or for all, where the runs failed)
+};
+
+Env application_env(const Options &o, const std::vector<KernelSummary> &kernels, std::size_t group) {
+    Env env = counters_env(o, kernels);
+    env.emplace_back("GMLAB_EXPLAIN_REPLAY", "application");
+    env.emplace_back("GMLAB_EXPLAIN_GROUP", std::to_string(group));
+    return env;
+}
+
+std::string application_pass(std::size_t group) { return "appreplay" + std::to_string(group); }
+
+// The runs: the first counts group 0 and says how many groups the chip needs.
+std::vector<ApplicationRun> application_runs(const Options &o, const std::string &resolved, const std::string &folder,
+                                             const std::vector<KernelSummary> &chosen, ProgramExit *last_exit) {
+    std::vector<ApplicationRun> runs;
+    for (std::size_t group = 0;; ++group) {
+        const PassRun run = run_pass(o, resolved, folder, application_pass(group), application_env(o, chosen, group));
+        runs.push_back({run.records, run.exit.status});
+        *last_exit = run.exit;
+        const std::size_t needed = runs.front().records.metric_groups.size();
+        if (!run.exit.error.empty() || !run.records.counters_unavailable.empty() || group + 1 >= needed) break;
+    }
+    return runs;
+}
+
+// The kernels kernel replay counts instead: the refused ones, or every chosen
+// one where application replay failed for another reason than permissions.
+std::vector<KernelSummary> kernel_replay_instead(const ApplicationJoin &join, const std::vector<KernelSummary> &chosen) {
+    if (!join.failure.empty())
+        return join.failure.find("ERR_NVGPUCTRPERM") == std::string::npos ? chosen : std::vector<KernelSummary>{};
+    std::vector<KernelSummary> out;
+    for (const auto &k : chosen)
+        if (std::any_of(join.refused.begin(), join.refused.end(), [&](const ReplayRefusal &r) { return r.mangled == k.mangled; }))
+            out.push_back(k);
+    return out;
+}
+
+ApplicationReplay count_by_application_replay(const Options &o, const std::string &resolved, const std::string &folder,
+                                              const std::vector<KernelSummary> &chosen, const PassRun &trace) {
+    ApplicationReplay out;
+    std::vector<std::string> names;
+    for (const auto &k : chosen) names.push_back(k.mangled);
+    const auto runs = application_runs(o, resolved, folder, chosen, &out.counting.exit);
+    out.runs = runs.size();
+    out.join = join_application_runs(runs, &trace.records, trace.exit.status, names);
+    out.counting.records = out.join.counting;
+    const auto instead = kernel_replay_instead(out.join, chosen);
+    if (!instead.empty()) {
+        const PassRun more = run_pass(o, resolved, folder, "counters", counters_env(o, instead));
+        out.fallback_ran = more.records.counters_unavailable.empty() && !more.records.pids.empty();
+        if (out.fallback_ran) {
+            out.counting.records.counters_unavailable.clear();
+            merge_counts(out.counting, more);
+        }
+    }
+    auto &notes = out.counting.records.notes;
+    if (!out.join.failure.empty())
+        notes.push_back("application replay failed: " + out.join.failure +
+                        (out.fallback_ran ? "; counted with kernel replay instead" : ""));
+    for (const auto &r : out.join.refused)
+        notes.push_back(refusal_note(r, out.fallback_ran ? "counted with kernel replay instead (--replay kernel)"
+                                                         : "not counted (use --replay kernel)"));
+    return out;
+}
+
+// What application replay did, in the document: passes.counters.replay and
+// .application, each kernel's replay, and why a refused kernel has no counters.
+void describe_application_replay(json &doc, const ApplicationReplay &a) {
+    json refused = json::array();
+    for (const auto &r : a.join.refused)
+        refused.push_back({{"kernel", demangle(r.mangled)}, {"mangled", r.mangled}, {"reason", r.reason},
+                           {"instead", a.fallback_ran ? "kernel replay" : "not counted"}});
+    doc["passes"]["counters"]["replay"] = "application";
+    doc["passes"]["counters"]["application"] = {
+        {"runs", a.runs}, {"groups", a.join.groups}, {"refused", refused},
+        {"failure", a.join.failure.empty() ? json() : json(a.join.failure)},
+        {"kernel_replay_run", a.fallback_ran}};
+    if (!doc.contains("kernels")) return;
+    for (auto &k : doc["kernels"]) {
+        const std::string mangled = k.value("mangled", "");
+        const auto r = std::find_if(a.join.refused.begin(), a.join.refused.end(),
+                                    [&](const ReplayRefusal &x) { return x.mangled == mangled; });
+        const bool refused_here = r != a.join.refused.end() || !a.join.failure.empty();
+        if (k.value("counted", false)) k["replay"] = refused_here ? "kernel" : "application";
+        else if (r != a.join.refused.end()) k["not_counted"] = "application replay refused: " + r->reason;
+    }
+}
+
 }  // namespace
 
 std::string find_injection(const std::string &exe_dir) {
@@ -172,6 +266,9 @@ std::vector<KernelSummary> choose_kernels(const std::vector<KernelSummary> &all,
 Outcome explain(const Options &options) {
     Options o = options;
     if (std::string why = validate(o); !why.empty()) return stop(kExplainUsage, why);
+    if (!o.from_records.empty() && has_pass(o.from_records, application_pass(0))) o.replay = "application";
+    // Application replay counts the chosen kernels only: the trace comes first.
+    if (o.replay == "application") o.passes = 2;
     std::string resolved;
     if (o.from_records.empty()) {
         const LaunchProblem p = check_program(o.argv[0], &resolved);
@@ -211,6 +308,12 @@ Outcome explain(const Options &options) {
         if (chosen.empty()) {
             result = stop(kRegexMatchedNothing, "--kernel-regex " + o.kernel_regex + " matches none of the " +
                                                     std::to_string(all.size()) + " kernels");
+        } else if (o.counters && o.replay == "application") {
+            const auto t0 = std::chrono::steady_clock::now();
+            const ApplicationReplay replay = count_by_application_replay(o, resolved, folder, chosen, trace);
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            result = analyse(o, trace, &replay.counting, seconds);
+            if (!result.document.is_null()) describe_application_replay(result.document, replay);
         } else if (o.counters) {
             const auto t0 = std::chrono::steady_clock::now();
             PassRun counting = counted_in(trace, first == "single");

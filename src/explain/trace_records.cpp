@@ -62,8 +62,18 @@ void add_copy(PassRecords &out, const json &j, bool memset) {
     out.copies.push_back(c);
 }
 
-void add_counters(PassRecords &out, const json &j) {
+void dimensions(const json &j, const char *key, std::int64_t (&out)[3]) {
+    if (!j.contains(key) || !j[key].is_array()) return;
+    for (std::size_t i = 0; i < 3 && i < j[key].size(); ++i)
+        if (j[key][i].is_number()) out[i] = j[key][i].get<std::int64_t>();
+}
+
+void add_counters(PassRecords &out, const json &j, int pid) {
     CounterRecord c;
+    c.pid = pid;
+    dimensions(j, "grid", c.grid);
+    dimensions(j, "block", c.block);
+    c.replay = str(j, "replay");
     c.mangled = str(j, "name");
     c.name = demangle(c.mangled);
     c.chip = str(j, "chip");
@@ -108,7 +118,9 @@ void add_record(PassRecords &out, const std::string &line, int pid) {
         d.l2_bytes = num<std::uint64_t>(j, "l2_bytes");
         if (std::none_of(out.devices.begin(), out.devices.end(), [&](const DeviceRecord &e) { return e.id == d.id; }))
             out.devices.push_back(d);
-    } else if (type == "counters") add_counters(out, j);
+    } else if (type == "counters") add_counters(out, j, pid);
+    else if (type == "metric_groups" && out.metric_groups.empty() && j.contains("groups") && j["groups"].is_array())
+        out.metric_groups = j["groups"].get<std::vector<std::vector<std::string>>>();
     else if (type == "launches") out.launches[str(j, "name")] += num<std::uint64_t>(j, "count");
 }
 

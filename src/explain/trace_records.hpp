@@ -51,6 +51,9 @@ struct CounterRecord {
     std::uint64_t launch = 0, passes = 0;
     std::uint32_t correlation = 0;  // the launch's, as in its kernel record (the single pass)
     std::map<std::string, double> metrics;
+    int pid = 0;                                                     // the process that counted it
+    std::int64_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};          // the launch's (0 in records before they were kept)
+    std::string replay;                                              // "kernel" or "application" ("" in older records)
 };
 
 struct PassRecords {
@@ -67,6 +70,7 @@ struct PassRecords {
     std::vector<DeviceRecord> devices;
     std::vector<CounterRecord> counters;
     std::map<std::string, std::uint64_t> launches;  // counting pass: launches per mangled name
+    std::vector<std::vector<std::string>> metric_groups;  // application replay: the one-pass groups of the metrics
 };
 
 // Reads every <pass>-<pid>.jsonl in `folder`; lines that do not parse are

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "explain/inject/cupti_table.hpp"
+#include "explain/inject/metric_groups.hpp"
 #include "explain/inject/record_sink.hpp"
 
 namespace gmexplain {
@@ -60,6 +61,7 @@ struct State {
     std::string running_kernel;
     std::uint64_t running_launch = 0;
     std::uint32_t running_correlation = 0;
+    unsigned running_grid[3] = {0, 0, 0}, running_block[3] = {0, 0, 0};  // the launch's, for the runs' join
     std::map<std::string, bool> wanted;  // the single pass: each kernel's verdict, decided at its first launch
     std::size_t wanted_count = 0;
 };
@@ -114,6 +116,72 @@ void build_config(const CuptiTable &api, ContextProfiler &p, std::vector<std::ui
     p.passes = np.numOfPasses;
 }
 
+// How many passes the range profiler needs for `metrics` on this chip; 0
+// where they cannot be configured.
+std::size_t passes_needed(const CuptiTable &api, const std::string &chip, std::vector<std::uint8_t> &availability,
+                          const std::vector<std::string> &metrics) {
+    auto hi = GMX_PARAMS(CUpti_Profiler_Host_Initialize_Params);
+    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    hi.pChipName = chip.c_str();
+    hi.pCounterAvailabilityImage = availability.data();
+    if (api.cuptiProfilerHostInitialize(&hi) != CUPTI_SUCCESS) return 0;
+    std::vector<const char *> names;
+    for (const auto &m : metrics) names.push_back(m.c_str());
+    std::size_t passes = 0;
+    auto add = GMX_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+    add.pHostObject = hi.pHostObject;
+    add.ppMetricNames = names.data();
+    add.numMetrics = names.size();
+    auto size = GMX_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
+    size.pHostObject = hi.pHostObject;
+    if (api.cuptiProfilerHostConfigAddMetrics(&add) == CUPTI_SUCCESS &&
+        api.cuptiProfilerHostGetConfigImageSize(&size) == CUPTI_SUCCESS) {
+        std::vector<std::uint8_t> config(size.configImageSize, 0);
+        auto img = GMX_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
+        img.pHostObject = hi.pHostObject;
+        img.configImageSize = config.size();
+        img.pConfigImage = config.data();
+        auto np = GMX_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
+        np.configImageSize = config.size();
+        np.pConfigImage = config.data();
+        if (api.cuptiProfilerHostGetConfigImage(&img) == CUPTI_SUCCESS &&
+            api.cuptiProfilerHostGetNumOfPasses(&np) == CUPTI_SUCCESS)
+            passes = np.numOfPasses;
+    }
+    auto de = GMX_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
+    de.pHostObject = hi.pHostObject;
+    api.cuptiProfilerHostDeinitialize(&de);
+    return passes;
+}
+
+std::string json_list(const std::vector<std::string> &items) {
+    std::string out;
+    for (const auto &i : items) out += (out.empty() ? "" : ",") + json_string(i);
+    return "[" + out + "]";
+}
+
+// Application replay: the supported metrics split into one-pass groups (the
+// split written as a record, for the front end to know how many runs it
+// needs), and only this run's group kept.
+void keep_one_group(const CuptiTable &api, ContextProfiler &p, std::vector<std::uint8_t> &availability) {
+    const MetricGroups split = one_pass_groups(
+        p.metrics, [&](const std::vector<std::string> &list) { return passes_needed(api, p.chip, availability, list); });
+    std::string groups;
+    for (const auto &g : split.groups) groups += (groups.empty() ? "" : ",") + json_list(g);
+    sink_write(Line().field("type", "metric_groups").field("chip", p.chip)
+                   .field("group", std::uint64_t(g_state->plan.metric_group)).raw("groups", "[" + groups + "]")
+                   .raw("too_large", json_list(split.too_large)));
+    if (!split.too_large.empty()) {
+        std::string names;
+        for (const auto &m : split.too_large) names += (names.empty() ? "" : ", ") + m;
+        counter_note("metrics that alone need more than one pass, not collected with application replay: " + names);
+    }
+    if (g_state->plan.metric_group >= split.groups.size())
+        throw Failure{"application replay: metric group " + std::to_string(g_state->plan.metric_group) + " asked for, but chip " +
+                      p.chip + " splits the metrics into " + std::to_string(split.groups.size()) + " group(s)"};
+    p.metrics = split.groups[g_state->plan.metric_group];
+}
+
 // The profiler can be initialised only once the driver has a context (called
 // from InitializeInjection, during cuInit, it fails with CUPTI_ERROR_UNKNOWN):
 // on the first context's creation, or else on the first counted launch.
@@ -150,7 +218,10 @@ ContextProfiler &profiler_for(CUcontext ctx) {
     }
     if (!unsupported.empty()) counter_note("metrics not available on chip " + p.chip + ": " + unsupported);
     if (p.metrics.empty()) throw Failure{"no metric asked for is available on chip " + p.chip};
+    if (g_state->plan.application_replay) keep_one_group(api, p, availability);
     build_config(api, p, availability);
+    if (g_state->plan.application_replay && p.passes != 1)
+        throw Failure{"application replay: the metric group needs " + std::to_string(p.passes) + " passes, not one"};
     auto en = GMX_PARAMS(CUpti_RangeProfiler_Enable_Params);
     en.ctx = ctx;
     check(api.cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable");
@@ -204,7 +275,9 @@ void start_count(CUcontext ctx, const std::string &kernel, std::uint64_t launch)
     sc.counterDataImageSize = g_state->data.size();
     sc.pCounterDataImage = g_state->data.data();
     sc.range = CUPTI_AutoRange;
-    sc.replayMode = CUPTI_KernelReplay;
+    // User replay with a one-pass configuration: the launch runs once and
+    // nothing is replayed; kernel replay saves, replays and restores it.
+    sc.replayMode = g_state->plan.application_replay ? CUPTI_UserReplay : CUPTI_KernelReplay;
     sc.maxRangesPerPass = 1;
     sc.numNestingLevels = 1;
     sc.minNestingLevel = 1;
@@ -226,6 +299,8 @@ void finish_count() {
     auto stop = GMX_PARAMS(CUpti_RangeProfiler_Stop_Params);
     stop.pRangeProfilerObject = p.object;
     check(api.cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
+    if (g_state->plan.application_replay && !stop.isAllPassSubmitted)
+        throw Failure{"application replay: the range profiler wants more passes of a launch of " + g_state->running_kernel};
     auto dec = GMX_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
     dec.pRangeProfilerObject = p.object;
     check(api.cuptiRangeProfilerDecodeData(&dec), "cuptiRangeProfilerDecodeData");
@@ -249,10 +324,16 @@ void finish_count() {
     check(api.cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues");
     Line metrics;
     for (std::size_t i = 0; i < p.metrics.size(); ++i) metrics.field(p.metrics[i].c_str(), values[i]);
-    sink_write(Line().field("type", "counters").field("name", g_state->running_kernel)
-                   .field("launch", g_state->running_launch).field("correlation", g_state->running_correlation)
-                   .field("passes", std::uint64_t(p.passes))
-                   .field("chip", p.chip).raw("metrics", metrics.text()));
+    const unsigned *g = g_state->running_grid, *b = g_state->running_block;
+    Line record;
+    record.field("type", "counters").field("name", g_state->running_kernel)
+        .field("launch", g_state->running_launch).field("correlation", g_state->running_correlation)
+        .field("passes", std::uint64_t(p.passes)).field("chip", p.chip)
+        .raw("grid", "[" + std::to_string(g[0]) + "," + std::to_string(g[1]) + "," + std::to_string(g[2]) + "]")
+        .raw("block", "[" + std::to_string(b[0]) + "," + std::to_string(b[1]) + "," + std::to_string(b[2]) + "]")
+        .field("replay", g_state->plan.application_replay ? "application" : "kernel");
+    if (g_state->plan.application_replay) record.field("group", std::uint64_t(g_state->plan.metric_group));
+    sink_write(record.raw("metrics", metrics.text()));
 }
 
 bool is_launch(CUpti_CallbackId id) {
@@ -262,7 +343,34 @@ bool is_launch(CUpti_CallbackId id) {
            id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
 }
 
-void on_launch(const CUpti_CallbackData &cb) {
+// The heads of the driver calls' parameter structures (generated_cuda_meta.h's
+// cuLaunchKernel_params, also of the _ptsz and cooperative calls, and
+// cuLaunchKernelEx_params), declared here: that header needs the driver's
+// internal version macros.
+struct LaunchKernelHead {
+    CUfunction f;
+    unsigned grid[3], block[3];
+};
+struct LaunchKernelExHead {
+    const CUlaunchConfig *config;
+};
+
+// The launch's grid and block, from the driver call's parameters.
+void remember_dimensions(CUpti_CallbackId id, const void *params) {
+    unsigned *g = g_state->running_grid, *b = g_state->running_block;
+    if (!params) return;
+    if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
+        const CUlaunchConfig *c = static_cast<const LaunchKernelExHead *>(params)->config;
+        if (!c) return;
+        g[0] = c->gridDimX, g[1] = c->gridDimY, g[2] = c->gridDimZ;
+        b[0] = c->blockDimX, b[1] = c->blockDimY, b[2] = c->blockDimZ;
+        return;
+    }
+    const auto *p = static_cast<const LaunchKernelHead *>(params);
+    for (int i = 0; i < 3; ++i) g[i] = p->grid[i], b[i] = p->block[i];
+}
+
+void on_launch(CUpti_CallbackId id, const CUpti_CallbackData &cb) {
     std::lock_guard<std::mutex> lock(g_state->mutex);
     if (g_state->failed) return;
     try {
@@ -271,6 +379,7 @@ void on_launch(const CUpti_CallbackData &cb) {
             const std::uint64_t launch = g_state->launches[cb.symbolName]++;
             if (launch < g_state->plan.launch_skip || launch >= g_state->plan.launch_skip + g_state->plan.launch_count)
                 return;
+            remember_dimensions(id, cb.functionParams);
             start_count(cb.context, cb.symbolName, launch);
             g_state->running_correlation = cb.correlationId;
         } else if (g_state->running) {
@@ -309,7 +418,7 @@ void on_context_created() {
 
 void CUPTIAPI callback(void *, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *data) {
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API && is_launch(id))
-        on_launch(*static_cast<const CUpti_CallbackData *>(data));
+        on_launch(id, *static_cast<const CUpti_CallbackData *>(data));
     else if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
         on_context_created();
     else if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)

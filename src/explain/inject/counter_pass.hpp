@@ -2,7 +2,11 @@
 // A driver-API callback starts the profiler before each chosen launch and
 // stops it after; auto ranges with kernel replay make CUPTI replay that one
 // launch as often as the metrics need, saving and restoring the memory it
-// writes, so a kernel that is not idempotent counts as it ran.
+// writes, so a kernel that is not idempotent counts as it ran. With
+// application replay (GMLAB_EXPLAIN_REPLAY=application) the metrics are split
+// into one-pass groups and this run counts one group under user replay: each
+// counted launch executes once, nothing is saved, restored or replayed; the
+// front end runs the program once per group and joins the runs.
 #pragma once
 
 #include <cstdint>
@@ -21,11 +25,13 @@ struct CounterPlan {
     std::uint64_t launch_skip = 0;     // launches of each kernel left alone before counting
     std::uint64_t launch_count = 1;    // launches of each kernel counted
     void (*on_context_created)() = nullptr;  // the single pass: the trace's hook (trace_context_created)
+    bool application_replay = false;   // count one one-pass group of the metrics, each launch run once
+    std::size_t metric_group = 0;      //   the group this run counts (the split is written as a record)
 };
 
 // Subscribes the callbacks; returns "" or why counting is impossible.
 std::string counters_start(const CounterPlan &plan);
-// Disables the profiler on every context (at exit).// Writes how often each chosen kernel was launched (at exit).
+// Writes how often each chosen kernel was launched (at exit).
 void counters_stop();
 
 }  // namespace gmexplain

@@ -14,6 +14,9 @@
 //   GMLAB_EXPLAIN_METRICS       counters: metric names, comma separated
 //   GMLAB_EXPLAIN_LAUNCH_SKIP   counters: launches of each kernel left alone first
 //   GMLAB_EXPLAIN_LAUNCH_COUNT  counters: launches of each kernel counted
+//   GMLAB_EXPLAIN_REPLAY        counters: "application" counts one one-pass group of the
+//                               metrics, each launch run once (records: appreplay<group>-<pid>.jsonl)
+//   GMLAB_EXPLAIN_GROUP         counters with application replay: the group this run counts
 #include <unistd.h>
 
 #include <csignal>
@@ -74,7 +77,16 @@ CounterPlan counter_plan() {
     if (plan.every_kernel) plan.on_context_created = trace_context_created;
     plan.kernel_regex = env("GMLAB_EXPLAIN_KERNEL_REGEX");
     plan.max_kernels = env_number("GMLAB_EXPLAIN_MAX_KERNELS", 64);
+    plan.application_replay = g_pass == "counters" && env("GMLAB_EXPLAIN_REPLAY") == "application";
+    plan.metric_group = env_number("GMLAB_EXPLAIN_GROUP", 0);
     return plan;
+}
+
+// The records' file name: the pass, or with application replay one name per
+// run (each run of the program counts one group of metrics; the front end joins them).
+std::string records_name() {
+    if (g_pass != "counters" || env("GMLAB_EXPLAIN_REPLAY") != "application") return g_pass;
+    return "appreplay" + std::to_string(env_number("GMLAB_EXPLAIN_GROUP", 0));
 }
 
 int initialize() {
@@ -82,7 +94,7 @@ int initialize() {
     if (out.empty()) return 1;  // loaded without gmlab explain: stay out of the way
     g_pass = env("GMLAB_EXPLAIN_PASS");
     if (g_pass != "counters" && g_pass != "single") g_pass = "trace";
-    sink_open(out, g_pass);
+    sink_open(out, records_name());
     const auto &api = cupti();
     sink_write(Line().field("type", "process").field("pid", std::int64_t(getpid()))
                    .field("ppid", std::int64_t(getppid())).field("pass", g_pass).field("cupti", api.library));
