@@ -44,6 +44,7 @@ CuptiTable load() {
                    "); add the CUDA toolkit's lib64 (or the cuda-cupti package's folder) to LD_LIBRARY_PATH, "
                    "or name the file in GM_CUPTI_LIBRARY";
         t.profiler_reason = t.reason;
+        t.sass_reason = t.reason;
         return t;
     }
 #define GMX_LOAD(f)                                                             \
@@ -57,7 +58,17 @@ CuptiTable load() {
         t.profiler_reason = t.library + " has no " #f ": counting needs the CUPTI range profiler of CUDA 12.6 or later";
     GMX_PROFILER_FUNCTIONS(GMX_LOAD_PROFILER)
 #undef GMX_LOAD_PROFILER
+#define GMX_LOAD_SASS(f)                                                        \
+    t.f = reinterpret_cast<decltype(t.f)>(dlsym(h, #f));                        \
+    if (!t.f && t.sass_reason.empty())                                          \
+        t.sass_reason = t.library + " has no " #f ": source lines need CUPTI's SASS metrics API (CUDA 12.4 or later)";
+    GMX_SASS_FUNCTIONS(GMX_LOAD_SASS)
+#undef GMX_LOAD_SASS
     if (!t.reason.empty() && t.profiler_reason.empty()) t.profiler_reason = t.reason;
+    // The SASS metrics API also needs the profiler's initialisation and chip name.
+    if (t.sass_reason.empty() && !t.reason.empty()) t.sass_reason = t.reason;
+    if (t.sass_reason.empty() && (!t.cuptiProfilerInitialize || !t.cuptiDeviceGetChipName))
+        t.sass_reason = t.library + " has no cuptiProfilerInitialize or cuptiDeviceGetChipName: source lines need them";
     return t;
 }
 

@@ -7,11 +7,13 @@
 
 #include <cupti_activity.h>
 #include <cupti_callbacks.h>
+#include <cupti_pcsampling.h>
 #include <cupti_driver_cbid.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
 #include <cupti_result.h>
+#include <cupti_sass_metrics.h>
 #include <cupti_target.h>
 
 namespace gmexplain {
@@ -51,14 +53,30 @@ namespace gmexplain {
     X(cuptiRangeProfilerDecodeData)                  \
     X(cuptiRangeProfilerGetCounterDataInfo)
 
+// Pass 3 (--lines): SASS metrics per instruction and the cubin's line table.
+#define GMX_SASS_FUNCTIONS(X)                        \
+    X(cuptiSassMetricsGetNumOfMetrics)               \
+    X(cuptiSassMetricsGetMetrics)                    \
+    X(cuptiSassMetricsGetProperties)                 \
+    X(cuptiSassMetricsSetConfig)                     \
+    X(cuptiSassMetricsUnsetConfig)                   \
+    X(cuptiSassMetricsEnable)                        \
+    X(cuptiSassMetricsDisable)                       \
+    X(cuptiSassMetricsGetDataProperties)             \
+    X(cuptiSassMetricsFlushData)                     \
+    X(cuptiGetSassToSourceCorrelation)               \
+    X(cuptiGetCubinCrc)
+
 struct CuptiTable {
 #define GMX_MEMBER(f) decltype(&::f) f = nullptr;
     GMX_CUPTI_FUNCTIONS(GMX_MEMBER)
     GMX_PROFILER_FUNCTIONS(GMX_MEMBER)
+    GMX_SASS_FUNCTIONS(GMX_MEMBER)
 #undef GMX_MEMBER
     std::string library;          // the file that was loaded
     std::string reason;           // why tracing is impossible ("" when it is possible)
     std::string profiler_reason;  // why counting is impossible ("" when it is possible)
+    std::string sass_reason;      // why source lines are impossible ("" when they are possible)
 };
 
 // Loads libcupti once: one already in the process first (a framework such as

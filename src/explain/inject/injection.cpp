@@ -7,7 +7,9 @@
 //
 //   GMLAB_EXPLAIN_OUT           folder for the records (required)
 //   GMLAB_EXPLAIN_PASS          trace | counters | single (the trace, and the first
-//                               launches of every kernel counted, in one run)
+//                               launches of every kernel counted, in one run) | lines
+//                               (SASS metrics per source line of the kernels named in
+//                               GMLAB_EXPLAIN_KERNELS, or of every kernel: sass_pass.hpp)
 //   GMLAB_EXPLAIN_KERNEL_REGEX  single: count only kernels whose demangled name matches
 //   GMLAB_EXPLAIN_MAX_KERNELS   single: count at most this many distinct kernels
 //   GMLAB_EXPLAIN_KERNELS       counters: mangled kernel names, one a line
@@ -27,6 +29,7 @@
 #include "explain/inject/counter_pass.hpp"
 #include "explain/inject/cupti_table.hpp"
 #include "explain/inject/record_sink.hpp"
+#include "explain/inject/sass_pass.hpp"
 #include "explain/inject/trace_pass.hpp"
 
 namespace gmexplain {
@@ -48,6 +51,7 @@ std::uint64_t env_number(const char *name, std::uint64_t fallback) {
 std::string g_pass;
 
 void at_exit() {
+    if (g_pass == "lines") lines_stop();
     if (g_pass != "trace") counters_stop();
     trace_flush();
     sink_write(Line().field("type", "exit").field("pid", std::int64_t(getpid())));
@@ -89,17 +93,40 @@ std::string records_name() {
     return "appreplay" + std::to_string(env_number("GMLAB_EXPLAIN_GROUP", 0));
 }
 
+// Pass 3 selects kernels as the counting passes do (GMLAB_EXPLAIN_KERNELS, or
+// every kernel that GMLAB_EXPLAIN_KERNEL_REGEX matches) and skips as they do.
+LinesPlan lines_plan() {
+    LinesPlan plan;
+    std::istringstream kernels(env("GMLAB_EXPLAIN_KERNELS"));
+    for (std::string line; std::getline(kernels, line);)
+        if (!line.empty()) plan.kernels.insert(line);
+    plan.kernel_regex = env("GMLAB_EXPLAIN_KERNEL_REGEX");
+    plan.max_kernels = env_number("GMLAB_EXPLAIN_MAX_KERNELS", 64);
+    plan.launch_skip = env_number("GMLAB_EXPLAIN_LAUNCH_SKIP", 0);
+    return plan;
+}
+
+// The lines pass runs alone: no trace, no range profiler beside the SASS patching.
+void start_lines() {
+    if (std::string why = lines_start(lines_plan()); !why.empty())
+        sink_write(Line().field("type", "lines_unavailable").field("reason", why));
+}
+
 int initialize() {
     const std::string out = env("GMLAB_EXPLAIN_OUT");
     if (out.empty()) return 1;  // loaded without gmlab explain: stay out of the way
     g_pass = env("GMLAB_EXPLAIN_PASS");
-    if (g_pass != "counters" && g_pass != "single") g_pass = "trace";
+    if (g_pass != "counters" && g_pass != "single" && g_pass != "lines") g_pass = "trace";
     sink_open(out, records_name());
     const auto &api = cupti();
     sink_write(Line().field("type", "process").field("pid", std::int64_t(getpid()))
                    .field("ppid", std::int64_t(getppid())).field("pass", g_pass).field("cupti", api.library));
     std::atexit(at_exit);
     for (int sig : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, on_fatal_signal);
+    if (g_pass == "lines") {
+        start_lines();
+        return 1;
+    }
     // The counting pass traces nothing (the launches record of counters_stop
     // says which chosen kernels ran); the single pass traces and counts, and
     // the front end leaves the counted launches' replayed times out of the trace.
