@@ -30,6 +30,8 @@ typedef struct gm_explain_options {
     int measure;                  /* costs measured on the spot by running the experiments the findings name
                                      through libgmlab: 1 (default) where no run document of this GPU model is
                                      found (not with from_records), 2 always, 0 never */
+    int lines;                    /* 1: pass 3, one more run of the program: the chosen kernels' SASS metrics
+                                     per source line (the program built with nvcc -lineinfo); 0 (default) */
 } gm_explain_options;
 
 /* Fills *options with the defaults. */

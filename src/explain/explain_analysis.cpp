@@ -217,7 +217,7 @@ json build_document(const Options &o, const RuleBook &book, const PassRun &trace
     doc["created_at"] = now_iso();
     doc["command"] = o.argv;
     doc["options"] = {{"kernels", o.kernels}, {"kernel_regex", o.kernel_regex}, {"launch_skip", o.launch_skip},
-                      {"launch_count", o.launch_count}, {"replay", o.replay}, {"counters", o.counters},
+                      {"launch_count", o.launch_count}, {"replay", o.replay}, {"counters", o.counters}, {"lines", o.lines},
                       {"measure", o.measure == kMeasureAlways ? "always" : o.measure == kMeasureNever ? "never" : "where no run"}};
     doc["device"] = dev;
     doc["program"] = {{"exit_status", trace.exit.status}, {"signal", trace.exit.signal},

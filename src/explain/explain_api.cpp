@@ -43,6 +43,7 @@ gmexplain::Options to_options(const gm_explain_options &c) {
     o.injection = c.injection ? c.injection : gmexplain::find_injection(executable_folder());
     o.records_dir = text_or_empty(c.records_dir);
     o.from_records = text_or_empty(c.from_records);
+    o.lines = c.lines != 0;
     o.measure = c.measure;
     return o;
 }

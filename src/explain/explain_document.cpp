@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "explain/source_lines.hpp"
+
 namespace gmexplain {
 
 using nlohmann::json;
@@ -138,6 +140,7 @@ std::string explanation_text(const json &doc) {
         if (!counted.empty()) o << "   counted: " << counted << "\n";
         if (k["findings"].empty()) o << "   no finding: every rule's condition was false on its counters\n";
         print_findings(o, k["findings"]);
+        o << source_lines_text(k);
         for (const auto &n : k["not_evaluated"]) o << "   (not evaluated: " << n.get<std::string>() << ")\n";
     }
     o << "\nWhole program (host transfers, overlap, allocations, unified memory):\n";
@@ -166,9 +169,15 @@ std::string check_explain_document(const json &doc) {
     if (doc.value("schema", "").rfind("gmlab.explain/1", 0) != 0) return "schema is not gmlab.explain/1.x";
     for (const char *k : {"command", "device", "program", "lab", "passes", "kernels", "run", "notes", "summary"})
         if (!doc.contains(k)) return std::string("field \"") + k + "\" is missing";
-    for (const auto &k : doc["kernels"])
+    for (const auto &k : doc["kernels"]) {
         for (const char *f : {"rank", "name", "launches", "total_ms", "counted"})
             if (!k.contains(f)) return std::string("a kernel has no \"") + f + "\"";
+        if (!k.contains("lines")) continue;  // --lines only
+        if (!k["lines"].is_array()) return "a kernel's \"lines\" is not an array";
+        for (const auto &l : k["lines"])
+            for (const char *f : {"file", "line", "issues", "text"})
+                if (!l.contains(f)) return std::string("a source line has no \"") + f + "\"";
+    }
     return "";
 }
 

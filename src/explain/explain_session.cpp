@@ -14,6 +14,7 @@
 #include "explain/program_launch.hpp"
 #include "explain/replay_join.hpp"
 #include "explain/rule_book.hpp"
+#include "explain/source_lines.hpp"
 #include "explain/trace_records.hpp"
 #include "explain/trace_summary.hpp"
 
@@ -134,6 +135,23 @@ void merge_counts(PassRun &into, const PassRun &more) {
     if (into.records.counters_unavailable.empty()) into.records.counters_unavailable = more.records.counters_unavailable;
     for (const auto &n : more.records.notes) into.records.notes.push_back(n);
     into.exit = more.exit;
+}
+
+PassRun run_pass(const Options &o, const std::string &resolved, const std::string &folder, const std::string &pass,
+                 std::vector<std::pair<std::string, std::string>> env);
+
+// Pass 3 (--lines): one more run of the program, SASS metrics per source line
+// of the chosen kernels (its own run: the patched code would disturb the
+// counters). Records kept earlier are read as they are.
+void add_lines_pass(const Options &o, const std::string &resolved, const std::string &folder,
+                    const std::vector<KernelSummary> &chosen, nlohmann::json &doc) {
+    std::string names;
+    for (const auto &k : chosen) names += k.mangled + "\n";
+    const auto t0 = std::chrono::steady_clock::now();
+    run_pass(o, resolved, folder, "lines", {{"GMLAB_EXPLAIN_KERNELS", names},
+                                            {"GMLAB_EXPLAIN_LAUNCH_SKIP", std::to_string(o.launch_skip)}});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    add_source_lines(doc, read_lines(folder), o.from_records.empty() ? seconds : 0.0);
 }
 
 PassRun run_pass(const Options &o, const std::string &resolved, const std::string &folder, const std::string &pass,
@@ -327,6 +345,7 @@ Outcome explain(const Options &options) {
         } else {
             result = analyse(o, trace, nullptr, 0);
         }
+        if (o.lines && !chosen.empty() && !result.document.is_null()) add_lines_pass(o, resolved, folder, chosen, result.document);
     }
     if (temporary) remove_folder(folder);
     return result;

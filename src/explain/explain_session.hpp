@@ -38,6 +38,7 @@ struct Options {
     std::string records_dir;           // --records: keep the passes' records here
     std::string from_records;          // --from-records: explain records kept earlier, run nothing
     int measure = kMeasureWhereNoRun;  // --measure, --no-measure
+    bool lines = false;                // --lines: pass 3, the chosen kernels' SASS metrics per source line
     Measurer measurer;                 // runs the measurements (empty: measure_with_libgmlab; tests give their own)
 };
 

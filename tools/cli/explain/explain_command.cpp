@@ -32,6 +32,10 @@ CLI::App *add_explain_command(CLI::App &app, ExplainOptions &o) {
     e->add_option("--replay", o.replay, "kernel (default: each counted launch is replayed, its memory saved and restored)");
     e->add_option("--counters", o.counters, "on (default): pass 2 counts the chosen kernels; off: the trace only")
         ->check(CLI::IsMember({"on", "off"}));
+    e->add_flag("--lines", o.lines,
+                "pass 3: run the program once more and name the source lines of the chosen kernels whose global "
+                "accesses use more sectors than ideal, whose shared accesses conflict, or that use local memory "
+                "(CUPTI's SASS metrics; build the program with nvcc -lineinfo)");
     e->add_option("--json", o.json_file, "write the explanation (schema gmlab.explain/1) to this file");
     e->add_option("--html", o.html_file,
                   "write a self-contained page: each finding beside its experiment's chart from the lab run, the kernel's point marked");
@@ -71,6 +75,7 @@ int cmd_explain(const ExplainOptions &o) {
         std::cerr << "gmlab explain: --measure and --no-measure contradict each other\n";
         return 2;
     }
+    opt.lines = o.lines;
     if (o.measure_always) opt.measure = 2;
     if (o.measure_never) opt.measure = 0;
     gm_explain *e = nullptr;

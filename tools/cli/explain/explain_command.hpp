@@ -18,6 +18,7 @@ struct ExplainOptions {
                                                                          from_records;
     unsigned long long launch_skip = 0, launch_count = 1;
     bool measure_always = false, measure_never = false;  // --measure, --no-measure
+    bool lines = false;                                  // --lines
 };
 
 // Registers `explain` on app; returns the subcommand.
