@@ -67,6 +67,20 @@ void add_finding(std::string &body, json &charts, const json &lab, const json &f
     charts.push_back(chart);
 }
 
+// --lines: the kernel's source lines, as the text prints them.
+void add_source_lines(std::string &body, const json &kernel) {
+    if (kernel.contains("lines_missing")) {
+        body += "<p>source lines: none: " + escape_html(kernel["lines_missing"].get<std::string>()) + "</p>";
+        return;
+    }
+    if (!kernel.contains("lines") || kernel["lines"].empty()) return;
+    body += "<h3>source lines</h3><ul>";
+    for (const auto &l : kernel["lines"])
+        body += "<li><code>" + escape_html(l.value("file", "")) + ":" + std::to_string(l.value("line", 0)) + "</code> " +
+                escape_html(l.value("text", "")) + "</li>";
+    body += "</ul>";
+}
+
 }  // namespace
 
 std::string explanation_html(const json &doc) {
@@ -89,6 +103,7 @@ std::string explanation_html(const json &doc) {
                 std::to_string(k["launches"].get<std::uint64_t>()) + " launches, " + number(k["total_ms"].get<double>()) + " ms</p>";
         if (k["findings"].empty()) body += "<p>no finding</p>";
         for (const auto &f : k["findings"]) add_finding(body, charts, lab, f, k["name"].get<std::string>());
+        add_source_lines(body, k);
     }
     body += "<h2>Whole program</h2>";
     if (doc["run"]["findings"].empty()) body += "<p>no finding</p>";
