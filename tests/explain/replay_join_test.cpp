@@ -101,6 +101,8 @@ TEST(ApplicationReplayGroups, MetricsThatAloneNeedSeveralPassesOrCannotBeConfigu
     ASSERT_EQ(split.groups.size(), 1u);
     EXPECT_EQ(split.groups[0], (std::vector<std::string>{"a"}));
     EXPECT_EQ(split.too_large, (std::vector<std::string>{"big", "unknown"}));
+    // A metric named twice (the rules' and gpu__time_duration.sum added again) is collected once.
+    EXPECT_EQ(one_pass_groups({"a", "e", "a"}, passes_by_share).groups, (std::vector<std::vector<std::string>>{{"a", "e"}}));
     // The same metrics always give the same groups: every run builds the same split.
     EXPECT_EQ(one_pass_groups({"a", "b", "c", "d", "e"}, passes_by_share).groups,
               one_pass_groups({"a", "b", "c", "d", "e"}, passes_by_share).groups);

@@ -6,6 +6,7 @@
 // a table in the tests).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -26,7 +27,10 @@ struct MetricGroups {
 inline MetricGroups one_pass_groups(const std::vector<std::string> &metrics,
                                     const std::function<std::size_t(const std::vector<std::string> &)> &passes_of) {
     MetricGroups out;
+    std::vector<std::string> seen;  // a metric named twice is collected once
     for (const auto &metric : metrics) {
+        if (std::find(seen.begin(), seen.end(), metric) != seen.end()) continue;
+        seen.push_back(metric);
         bool placed = false;
         for (auto &group : out.groups) {
             std::vector<std::string> tried = group;
