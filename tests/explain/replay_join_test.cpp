@@ -314,3 +314,65 @@ TEST(ApplicationReplayOptions, ApplicationIsAcceptedAndOtherReplaysAreNot) {
     EXPECT_EQ(r.exit_code, kExplainUsage);
     EXPECT_NE(r.message.find("must be kernel or application"), std::string::npos);
 }
+
+// --- records captured on an H100 (scripts/explain-replay-gpu.sh) --------------
+
+namespace {
+
+nlohmann::json explained_fixture(const std::string &name) {
+    Options o;
+    o.from_records = GMX_SOURCE_DIR "/tests/explain/fixtures/" + name;
+    o.lab_run = GMX_SOURCE_DIR "/results/nvidia-h100-80gb-hbm3-standard-suite.json";
+    o.measure = kMeasureNever;
+    const auto r = explain(o);
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.message;
+    EXPECT_EQ(check_explain_document(r.document), "") << name;
+    return r.document;
+}
+
+std::vector<std::string> rules_named(const nlohmann::json &kernel) {
+    std::vector<std::string> out;
+    for (const auto &f : kernel["findings"]) out.push_back(f["rule"]);
+    return out;
+}
+
+}  // namespace
+
+TEST(ApplicationReplayCaptured, SameCountsAndFindingsAsKernelReplay) {
+    for (const std::string example : {"strided_access", "bank_conflicts"}) {
+        const auto app = explained_fixture("replay-" + example);
+        const auto kernel = explained_fixture("replay-" + example + "-kernel");
+        EXPECT_EQ(app["passes"]["counters"]["replay"], "application");
+        EXPECT_EQ(app["passes"]["counters"]["application"]["runs"], 6);
+        EXPECT_TRUE(app["passes"]["counters"]["application"]["refused"].empty());
+        const auto &a = app["kernels"][0];
+        const auto &k = kernel["kernels"][0];
+        ASSERT_TRUE(a["counted"].get<bool>()) << example;
+        EXPECT_EQ(a["replay"], "application");
+        EXPECT_EQ(rules_named(a), rules_named(k)) << example;
+        EXPECT_FALSE(rules_named(a).empty()) << example;
+        // The global-memory counts the rules read are the same launch's, exactly.
+        for (const char *m : {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+                              "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "sm__sass_data_bytes_mem_global_op_ld.sum",
+                              "smsp__inst_executed.sum"})
+            EXPECT_EQ(a["counters"][m], k["counters"][m]) << example << " " << m;
+        for (const auto &[m, v] : k["counters"].items())
+            EXPECT_NEAR(a["counters"][m].get<double>(), v.get<double>(), 0.05 * v.get<double>() + 1) << example << " " << m;
+    }
+}
+
+TEST(ApplicationReplayCaptured, TheNondeterministicExampleIsRefusedAndItsFixedTwinJoined) {
+    const auto planted = explained_fixture("replay-nondeterministic");
+    const auto &refused = planted["passes"]["counters"]["application"]["refused"];
+    ASSERT_EQ(refused.size(), 1u);
+    EXPECT_EQ(refused[0]["kernel"], "accumulate(float*, int)");
+    EXPECT_EQ(refused[0]["reason"], "run 2 launched it 3 time(s) where run 1 launched it 4");
+    EXPECT_EQ(refused[0]["instead"], "kernel replay");
+    EXPECT_EQ(planted["kernels"][0]["replay"], "kernel");
+    EXPECT_TRUE(planted["kernels"][0]["counted"].get<bool>());
+    EXPECT_TRUE(has_note(planted, "counted with kernel replay instead (--replay kernel)"));
+
+    const auto fixed = explained_fixture("replay-nondeterministic-fixed");
+    EXPECT_TRUE(fixed["passes"]["counters"]["application"]["refused"].empty());
+    EXPECT_EQ(fixed["kernels"][0]["replay"], "application");
+}

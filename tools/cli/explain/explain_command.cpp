@@ -29,7 +29,10 @@ CLI::App *add_explain_command(CLI::App &app, ExplainOptions &o) {
     e->add_option("--passes", o.passes,
                   "1 (default): trace and count the first launches of every kernel in one run of the program (a second "
                   "run only for chosen kernels it did not count); 2: trace, then count the longest kernels in a second run");
-    e->add_option("--replay", o.replay, "kernel (default: each counted launch is replayed, its memory saved and restored)");
+    e->add_option("--replay", o.replay,
+                  "kernel (default: each counted launch is replayed, its memory saved and restored); application: the "
+                  "program runs once per one-pass group of metrics, each launch once, the runs joined (implies --passes 2; "
+                  "kernels whose runs differ are counted with kernel replay)");
     e->add_option("--counters", o.counters, "on (default): pass 2 counts the chosen kernels; off: the trace only")
         ->check(CLI::IsMember({"on", "off"}));
     e->add_flag("--lines", o.lines,
