@@ -30,7 +30,7 @@
 #include <thread>
 #include <vector>
 
-#include "command_line.hpp"
+#include "ops/command_line.hpp"
 #include "crowd/key_figures.hpp"
 #include "storage/storage.hpp"
 #include "upload/sha256.hpp"

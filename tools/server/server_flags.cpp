@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "command_line.hpp"
+#include "ops/command_line.hpp"
 
 namespace gmserver {
 

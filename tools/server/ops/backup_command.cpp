@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "command_line.hpp"
+#include "ops/command_line.hpp"
 #include "storage/backup.hpp"
 
 namespace gmserver {

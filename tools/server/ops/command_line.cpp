@@ -1,4 +1,4 @@
-#include "command_line.hpp"
+#include "ops/command_line.hpp"
 
 #include <cstdlib>
 #include <iostream>
