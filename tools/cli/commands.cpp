@@ -325,6 +325,21 @@ void print_kernels(const json &d, const json &resources, const std::string &why)
     t.print(std::cout, "  ");
 }
 
+// The axes the experiment sweeps, outermost first, and how many points their
+// defaults make: "sweeps: word_sizes (1) x variants (2) x offsets (33, x): 66 points".
+void print_axes(const json &d) {
+    if (!d.contains("axes") || d["axes"].empty()) return;
+    std::string line;
+    long long points = 1;
+    for (const json &a : d["axes"]) {
+        const long long n = a.value("default_values", 0LL);
+        points *= n;
+        line += (line.empty() ? "" : " x ") + a.value("name", std::string()) + " (" + std::to_string(n) +
+                (a.value("x", false) ? ", x" : "") + ")";
+    }
+    std::cout << "\nsweeps: " << line << ": " << points << " point" << (points == 1 ? "" : "s") << " with the defaults\n";
+}
+
 }  // namespace
 
 int cmd_describe(const std::string &experiment, bool as_json, int device) {
@@ -359,6 +374,7 @@ int cmd_describe(const std::string &experiment, bool as_json, int device) {
         t.add({p["name"].get<std::string>(), p["type"].get<std::string>(), def, allowed, p["description"].get<std::string>()});
     }
     t.print(std::cout, "  ");
+    print_axes(d);
     print_kernels(d, resources, why);
     return kOk;
 }
