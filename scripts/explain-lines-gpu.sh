@@ -24,13 +24,13 @@ if [ -z "$INJ" ]; then
   g++ -std=c++17 -O1 -shared -fPIC -fvisibility=hidden -I"$ROOT/src" -I"$CUDA/include" -I"$CUDA/extras/CUPTI/include" \
     "$ROOT"/src/explain/inject/*.cpp -o "$INJ" -ldl -lpthread > "$OUT/inject-build.log" 2>&1 &
 fi
-for ex in strided_access bank_conflicts local_memory; do
+for ex in strided_access bank_conflicts local_memory l2_eviction; do
   nvcc -O3 -std=c++17 -arch="$ARCH" -lineinfo "$ROOT/examples/explain/$ex.cu" -o "$BIN/$ex" > "$OUT/$ex-build.log" 2>&1 &
 done
 nvcc -O3 -std=c++17 -arch="$ARCH" "$ROOT/examples/explain/strided_access.cu" -o "$BIN/strided_access_nolineinfo" \
   > "$OUT/nolineinfo-build.log" 2>&1 &
 wait
-for f in "$INJ" "$BIN/strided_access" "$BIN/bank_conflicts" "$BIN/local_memory" "$BIN/strided_access_nolineinfo"; do
+for f in "$INJ" "$BIN/strided_access" "$BIN/bank_conflicts" "$BIN/local_memory" "$BIN/l2_eviction" "$BIN/strided_access_nolineinfo"; do
   [ -f "$f" ] || { echo "not built: $f"; cat "$OUT"/*.log | grep -E "error" | head -20; exit 1; }
 done
 
@@ -46,16 +46,34 @@ for path in glob.glob(sys.argv[1] + "/single-*.jsonl"):
 EOF
 )
 
+# The kernels the single pass counted, one mangled name a line: what gmlab
+# explain hands the lines pass (GMLAB_EXPLAIN_KERNELS) for the chosen kernels.
+counted_kernels() {
+  python3 - "$1" <<'EOF'
+import json, glob, sys
+names = []
+for path in glob.glob(sys.argv[1] + "/single-*.jsonl"):
+    for line in open(path):
+        r = json.loads(line)
+        if r.get("type") == "counters" and r["name"] not in names:
+            names.append(r["name"])
+print("\n".join(names))
+EOF
+}
+
 run_pass() {  # run_pass FOLDER PASS PROGRAM...
   local dir=$1 pass=$2; shift 2
-  local t0=$SECONDS
+  local t0=$SECONDS kernels=
   mkdir -p "$dir"
+  [ "$pass" = lines ] && kernels=$(counted_kernels "$dir")
   env CUDA_INJECTION64_PATH="$INJ" GMLAB_EXPLAIN_OUT="$dir" GMLAB_EXPLAIN_PASS="$pass" \
-    GMLAB_EXPLAIN_METRICS="$METRICS" timeout 120 "$@" > /dev/null 2>&1
+    GMLAB_EXPLAIN_KERNELS="$kernels" GMLAB_EXPLAIN_METRICS="$METRICS" timeout 120 "$@" > /dev/null 2>&1
   echo "  $pass pass: exit $? in $((SECONDS - t0)) s"
 }
 
-for name in strided_access bank_conflicts local_memory strided_access_nolineinfo; do
+# l2_eviction: two kernels of one module chosen (the second's first launch
+# flushes the first's values and enables the context again).
+for name in strided_access bank_conflicts local_memory l2_eviction strided_access_nolineinfo; do
   echo "== $name (planted)"
   dir=$OUT/records/$name
   run_pass "$dir" single "$BIN/$name"

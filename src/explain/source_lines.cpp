@@ -126,7 +126,10 @@ std::string why_no_lines(const LinesRecords &r, const std::string &mangled) {
     if (r.pids.empty()) return "no records of the lines pass";
     auto it = r.launches.find(mangled);
     if (it == r.launches.end() || it->second == 0) return "the lines run did not launch it (the program is not deterministic)";
-    return "the lines run collected no SASS metrics for it";
+    // Measured on an H100 (CUDA 13.0): of two kernels chosen in one context,
+    // only the first one launched after SASS metrics were enabled was patched.
+    return "the lines run collected no SASS metrics for it: of several kernels chosen in one context, only the first "
+           "one launched is collected (docs/explain.md, pass 3)";
 }
 
 void add_kernel_lines(json &kernel, const LinesRecords &r, std::size_t top) {

@@ -205,6 +205,21 @@ TEST(ExplainLines, CapturedWithoutLineinfoSaysSo) {
     EXPECT_EQ(doc["kernels"][0]["findings"][0]["rule"], "uncoalesced_global");
 }
 
+// Two chosen kernels of one context: the first launched (fill_ones) has its
+// lines, the second (table_gather) none, and says why.
+TEST(ExplainLines, CapturedSecondKernelOfAContextSaysWhyItHasNoLines) {
+    const json doc = explained("lines-l2_eviction", true);
+    for (const auto &k : doc["kernels"]) {
+        if (k["name"].get<std::string>().rfind("fill_ones", 0) == 0) {
+            ASSERT_TRUE(k.contains("lines")) << k.dump();
+            EXPECT_TRUE(k["lines"].empty());  // its stores are coalesced
+            EXPECT_EQ(k["lines_measured"], 5);
+        } else {
+            EXPECT_NE(k["lines_missing"].get<std::string>().find("only the first one launched"), std::string::npos) << k.dump();
+        }
+    }
+}
+
 TEST(ExplainLines, WithoutTheOptionTheDocumentHasNoLines) {
     const json doc = explained("lines-strided_access", false);
     EXPECT_FALSE(doc["kernels"][0].contains("lines"));

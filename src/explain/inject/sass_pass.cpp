@@ -105,7 +105,6 @@ struct State {
     std::map<std::uint32_t, std::string> chips;      // configured devices and their chips
     std::map<std::uint64_t, std::string> metric_of;  // metric id -> name
     std::set<CUcontext> enabled;                     // contexts with SASS metrics on
-    std::set<std::pair<CUcontext, std::string>> enabled_for;  // the kernels each context was enabled for
     std::map<std::string, std::uint64_t> launches;   // per mangled name
     std::map<std::string, bool> wanted;              // every-kernel mode: each kernel's verdict
     std::size_t wanted_count = 0;
@@ -218,7 +217,7 @@ void synchronize(CUcontext ctx) {
     d.pop(&popped);
 }
 
-// What each flush found (why: at a re-enable, a context's end or the exit):
+// What each flush found (why: at a context's end or the exit):
 // how a run that names no line can be told from one that collected nothing.
 void flush_record(const char *why, std::size_t records, std::size_t instances, std::size_t unnamed) {
     sink_write(Line().field("type", "lines_flush").field("at", why).field("records", std::uint64_t(records))
@@ -273,22 +272,19 @@ void disable(CUcontext ctx) {
     g_state->enabled.erase(ctx);
 }
 
-// Enables SASS metrics on the context, with lazy patching: each function is
-// patched at its first launch after, this one included. (Measured on an H100,
-// CUDA 13.0: patching every loaded function at once, or enabling when the
-// context is created, collected nothing for these launches.) A context
-// already enabled is flushed and enabled again, so that a kernel of a module
-// loaded since is patched too.
+// Enables SASS metrics on the context, once, with lazy patching: each
+// function is patched at its first launch after, this one included, so the
+// chosen kernels launched later are patched too (and so are the others: their
+// values are left out when the lines are written). Measured on an H100, CUDA
+// 13.0: patching every loaded function at once, enabling when the context is
+// created, or flushing, disabling and enabling again at a second kernel's
+// first launch collected nothing for the launches after.
 void enable(CUcontext ctx) {
     const auto &api = cupti();
     initialize_profiler();
     uint32_t device = 0;
     check(api.cuptiGetDeviceId(ctx, &device), "cuptiGetDeviceId");
     configure_device(device);
-    if (g_state->enabled.count(ctx)) {
-        flush(ctx, "re-enable");
-        disable(ctx);
-    }
     auto en = GMX_PARAMS(CUpti_SassMetricsEnable_Params);
     en.ctx = ctx;
     en.enableLazyPatching = 1;
@@ -309,8 +305,7 @@ void on_launch(const CUpti_CallbackData &cb) {
     try {
         if (!wanted(kernel)) return;
         const std::uint64_t launch = g_state->launches[kernel]++;
-        if (launch < g_state->plan.launch_skip) return;
-        if (!g_state->enabled_for.insert({cb.context, kernel}).second) return;
+        if (launch < g_state->plan.launch_skip || g_state->enabled.count(cb.context)) return;
         enable(cb.context);
     } catch (const Failure &f) {
         give_up(f);

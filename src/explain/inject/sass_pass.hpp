@@ -4,8 +4,8 @@
 // would disturb the range profiler's counts and the trace's times.
 //
 // Each loaded module's cubin is kept (resource callback MODULE_LOADED); the
-// first chosen launch of each kernel in a context enables SASS metrics there
-// (lazy patching: from that launch on, every launch of it is summed); at context
+// first chosen launch in a context enables SASS metrics there (lazy patching:
+// from that launch on, every launch of a chosen kernel is summed); at context
 // destruction or exit the per-instruction values are flushed, mapped to
 // file:line through the cubin's line table (cuptiGetSassToSourceCorrelation,
 // which needs nvcc -lineinfo), summed per line and written as "line" records.
