@@ -8,6 +8,7 @@
 #include <mutex>
 #include <regex>
 
+#include "explain/inject/cupti_call.hpp"
 #include "explain/inject/cupti_table.hpp"
 #include "explain/inject/metric_groups.hpp"
 #include "explain/inject/record_sink.hpp"
@@ -15,26 +16,6 @@
 namespace gmexplain {
 
 namespace {
-
-template <class T> T params(std::size_t size) {
-    T p;
-    std::memset(&p, 0, sizeof p);
-    p.structSize = size;
-    return p;
-}
-#define GMX_PARAMS(T) params<T>(T##_STRUCT_SIZE)
-
-struct Failure {
-    std::string what;
-};
-
-void check(CUptiResult r, const char *call) {
-    if (r == CUPTI_SUCCESS) return;
-    std::string why = std::string(call) + " failed: " + cupti_error(r);
-    if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES || r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES)
-        why = "ERR_NVGPUCTRPERM: " + why;
-    throw Failure{why};
-}
 
 // One device context's profiler: its configuration image and range-profiler object.
 struct ContextProfiler {
@@ -92,27 +73,27 @@ void build_config(const CuptiTable &api, ContextProfiler &p, std::vector<std::ui
     hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     hi.pChipName = p.chip.c_str();
     hi.pCounterAvailabilityImage = availability.data();
-    check(api.cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize");
+    cupti_check(api.cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize");
     p.host = hi.pHostObject;
     for (const auto &m : p.metrics) p.names.push_back(m.c_str());
     auto add = GMX_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
     add.pHostObject = p.host;
     add.ppMetricNames = p.names.data();
     add.numMetrics = p.names.size();
-    check(api.cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
+    cupti_check(api.cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
     auto size = GMX_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
     size.pHostObject = p.host;
-    check(api.cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
+    cupti_check(api.cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
     p.config.assign(size.configImageSize, 0);
     auto img = GMX_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
     img.pHostObject = p.host;
     img.configImageSize = p.config.size();
     img.pConfigImage = p.config.data();
-    check(api.cuptiProfilerHostGetConfigImage(&img), "cuptiProfilerHostGetConfigImage");
+    cupti_check(api.cuptiProfilerHostGetConfigImage(&img), "cuptiProfilerHostGetConfigImage");
     auto np = GMX_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
     np.configImageSize = p.config.size();
     np.pConfigImage = p.config.data();
-    check(api.cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
+    cupti_check(api.cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
     p.passes = np.numOfPasses;
 }
 
@@ -177,7 +158,7 @@ void keep_one_group(const CuptiTable &api, ContextProfiler &p, std::vector<std::
         counter_note("metrics that alone need more than one pass, not collected with application replay: " + names);
     }
     if (g_state->plan.metric_group >= split.groups.size())
-        throw Failure{"application replay: metric group " + std::to_string(g_state->plan.metric_group) + " asked for, but chip " +
+        throw CuptiFailure{"application replay: metric group " + std::to_string(g_state->plan.metric_group) + " asked for, but chip " +
                       p.chip + " splits the metrics into " + std::to_string(split.groups.size()) + " group(s)"};
     p.metrics = split.groups[g_state->plan.metric_group];
 }
@@ -188,7 +169,7 @@ void keep_one_group(const CuptiTable &api, ContextProfiler &p, std::vector<std::
 void initialize_profiler() {
     if (g_state->profiler_initialized) return;
     auto init = GMX_PARAMS(CUpti_Profiler_Initialize_Params);
-    check(cupti().cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
+    cupti_check(cupti().cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
     g_state->profiler_initialized = true;
 }
 
@@ -200,31 +181,31 @@ ContextProfiler &profiler_for(CUcontext ctx) {
     initialize_profiler();
     ContextProfiler p;
     uint32_t device = 0;
-    check(api.cuptiGetDeviceId(ctx, &device), "cuptiGetDeviceId");
+    cupti_check(api.cuptiGetDeviceId(ctx, &device), "cuptiGetDeviceId");
     auto name = GMX_PARAMS(CUpti_Device_GetChipName_Params);
     name.deviceIndex = device;
-    check(api.cuptiDeviceGetChipName(&name), "cuptiDeviceGetChipName");
+    cupti_check(api.cuptiDeviceGetChipName(&name), "cuptiDeviceGetChipName");
     p.chip = name.pChipName ? name.pChipName : "";
     auto av = GMX_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
     av.ctx = ctx;
-    check(api.cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability");
+    cupti_check(api.cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability");
     std::vector<std::uint8_t> availability(av.counterAvailabilityImageSize, 0);
     av.pCounterAvailabilityImage = availability.data();
-    check(api.cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability");
+    cupti_check(api.cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability");
     std::string unsupported;
     for (const auto &m : g_state->plan.metrics) {
         if (metric_supported(api, p.chip, availability, m.c_str())) p.metrics.push_back(m);
         else unsupported += (unsupported.empty() ? "" : ", ") + m;
     }
     if (!unsupported.empty()) counter_note("metrics not available on chip " + p.chip + ": " + unsupported);
-    if (p.metrics.empty()) throw Failure{"no metric asked for is available on chip " + p.chip};
+    if (p.metrics.empty()) throw CuptiFailure{"no metric asked for is available on chip " + p.chip};
     if (g_state->plan.application_replay) keep_one_group(api, p, availability);
     build_config(api, p, availability);
     if (g_state->plan.application_replay && p.passes != 1)
-        throw Failure{"application replay: the metric group needs " + std::to_string(p.passes) + " passes, not one"};
+        throw CuptiFailure{"application replay: the metric group needs " + std::to_string(p.passes) + " passes, not one"};
     auto en = GMX_PARAMS(CUpti_RangeProfiler_Enable_Params);
     en.ctx = ctx;
-    check(api.cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable");
+    cupti_check(api.cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable");
     p.object = en.pRangeProfilerObject;
     return g_state->contexts[ctx] = std::move(p);
 }
@@ -261,13 +242,13 @@ void start_count(CUcontext ctx, const std::string &kernel, std::uint64_t launch)
     ds.numMetrics = p.names.size();
     ds.maxNumOfRanges = 1;
     ds.maxNumRangeTreeNodes = 1;
-    check(api.cuptiRangeProfilerGetCounterDataSize(&ds), "cuptiRangeProfilerGetCounterDataSize");
+    cupti_check(api.cuptiRangeProfilerGetCounterDataSize(&ds), "cuptiRangeProfilerGetCounterDataSize");
     g_state->data.assign(ds.counterDataSize, 0);
     auto di = GMX_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
     di.pRangeProfilerObject = p.object;
     di.counterDataSize = g_state->data.size();
     di.pCounterData = g_state->data.data();
-    check(api.cuptiRangeProfilerCounterDataImageInitialize(&di), "cuptiRangeProfilerCounterDataImageInitialize");
+    cupti_check(api.cuptiRangeProfilerCounterDataImageInitialize(&di), "cuptiRangeProfilerCounterDataImageInitialize");
     auto sc = GMX_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
     sc.pRangeProfilerObject = p.object;
     sc.configSize = p.config.size();
@@ -283,10 +264,10 @@ void start_count(CUcontext ctx, const std::string &kernel, std::uint64_t launch)
     sc.minNestingLevel = 1;
     sc.passIndex = 0;
     sc.targetNestingLevel = 1;
-    check(api.cuptiRangeProfilerSetConfig(&sc), "cuptiRangeProfilerSetConfig");
+    cupti_check(api.cuptiRangeProfilerSetConfig(&sc), "cuptiRangeProfilerSetConfig");
     auto st = GMX_PARAMS(CUpti_RangeProfiler_Start_Params);
     st.pRangeProfilerObject = p.object;
-    check(api.cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
+    cupti_check(api.cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
     g_state->running = &p;
     g_state->running_kernel = kernel;
     g_state->running_launch = launch;
@@ -298,16 +279,16 @@ void finish_count() {
     g_state->running = nullptr;
     auto stop = GMX_PARAMS(CUpti_RangeProfiler_Stop_Params);
     stop.pRangeProfilerObject = p.object;
-    check(api.cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
+    cupti_check(api.cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
     if (g_state->plan.application_replay && !stop.isAllPassSubmitted)
-        throw Failure{"application replay: the range profiler wants more passes of a launch of " + g_state->running_kernel};
+        throw CuptiFailure{"application replay: the range profiler wants more passes of a launch of " + g_state->running_kernel};
     auto dec = GMX_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
     dec.pRangeProfilerObject = p.object;
-    check(api.cuptiRangeProfilerDecodeData(&dec), "cuptiRangeProfilerDecodeData");
+    cupti_check(api.cuptiRangeProfilerDecodeData(&dec), "cuptiRangeProfilerDecodeData");
     auto info = GMX_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
     info.pCounterDataImage = g_state->data.data();
     info.counterDataImageSize = g_state->data.size();
-    check(api.cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
+    cupti_check(api.cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
     if (info.numTotalRanges < 1) {
         counter_note("the range profiler recorded no range for a launch of " + g_state->running_kernel);
         return;
@@ -321,7 +302,7 @@ void finish_count() {
     ev.ppMetricNames = p.names.data();
     ev.numMetrics = p.names.size();
     ev.pMetricValues = values.data();
-    check(api.cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues");
+    cupti_check(api.cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues");
     Line metrics;
     for (std::size_t i = 0; i < p.metrics.size(); ++i) metrics.field(p.metrics[i].c_str(), values[i]);
     const unsigned *g = g_state->running_grid, *b = g_state->running_block;
@@ -334,13 +315,6 @@ void finish_count() {
         .field("replay", g_state->plan.application_replay ? "application" : "kernel");
     if (g_state->plan.application_replay) record.field("group", std::uint64_t(g_state->plan.metric_group));
     sink_write(record.raw("metrics", metrics.text()));
-}
-
-bool is_launch(CUpti_CallbackId id) {
-    return id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
-           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
-           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
-           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
 }
 
 // The heads of the driver calls' parameter structures (generated_cuda_meta.h's
@@ -385,7 +359,7 @@ void on_launch(CUpti_CallbackId id, const CUpti_CallbackData &cb) {
         } else if (g_state->running) {
             finish_count();
         }
-    } catch (const Failure &f) {
+    } catch (const CuptiFailure &f) {
         g_state->failed = true;
         g_state->running = nullptr;
         sink_write(Line().field("type", "counters_unavailable").field("reason", f.what));
@@ -410,14 +384,14 @@ void on_context_created() {
     if (g_state->failed) return;
     try {
         initialize_profiler();
-    } catch (const Failure &f) {
+    } catch (const CuptiFailure &f) {
         g_state->failed = true;
         sink_write(Line().field("type", "counters_unavailable").field("reason", f.what));
     }
 }
 
 void CUPTIAPI callback(void *, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *data) {
-    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && is_launch(id))
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && is_kernel_launch(id))
         on_launch(id, *static_cast<const CUpti_CallbackData *>(data));
     else if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
         on_context_created();
@@ -432,20 +406,8 @@ std::string counters_start(const CounterPlan &plan) {
     if (!api.profiler_reason.empty()) return api.profiler_reason;
     g_state = new State;  // lives to the end of the process: callbacks may come from any thread
     g_state->plan = plan;
-    if (CUptiResult r = api.cuptiSubscribe(&g_state->subscriber, callback, nullptr); r != CUPTI_SUCCESS)
-        return "cuptiSubscribe failed: " + cupti_error(r);
-    for (CUpti_CallbackId id :
-         {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-          CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-          CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz})
-        if (CUptiResult r = api.cuptiEnableCallback(1, g_state->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
-            r != CUPTI_SUCCESS)
-            return "cuptiEnableCallback failed: " + cupti_error(r);
-    for (CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING})
-        if (CUptiResult r = api.cuptiEnableCallback(1, g_state->subscriber, CUPTI_CB_DOMAIN_RESOURCE, id);
-            r != CUPTI_SUCCESS)
-            return "cuptiEnableCallback failed: " + cupti_error(r);
-    return "";
+    return subscribe_to_launches(&g_state->subscriber, callback,
+                                 {CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING});
 }
 
 void counters_stop() {

@@ -11,34 +11,15 @@
 #include <tuple>
 #include <vector>
 
+#include "explain/inject/cupti_call.hpp"
 #include "explain/inject/cupti_table.hpp"
 #include "explain/inject/record_sink.hpp"
 
 namespace gmexplain {
 // A namespace of its own: the injection library is built as one translation
-// unit, beside the counting pass's helpers of the same names.
+// unit, beside the counting pass, whose helpers have the same names.
 namespace lines_pass {
 namespace {
-
-template <class T> T params(std::size_t size) {
-    T p;
-    std::memset(&p, 0, sizeof p);
-    p.structSize = size;
-    return p;
-}
-#define GMX_PARAMS(T) params<T>(T##_STRUCT_SIZE)
-
-struct Failure {
-    std::string what;
-};
-
-void check(CUptiResult r, const char *call) {
-    if (r == CUPTI_SUCCESS) return;
-    std::string why = std::string(call) + " failed: " + cupti_error(r);
-    if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES || r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES)
-        why = "ERR_NVGPUCTRPERM: " + why;
-    throw Failure{why};
-}
 
 // The SASS metrics asked for (per executed instruction, summed over the
 // warps). The ideal global sectors are one metric on Hopper and split by loads
@@ -141,14 +122,14 @@ bool wanted(const std::string &mangled) {
 void initialize_profiler() {
     if (g_state->profiler_initialized) return;
     auto init = GMX_PARAMS(CUpti_Profiler_Initialize_Params);
-    check(cupti().cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
+    cupti_check(cupti().cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
     g_state->profiler_initialized = true;
 }
 
 std::string chip_of(std::uint32_t device) {
     auto name = GMX_PARAMS(CUpti_Device_GetChipName_Params);
     name.deviceIndex = device;
-    check(cupti().cuptiDeviceGetChipName(&name), "cuptiDeviceGetChipName");
+    cupti_check(cupti().cuptiDeviceGetChipName(&name), "cuptiDeviceGetChipName");
     return name.pChipName ? name.pChipName : "";
 }
 
@@ -198,12 +179,12 @@ void configure_device(std::uint32_t device) {
         lines_note("SASS metrics not available on chip " + chip + ": " + missing);
         write_chip_metrics(chip);
     }
-    if (configs.empty()) throw Failure{"no SASS metric asked for is available on chip " + chip};
+    if (configs.empty()) throw CuptiFailure{"no SASS metric asked for is available on chip " + chip};
     auto set = GMX_PARAMS(CUpti_SassMetricsSetConfig_Params);
     set.deviceIndex = device;
     set.numOfMetricConfig = configs.size();
     set.pConfigs = configs.data();
-    check(api.cuptiSassMetricsSetConfig(&set), "cuptiSassMetricsSetConfig");
+    cupti_check(api.cuptiSassMetricsSetConfig(&set), "cuptiSassMetricsSetConfig");
     g_state->chips[device] = chip;
 }
 
@@ -230,7 +211,7 @@ void flush(CUcontext ctx, const char *why) {
     synchronize(ctx);
     auto props = GMX_PARAMS(CUpti_SassMetricsGetDataProperties_Params);
     props.ctx = ctx;
-    check(api.cuptiSassMetricsGetDataProperties(&props), "cuptiSassMetricsGetDataProperties");
+    cupti_check(api.cuptiSassMetricsGetDataProperties(&props), "cuptiSassMetricsGetDataProperties");
     const std::size_t records = props.numOfPatchedInstructionRecords, instances = props.numOfInstances;
     if (records == 0 || instances == 0) {
         flush_record(why, records, instances, 0);
@@ -247,7 +228,7 @@ void flush(CUcontext ctx, const char *why) {
     fl.numOfPatchedInstructionRecords = records;
     fl.numOfInstances = instances;
     fl.pMetricsData = data.data();
-    check(api.cuptiSassMetricsFlushData(&fl), "cuptiSassMetricsFlushData");
+    cupti_check(api.cuptiSassMetricsFlushData(&fl), "cuptiSassMetricsFlushData");
     std::size_t unnamed = 0;
     for (const auto &d : data) {
         const std::string function = d.functionName ? d.functionName : "";
@@ -267,7 +248,7 @@ void flush(CUcontext ctx, const char *why) {
 void disable(CUcontext ctx) {
     auto dis = GMX_PARAMS(CUpti_SassMetricsDisable_Params);
     dis.ctx = ctx;
-    check(cupti().cuptiSassMetricsDisable(&dis), "cuptiSassMetricsDisable");
+    cupti_check(cupti().cuptiSassMetricsDisable(&dis), "cuptiSassMetricsDisable");
     if (dis.numOfDroppedRecords) lines_note(std::to_string(dis.numOfDroppedRecords) + " SASS metric records were dropped");
     g_state->enabled.erase(ctx);
 }
@@ -283,16 +264,16 @@ void enable(CUcontext ctx) {
     const auto &api = cupti();
     initialize_profiler();
     uint32_t device = 0;
-    check(api.cuptiGetDeviceId(ctx, &device), "cuptiGetDeviceId");
+    cupti_check(api.cuptiGetDeviceId(ctx, &device), "cuptiGetDeviceId");
     configure_device(device);
     auto en = GMX_PARAMS(CUpti_SassMetricsEnable_Params);
     en.ctx = ctx;
     en.enableLazyPatching = 1;
-    check(api.cuptiSassMetricsEnable(&en), "cuptiSassMetricsEnable");
+    cupti_check(api.cuptiSassMetricsEnable(&en), "cuptiSassMetricsEnable");
     g_state->enabled.insert(ctx);
 }
 
-void give_up(const Failure &f) {
+void give_up(const CuptiFailure &f) {
     g_state->failed = true;
     sink_write(Line().field("type", "lines_unavailable").field("reason", f.what));
 }
@@ -307,7 +288,7 @@ void on_launch(const CUpti_CallbackData &cb) {
         const std::uint64_t launch = g_state->launches[kernel]++;
         if (launch < g_state->plan.launch_skip || g_state->enabled.count(cb.context)) return;
         enable(cb.context);
-    } catch (const Failure &f) {
+    } catch (const CuptiFailure &f) {
         give_up(f);
     }
 }
@@ -328,7 +309,7 @@ void on_context_destroy(CUcontext ctx) {
     try {
         flush(ctx, "context end");
         disable(ctx);
-    } catch (const Failure &f) {
+    } catch (const CuptiFailure &f) {
         give_up(f);
     }
 }
@@ -338,20 +319,13 @@ void on_context_created() {
     if (g_state->failed) return;
     try {
         initialize_profiler();
-    } catch (const Failure &f) {
+    } catch (const CuptiFailure &f) {
         give_up(f);
     }
 }
 
-bool is_launch(CUpti_CallbackId id) {
-    return id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
-           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
-           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
-           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
-}
-
 void CUPTIAPI callback(void *, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *data) {
-    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && is_launch(id))
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && is_kernel_launch(id))
         on_launch(*static_cast<const CUpti_CallbackData *>(data));
     else if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_MODULE_LOADED)
         on_module_loaded(*static_cast<const CUpti_ResourceData *>(data));
@@ -494,19 +468,9 @@ std::string start(const LinesPlan &plan) {
     if (!api.sass_reason.empty()) return api.sass_reason;
     g_state = new State;  // lives to the end of the process: callbacks may come from any thread
     g_state->plan = plan;
-    if (CUptiResult r = api.cuptiSubscribe(&g_state->subscriber, callback, nullptr); r != CUPTI_SUCCESS)
-        return "cuptiSubscribe failed: " + cupti_error(r);
-    for (CUpti_CallbackId id :
-         {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-          CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-          CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz})
-        if (CUptiResult r = api.cuptiEnableCallback(1, g_state->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id); r != CUPTI_SUCCESS)
-            return "cuptiEnableCallback failed: " + cupti_error(r);
-    for (CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_MODULE_LOADED, CUPTI_CBID_RESOURCE_CONTEXT_CREATED,
-                                CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING})
-        if (CUptiResult r = api.cuptiEnableCallback(1, g_state->subscriber, CUPTI_CB_DOMAIN_RESOURCE, id); r != CUPTI_SUCCESS)
-            return "cuptiEnableCallback failed: " + cupti_error(r);
-    return "";
+    return subscribe_to_launches(&g_state->subscriber, callback,
+                                 {CUPTI_CBID_RESOURCE_MODULE_LOADED, CUPTI_CBID_RESOURCE_CONTEXT_CREATED,
+                                  CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING});
 }
 
 void stop() {
@@ -520,7 +484,7 @@ void stop() {
                 flush(ctx, "exit");
                 disable(ctx);
             }
-    } catch (const Failure &f) {
+    } catch (const CuptiFailure &f) {
         give_up(f);
     }
     write_lines();

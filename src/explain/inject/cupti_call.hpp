@@ -1,0 +1,68 @@
+// How the injection library's passes call CUPTI: each parameter struct zeroed
+// with its size set, and each result checked, a failure thrown as a Failure
+// that the pass turns into a record (never into the program's output).
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <initializer_list>
+#include <string>
+
+#include "explain/inject/cupti_table.hpp"
+
+namespace gmexplain {
+
+template <class T> T cupti_params(std::size_t size) {
+    T p;
+    std::memset(&p, 0, sizeof p);
+    p.structSize = size;
+    return p;
+}
+// A CUPTI parameter struct T, zeroed, with T's own size (T_STRUCT_SIZE).
+#define GMX_PARAMS(T) cupti_params<T>(T##_STRUCT_SIZE)
+
+// Why a pass stopped: the call and CUPTI's reason.
+struct CuptiFailure {
+    std::string what;
+};
+
+// Throws CuptiFailure unless r is CUPTI_SUCCESS; a missing permission is named
+// ERR_NVGPUCTRPERM, as the driver's documentation of the fix calls it.
+inline void cupti_check(CUptiResult r, const char *call) {
+    if (r == CUPTI_SUCCESS) return;
+    std::string why = std::string(call) + " failed: " + cupti_error(r);
+    if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES || r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES)
+        why = "ERR_NVGPUCTRPERM: " + why;
+    throw CuptiFailure{why};
+}
+
+// The driver calls that launch a kernel, each of which a pass that watches
+// launches subscribes to.
+constexpr CUpti_CallbackId kKernelLaunchCalls[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz};
+
+inline bool is_kernel_launch(CUpti_CallbackId id) {
+    for (CUpti_CallbackId launch : kKernelLaunchCalls)
+        if (id == launch) return true;
+    return false;
+}
+
+// Subscribes `callback` to every kernel launch and to the resource events
+// named; "" when done, else why not (the pass then does not run).
+inline std::string subscribe_to_launches(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback,
+                                         std::initializer_list<CUpti_CallbackId> resource_events) {
+    const CuptiTable &api = cupti();
+    if (CUptiResult r = api.cuptiSubscribe(subscriber, callback, nullptr); r != CUPTI_SUCCESS)
+        return "cuptiSubscribe failed: " + cupti_error(r);
+    for (CUpti_CallbackId id : kKernelLaunchCalls)
+        if (CUptiResult r = api.cuptiEnableCallback(1, *subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id); r != CUPTI_SUCCESS)
+            return "cuptiEnableCallback failed: " + cupti_error(r);
+    for (CUpti_CallbackId id : resource_events)
+        if (CUptiResult r = api.cuptiEnableCallback(1, *subscriber, CUPTI_CB_DOMAIN_RESOURCE, id); r != CUPTI_SUCCESS)
+            return "cuptiEnableCallback failed: " + cupti_error(r);
+    return "";
+}
+
+}  // namespace gmexplain
