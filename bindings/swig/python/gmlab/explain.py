@@ -92,7 +92,7 @@ def _int_option(name, value, lowest):
 
 
 def run(command, kernels=5, kernel_regex=None, launch_skip=0, launch_count=1, passes=1, lab_run=None,
-        measure=None, gmlab=None, timeout=None):
+        measure=None, replay="kernel", lines=False, gmlab=None, timeout=None):
     """Runs ``gmlab explain`` on ``command`` (a list: the program and its arguments)
     and returns its Explanation. Raises ExplainError when explain stops without
     one (bad input, not a CUDA program), ValueError on bad arguments. ``gmlab``
@@ -100,7 +100,11 @@ def run(command, kernels=5, kernel_regex=None, launch_skip=0, launch_count=1, pa
     that exits non-zero still gives an explanation, whose exit_code is its status.
     ``measure``: None (default) measures the costs on the spot only where no run
     document of this GPU model is found, True always (``--measure``), False
-    never (``--no-measure``)."""
+    never (``--no-measure``). ``replay``: "kernel" (default: each counted launch
+    replayed inside the program) or "application" (the program runs once per
+    one-pass group of metrics, ``--replay application``). ``lines``: True runs
+    pass 3 (``--lines``): the chosen kernels' worst source lines, in each
+    kernel's ``lines`` (the program built with ``nvcc -lineinfo``)."""
     if isinstance(command, str) or not command:
         raise ValueError("command must be a non-empty list: the program and its arguments")
     args = []
@@ -118,6 +122,13 @@ def run(command, kernels=5, kernel_regex=None, launch_skip=0, launch_count=1, pa
         raise ValueError("measure=%r: must be None, True or False" % (measure,))
     if measure is not None:
         args += ["--measure" if measure else "--no-measure"]
+    if replay not in ("kernel", "application"):
+        raise ValueError("replay=%r: must be 'kernel' or 'application'" % (replay,))
+    args += ["--replay", replay]
+    if lines not in (True, False):
+        raise ValueError("lines=%r: must be True or False" % (lines,))
+    if lines:
+        args += ["--lines"]
     exe = gmlab or os.environ.get("GMLAB") or shutil.which("gmlab")
     if not exe:
         raise ExplainError("the gmlab executable was not found (set GMLAB or pass gmlab=)", 26)

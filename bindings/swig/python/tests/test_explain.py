@@ -46,6 +46,8 @@ def test_a_run_document_is_not_an_explanation():
     ({"launch_skip": -1}, "launch_skip=-1"),
     ({"passes": 3}, "passes=3"),
     ({"measure": "yes"}, "measure='yes'"),
+    ({"replay": "app"}, "replay='app'"),
+    ({"lines": "yes"}, "lines='yes'"),
 ])
 def test_run_checks_its_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -67,7 +69,8 @@ def test_run_passes_the_options_and_reads_the_document(tmp_path):
     doc_file = tmp_path / "doc.json"
     doc_file.write_text(json.dumps(DOC))
     exe = fake_gmlab(tmp_path, 'echo "$@" > %s\ncp %s "$3"\nexit 3\n' % (args_file, doc_file))
-    e = explain.run(["./prog", "--fixed"], kernels=2, kernel_regex="scale", passes=2, measure=True, gmlab=exe)
+    e = explain.run(["./prog", "--fixed"], kernels=2, kernel_regex="scale", passes=2, measure=True,
+                    replay="application", lines=True, gmlab=exe)
     assert e.exit_code == 3
     assert e.rules() == {"uncoalesced_global", "pageable_transfers"}
     args = args_file.read_text().split()
@@ -76,6 +79,8 @@ def test_run_passes_the_options_and_reads_the_document(tmp_path):
     assert args[args.index("--passes") + 1] == "2"
     assert args[args.index("--kernel-regex") + 1] == "scale"
     assert "--measure" in args and "--no-measure" not in args
+    assert args[args.index("--replay") + 1] == "application"
+    assert "--lines" in args
     assert args[-3:] == ["--", "./prog", "--fixed"]
 
 
