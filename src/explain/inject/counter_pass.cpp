@@ -50,8 +50,10 @@ State *g_state = nullptr;
 
 void counter_note(const std::string &text) { sink_write(Line().field("type", "note").field("text", text)); }
 
-bool metric_supported(const CuptiTable &api, const std::string &chip, std::vector<std::uint8_t> &availability,
-                      const char *metric) {
+// Whether the chip's profiler takes every one of `metrics` (one host object
+// for the whole list: the common case costs one initialisation, not one a metric).
+bool metrics_supported(const CuptiTable &api, const std::string &chip, std::vector<std::uint8_t> &availability,
+                       const std::vector<const char *> &metrics) {
     auto hi = GMX_PARAMS(CUpti_Profiler_Host_Initialize_Params);
     hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     hi.pChipName = chip.c_str();
@@ -59,8 +61,8 @@ bool metric_supported(const CuptiTable &api, const std::string &chip, std::vecto
     if (api.cuptiProfilerHostInitialize(&hi) != CUPTI_SUCCESS) return false;
     auto add = GMX_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
     add.pHostObject = hi.pHostObject;
-    add.ppMetricNames = &metric;
-    add.numMetrics = 1;
+    add.ppMetricNames = const_cast<const char **>(metrics.data());
+    add.numMetrics = metrics.size();
     const bool ok = api.cuptiProfilerHostConfigAddMetrics(&add) == CUPTI_SUCCESS;
     auto de = GMX_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
     de.pHostObject = hi.pHostObject;
@@ -192,10 +194,16 @@ ContextProfiler &profiler_for(CUcontext ctx) {
     std::vector<std::uint8_t> availability(av.counterAvailabilityImageSize, 0);
     av.pCounterAvailabilityImage = availability.data();
     cupti_check(api.cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability");
+    std::vector<const char *> asked;
+    for (const auto &m : g_state->plan.metrics) asked.push_back(m.c_str());
     std::string unsupported;
-    for (const auto &m : g_state->plan.metrics) {
-        if (metric_supported(api, p.chip, availability, m.c_str())) p.metrics.push_back(m);
-        else unsupported += (unsupported.empty() ? "" : ", ") + m;
+    if (metrics_supported(api, p.chip, availability, asked)) {
+        p.metrics = g_state->plan.metrics;
+    } else {  // which ones: each alone
+        for (const auto &m : g_state->plan.metrics) {
+            if (metrics_supported(api, p.chip, availability, {m.c_str()})) p.metrics.push_back(m);
+            else unsupported += (unsupported.empty() ? "" : ", ") + m;
+        }
     }
     if (!unsupported.empty()) counter_note("metrics not available on chip " + p.chip + ": " + unsupported);
     if (p.metrics.empty()) throw CuptiFailure{"no metric asked for is available on chip " + p.chip};
