@@ -50,91 +50,94 @@ State *g_state = nullptr;
 
 void counter_note(const std::string &text) { sink_write(Line().field("type", "note").field("text", text)); }
 
-// Whether the chip's profiler takes every one of `metrics` (one host object
-// for the whole list: the common case costs one initialisation, not one a metric).
-bool metrics_supported(const CuptiTable &api, const std::string &chip, std::vector<std::uint8_t> &availability,
-                       const std::vector<const char *> &metrics) {
+// A range-profiler host object configured with metrics on one chip: its
+// configuration image and how many passes that needs.
+struct HostConfig {
+    CUpti_Profiler_Host_Object *host = nullptr;
+    std::vector<std::uint8_t> image;
+    std::size_t passes = 0;
+};
+
+void release(const CuptiTable &api, CUpti_Profiler_Host_Object *host) {
+    auto de = GMX_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
+    de.pHostObject = host;
+    api.cuptiProfilerHostDeinitialize(&de);
+}
+
+// The metrics added to a new host object and, with_image, its configuration
+// image built and its passes counted. Throws CuptiFailure (the host object
+// released) when the chip's profiler refuses.
+HostConfig configure_host(const CuptiTable &api, const std::string &chip, std::vector<std::uint8_t> &availability,
+                          const std::vector<const char *> &metrics, bool with_image) {
     auto hi = GMX_PARAMS(CUpti_Profiler_Host_Initialize_Params);
     hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     hi.pChipName = chip.c_str();
     hi.pCounterAvailabilityImage = availability.data();
-    if (api.cuptiProfilerHostInitialize(&hi) != CUPTI_SUCCESS) return false;
-    auto add = GMX_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
-    add.pHostObject = hi.pHostObject;
-    add.ppMetricNames = const_cast<const char **>(metrics.data());
-    add.numMetrics = metrics.size();
-    const bool ok = api.cuptiProfilerHostConfigAddMetrics(&add) == CUPTI_SUCCESS;
-    auto de = GMX_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
-    de.pHostObject = hi.pHostObject;
-    api.cuptiProfilerHostDeinitialize(&de);
-    return ok;
+    cupti_check(api.cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize");
+    HostConfig c;
+    c.host = hi.pHostObject;
+    try {
+        auto add = GMX_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+        add.pHostObject = c.host;
+        add.ppMetricNames = const_cast<const char **>(metrics.data());
+        add.numMetrics = metrics.size();
+        cupti_check(api.cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
+        if (!with_image) return c;
+        auto size = GMX_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
+        size.pHostObject = c.host;
+        cupti_check(api.cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
+        c.image.assign(size.configImageSize, 0);
+        auto img = GMX_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
+        img.pHostObject = c.host;
+        img.configImageSize = c.image.size();
+        img.pConfigImage = c.image.data();
+        cupti_check(api.cuptiProfilerHostGetConfigImage(&img), "cuptiProfilerHostGetConfigImage");
+        auto np = GMX_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
+        np.configImageSize = c.image.size();
+        np.pConfigImage = c.image.data();
+        cupti_check(api.cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
+        c.passes = np.numOfPasses;
+        return c;
+    } catch (const CuptiFailure &) {
+        release(api, c.host);
+        throw;
+    }
 }
 
+// Whether the chip's profiler takes every one of `metrics` (one host object
+// for the whole list: the common case costs one initialisation, not one a metric).
+bool metrics_supported(const CuptiTable &api, const std::string &chip, std::vector<std::uint8_t> &availability,
+                       const std::vector<const char *> &metrics) {
+    try {
+        release(api, configure_host(api, chip, availability, metrics, false).host);
+        return true;
+    } catch (const CuptiFailure &) {
+        return false;
+    }
+}
+
+// The context's configuration, kept for its whole life (evaluation needs the host object).
 void build_config(const CuptiTable &api, ContextProfiler &p, std::vector<std::uint8_t> &availability) {
-    auto hi = GMX_PARAMS(CUpti_Profiler_Host_Initialize_Params);
-    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    hi.pChipName = p.chip.c_str();
-    hi.pCounterAvailabilityImage = availability.data();
-    cupti_check(api.cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize");
-    p.host = hi.pHostObject;
     for (const auto &m : p.metrics) p.names.push_back(m.c_str());
-    auto add = GMX_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
-    add.pHostObject = p.host;
-    add.ppMetricNames = p.names.data();
-    add.numMetrics = p.names.size();
-    cupti_check(api.cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
-    auto size = GMX_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
-    size.pHostObject = p.host;
-    cupti_check(api.cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
-    p.config.assign(size.configImageSize, 0);
-    auto img = GMX_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
-    img.pHostObject = p.host;
-    img.configImageSize = p.config.size();
-    img.pConfigImage = p.config.data();
-    cupti_check(api.cuptiProfilerHostGetConfigImage(&img), "cuptiProfilerHostGetConfigImage");
-    auto np = GMX_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
-    np.configImageSize = p.config.size();
-    np.pConfigImage = p.config.data();
-    cupti_check(api.cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
-    p.passes = np.numOfPasses;
+    HostConfig c = configure_host(api, p.chip, availability, p.names, true);
+    p.host = c.host;
+    p.config = std::move(c.image);
+    p.passes = c.passes;
 }
 
 // How many passes the range profiler needs for `metrics` on this chip; 0
 // where they cannot be configured.
 std::size_t passes_needed(const CuptiTable &api, const std::string &chip, std::vector<std::uint8_t> &availability,
                           const std::vector<std::string> &metrics) {
-    auto hi = GMX_PARAMS(CUpti_Profiler_Host_Initialize_Params);
-    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    hi.pChipName = chip.c_str();
-    hi.pCounterAvailabilityImage = availability.data();
-    if (api.cuptiProfilerHostInitialize(&hi) != CUPTI_SUCCESS) return 0;
     std::vector<const char *> names;
     for (const auto &m : metrics) names.push_back(m.c_str());
-    std::size_t passes = 0;
-    auto add = GMX_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
-    add.pHostObject = hi.pHostObject;
-    add.ppMetricNames = names.data();
-    add.numMetrics = names.size();
-    auto size = GMX_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
-    size.pHostObject = hi.pHostObject;
-    if (api.cuptiProfilerHostConfigAddMetrics(&add) == CUPTI_SUCCESS &&
-        api.cuptiProfilerHostGetConfigImageSize(&size) == CUPTI_SUCCESS) {
-        std::vector<std::uint8_t> config(size.configImageSize, 0);
-        auto img = GMX_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
-        img.pHostObject = hi.pHostObject;
-        img.configImageSize = config.size();
-        img.pConfigImage = config.data();
-        auto np = GMX_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
-        np.configImageSize = config.size();
-        np.pConfigImage = config.data();
-        if (api.cuptiProfilerHostGetConfigImage(&img) == CUPTI_SUCCESS &&
-            api.cuptiProfilerHostGetNumOfPasses(&np) == CUPTI_SUCCESS)
-            passes = np.numOfPasses;
+    try {
+        const HostConfig c = configure_host(api, chip, availability, names, true);
+        release(api, c.host);
+        return c.passes;
+    } catch (const CuptiFailure &) {
+        return 0;
     }
-    auto de = GMX_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
-    de.pHostObject = hi.pHostObject;
-    api.cuptiProfilerHostDeinitialize(&de);
-    return passes;
 }
 
 std::string json_list(const std::vector<std::string> &items) {
