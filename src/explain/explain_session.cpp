@@ -68,11 +68,13 @@ std::string records_folder(const Options &o, bool *temporary) {
 }
 
 void remove_folder(const std::string &dir) {
-    // Only the files this explanation wrote: <pass>-<pid>.jsonl.
+    // Only what this explanation wrote: <pass>-<pid>.jsonl, and the folders of
+    // the lines pass's runs of one kernel (lines-kernel-<i>/) with theirs.
     if (DIR *d = opendir(dir.c_str())) {
         while (dirent *e = readdir(d)) {
             const std::string n = e->d_name;
             if (n.size() > 6 && n.substr(n.size() - 6) == ".jsonl") unlink((dir + "/" + n).c_str());
+            else if (n.rfind("lines-kernel-", 0) == 0) remove_folder(dir + "/" + n);
         }
         closedir(d);
     }
@@ -142,16 +144,35 @@ PassRun run_pass(const Options &o, const std::string &resolved, const std::strin
 
 // Pass 3 (--lines): one more run of the program, SASS metrics per source line
 // of the chosen kernels (its own run: the patched code would disturb the
-// counters). Records kept earlier are read as they are.
+// counters), then a run of its own for each chosen kernel that run launched
+// but collected nothing for (only the first chosen kernel launched in a
+// context is collected). Records kept earlier are read as they are.
 void add_lines_pass(const Options &o, const std::string &resolved, const std::string &folder,
                     const std::vector<KernelSummary> &chosen, nlohmann::json &doc) {
+    const Env skip = {{"GMLAB_EXPLAIN_LAUNCH_SKIP", std::to_string(o.launch_skip)}};
+    auto lines_run = [&](const std::string &where, const std::string &names) {
+        Env env = skip;
+        env.emplace_back("GMLAB_EXPLAIN_KERNELS", names);
+        run_pass(o, resolved, where, "lines", env);
+    };
     std::string names;
-    for (const auto &k : chosen) names += k.mangled + "\n";
+    std::vector<std::string> mangled;
+    for (const auto &k : chosen) {
+        names += k.mangled + "\n";
+        mangled.push_back(k.mangled);
+    }
     const auto t0 = std::chrono::steady_clock::now();
-    run_pass(o, resolved, folder, "lines", {{"GMLAB_EXPLAIN_KERNELS", names},
-                                            {"GMLAB_EXPLAIN_LAUNCH_SKIP", std::to_string(o.launch_skip)}});
+    if (o.from_records.empty()) {
+        lines_run(folder, names);
+        const std::vector<std::string> missing = kernels_without_lines(read_lines(folder), mangled);
+        for (std::size_t i = 0; i < missing.size(); ++i) {
+            const std::string own = lines_rerun_folder(folder, i);
+            mkdir(own.c_str(), 0755);
+            lines_run(own, missing[i] + "\n");
+        }
+    }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    add_source_lines(doc, read_lines(folder), o.from_records.empty() ? seconds : 0.0);
+    add_source_lines(doc, read_lines_with_reruns(folder), o.from_records.empty() ? seconds : 0.0);
 }
 
 PassRun run_pass(const Options &o, const std::string &resolved, const std::string &folder, const std::string &pass,

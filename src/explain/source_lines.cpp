@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 
 namespace gmexplain {
 
@@ -128,8 +129,8 @@ std::string why_no_lines(const LinesRecords &r, const std::string &mangled) {
     if (it == r.launches.end() || it->second == 0) return "the lines run did not launch it (the program is not deterministic)";
     // Measured on an H100 (CUDA 13.0): of two kernels chosen in one context,
     // only the first one launched after SASS metrics were enabled was patched.
-    return "the lines run collected no SASS metrics for it: of several kernels chosen in one context, only the first "
-           "one launched is collected (docs/explain.md, pass 3)";
+    return "the lines run collected no SASS metrics for it: of the chosen kernels of one context, only the first one "
+           "launched is collected, and explain gives each other one a run of its own (docs/explain.md, pass 3)";
 }
 
 void add_kernel_lines(json &kernel, const LinesRecords &r, std::size_t top) {
@@ -193,6 +194,50 @@ LinesRecords read_lines(const std::string &folder) {
         if (bad) out.notes.push_back(std::to_string(bad) + " unreadable record(s) from process " + std::to_string(pid));
     }
     return out;
+}
+
+namespace {
+
+bool has_lines(const LinesRecords &r, const std::string &mangled) {
+    return std::any_of(r.lines.begin(), r.lines.end(), [&](const LineRecord &l) { return l.mangled == mangled; });
+}
+
+}  // namespace
+
+std::vector<std::string> kernels_without_lines(const LinesRecords &r, const std::vector<std::string> &chosen) {
+    std::vector<std::string> out;
+    if (!r.unavailable.empty() || r.pids.empty()) return out;
+    for (const auto &k : chosen) {
+        const auto launched = r.launches.find(k);
+        if (launched != r.launches.end() && launched->second > 0 && !r.without_line_info.count(k) && !has_lines(r, k))
+            out.push_back(k);
+    }
+    return out;
+}
+
+std::string lines_rerun_folder(const std::string &folder, std::size_t index) {
+    return folder + "/lines-kernel-" + std::to_string(index);
+}
+
+LinesRecords read_lines_with_reruns(const std::string &folder) {
+    LinesRecords r = read_lines(folder);
+    for (std::size_t i = 0;; ++i) {
+        const std::string sub = lines_rerun_folder(folder, i);
+        if (DIR *d = opendir(sub.c_str())) closedir(d);
+        else break;
+        const LinesRecords own = read_lines(sub);
+        for (const int pid : own.pids) r.pids.push_back(pid);
+        std::set<std::string> filled;
+        for (const auto &l : own.lines)
+            if (!has_lines(r, l.mangled) || filled.count(l.mangled)) {
+                filled.insert(l.mangled);
+                r.lines.push_back(l);
+            }
+        for (const auto &[kernel, n] : own.without_line_info)
+            if (!has_lines(r, kernel)) r.without_line_info[kernel] += n;
+        for (const auto &n : own.notes) r.notes.push_back(n);
+    }
+    return r;
 }
 
 void add_source_lines(json &doc, const LinesRecords &records, double seconds, std::size_t top) {

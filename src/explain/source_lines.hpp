@@ -38,6 +38,18 @@ void add_lines_record(LinesRecords &out, const std::string &line, int pid);
 // Every lines-<pid>.jsonl in `folder`.
 LinesRecords read_lines(const std::string &folder);
 
+// The chosen kernels (mangled names) that the lines run launched, with line
+// information, but collected nothing for. Only the first chosen kernel
+// launched in a context is collected (measured on an H100, CUDA 13.0), so
+// each of these gets a run of its own.
+std::vector<std::string> kernels_without_lines(const LinesRecords &records, const std::vector<std::string> &chosen);
+// The folder of the `index`-th kernel's run of its own: <folder>/lines-kernel-<index>.
+std::string lines_rerun_folder(const std::string &folder, std::size_t index);
+// read_lines of `folder`, with what each kernel's run of its own (the
+// folders lines_rerun_folder names) collected for the kernels the first run
+// missed; the launch counts stay the first run's.
+LinesRecords read_lines_with_reruns(const std::string &folder);
+
 // Adds to each counted kernel of `doc` its "lines" (the lines whose global
 // accesses use more sectors than ideal, with shared bank conflicts, or with
 // local-memory accesses; worst first, at most `top`) or why it has none
