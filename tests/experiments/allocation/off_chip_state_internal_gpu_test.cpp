@@ -104,9 +104,13 @@ void expect_consistent(const json &a, const json &b, const std::string &name) {
         // times are not compared.
         // managed_memory's ping-pong is the same kind of work in its host
         // turn (the host kernel faulting pages back): on an H200 one pass
-        // took 0.14 ms per round trip at 16 KiB and the next 0.58 ms.
+        // took 0.14 ms per round trip at 16 KiB and the next 0.58 ms. So are
+        // its on-demand points, the driver's fault handling on the host: on
+        // an H100 on_demand_write of 64 KiB took 0.061 ms in one pass and
+        // 0.255 ms in the next, with no change to the experiment.
+        const std::string variant = sa.value("variant", "");
         const bool host_pages = sa.contains("attributes") && (sa["attributes"].value("memory", "") == "host" ||
-                                                              sa.value("variant", "") == "ping_pong");
+                                                              variant == "ping_pong" || variant.rfind("on_demand", 0) == 0);
         for (std::size_t k = 0; k < sa["points"].size(); ++k) {
             EXPECT_EQ(sa["points"][k]["x"], sb["points"][k]["x"]) << name << " " << sa["variant"];
             if (host_pages) continue;
