@@ -9,21 +9,12 @@
 #include <string>
 
 #include "config_file.hpp"
+#include "temp_files.hpp"
 
 using namespace gmserver;
 
-namespace {
-
-std::string temp_path(const char *name) {
-    const std::string path = testing::TempDir() + name;
-    std::remove(path.c_str());
-    return path;
-}
-
-}  // namespace
-
 TEST(ConfigFile, ReadsTheTokenAndRefusesReadableFiles) {
-    const std::string path = temp_path("gm_config.json");
+    const std::string path = fresh_temp_path("gm_config.json");
     std::ofstream(path) << R"({"moderator_token": "a-long-enough-secret"})";
     ServerConfig config;
     std::string why;

@@ -15,6 +15,7 @@
 #include "crowd/key_figures.hpp"
 #include "crowd/outliers.hpp"
 #include "storage/sqlite/sqlite_storage.hpp"
+#include "temp_files.hpp"
 
 using namespace gmserver;
 using nlohmann::json;
@@ -27,12 +28,6 @@ json small_run(double copy_gbs, double offset_ratio, double clock_measured) {
              json::array({{{"experiment", {{"name", "stream"}}}, {"summary", {{"copy_gbs", copy_gbs}, {"triad_gbs", copy_gbs * 1.01}}}, {"series", json::array()}},
                           {{"experiment", {{"name", "offset_copy"}}}, {"summary", {{"guide_w4_offset1_over_offset0", offset_ratio}}}, {"series", json::array()}},
                           {{"experiment", {{"name", "latency"}}}, {"summary", {{"sm_clock_mhz_measured", clock_measured}}}, {"series", json::array()}}})}};
-}
-
-std::string temp_path(const char *name) {
-    const std::string path = testing::TempDir() + name;
-    for (const char *suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
-    return path;
 }
 
 double value_of(const std::vector<FigureValue> &v, const std::string &figure) {
@@ -210,7 +205,7 @@ TEST(Moderator, TokenMustMatchExactly) {
 }
 
 TEST(CrowdStoreSqlite, StatusModerationAndExport) {
-    const std::string path = temp_path("gm_crowd.sqlite");
+    const std::string path = fresh_temp_path("gm_crowd.sqlite");
     StorageOptions manual;
     manual.background_refresh = false;
     auto storage = open_sqlite_storage(path, manual);

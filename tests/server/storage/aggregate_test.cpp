@@ -20,17 +20,12 @@
 #include "storage/aggregate.hpp"
 #include "storage/canonical_axis.hpp"
 #include "storage/sqlite/sqlite_storage.hpp"
+#include "temp_files.hpp"
 
 using namespace gmserver;
 using nlohmann::json;
 
 namespace {
-
-std::string temp_db(const char *name) {
-    const std::string path = testing::TempDir() + name;
-    for (const char *suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
-    return path;
-}
 
 // One upload's points: two series over four x, values scaled by `f`.
 std::vector<PointRow> upload(const std::string &run, double f, const std::string &experiment = "stream") {
@@ -179,7 +174,7 @@ TEST(HistogramAggregate, StoredFormRoundTripsAndRejectsDamage) {
 }
 
 TEST(SqliteAggregates, QueuedUploadsAreMergedThenFoldedAndDeletesSubtract) {
-    const std::string path = temp_db("gm_aggregates.sqlite");
+    const std::string path = fresh_temp_path("gm_aggregates.sqlite");
     StorageOptions manual;
     manual.background_refresh = false;
     auto s = open_sqlite_storage(path, manual);
@@ -234,7 +229,7 @@ TEST(SqliteAggregates, QueuedUploadsAreMergedThenFoldedAndDeletesSubtract) {
 }
 
 TEST(SqliteAggregates, TheBackgroundRefresherFoldsNewUploads) {
-    const std::string path = temp_db("gm_aggregates_bg.sqlite");
+    const std::string path = fresh_temp_path("gm_aggregates_bg.sqlite");
     auto s = open_sqlite_storage(path);
     for (int i = 0; i < 20; ++i) {
         const std::string id = "b" + std::to_string(i);
@@ -248,7 +243,7 @@ TEST(SqliteAggregates, TheBackgroundRefresherFoldsNewUploads) {
 }
 
 TEST(SqliteAggregates, FilesFromBeforeTheAggregatesHaveEveryUploadQueued) {
-    const std::string path = temp_db("gm_aggregates_old.sqlite");
+    const std::string path = fresh_temp_path("gm_aggregates_old.sqlite");
     StorageOptions manual;
     manual.background_refresh = false;
     {
@@ -511,7 +506,7 @@ TEST(HistogramAggregate, ReadsTheFormOfSchemaVersion1OntoTheCanonicalAxis) {
 }
 
 TEST(SqliteAggregates, AnUpgradeFromSchemaVersion1RebuildsTheAggregates) {
-    const std::string path = temp_db("gm_aggregates_v1.sqlite");
+    const std::string path = fresh_temp_path("gm_aggregates_v1.sqlite");
     StorageOptions manual;
     manual.background_refresh = false;
     {
@@ -563,7 +558,7 @@ TEST(SqliteAggregates, AnUpgradeFromSchemaVersion1RebuildsTheAggregates) {
 }
 
 TEST(SqliteStorage, TokenBucketsPerClientAndKind) {
-    auto s = open_sqlite_storage(temp_db("gm_tokens.sqlite"));
+    auto s = open_sqlite_storage(fresh_temp_path("gm_tokens.sqlite"));
     int retry = 0;
     EXPECT_TRUE(s->take_token("1.2.3.4", true, 0.5, 2, &retry));
     EXPECT_TRUE(s->take_token("1.2.3.4", true, 0.5, 2, &retry));

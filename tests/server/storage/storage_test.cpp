@@ -12,6 +12,7 @@
 
 #include "storage/point_codec.hpp"
 #include "storage/sqlite/sqlite_storage.hpp"
+#include "temp_files.hpp"
 
 using namespace gmserver;
 
@@ -28,12 +29,6 @@ std::vector<PointRow> decode_all(const std::string &blob, bool *ok) {
     std::vector<PointRow> out;
     *ok = decode_points(blob, "run", "stride_copy", [&](const PointRow &p) { out.push_back(p); });
     return out;
-}
-
-std::string temp_db(const char *name) {
-    const std::string path = testing::TempDir() + name;
-    for (const char *suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
-    return path;
 }
 
 }  // namespace
@@ -97,7 +92,7 @@ StoredRun padded_run(const std::string &id, char pad) {
 }
 
 TEST(SqliteStorage, StoresPointsAndCompressedDocuments) {
-    const std::string path = temp_db("gm_storage_roundtrip.sqlite");
+    const std::string path = fresh_temp_path("gm_storage_roundtrip.sqlite");
     auto store = open_sqlite_storage(path);
     const StoredRun run = padded_run("0123456789abcdef0123456789abcdef", 'a');
     auto points = sample_points();
@@ -113,7 +108,7 @@ TEST(SqliteStorage, StoresPointsAndCompressedDocuments) {
 }
 
 TEST(SqliteStorage, KeepsAClientsGzipAndReadsItBack) {
-    const std::string path = temp_db("gm_storage_gzip.sqlite");
+    const std::string path = fresh_temp_path("gm_storage_gzip.sqlite");
     auto store = open_sqlite_storage(path);
     StoredRun run = padded_run("00112233445566778899aabbccddeeff", 'b');
     run.document_compressed = test_support::gzip(run.document);
@@ -127,7 +122,7 @@ TEST(SqliteStorage, KeepsAClientsGzipAndReadsItBack) {
 }
 
 TEST(SqliteStorage, ReadsFilesFromBeforePackedPoints) {
-    const std::string path = temp_db("gm_storage_old.sqlite");
+    const std::string path = fresh_temp_path("gm_storage_old.sqlite");
     sqlite3 *db = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
     const char *old_schema =
