@@ -8,6 +8,8 @@
 #include <fstream>
 #include <set>
 
+#include "explain/trace_records.hpp"
+
 namespace gmexplain {
 
 using nlohmann::json;
@@ -170,29 +172,8 @@ void add_lines_record(LinesRecords &out, const std::string &line, int pid) {
 
 LinesRecords read_lines(const std::string &folder) {
     LinesRecords out;
-    DIR *dir = opendir(folder.c_str());
-    if (!dir) return out;
-    std::vector<std::string> files;
-    while (dirent *e = readdir(dir)) {
-        const std::string name = e->d_name;
-        if (name.rfind("lines-", 0) == 0 && name.size() > 6 && name.substr(name.size() - 6) == ".jsonl") files.push_back(name);
-    }
-    closedir(dir);
-    std::sort(files.begin(), files.end());
-    for (const auto &f : files) {
-        const int pid = std::atoi(f.substr(6).c_str());
-        std::ifstream in(folder + "/" + f);
-        int bad = 0;
-        for (std::string line; std::getline(in, line);) {
-            if (line.empty()) continue;
-            try {
-                add_lines_record(out, line, pid);
-            } catch (const std::exception &) {
-                ++bad;
-            }
-        }
-        if (bad) out.notes.push_back(std::to_string(bad) + " unreadable record(s) from process " + std::to_string(pid));
-    }
+    read_record_files(folder, "lines", [&](const std::string &line, int pid) { add_lines_record(out, line, pid); },
+                      out.notes);
     return out;
 }
 

@@ -124,10 +124,10 @@ void add_record(PassRecords &out, const std::string &line, int pid) {
     else if (type == "launches") out.launches[str(j, "name")] += num<std::uint64_t>(j, "count");
 }
 
-PassRecords read_pass(const std::string &folder, const std::string &pass) {
-    PassRecords out;
+void read_record_files(const std::string &folder, const std::string &pass,
+                       const std::function<void(const std::string &line, int pid)> &add, std::vector<std::string> &notes) {
     DIR *dir = opendir(folder.c_str());
-    if (!dir) return out;
+    if (!dir) return;
     std::vector<std::string> files;
     while (dirent *e = readdir(dir)) {
         const std::string name = e->d_name;
@@ -142,13 +142,18 @@ PassRecords read_pass(const std::string &folder, const std::string &pass) {
         for (std::string line; std::getline(in, line);) {
             if (line.empty()) continue;
             try {
-                add_record(out, line, pid);
+                add(line, pid);
             } catch (const std::exception &) {
                 ++bad;
             }
         }
-        if (bad) out.notes.push_back(std::to_string(bad) + " unreadable record(s) from process " + std::to_string(pid));
+        if (bad) notes.push_back(std::to_string(bad) + " unreadable record(s) from process " + std::to_string(pid));
     }
+}
+
+PassRecords read_pass(const std::string &folder, const std::string &pass) {
+    PassRecords out;
+    read_record_files(folder, pass, [&](const std::string &line, int pid) { add_record(out, line, pid); }, out.notes);
     return out;
 }
 

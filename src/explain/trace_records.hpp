@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -76,6 +77,11 @@ struct PassRecords {
 // Reads every <pass>-<pid>.jsonl in `folder`; lines that do not parse are
 // counted in notes (a process killed mid-line leaves half a line).
 PassRecords read_pass(const std::string &folder, const std::string &pass);
+// Every <pass>-<pid>.jsonl in `folder`, in name order: each non-empty line
+// handed to `add` with its process id. Lines `add` throws on are counted, and
+// a note per process says how many, in `notes`.
+void read_record_files(const std::string &folder, const std::string &pass,
+                       const std::function<void(const std::string &line, int pid)> &add, std::vector<std::string> &notes);
 
 // One JSON line into `out` (for tests and for read_pass).
 void add_record(PassRecords &out, const std::string &line, int pid);
