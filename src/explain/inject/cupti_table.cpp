@@ -47,23 +47,21 @@ CuptiTable load() {
         t.sass_reason = t.reason;
         return t;
     }
-#define GMX_LOAD(f)                                                             \
+    // Each function looked up; the first one missing of a group says why that
+    // group (tracing, counting, source lines) is unavailable.
+#define GMX_LOAD_INTO(f, why, needs)                                            \
     t.f = reinterpret_cast<decltype(t.f)>(dlsym(h, #f));                        \
-    if (!t.f && t.reason.empty()) t.reason = t.library + " has no " #f;
+    if (!t.f && t.why.empty()) t.why = t.library + " has no " #f + std::string(needs);
+#define GMX_LOAD(f) GMX_LOAD_INTO(f, reason, "")
+#define GMX_LOAD_PROFILER(f) GMX_LOAD_INTO(f, profiler_reason, ": counting needs the CUPTI range profiler of CUDA 12.6 or later")
+#define GMX_LOAD_SASS(f) GMX_LOAD_INTO(f, sass_reason, ": source lines need CUPTI's SASS metrics API (CUDA 12.4 or later)")
     GMX_CUPTI_FUNCTIONS(GMX_LOAD)
-#undef GMX_LOAD
-#define GMX_LOAD_PROFILER(f)                                                    \
-    t.f = reinterpret_cast<decltype(t.f)>(dlsym(h, #f));                        \
-    if (!t.f && t.profiler_reason.empty())                                      \
-        t.profiler_reason = t.library + " has no " #f ": counting needs the CUPTI range profiler of CUDA 12.6 or later";
     GMX_PROFILER_FUNCTIONS(GMX_LOAD_PROFILER)
-#undef GMX_LOAD_PROFILER
-#define GMX_LOAD_SASS(f)                                                        \
-    t.f = reinterpret_cast<decltype(t.f)>(dlsym(h, #f));                        \
-    if (!t.f && t.sass_reason.empty())                                          \
-        t.sass_reason = t.library + " has no " #f ": source lines need CUPTI's SASS metrics API (CUDA 12.4 or later)";
     GMX_SASS_FUNCTIONS(GMX_LOAD_SASS)
 #undef GMX_LOAD_SASS
+#undef GMX_LOAD_PROFILER
+#undef GMX_LOAD
+#undef GMX_LOAD_INTO
     if (!t.reason.empty() && t.profiler_reason.empty()) t.profiler_reason = t.reason;
     // The SASS metrics API also needs the profiler's initialisation and chip name.
     if (t.sass_reason.empty() && !t.reason.empty()) t.sass_reason = t.reason;
