@@ -1,15 +1,13 @@
 #include "explain/inject/counter_pass.hpp"
 
-#include <cxxabi.h>
-
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <regex>
 
 #include "explain/inject/cupti_call.hpp"
 #include "explain/inject/cupti_table.hpp"
+#include "explain/inject/kernel_choice.hpp"
 #include "explain/inject/metric_groups.hpp"
 #include "explain/inject/record_sink.hpp"
 
@@ -43,8 +41,7 @@ struct State {
     std::uint64_t running_launch = 0;
     std::uint32_t running_correlation = 0;
     unsigned running_grid[3] = {0, 0, 0}, running_block[3] = {0, 0, 0};  // the launch's, for the runs' join
-    std::map<std::string, bool> wanted;  // the single pass: each kernel's verdict, decided at its first launch
-    std::size_t wanted_count = 0;
+    KernelChoice choice;  // the kernels this pass works on
 };
 State *g_state = nullptr;
 
@@ -187,10 +184,7 @@ ContextProfiler &profiler_for(CUcontext ctx) {
     ContextProfiler p;
     uint32_t device = 0;
     cupti_check(api.cuptiGetDeviceId(ctx, &device), "cuptiGetDeviceId");
-    auto name = GMX_PARAMS(CUpti_Device_GetChipName_Params);
-    name.deviceIndex = device;
-    cupti_check(api.cuptiDeviceGetChipName(&name), "cuptiDeviceGetChipName");
-    p.chip = name.pChipName ? name.pChipName : "";
+    p.chip = chip_name(device);
     auto av = GMX_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
     av.ctx = ctx;
     cupti_check(api.cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability");
@@ -219,29 +213,6 @@ ContextProfiler &profiler_for(CUcontext ctx) {
     cupti_check(api.cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable");
     p.object = en.pRangeProfilerObject;
     return g_state->contexts[ctx] = std::move(p);
-}
-
-std::string demangled(const char *mangled) {
-    int status = 0;
-    char *out = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
-    std::string name = (status == 0 && out) ? out : mangled;
-    std::free(out);
-    return name;
-}
-
-// Whether launches of this kernel are counted at all.
-bool wanted(const std::string &mangled) {
-    const CounterPlan &plan = g_state->plan;
-    if (!plan.every_kernel) return plan.kernels.count(mangled) > 0;
-    auto it = g_state->wanted.find(mangled);
-    if (it != g_state->wanted.end()) return it->second;
-    bool yes = g_state->wanted_count < plan.max_kernels;
-    if (yes && !plan.kernel_regex.empty()) {
-        const std::regex re(plan.kernel_regex);
-        yes = std::regex_search(demangled(mangled.c_str()), re) || std::regex_search(mangled, re);
-    }
-    if (yes) ++g_state->wanted_count;
-    return g_state->wanted[mangled] = yes;
 }
 
 void start_count(CUcontext ctx, const std::string &kernel, std::uint64_t launch) {
@@ -360,7 +331,7 @@ void on_launch(CUpti_CallbackId id, const CUpti_CallbackData &cb) {
     if (g_state->failed) return;
     try {
         if (cb.callbackSite == CUPTI_API_ENTER) {
-            if (!cb.symbolName || !wanted(cb.symbolName)) return;
+            if (!cb.symbolName || !g_state->choice.wanted(cb.symbolName)) return;
             const std::uint64_t launch = g_state->launches[cb.symbolName]++;
             if (launch < g_state->plan.launch_skip || launch >= g_state->plan.launch_skip + g_state->plan.launch_count)
                 return;
@@ -417,6 +388,7 @@ std::string counters_start(const CounterPlan &plan) {
     if (!api.profiler_reason.empty()) return api.profiler_reason;
     g_state = new State;  // lives to the end of the process: callbacks may come from any thread
     g_state->plan = plan;
+    g_state->choice.choose(!plan.every_kernel, plan.kernels, plan.kernel_regex, plan.max_kernels);
     return subscribe_to_launches(&g_state->subscriber, callback,
                                  {CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING});
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <initializer_list>
 #include <string>
@@ -34,6 +35,14 @@ inline void cupti_check(CUptiResult r, const char *call) {
     if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES || r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES)
         why = "ERR_NVGPUCTRPERM: " + why;
     throw CuptiFailure{why};
+}
+
+// The chip's name as the profiler knows it ("gh100"), for a device ordinal.
+inline std::string chip_name(std::uint32_t device) {
+    auto name = GMX_PARAMS(CUpti_Device_GetChipName_Params);
+    name.deviceIndex = device;
+    cupti_check(cupti().cuptiDeviceGetChipName(&name), "cuptiDeviceGetChipName");
+    return name.pChipName ? name.pChipName : "";
 }
 
 // The driver calls that launch a kernel, each of which a pass that watches

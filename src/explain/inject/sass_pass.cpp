@@ -1,18 +1,17 @@
 #include "explain/inject/sass_pass.hpp"
 
-#include <cxxabi.h>
 #include <dlfcn.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <regex>
 #include <tuple>
 #include <vector>
 
 #include "explain/inject/cupti_call.hpp"
 #include "explain/inject/cupti_table.hpp"
+#include "explain/inject/kernel_choice.hpp"
 #include "explain/inject/record_sink.hpp"
 
 namespace gmexplain {
@@ -87,35 +86,12 @@ struct State {
     std::map<std::uint64_t, std::string> metric_of;  // metric id -> name
     std::set<CUcontext> enabled;                     // contexts with SASS metrics on
     std::map<std::string, std::uint64_t> launches;   // per mangled name
-    std::map<std::string, bool> wanted;              // every-kernel mode: each kernel's verdict
-    std::size_t wanted_count = 0;
+    KernelChoice choice;  // the kernels this pass works on
     std::map<PcKey, MetricSums> pcs;                 // the flushed values, per instruction
 };
 State *g_state = nullptr;
 
 void lines_note(const std::string &text) { sink_write(Line().field("type", "note").field("text", "lines: " + text)); }
-
-std::string demangled(const std::string &mangled) {
-    int status = 0;
-    char *out = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-    std::string name = (status == 0 && out) ? out : mangled;
-    std::free(out);
-    return name;
-}
-
-bool wanted(const std::string &mangled) {
-    const LinesPlan &plan = g_state->plan;
-    if (!plan.kernels.empty()) return plan.kernels.count(mangled) > 0;
-    auto it = g_state->wanted.find(mangled);
-    if (it != g_state->wanted.end()) return it->second;
-    bool yes = g_state->wanted_count < plan.max_kernels;
-    if (yes && !plan.kernel_regex.empty()) {
-        const std::regex re(plan.kernel_regex);
-        yes = std::regex_search(demangled(mangled), re) || std::regex_search(mangled, re);
-    }
-    if (yes) ++g_state->wanted_count;
-    return g_state->wanted[mangled] = yes;
-}
 
 // The SASS metrics API needs the profiler initialised, and that only once a
 // context exists (as for the counting pass).
@@ -124,13 +100,6 @@ void initialize_profiler() {
     auto init = GMX_PARAMS(CUpti_Profiler_Initialize_Params);
     cupti_check(cupti().cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
     g_state->profiler_initialized = true;
-}
-
-std::string chip_of(std::uint32_t device) {
-    auto name = GMX_PARAMS(CUpti_Device_GetChipName_Params);
-    name.deviceIndex = device;
-    cupti_check(cupti().cuptiDeviceGetChipName(&name), "cuptiDeviceGetChipName");
-    return name.pChipName ? name.pChipName : "";
 }
 
 // The chip's SASS metrics whose names say global, shared or local: written
@@ -160,7 +129,7 @@ void write_chip_metrics(const std::string &chip) {
 void configure_device(std::uint32_t device) {
     if (g_state->chips.count(device)) return;
     const auto &api = cupti();
-    const std::string chip = chip_of(device);
+    const std::string chip = chip_name(device);
     std::vector<CUpti_SassMetrics_Config> configs;
     std::string missing;
     auto add = [&](const char *metric) {
@@ -284,7 +253,7 @@ void on_launch(const CUpti_CallbackData &cb) {
     if (g_state->failed) return;
     const std::string kernel = cb.symbolName;
     try {
-        if (!wanted(kernel)) return;
+        if (!g_state->choice.wanted(kernel)) return;
         const std::uint64_t launch = g_state->launches[kernel]++;
         if (launch < g_state->plan.launch_skip || g_state->enabled.count(cb.context)) return;
         enable(cb.context);
@@ -446,7 +415,7 @@ void write_lines() {
     std::map<std::string, std::uint64_t> without_line;  // instructions with no file:line, per kernel
     for (const auto &[key, sums] : g_state->pcs) {
         const auto &[function, crc, pc] = key;
-        if (!wanted(function)) continue;
+        if (!g_state->choice.wanted(function)) continue;
         SourceLine where;
         const Cubin *cubin = cubin_for(function, crc, pc);
         if (!cubin || !correlate(*cubin, function, pc, &where) || where.file.empty() || where.line == 0) {
@@ -468,6 +437,7 @@ std::string start(const LinesPlan &plan) {
     if (!api.sass_reason.empty()) return api.sass_reason;
     g_state = new State;  // lives to the end of the process: callbacks may come from any thread
     g_state->plan = plan;
+    g_state->choice.choose(!plan.kernels.empty(), plan.kernels, plan.kernel_regex, plan.max_kernels);
     return subscribe_to_launches(&g_state->subscriber, callback,
                                  {CUPTI_CBID_RESOURCE_MODULE_LOADED, CUPTI_CBID_RESOURCE_CONTEXT_CREATED,
                                   CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING});
@@ -489,7 +459,7 @@ void stop() {
     }
     write_lines();
     for (const auto &[name, n] : g_state->launches)
-        if (wanted(name)) sink_write(Line().field("type", "launches").field("name", name).field("count", n));
+        if (g_state->choice.wanted(name)) sink_write(Line().field("type", "launches").field("name", name).field("count", n));
 }
 
 }  // namespace

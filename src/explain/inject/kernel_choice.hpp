@@ -1,0 +1,56 @@
+// Which kernels a pass of the injection library works on: the ones named
+// (mangled), or, with none named, the first `max_kernels` distinct kernels
+// launched whose demangled or mangled name matches `regex` ("" matches all),
+// each decided at its first launch. Callers hold their pass's lock.
+#pragma once
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+
+namespace gmexplain {
+
+inline std::string demangled(const std::string &mangled) {
+    int status = 0;
+    char *out = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+    std::string name = (status == 0 && out) ? out : mangled;
+    std::free(out);
+    return name;
+}
+
+class KernelChoice {
+public:
+    // by_name: only `named` is wanted; otherwise the first launched, as above.
+    void choose(bool by_name, const std::set<std::string> &named, const std::string &regex, std::size_t max_kernels) {
+        by_name_ = by_name;
+        named_ = named;
+        regex_ = regex;
+        max_kernels_ = max_kernels;
+    }
+
+    bool wanted(const std::string &mangled) {
+        if (by_name_) return named_.count(mangled) > 0;
+        auto it = verdicts_.find(mangled);
+        if (it != verdicts_.end()) return it->second;
+        bool yes = chosen_ < max_kernels_;
+        if (yes && !regex_.empty()) {
+            const std::regex re(regex_);
+            yes = std::regex_search(demangled(mangled), re) || std::regex_search(mangled, re);
+        }
+        if (yes) ++chosen_;
+        return verdicts_[mangled] = yes;
+    }
+
+private:
+    bool by_name_ = true;
+    std::set<std::string> named_;
+    std::string regex_;
+    std::size_t max_kernels_ = 0, chosen_ = 0;
+    std::map<std::string, bool> verdicts_;
+};
+
+}  // namespace gmexplain
