@@ -7,7 +7,7 @@ set -euo pipefail
 # Chromium to check them in a real browser; zlib and libzstd for reports of
 # compressed documents (optional to the build: without them such files are refused).
 packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libcli11-dev libgtest-dev python3 python3-jsonschema
-          libjs-chart.js chromium zlib1g-dev libzstd-dev)
+          libjs-chart.js chromium zlib1g-dev libzstd-dev ccache)
 # Bindings, uploader and server (skip with GM_CORE_ONLY=1): SWIG, Java + JUnit 5,
 # Mono's C# compiler and runtime, Go, Python's headers with NumPy, pytest and pip
 # (the binding's install test), zstandard (the binding's zstd documents, also
