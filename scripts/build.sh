@@ -18,4 +18,4 @@ fi
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "$@" >/dev/null
 targets=()
 for t in ${GM_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
-cmake --build "$build" -j "$(nproc)" "${targets[@]}"
+cmake --build "$build" -j "${GM_BUILD_JOBS:-$(nproc)}" "${targets[@]}"

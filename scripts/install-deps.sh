@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
-# Installs what gmlab's core build and tests need on Debian 12 (idempotent:
-# apt-get runs only when a package is missing). The CUDA toolkit itself is
-# expected under /usr/local/cuda (or nvcc on PATH).
+# Installs what gmlab needs on Debian 12 (idempotent: apt-get runs only when a
+# package is missing). The CUDA toolkit itself is expected under /usr/local/cuda
+# (or nvcc on PATH). The first argument chooses how much:
+#   run   what scripts/run.sh needs: the library and the CLI (compiler, CMake,
+#         Ninja, ccache, the header-only JSON and CLI libraries, zlib/zstd for
+#         compressed documents, Chart.js for HTML reports)
+#   core  run's, and the core tests' (GoogleTest, the schema checker, Chromium
+#         for the HTML report's page test)
+#   all   core's, and the bindings', uploader's and server's (the default;
+#         GM_CORE_ONLY=1 means core)
 set -euo pipefail
-# Core: build, CLI, tests and schema checks; Chart.js for HTML reports and
-# Chromium to check them in a real browser; zlib and libzstd for reports of
-# compressed documents (optional to the build: without them such files are refused).
-packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libcli11-dev libgtest-dev python3 python3-jsonschema
-          libjs-chart.js chromium zlib1g-dev libzstd-dev ccache)
-# Bindings, uploader and server (skip with GM_CORE_ONLY=1): SWIG, Java + JUnit 5,
+level=${1:-all}
+[ "${GM_CORE_ONLY:-0}" = 1 ] && [ "$level" = all ] && level=core
+case "$level" in run|core|all) ;; *) echo "usage: $0 [run|core|all]" >&2; exit 2 ;; esac
+packages=(cmake ninja-build g++ pkg-config ccache nlohmann-json3-dev libcli11-dev libjs-chart.js zlib1g-dev libzstd-dev)
+if [ "$level" != run ]; then
+  packages+=(libgtest-dev python3 python3-jsonschema chromium)
+fi
+# Bindings, uploader and server: SWIG, Java + JUnit 5,
 # Mono's C# compiler and runtime, Go, Python's headers with NumPy, pytest and pip
 # (the binding's install test), zstandard (the binding's zstd documents, also
 # read without it through libzstd), venv and pandas (the release wheel's test);
@@ -17,7 +26,7 @@ packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libcli11-dev libgt
 # clang (libFuzzer), nginx and openssl (the TLS proxy test) for the server's tests; for its operations
 # tests, the Prometheus client's parser, systemd (systemd-analyze verify of the unit), and what
 # deploy/README.md installs on a server host (curl, logrotate, cron).
-if [ "${GM_CORE_ONLY:-0}" != 1 ]; then
+if [ "$level" = all ]; then
   packages+=(swig openjdk-17-jdk-headless junit5 mono-mcs mono-runtime golang-go
              python3-dev python3-numpy python3-pytest python3-pip python3-zstandard python3-venv python3-pandas
              libcurl4-openssl-dev zlib1g-dev libboost1.81-dev libsimdjson-dev libzstd-dev libdeflate-dev libsqlite3-dev libpq-dev postgresql clang

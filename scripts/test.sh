@@ -22,7 +22,8 @@ for v in ${GM_RELEASE_PYTHONS:-3.12 3.13}; do
 done
 [ ${#extra[@]} -gt 0 ] && bindings+=("-DGM_PYTHON_EXTRA_INTERPRETERS=$(IFS=';'; echo "${extra[*]}")")
 [ "${GM_CORE_ONLY:-0}" = 1 ] && bindings=()
-# Device code: for the GPU present (native), so that its GPU tests run; with no
+# Device code: for the GPU present (native, the choice scripts/run.sh makes in the
+# same build folder, so that after it only the tests and the rest compile), so that its GPU tests run; with no
 # GPU, for the oldest family the toolkit builds and Hopper: the kernels' only
 # architecture guards are cp.async (8.0) and clusters/TMA (9.0), so those two
 # compile every path, at a quarter of the cost of every family. A release for
@@ -40,5 +41,5 @@ if [ -z "$archs" ]; then
     grep -qx 90 <<<"$codes" && [ "$first" != 90 ] && archs+=";90-real"
   fi
 fi
-scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES="$archs" "${bindings[@]}"
+scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES="$archs" -DGM_BUILD_TESTS=ON "${bindings[@]}"
 ctest --test-dir "${GM_BUILD_DIR:-build}" --output-on-failure -j "$(nproc)"

@@ -1,6 +1,7 @@
 // The C contract through the shared library; none of these needs a device.
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -96,6 +97,22 @@ TEST(NoDevice, EveryDeviceCallSaysSo) {
     EXPECT_EQ(gm_context_create(&ctx, 0), GM_ERROR_NO_DEVICE);
     EXPECT_EQ(ctx, nullptr);
     EXPECT_NE(std::string(gm_last_error()).find("no CUDA device"), std::string::npos) << gm_last_error();
+}
+
+// The message says which of the two causes the runtime folds into one error
+// holds here: no driver at all (libcuda absent), or a driver too old.
+TEST(NoDevice, SaysWhetherTheDriverIsMissingOrOld) {
+    if (have_device()) GTEST_SKIP() << "a device is present";
+    int n = 0;
+    ASSERT_EQ(gm_device_count(&n), GM_ERROR_NO_DEVICE);
+    const std::string message = gm_last_error();
+    const bool driver_loaded = std::ifstream("/proc/driver/nvidia/version").good();
+    if (!driver_loaded) {
+        EXPECT_NE(message.find("no NVIDIA driver is loaded"), std::string::npos) << message;
+    } else {
+        EXPECT_EQ(message.find("no NVIDIA driver is loaded"), std::string::npos) << message;
+    }
+    EXPECT_EQ(message.find("version is insufficient"), std::string::npos) << "the runtime blames the version: " << message;
 }
 
 TEST(Registry, ListsTheGlobalMemoryExperiments) {

@@ -116,10 +116,10 @@ endif()
 if(EXISTS ${GM_SERVER_TESTS}/postgres/CMakeLists.txt)
   add_subdirectory(${GM_SERVER_TESTS}/postgres ${CMAKE_CURRENT_BINARY_DIR}/postgres-tests)
 endif()
-# Every run document the project holds (results/ and the shared data beside
-# the checkout) uploads as a contributor's would, and shows on its pages.
+# Every run document the project holds (results/ and the older runs in
+# tests/report/data) uploads as a contributor's would, and shows on its pages.
 add_test(NAME server_committed_runs
   COMMAND ${GM_SERVER_PYTHON3} ${GM_SERVER_TESTS}/upload/committed_runs_test.py --server $<TARGET_FILE:gmlab-server>
-          --documents ${PROJECT_SOURCE_DIR}/results ${PROJECT_SOURCE_DIR}/../shared/data
+          --documents ${PROJECT_SOURCE_DIR}/results ${PROJECT_SOURCE_DIR}/tests/report/data
           --workdir ${CMAKE_CURRENT_BINARY_DIR}/test-committed-runs)
 set_tests_properties(server_committed_runs PROPERTIES LABELS server TIMEOUT 300)

@@ -30,7 +30,7 @@ inline const std::vector<double> kH200Carveout50 = {
 inline const std::vector<double> kH200Carveout100 = {
     18922.3, 16588.9, 11065.8, 11538.7, 11721, 11410.3, 11939.5};
 
-// shared/data/nvidia-h200-standard-suite-32.json.gz (gmlab.run/1.2)
+// tests/report/data/nvidia-h200-older-run-32.json.gz (gmlab.run/1.2)
 inline const std::vector<double> kH200OlderChaseCa = {
     32.1045, 32.1084, 32.1226, 32.0967, 32.0869, 32.1157, 32.0991, 32.1299, 32.1221, 32.0859, 32.1157, 32.1284,
     32.0996, 32.1274, 32.106, 32.0962, 32.1172, 32.1235, 140.933, 280.035, 280.818, 280.714, 279.724, 280.242,
@@ -52,7 +52,7 @@ inline const std::vector<double> kH200OlderCarveout50 = {
 inline const std::vector<double> kH200OlderCarveout100 = {
     18912.6, 16633.5, 11026.4, 11510.9, 11679, 11371.9, 11910.7};
 
-// shared/data/nvidia-h100-80gb-hbm3-standard-suite.json.gz (gmlab.run/1.2)
+// tests/report/data/nvidia-h100-80gb-hbm3-older-run.json.gz (gmlab.run/1.2)
 inline const std::vector<double> kH100ChaseCa = {
     32.0845, 32.1118, 32.1279, 32.0962, 32.0942, 32.1279, 32.0967, 32.1148, 32.1221, 32.0962, 32.1148, 32.1284,
     32.0952, 32.1143, 32.1084, 32.0933, 32.1304, 32.1221, 135.561, 274.857, 275.226, 274.692, 275.099, 275,
