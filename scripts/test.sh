@@ -42,4 +42,15 @@ if [ -z "$archs" ]; then
   fi
 fi
 scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES="$archs" -DGM_BUILD_TESTS=ON "${bindings[@]}"
-ctest --test-dir "${GM_BUILD_DIR:-build}" --output-on-failure -j "$(nproc)"
+build=${GM_BUILD_DIR:-build}
+# A fresh build folder has no timings yet: the committed ones make CTest start
+# the longest tests first (tests/ctest-costs.txt, scripts/test-costs.sh).
+costs=$build/Testing/Temporary/CTestCostData.txt
+if [ ! -s "$costs" ]; then
+  mkdir -p "$(dirname "$costs")"
+  grep -v '^#' tests/ctest-costs.txt > "$costs"
+fi
+# Most tests wait on servers, databases and browsers rather than compute: twice
+# as many at once as there are cores (the few that compute hard count as two,
+# their PROCESSORS property). GM_TEST_JOBS chooses otherwise.
+ctest --test-dir "$build" --output-on-failure -j "${GM_TEST_JOBS:-$(( $(nproc) * 2 ))}"

@@ -93,7 +93,7 @@ if(GM_FUZZ_OK)
   add_test(NAME server_fuzz_validate
     COMMAND ${GM_SERVER_PYTHON3} ${GM_SERVER_TESTS}/upload/run_fuzz.py --fuzzer ${GM_FUZZ_BIN} --seconds 20
             --document ${PROJECT_SOURCE_DIR}/results/nvidia-h200.json --workdir ${CMAKE_CURRENT_BINARY_DIR}/test-fuzz)
-  set_tests_properties(server_fuzz_validate PROPERTIES LABELS server TIMEOUT 120)
+  set_tests_properties(server_fuzz_validate PROPERTIES LABELS server TIMEOUT 120 PROCESSORS 2)
 endif()
 # Uploads cannot multiply a page's size: 20 uploads with shifted x (the
 # canonical axis) and 5 with series of their own leave a GPU model's page and

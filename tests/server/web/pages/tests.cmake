@@ -24,7 +24,7 @@ if(GM_CHARTJS)
     add_test(NAME server_pages_in_chromium
       COMMAND ${GM_PAGES_PYTHON3} ${PROJECT_SOURCE_DIR}/tests/server/web/pages/check_pages.py
               --manifest ${GM_PAGES_OUT}/manifest.json --out ${GM_PAGES_OUT} --chromium ${GM_PAGES_CHROMIUM})
-    set_tests_properties(server_pages_in_chromium PROPERTIES LABELS server FIXTURES_REQUIRED server_pages TIMEOUT 900)
+    set_tests_properties(server_pages_in_chromium PROPERTIES LABELS server FIXTURES_REQUIRED server_pages TIMEOUT 900 PROCESSORS 2)
   endif()
 endif()
 
