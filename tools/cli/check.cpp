@@ -19,6 +19,7 @@
 #include "check_judge.hpp"
 #include "check_measure.hpp"
 #include "check_output.hpp"
+#include "check_reference.hpp"
 #include "children.hpp"
 #include "commands.hpp"
 #include "devices.hpp"
@@ -236,7 +237,7 @@ int cmd_check(const CheckOptions &opt) {
     }
     json verdicts;
     try {
-        verdicts = check::judge(figures, crowd, baseline);
+        verdicts = check::judge(figures, crowd, baseline, check::embedded_reference());
     } catch (const std::exception &e) {
         std::cerr << "gmlab check: " << (opt.figures.empty() ? "the measured figures" : "--figures " + opt.figures) << ": " << e.what() << "\n";
         return opt.figures.empty() ? kFailed : kUsage;
