@@ -96,7 +96,8 @@ gpu = None
 print("gmlab check on one GPU without a server: three runs idle, three beside bench/gpu_load.cu on the same GPU")
 print("expected: idle -> exit 0, gmlab_check_node_status 0, healthy; loaded -> exit 11, gmlab_check_node_status 1, degraded,")
 print("          GPU %d and the figures that fell named; every run's wall time <= 60 s" % dev)
-print("%-7s %4s %6s %-9s %5s  %s" % ("run", "exit", "wall_s", "verdict", "prom", "  ".join(f.replace("_gbs", "").replace("_ns", "") for f in FIGS)))
+HEAD = [f.replace("_gbs", "").replace("_ns", "") for f in FIGS]
+print("%-7s %4s %6s %-9s %11s  %s" % ("run", "exit", "wall_s", "verdict", "node_status", "  ".join(HEAD)))
 for kind in ("idle", "load"):
     for i in (1, 2, 3):
         name = f"{kind}-{i}"
@@ -110,8 +111,8 @@ for kind in ("idle", "load"):
         g = doc["figures"]["gpus"][0]
         gpu = gpu or f"{g.get('name')} (GPU {g.get('ordinal')}, {g.get('uuid')}, {g.get('pci_bus_id')})"
         verdict = doc["verdicts"]["node"]["verdict"]
-        vals = "  ".join(f"{g['figures'].get(f, float('nan')):.4g}" for f in FIGS)
-        print("%-7s %4d %6.1f %-9s %5d  %s" % (name, rc, wall, verdict, status, vals))
+        vals = "  ".join(f"{g['figures'].get(f, float('nan')):>{len(h)}.4g}" for f, h in zip(FIGS, HEAD))
+        print("%-7s %4d %6.1f %-9s %11d  %s" % (name, rc, wall, verdict, status, vals))
         want_rc, want_status, want_verdict = EXPECT[kind]
         reasons = doc["verdicts"]["node"]["reasons"]
         named = sorted({f for f in FIGS for r in reasons if f in r and r.startswith(f"GPU {dev}:")})
@@ -133,6 +134,7 @@ for kind in ("idle", "load"):
                 print(f"        judged with {k}: {v}")
 print(f"card: {gpu}")
 print(f"script time: {elapsed} s (budget 480 s, the build included)")
+ok_all &= elapsed < 480
 print("SUMMARY: " + ("PASS: idle healthy (exit 0), loaded degraded (exit 11) with the GPU and figures named, each run <= 60 s"
                      if ok_all else "FAIL: see the FAIL lines above"))
 EOF

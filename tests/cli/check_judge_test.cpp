@@ -310,7 +310,7 @@ TEST(CheckJudge, LoneGpuUnderLoadIsDegradedWithoutAServer) {
     EXPECT_EQ(r[0].rfind("GPU 0: dram_sustained_gbs 726 GB/s: 21.7 % of theoretical", 0), 0u) << r[0];
     EXPECT_NE(r[0].find("below the theoretical floor of 60.0 %"), std::string::npos) << r[0];
     EXPECT_EQ(r[1].rfind("GPU 0: l2_hit_latency_ns 346 ns:", 0), 0u) << r[1];
-    EXPECT_NE(r[1].find("short of the embedded reference's median (138.9 ns over 5 runs"), std::string::npos) << r[1];
+    EXPECT_NE(r[1].find("149.1 % above the embedded reference's median (138.9 ns over 5 runs"), std::string::npos) << r[1];
     EXPECT_NE(r[1].find("above the ceiling of 303 ns (600 cycles at 1980 MHz)"), std::string::npos) << r[1];
     // Copy and triad are burst figures: the load did not lower them, and they pass.
     const json &copy = load["gpus"][0]["figures"][0];

@@ -19,7 +19,6 @@
 #include "check_judge.hpp"
 #include "check_measure.hpp"
 #include "check_output.hpp"
-#include "check_reference.hpp"
 #include "children.hpp"
 #include "commands.hpp"
 #include "devices.hpp"
@@ -28,6 +27,18 @@
 namespace gmcli {
 
 using nlohmann::json;
+
+namespace check {
+
+extern const char kCheckReferenceJson[];  // check_reference_data.cpp, generated from check_reference.json
+
+const json &embedded_reference() {
+    static const json doc = json::parse(kCheckReferenceJson, nullptr, false);
+    static const json none;
+    return doc.is_discarded() ? none : doc;
+}
+
+}  // namespace check
 
 namespace {
 

@@ -145,7 +145,7 @@ std::string flag_text(const FigureSpec &f, const json &fj, const std::string &di
         add(pct(n["shortfall"].get<double>()) + " short of the node (" + num(n["reference"].get<double>()) + " " + f.unit +
             ", limit " + pct(n["limit"].get<double>()) + ")");
     if (d.value("flag", false)) add("percentile " + num(d["percentile"].get<double>()) + " of the " + dist_source);
-    if (r.value("flag", false)) add(describe_reference(r, f.unit));
+    if (r.value("flag", false)) add(describe_reference(r, f));
     if (t.value("flag", false)) {
         if (t.contains("ceiling_ns")) add(describe_ceiling(t));
         else if (t.value("below_floor", false)) add(describe_floor(t));
@@ -393,7 +393,7 @@ json judged_with(const json &gpus, const json &crowd, const json &baseline, cons
         const json *doc = reference_of_model(reference, m);
         ref += (ref.empty() ? "" : "; ") +
                (doc ? "the embedded reference of " + m + " (" + std::to_string(doc->value("uploads", 0)) +
-                          " runs committed in results/), for each figure no baseline or crowd distribution judges"
+                          " files in results/: standard-suite and idle check runs), for each figure no baseline or crowd distribution judges"
                     : "no embedded reference of " + m);
     }
     char floor[256];

@@ -83,8 +83,10 @@ json ceiling_judgement(double value_ns, const json &gpu) {
             {"flag", value_ns > ceiling}};
 }
 
-std::string describe_reference(const json &j, const std::string &unit) {
-    return pct(j["shortfall"].get<double>()) + " short of the embedded reference's median (" + num(j["median"].get<double>()) +
+std::string describe_reference(const json &j, const FigureSpec &f) {
+    const std::string unit = f.unit;
+    return pct(j["shortfall"].get<double>()) + (f.higher_is_better ? " short of" : " above") + " the embedded reference's median (" +
+           num(j["median"].get<double>()) +
            " " + unit + " over " + std::to_string(j["n"].get<int>()) + " runs, limit " + pct(j["limit"].get<double>()) + ")";
 }
 

@@ -32,7 +32,8 @@ void apply_floor(const FigureSpec &f, nlohmann::json &theoretical);
 nlohmann::json ceiling_judgement(double value_ns, const nlohmann::json &gpu);
 
 // "12.3 % short of the embedded reference's median (2951 GB/s over 5 runs, limit 10.0 %)"
-std::string describe_reference(const nlohmann::json &j, const std::string &unit);
+// ("above" for a latency)
+std::string describe_reference(const nlohmann::json &j, const FigureSpec &f);
 // "21.7 % of theoretical, below the theoretical floor of 60 %"
 std::string describe_floor(const nlohmann::json &theoretical);
 // "above the ceiling of 303 ns (600 cycles at 1980 MHz)"
