@@ -36,6 +36,13 @@ std::string figure_note(const json &f) {
     return note;
 }
 
+// A table row without the blanks an empty last column leaves.
+std::string trimmed(const char *line) {
+    std::string s = line;
+    while (s.size() > 1 && s[s.size() - 2] == ' ') s.erase(s.size() - 2, 1);
+    return s;
+}
+
 std::string shortfall_text(const json &j) {
     return j.contains("shortfall") ? num(100 * j["shortfall"].get<double>(), "%.1f") + "%" : "-";
 }
@@ -76,7 +83,7 @@ void write_table(std::ostream &out, const json &figures, const json &verdicts) {
         if (!g["figures"].empty()) {
             std::snprintf(line, sizeof line, kRow, "figure", "value", "unit", "node ref", "short", "node", "percentile", "dist",
                           "ref median", "short", "ref", "of theo.", "theo", "");
-            out << line;
+            out << trimmed(line);
         }
         for (const json &f : g["figures"]) {
             const json &n = f["node"], &d = f["distribution"], &r = f.value("reference", json::object()), &t = f["theoretical"];
@@ -87,7 +94,7 @@ void write_table(std::ostream &out, const json &figures, const json &verdicts) {
                           num(r.value("median", NAN)).c_str(), shortfall_text(r).c_str(), mark(r).c_str(),
                           t.contains("fraction") ? (num(100 * t["fraction"].get<double>(), "%.1f") + "%").c_str() : "-",
                           mark(t).c_str(), figure_note(f).c_str());
-            out << line;
+            out << trimmed(line);
         }
         for (const json &note : g["notes"]) out << "  note: " << note.get<std::string>() << "\n";
     }
