@@ -81,6 +81,7 @@ done
 nvidia-smi --query-gpu=index,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv
 
 step "summary"
+command -v python3 >/dev/null || { echo "no python3: the summary is the lines 'check NAME: exit N' above"; grep '^check ' "$OUT/lone-gpu-check.log"; }
 python3 - "$OUT/runs" "$DEV" "$SECONDS" <<'EOF' | tee "$OUT/summary.txt"
 import json, os, sys
 runs, dev, elapsed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])

@@ -1,6 +1,7 @@
 // gmlab check's judge on recorded figures: the node rule (median absolute
 // deviation with three or more GPUs, pairwise with two), distributions, the
-// theoretical fraction, NVML health, exit codes, and the Prometheus text.
+// embedded reference, the theoretical fraction and floors, the L2 latency
+// ceiling, unjudged GPUs, NVML health, exit codes, and the Prometheus text.
 #include <fstream>
 
 #include <gtest/gtest.h>

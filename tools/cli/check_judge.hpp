@@ -47,8 +47,8 @@ enum CheckExit {
 // theoretical figure is degraded whatever else judges it. Every healthy GPU
 // the lab measured sits well above them (H100 and H200: DRAM 80-88 %, pinned
 // host copies 87 %, NVLink peer copies 80 %); a GPU sharing its memory with
-// another program fell to 22 % (issue 49), a PCIe link trained at half its
-// width sits near 44 %.
+// another program fell to 22 % (issue 49); a PCIe link trained at half its
+// width would carry about 44 % (half the 87 %).
 constexpr double kDramFloor = 0.60;
 constexpr double kHostLinkFloor = 0.60;
 // Peer copies between GPUs with peer access; lower, since copies through PCIe
