@@ -3,8 +3,11 @@
 # included), compute-sanitizer memcheck on each experiment, the stream
 # benchmark, and the default suite with its JSON/CSV written to $OUT.
 # Header-only libraries and GoogleTest may come from .carry/ (see README).
+#   bash scripts/gpu-check.sh lone: only gmlab check on one GPU, idle and beside
+#   bench/gpu_load.cu, without a server (scripts/lone-gpu-check.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+[ "${1:-}" = lone ] && exec bash scripts/lone-gpu-check.sh
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 ARCH=${GM_CUDA_ARCH:-native}

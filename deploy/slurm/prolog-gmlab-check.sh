@@ -19,6 +19,9 @@ rc=$?
 case $rc in
   0) exit 0 ;;                      # healthy
   13) exit 0 ;;                     # a GPU in MIG mode: not checked as a whole GPU; the job may still use its instances
+  14)                               # unjudged: measured, but nothing to judge a GPU by (a model without reference): said, not drained
+    echo "gmlab check: a GPU is unjudged: $(grep -E '^  GPU ' <<<"$out" | head -1)" >&2
+    exit 0 ;;
   11|12)                            # degraded or unusable: drain with the reasons, requeue the job
     reason=$(grep -E '^  GPU |^  link ' <<<"$out" | head -3 | tr '\n' ';' | cut -c1-200)
     scontrol update nodename="$(hostname -s)" state=drain reason="gmlab check exit $rc: ${reason:-see slurmd log}"

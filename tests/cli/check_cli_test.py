@@ -1,9 +1,11 @@
 """gmlab check on recorded figures, without a GPU: the exit codes (0 healthy,
-11 degraded, 12 unusable, 13 not checked, 2 bad usage), the table naming the
-GPU and figure, --json, and the Prometheus text parsed by the Prometheus
-client's own parser. The figures are an H200's (results/
+11 degraded, 12 unusable, 13 not checked, 14 unjudged, 2 bad usage), the table
+naming the GPU and figure, --json, and the Prometheus text parsed by the
+Prometheus client's own parser. The figures are an H200's (results/
 nvidia-h200-standard-suite.json: stream, memory_spaces, transfer) on every GPU
-of a node, with the faults the check must find planted in them."""
+of a node, with the faults the check must find planted in them; and issue 49's
+lone H100, idle and under load (tests/cli/data), judged by the reference built
+into gmlab and the theoretical floors, with no server."""
 import argparse
 import copy
 import json
@@ -124,6 +126,31 @@ rc, out, err, dt = gmlab("--figures", healthy, "--server", "http://127.0.0.1:9")
 check("a server that does not answer: judged without the crowd, exit unchanged, no hang",
       rc == 0 and "judged without the crowd" in err and dt < 15, (rc, err, dt))
 
+# Issue 49's lone H100 without a server: the reference built into gmlab judges.
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+lone_idle = os.path.join(DATA, "nvidia-h100-80gb-hbm3-lone-check-idle.figures.json")
+lone_load = os.path.join(DATA, "nvidia-h100-80gb-hbm3-lone-check-load.figures.json")
+rc, out, err, _ = gmlab("--figures", lone_idle, "--prometheus", os.path.join(args.workdir, "lone-idle.prom"))
+check("a lone idle H100 without a server: healthy, exit 0", rc == 0 and "node: healthy (exit 0)" in out, (rc, out, err))
+check("the table says which reference judged", "judged with reference: the embedded reference of NVIDIA H100 80GB HBM3" in out, out)
+l2_row = [l for l in out.splitlines() if l.startswith("  l2_copy_gbs")]
+check("a figure nothing judges says so in the table", len(l2_row) == 1 and "not judged: " in l2_row[0], l2_row)
+lone_prom = os.path.join(args.workdir, "lone-load.prom")
+rc, out, err, _ = gmlab("--figures", lone_load, "--prometheus", lone_prom)
+named = [l for l in out.splitlines() if l.startswith("  GPU ")]
+check("a lone H100 under load without a server: degraded, exit 11", rc == 11 and "node: degraded (exit 11)" in out, (rc, out, err))
+check("the loaded GPU and the figures that fell are named", [l.split(" ")[4] for l in named] == ["dram_sustained_gbs", "l2_hit_latency_ns"]
+      and all(l.startswith("  GPU 0: ") for l in named), named)
+check("the verdict says it was judged against the theoretical floor",
+      "below the theoretical floor of 60.0 %" in named[0] if named else False, named)
+check("copy and triad are labelled burst figures", "burst: the median of single timed launches" in out, out)
+unknown = json.load(open(lone_idle))
+unknown["gpus"][0]["name"] = "A GPU the lab never measured"
+unknown["gpus"][0]["theoretical"] = {}
+unjudged_prom = os.path.join(args.workdir, "unjudged.prom")
+rc, out, err, _ = gmlab("--figures", write("unjudged.json", unknown), "--prometheus", unjudged_prom)
+check("a lone GPU nothing can judge is unjudged: exit 14, never healthy", rc == 14 and "node: unjudged (exit 14)" in out, (rc, out))
+
 # The Prometheus text, read by the Prometheus client's parser.
 try:
     from prometheus_client.parser import text_string_to_metric_families
@@ -143,6 +170,16 @@ if text_string_to_metric_families:
     check("Prometheus: a figure's value", len(copy_fig) == 1 and abs(copy_fig[0].value - summary["stream"]["copy_gbs"] * 1.003 * 0.55) < 1e-6,
           copy_fig)
     check("Prometheus: the node's status", families["gmlab_check_node_status"].samples[0].value == 1)
+    lone = {f.name: f for f in text_string_to_metric_families(open(lone_prom).read())}
+    check("Prometheus, lone H100 under load: node status 1 (degraded)", lone["gmlab_check_node_status"].samples[0].value == 1)
+    flagged = sorted(s.labels["figure"] for s in lone["gmlab_check_figure_flagged"].samples if s.value == 1)
+    check("Prometheus, lone H100 under load: the flagged figures", flagged == ["dram_sustained_gbs", "l2_hit_latency_ns"], flagged)
+    unjudged = sorted(s.labels["figure"] for s in lone["gmlab_check_figure_judged"].samples if s.value == 0)
+    check("Prometheus: a figure nothing judged is 0 in gmlab_check_figure_judged", unjudged == ["l2_copy_gbs"], unjudged)
+    idle = {f.name: f for f in text_string_to_metric_families(open(os.path.join(args.workdir, "lone-idle.prom")).read())}
+    check("Prometheus, lone idle H100: node status 0", idle["gmlab_check_node_status"].samples[0].value == 0)
+    nothing = {f.name: f for f in text_string_to_metric_families(open(unjudged_prom).read())}
+    check("Prometheus: an unjudged node's status is 4", nothing["gmlab_check_node_status"].samples[0].value == 4)
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(0 if failed == 0 and passed > 0 else 1)

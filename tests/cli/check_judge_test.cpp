@@ -1,6 +1,7 @@
 // gmlab check's judge on recorded figures: the node rule (median absolute
 // deviation with three or more GPUs, pairwise with two), distributions, the
-// theoretical fraction, NVML health, exit codes, and the Prometheus text.
+// embedded reference, the theoretical fraction and floors, the L2 latency
+// ceiling, unjudged GPUs, NVML health, exit codes, and the Prometheus text.
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -116,10 +117,16 @@ TEST(CheckJudge, TwoGpusCompareEachWithTheOther) {
     EXPECT_EQ(same["node"]["exit_code"], kHealthy);
 }
 
-TEST(CheckJudge, OneGpuIsJudgedOnlyByDistributions) {
+// One GPU and no distribution: the theoretical floor judges its DRAM figures
+// (half of stream's figures is 43 % of the DRAM's theoretical, below 60 %).
+TEST(CheckJudge, OneGpuWithoutDistributionsIsJudgedByTheFloor) {
     const json alone = judge(node({gpu(0, 1.0, 0.5)}), json(), json());
-    EXPECT_EQ(alone["node"]["exit_code"], kHealthy);  // nothing to compare with
-    EXPECT_FALSE(alone["gpus"][0]["figures"][0]["node"]["judged"].get<bool>());
+    EXPECT_EQ(alone["node"]["exit_code"], kDegraded);
+    const json &copy = alone["gpus"][0]["figures"][0];
+    EXPECT_FALSE(copy["node"]["judged"].get<bool>());
+    EXPECT_TRUE(copy["theoretical"]["below_floor"].get<bool>());
+    EXPECT_NE(reasons(alone)[0].find("below the theoretical floor of 60.0 %"), std::string::npos) << reasons(alone)[0];
+    EXPECT_EQ(judge(node({gpu(0)}), json(), json())["node"]["exit_code"], kHealthy);  // 87 % of theoretical
     const json crowd = quantiles_doc("NVIDIA H200", 4000, 4170, 20);
     const json judged = judge(node({gpu(0, 1.0, 0.5)}), crowd, json());
     EXPECT_EQ(judged["node"]["exit_code"], kDegraded);
@@ -130,8 +137,9 @@ TEST(CheckJudge, OneGpuIsJudgedOnlyByDistributions) {
 }
 
 TEST(CheckJudge, SmallDistributionsReportButDoNotFlag) {
+    // 10 % short: below the crowd's lowest quantile, above the floor.
     const json crowd = quantiles_doc("NVIDIA H200", 4000, 4170, static_cast<int>(kMinDistribution) - 1);
-    const json v = judge(node({gpu(0, 1.0, 0.5)}), crowd, json());
+    const json v = judge(node({gpu(0, 1.0, 0.9)}), crowd, json());
     const json &d = v["gpus"][0]["figures"][0]["distribution"];
     EXPECT_FALSE(d["judged"].get<bool>());
     EXPECT_EQ(d["percentile"].get<double>(), 5.0);  // below the lowest quantile: clamped to it
@@ -155,7 +163,7 @@ TEST(CheckJudge, DistributionsOfAnotherModelAreNotUsed) {
     EXPECT_NE(model_mismatch(quantiles_doc("NVIDIA H100 80GB HBM3", 1, 2, 9), "NVIDIA H200"), "");
     EXPECT_EQ(model_mismatch(quantiles_doc("nvidia h200", 1, 2, 9), "NVIDIA H200"), "");
     EXPECT_NE(model_mismatch(json{{"x", 1}}, "NVIDIA H200"), "");
-    const json v = judge(node({gpu(0, 1.0, 0.5)}), quantiles_doc("NVIDIA H100 80GB HBM3", 4000, 4170, 20), json());
+    const json v = judge(node({gpu(0, 1.0, 0.9)}), quantiles_doc("NVIDIA H100 80GB HBM3", 4000, 4170, 20), json());
     EXPECT_EQ(v["node"]["exit_code"], kHealthy);
 }
 
@@ -244,6 +252,23 @@ json recorded(const std::string &name) {
     return json::parse(in);
 }
 
+namespace {
+
+// The embedded reference as committed (tools/cli/check_reference.json); the
+// CLI compiles the same file in.
+json committed_reference() {
+    std::ifstream in(std::string(GM_SOURCE_DIR) + "/tools/cli/check_reference.json");
+    return json::parse(in);
+}
+
+// Issue 49's figures of a lone H100, idle and under load (tests/cli/data).
+json lone(const std::string &name) {
+    std::ifstream in(std::string(GM_SOURCE_DIR) + "/tests/cli/data/nvidia-h100-80gb-hbm3-lone-check-" + name + ".figures.json");
+    return json::parse(in);
+}
+
+}  // namespace
+
 TEST(CheckJudge, RecordedNodeWithALoadedGpuNamesThatGpuAlone) {
     const json idle = judge(recorded("clean-1"), json(), json());
     EXPECT_EQ(idle["node"]["exit_code"], kHealthy) << idle["node"].dump();
@@ -257,6 +282,102 @@ TEST(CheckJudge, RecordedNodeWithALoadedGpuNamesThatGpuAlone) {
             dram_named |= r["text"].get<std::string>().find("dram_sustained_gbs") != std::string::npos;
         EXPECT_TRUE(dram_named) << run;
     }
+}
+
+// The same recorded figures keep their verdicts with the embedded reference.
+TEST(CheckJudge, RecordedNodeKeepsItsVerdictsWithTheEmbeddedReference) {
+    const json reference = committed_reference();
+    EXPECT_EQ(judge(recorded("clean-1"), json(), json(), reference)["node"]["exit_code"], kHealthy);
+    for (const char *run : {"load-1", "load-2"}) {
+        const json v = judge(recorded(run), json(), json(), reference);
+        EXPECT_EQ(v["node"]["exit_code"], kDegraded) << run;
+        EXPECT_EQ(v["gpus"][0]["verdict"], "healthy") << run << ": " << v["gpus"][0]["reasons"].dump();
+        EXPECT_EQ(v["gpus"][1]["verdict"], "degraded") << run;
+    }
+}
+
+// Issue 49's lone H100 (tests/cli/data, the figures of its table): idle it
+// is healthy; under bench/gpu_load.cu the sustained DRAM figure falls below
+// the theoretical floor and the L2 hit latency past the reference and the
+// ceiling, and the GPU and both figures are named.
+TEST(CheckJudge, LoneGpuUnderLoadIsDegradedWithoutAServer) {
+    const json reference = committed_reference();
+    const json idle = judge(lone("idle"), json(), json(), reference);
+    EXPECT_EQ(idle["node"]["exit_code"], kHealthy) << idle["node"].dump();
+    const json load = judge(lone("load"), json(), json(), reference);
+    ASSERT_EQ(load["node"]["exit_code"], kDegraded) << load["node"].dump();
+    const auto r = reasons(load);
+    ASSERT_EQ(r.size(), 2u) << load["node"].dump();
+    EXPECT_EQ(r[0].rfind("GPU 0: dram_sustained_gbs 726 GB/s: 21.7 % of theoretical", 0), 0u) << r[0];
+    EXPECT_NE(r[0].find("below the theoretical floor of 60.0 %"), std::string::npos) << r[0];
+    EXPECT_EQ(r[1].rfind("GPU 0: l2_hit_latency_ns 346 ns:", 0), 0u) << r[1];
+    EXPECT_NE(r[1].find("149.1 % above the embedded reference's median (138.9 ns over 5 runs"), std::string::npos) << r[1];
+    EXPECT_NE(r[1].find("above the ceiling of 303 ns (600 cycles at 1980 MHz)"), std::string::npos) << r[1];
+    // Copy and triad are burst figures: the load did not lower them, and they pass.
+    const json &copy = load["gpus"][0]["figures"][0];
+    EXPECT_TRUE(copy["burst"].get<bool>());
+    EXPECT_FALSE(copy["flag"].get<bool>());
+    EXPECT_TRUE(copy["reference"]["judged"].get<bool>());
+    // No committed check run of an H100 measured the L2 copy: nothing judges it, and it says why.
+    const json &l2 = load["gpus"][0]["figures"][3];
+    ASSERT_EQ(l2["figure"], "l2_copy_gbs");
+    EXPECT_FALSE(l2["judged"].get<bool>());
+    EXPECT_NE(l2["not_judged"].get<std::string>().find("no gmlab check run of this model"), std::string::npos) << l2.dump();
+    EXPECT_NE(load["judged_with"]["reference"].get<std::string>().find("the embedded reference of NVIDIA H100 80GB HBM3"),
+              std::string::npos);
+    EXPECT_NE(load["judged_with"]["floor"].get<std::string>().find("the theoretical floor"), std::string::npos);
+    // Without the reference the floor and the ceiling still find it.
+    EXPECT_EQ(judge(lone("load"), json(), json())["node"]["exit_code"], kDegraded);
+    EXPECT_EQ(judge(lone("idle"), json(), json())["node"]["exit_code"], kHealthy);
+}
+
+// The reference judges what no distribution judges; where the crowd judges
+// a figure, the reference says so and stays out of it.
+TEST(CheckJudge, ReferenceStandsInForMissingDistributions) {
+    const json reference = committed_reference();
+    json g = gpu(0);
+    g["figures"]["dram_copy_gbs"] = 4176.0 * 0.85;  // 15 % short of the H200 reference, 74 % of theoretical
+    const json v = judge(node({g}), json(), json(), reference);
+    EXPECT_EQ(v["node"]["exit_code"], kDegraded);
+    EXPECT_TRUE(v["gpus"][0]["figures"][0]["reference"]["flag"].get<bool>());
+    const json crowd = quantiles_doc("NVIDIA H200", 3000, 4170, 20);  // a crowd spread wide enough to pass it
+    const json with_crowd = judge(node({g}), crowd, json(), reference);
+    EXPECT_EQ(with_crowd["node"]["exit_code"], kHealthy) << with_crowd["node"].dump();
+    EXPECT_FALSE(with_crowd["gpus"][0]["figures"][0]["reference"]["judged"].get<bool>());
+    EXPECT_TRUE(with_crowd["gpus"][0]["figures"][1]["reference"]["judged"].get<bool>());  // triad: not in that crowd
+}
+
+// A GPU nothing could judge is "unjudged" (exit 14, Prometheus 4), never healthy.
+TEST(CheckJudge, GpuNoJudgementCoveredIsUnjudged) {
+    json g = {{"ordinal", 0}, {"name", "A GPU the lab never measured"}, {"uuid", "GPU-x"},
+              {"figures", {{"l2_copy_gbs", 1000.0}, {"dram_copy_gbs", 500.0}}}, {"errors", json::array()},
+              {"health", {{"source", "nvml"}}}};
+    const json v = judge(node({g}), json(), json(), committed_reference());
+    EXPECT_EQ(v["node"]["verdict"], "unjudged");
+    EXPECT_EQ(v["node"]["exit_code"], kUnjudged);
+    EXPECT_NE(reasons(v)[0].find("GPU 0: unjudged"), std::string::npos);
+    const std::string text = prometheus_text(node({g}), v);
+    EXPECT_NE(text.find("gmlab_check_node_status 4\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("gmlab_check_figure_judged{gpu=\"0\",uuid=\"GPU-x\",model=\"A GPU the lab never measured\",figure=\"l2_copy_gbs\"} 0"),
+              std::string::npos);
+    g["theoretical"] = {{"dram_gbs", 1000.0}};  // the floor judges the DRAM copy: 50 %, below it
+    EXPECT_EQ(judge(node({g}), json(), json())["node"]["exit_code"], kDegraded);
+    EXPECT_EQ(verdict_rank("unjudged"), 1);
+    EXPECT_LT(verdict_rank("unjudged"), verdict_rank("not_checked"));
+}
+
+// Peer copies between GPUs with peer access below half their link's
+// theoretical figure are named even where both directions are equally slow.
+TEST(CheckJudge, PeerLinkBelowItsFloorIsNamed) {
+    json n = node({gpu(0), gpu(1)});
+    n["peer"]["pairs"] = {{{"src", 0}, {"dst", 1}, {"copy_gbs", 150.0}, {"theoretical_gbs", 450.0}, {"peer_access", true}},
+                          {{"src", 1}, {"dst", 0}, {"copy_gbs", 150.0}, {"theoretical_gbs", 450.0}, {"peer_access", true}}};
+    json v = judge(n, json(), json());
+    EXPECT_EQ(v["node"]["exit_code"], kDegraded);
+    EXPECT_NE(reasons(v)[0].find("below the theoretical floor of 50.0 %"), std::string::npos) << reasons(v)[0];
+    for (json &p : n["peer"]["pairs"]) p["peer_access"] = false;  // staged through host memory: no floor
+    v = judge(n, json(), json());
+    EXPECT_EQ(v["node"]["exit_code"], kHealthy) << v["node"].dump();
 }
 
 TEST(CheckJudge, MalformedFiguresAreRefused) {

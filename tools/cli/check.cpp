@@ -28,6 +28,18 @@ namespace gmcli {
 
 using nlohmann::json;
 
+namespace check {
+
+extern const char kCheckReferenceJson[];  // check_reference_data.cpp, generated from check_reference.json
+
+const json &embedded_reference() {
+    static const json doc = json::parse(kCheckReferenceJson, nullptr, false);
+    static const json none;
+    return doc.is_discarded() ? none : doc;
+}
+
+}  // namespace check
+
 namespace {
 
 // Time kept back from the budget for the peer pairs, judging and writing.
@@ -236,7 +248,7 @@ int cmd_check(const CheckOptions &opt) {
     }
     json verdicts;
     try {
-        verdicts = check::judge(figures, crowd, baseline);
+        verdicts = check::judge(figures, crowd, baseline, check::embedded_reference());
     } catch (const std::exception &e) {
         std::cerr << "gmlab check: " << (opt.figures.empty() ? "the measured figures" : "--figures " + opt.figures) << ": " << e.what() << "\n";
         return opt.figures.empty() ? kFailed : kUsage;

@@ -5,6 +5,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "check_limits.hpp"
+
 namespace gmcli::check {
 
 using nlohmann::json;
@@ -112,6 +114,7 @@ json distribution_judgement(const FigureSpec &f, double value, const json *d, co
 }
 
 json theoretical_judgement(const FigureSpec &f, double value, const json &gpu, const json *d) {
+    if (f.name == "l2_hit_latency_ns") return ceiling_judgement(value, gpu);
     if (f.theoretical.empty()) return {{"judged", false}, {"why", "no theoretical figure"}};
     const double t = gpu.value("theoretical", json::object()).value(f.theoretical, 0.0);
     if (!(t > 0)) return {{"judged", false}, {"why", "the theoretical " + f.theoretical + " is not known"}};
@@ -124,14 +127,39 @@ json theoretical_judgement(const FigureSpec &f, double value, const json &gpu, c
     } else {
         j["why"] = "reported only: no distribution of the fraction to judge it by";
     }
+    apply_floor(f, j);
     return j;
 }
 
 void add_reason(json &gpu_verdict, const std::string &level, const std::string &text) {
     gpu_verdict["reasons"].push_back({{"level", level}, {"text", text}});
-    const std::string cur = gpu_verdict["verdict"].get<std::string>();
-    const auto rank = [](const std::string &v) { return v == "unusable" ? 3 : v == "degraded" ? 2 : v == "not_checked" ? 1 : 0; };
-    if (rank(level) > rank(cur)) gpu_verdict["verdict"] = level;
+    if (verdict_rank(level) > verdict_rank(gpu_verdict["verdict"].get<std::string>())) gpu_verdict["verdict"] = level;
+}
+
+// How a flagged figure fell, each way that flagged it, in words.
+std::string flag_text(const FigureSpec &f, const json &fj, const std::string &dist_source) {
+    std::string how;
+    const auto add = [&how](const std::string &part) { how += (how.empty() ? "" : "; ") + part; };
+    const json &n = fj["node"], &d = fj["distribution"], &r = fj["reference"], &t = fj["theoretical"];
+    if (n.value("flag", false))
+        add(pct(n["shortfall"].get<double>()) + " short of the node (" + num(n["reference"].get<double>()) + " " + f.unit +
+            ", limit " + pct(n["limit"].get<double>()) + ")");
+    if (d.value("flag", false)) add("percentile " + num(d["percentile"].get<double>()) + " of the " + dist_source);
+    if (r.value("flag", false)) add(describe_reference(r, f));
+    if (t.value("flag", false)) {
+        if (t.contains("ceiling_ns")) add(describe_ceiling(t));
+        else if (t.value("below_floor", false)) add(describe_floor(t));
+        else add(pct(t["fraction"].get<double>()) + " of theoretical");
+    }
+    return how;
+}
+
+// Why no way judged a figure: each way's own reason, joined.
+std::string not_judged_text(const json &fj) {
+    std::string why;
+    for (const char *way : {"node", "distribution", "reference", "theoretical"})
+        if (fj[way].contains("why")) why += (why.empty() ? "" : "; ") + fj[way]["why"].get<std::string>();
+    return why;
 }
 
 // ECC, memory repair, NVLink links and throttling during the check, from the health blocks.
@@ -165,7 +193,8 @@ void judge_health(const json &gpu, json &v) {
     }
 }
 
-json judge_gpu(const json &gpu, std::size_t self, const json &all_gpus, const json &crowd_doc, const json &baseline_doc) {
+json judge_gpu(const json &gpu, std::size_t self, const json &all_gpus, const json &crowd_doc, const json &baseline_doc,
+               const json &reference) {
     // Distributions of another model do not judge this GPU (a node may hold several models).
     const std::string model = gpu.value("name", "");
     const json crowd = crowd_doc.is_object() && model_mismatch(crowd_doc, model).empty() ? crowd_doc : json();
@@ -180,6 +209,7 @@ json judge_gpu(const json &gpu, std::size_t self, const json &all_gpus, const js
     for (const json &e : gpu.value("errors", json::array())) add_reason(v, "unusable", who + ": " + e.get<std::string>());
     judge_health(gpu, v);
     const json &figs = gpu.value("figures", json::object());
+    bool any_judged = false;
     for (const FigureSpec &f : figure_specs()) {
         if (!figs.contains(f.name)) continue;
         const double value = figs[f.name].get<double>();
@@ -202,26 +232,30 @@ json judge_gpu(const json &gpu, std::size_t self, const json &all_gpus, const js
         const std::string dist_source = dist ? "baseline" : "crowd";
         if (!dist) dist = distribution_of(crowd, f);
         json fj = {{"figure", f.name}, {"value", value}, {"unit", f.unit}, {"tolerance", tol}, {"tolerance_source", tol_source}};
+        if (f.burst) fj["burst"] = true;
         fj["node"] = node_judgement(f, value, all, me, tol, resolution);
         fj["distribution"] = distribution_judgement(f, value, dist, dist_source);
+        // The embedded reference judges what no baseline or crowd distribution judges.
+        fj["reference"] = fj["distribution"].value("judged", false)
+                              ? json{{"judged", false}, {"why", "the " + dist_source + " distribution judges it"}}
+                              : reference_judgement(f, value, reference_of_model(reference, model), model);
         fj["theoretical"] = theoretical_judgement(f, value, gpu, dist);
-        const bool flagged = fj["node"].value("flag", false) || fj["distribution"].value("flag", false) ||
-                             fj["theoretical"].value("flag", false);
-        fj["flag"] = flagged;
-        if (flagged) {
-            std::string how;
-            if (fj["node"].value("flag", false))
-                how += pct(fj["node"]["shortfall"].get<double>()) + " short of the node (" + num(fj["node"]["reference"].get<double>()) +
-                       " " + f.unit + ", limit " + pct(fj["node"]["limit"].get<double>()) + ")";
-            if (fj["distribution"].value("flag", false))
-                how += std::string(how.empty() ? "" : "; ") + "percentile " + num(fj["distribution"]["percentile"].get<double>()) +
-                       " of the " + dist_source;
-            if (fj["theoretical"].value("flag", false))
-                how += std::string(how.empty() ? "" : "; ") + pct(fj["theoretical"]["fraction"].get<double>()) + " of theoretical";
-            add_reason(v, "degraded", who + ": " + f.name + " " + num(value) + " " + f.unit + ": " + how);
+        bool judged = false, flagged = false;
+        for (const char *way : {"node", "distribution", "reference", "theoretical"}) {
+            judged |= fj[way].value("judged", false);
+            flagged |= fj[way].value("flag", false);
         }
+        fj["judged"] = judged;
+        fj["flag"] = flagged;
+        if (!judged) fj["not_judged"] = not_judged_text(fj);
+        any_judged |= judged;
+        if (flagged) add_reason(v, "degraded", who + ": " + f.name + " " + num(value) + " " + f.unit + ": " + flag_text(f, fj, dist_source));
         v["figures"].push_back(std::move(fj));
     }
+    // A GPU no judgement covered is never called healthy.
+    if (!any_judged && v["verdict"] == "healthy")
+        add_reason(v, "unjudged", who + ": unjudged: none of its figures could be judged (no other GPU, no distribution or reference of " +
+                                      (model.empty() ? std::string("its model") : model) + ", no theoretical figure known)");
     return v;
 }
 
@@ -259,11 +293,19 @@ json judge_peer(const json &figures, json &gpu_verdicts) {
         json pj = {{"src", p["src"]}, {"dst", p["dst"]}, {"copy_gbs", value}};
         pj["node"] = node_judgement(f, value, all, k++, kDefaultTolerance);
         if (p.value("theoretical_gbs", 0.0) > 0) pj["fraction_of_theoretical"] = value / p["theoretical_gbs"].get<double>();
-        pj["flag"] = pj["node"].value("flag", false);
+        // The floor where the GPUs reach each other: without peer access a copy is staged through host memory.
+        const bool floored = pj.contains("fraction_of_theoretical") && p.value("peer_access", true);
+        const bool below = floored && pj["fraction_of_theoretical"].get<double>() < kPeerFloor;
+        if (floored) pj["floor"] = kPeerFloor;
+        pj["flag"] = pj["node"].value("flag", false) || below;
         if (pj["flag"].get<bool>()) {
-            const std::string text = "link " + p["src"].dump() + "->" + p["dst"].dump() + ": peer copy " + num(value) + " GB/s, " +
-                                     pct(pj["node"]["shortfall"].get<double>()) + " short of the node's pairs (" +
-                                     num(pj["node"]["reference"].get<double>()) + " GB/s)";
+            std::string text = "link " + p["src"].dump() + "->" + p["dst"].dump() + ": peer copy " + num(value) + " GB/s";
+            if (pj["node"].value("flag", false))
+                text += ", " + pct(pj["node"]["shortfall"].get<double>()) + " short of the node's pairs (" +
+                        num(pj["node"]["reference"].get<double>()) + " GB/s)";
+            if (below)
+                text += ", " + pct(pj["fraction_of_theoretical"].get<double>()) + " of the link's theoretical (" +
+                        num(p["theoretical_gbs"].get<double>()) + " GB/s), below the theoretical floor of " + pct(kPeerFloor);
             name_slow_link(gpu_verdicts, p["src"], p["dst"], text);
         }
         out.push_back(std::move(pj));
@@ -275,13 +317,18 @@ json judge_peer(const json &figures, json &gpu_verdicts) {
 
 const std::vector<FigureSpec> &figure_specs() {
     static const std::vector<FigureSpec> specs = {
-        {"dram_copy_gbs", "GB/s", true, "dram_gbs", "stream", "copy_gbs", "DRAM bandwidth, stream copy"},
-        {"dram_triad_gbs", "GB/s", true, "dram_gbs", "stream", "triad_gbs", "DRAM bandwidth, stream triad"},
-        {"dram_sustained_gbs", "GB/s", true, "dram_gbs", "", "", "DRAM copy bandwidth held over 0.25 s, host-timed (falls when the GPU is shared)"},
-        {"l2_copy_gbs", "GB/s", true, "", "", "", "L2 bandwidth, stream copy of arrays that fit in L2"},
+        {"dram_copy_gbs", "GB/s", true, "dram_gbs", "stream", "copy_gbs",
+         "DRAM bandwidth, stream copy (burst: single timed launches, blind to a process sharing the GPU)", kDramFloor, true},
+        {"dram_triad_gbs", "GB/s", true, "dram_gbs", "stream", "triad_gbs",
+         "DRAM bandwidth, stream triad (burst: single timed launches, blind to a process sharing the GPU)", kDramFloor, true},
+        {"dram_sustained_gbs", "GB/s", true, "dram_gbs", "check", "dram_sustained_gbs",
+         "DRAM copy bandwidth held over 0.25 s, host-timed (falls when the GPU is shared)", kDramFloor},
+        {"l2_copy_gbs", "GB/s", true, "", "check", "l2_copy_gbs", "L2 bandwidth, stream copy of arrays that fit in L2"},
         {"l2_hit_latency_ns", "ns", false, "", "memory_spaces", "l2_ns", "L2 hit latency, pointer chase"},
-        {"h2d_pinned_gbs", "GB/s", true, "host_link_gbs", "transfer", "pinned_h2d_peak_gbs", "pinned host to device bandwidth"},
-        {"d2h_pinned_gbs", "GB/s", true, "host_link_gbs", "transfer", "pinned_d2h_peak_gbs", "pinned device to host bandwidth"},
+        {"h2d_pinned_gbs", "GB/s", true, "host_link_gbs", "transfer", "pinned_h2d_peak_gbs", "pinned host to device bandwidth",
+         kHostLinkFloor},
+        {"d2h_pinned_gbs", "GB/s", true, "host_link_gbs", "transfer", "pinned_d2h_peak_gbs", "pinned device to host bandwidth",
+         kHostLinkFloor},
     };
     return specs;
 }
@@ -326,7 +373,48 @@ std::string model_mismatch(const json &quantiles, const std::string &model) {
     return "";
 }
 
-json judge(const json &figures, const json &crowd, const json &baseline) {
+int verdict_rank(const std::string &v) {
+    return v == "unusable" ? 4 : v == "degraded" ? 3 : v == "not_checked" ? 2 : v == "unjudged" ? 1 : 0;
+}
+
+namespace {
+
+// What judged the node, in words, for the table and "judged_with".
+json judged_with(const json &gpus, const json &crowd, const json &baseline, const json &reference) {
+    std::size_t measured = 0;
+    std::vector<std::string> models;
+    for (const json &g : gpus) {
+        measured += g.value("mig", false) ? 0 : 1;
+        const std::string m = g.value("name", "");
+        if (!m.empty() && std::find(models.begin(), models.end(), m) == models.end()) models.push_back(m);
+    }
+    std::string ref;
+    for (const std::string &m : models) {
+        const json *doc = reference_of_model(reference, m);
+        ref += (ref.empty() ? "" : "; ") +
+               (doc ? "the embedded reference of " + m + " (" + std::to_string(doc->value("uploads", 0)) +
+                          " files in results/: standard-suite and idle check runs), for each figure no baseline or crowd distribution judges"
+                    : "no embedded reference of " + m);
+    }
+    char floor[256];
+    std::snprintf(floor, sizeof floor,
+                  "the theoretical floor: DRAM %.0f %%, host link %.0f %%, peer link %.0f %% of theoretical; "
+                  "L2 hit latency against a ceiling of %.0f cycles at the SM clock",
+                  100 * kDramFloor, 100 * kHostLinkFloor, 100 * kPeerFloor, kL2LatencyCeilingCycles);
+    return {{"node", measured >= 3   ? "median absolute deviation over " + std::to_string(measured) + " GPUs"
+                     : measured == 2 ? "two GPUs: each against the other, by the tolerance"
+                                     : "one GPU: no node comparison"},
+            {"crowd", crowd.is_object() ? "the crowd's quantiles of " + crowd.value("model", std::string("?")) + " (" +
+                                              std::to_string(crowd.value("uploads", 0)) + " uploads)"
+                                        : "no crowd"},
+            {"baseline", baseline.is_object() ? "the site's baseline" : "no baseline"},
+            {"reference", ref.empty() ? "no embedded reference" : ref},
+            {"floor", floor}};
+}
+
+}  // namespace
+
+json judge(const json &figures, const json &crowd, const json &baseline, const json &reference) {
     if (!figures.is_object() || figures.value("schema", "") != "gmlab.check/1")
         throw std::runtime_error("not a gmlab.check/1 figures document (\"schema\" is not gmlab.check/1)");
     const json &gpus = figures.value("gpus", json::array());
@@ -335,22 +423,14 @@ json judge(const json &figures, const json &crowd, const json &baseline) {
         if (!g.is_object() || !g.contains("ordinal") || (g.contains("figures") && !g["figures"].is_object()))
             throw std::runtime_error("each of \"gpus\" needs an \"ordinal\" and a \"figures\" object");
     json out = {{"schema", "gmlab.check.verdicts/1"}, {"gpus", json::array()}};
-    for (std::size_t i = 0; i < gpus.size(); ++i) out["gpus"].push_back(judge_gpu(gpus[i], i, gpus, crowd, baseline));
+    for (std::size_t i = 0; i < gpus.size(); ++i) out["gpus"].push_back(judge_gpu(gpus[i], i, gpus, crowd, baseline, reference));
     out["peer"] = judge_peer(figures, out["gpus"]);
-    std::size_t measured = 0;
-    for (const json &g : gpus) measured += g.value("mig", false) ? 0 : 1;
-    out["judged_with"] = {{"node", measured >= 3   ? "median absolute deviation over " + std::to_string(measured) + " GPUs"
-                                   : measured == 2 ? "two GPUs: each against the other, by the tolerance"
-                                                   : "one GPU: no node comparison"},
-                          {"crowd", crowd.is_object() ? "the crowd's quantiles of " + crowd.value("model", std::string("?")) + " (" +
-                                                             std::to_string(crowd.value("uploads", 0)) + " uploads)"
-                                                       : "no crowd"},
-                          {"baseline", baseline.is_object() ? "the site's baseline" : "no baseline"}};
+    out["judged_with"] = judged_with(gpus, crowd, baseline, reference);
     json node = {{"verdict", "healthy"}, {"reasons", json::array()}};
     int worst = 0;
     for (const json &g : out["gpus"]) {
         const std::string v = g["verdict"].get<std::string>();
-        const int rank = v == "unusable" ? 3 : v == "degraded" ? 2 : v == "not_checked" ? 1 : 0;
+        const int rank = verdict_rank(v);
         if (rank > worst) {
             worst = rank;
             node["verdict"] = v;
@@ -359,7 +439,7 @@ json judge(const json &figures, const json &crowd, const json &baseline) {
             if (std::find(node["reasons"].begin(), node["reasons"].end(), r["text"]) == node["reasons"].end())
                 node["reasons"].push_back(r["text"]);
     }
-    node["exit_code"] = worst == 3 ? kUnusable : worst == 2 ? kDegraded : worst == 1 ? kNotChecked : kHealthy;
+    node["exit_code"] = worst == 4 ? kUnusable : worst == 3 ? kDegraded : worst == 2 ? kNotChecked : worst == 1 ? kUnjudged : kHealthy;
     out["node"] = node;
     return out;
 }

@@ -245,7 +245,8 @@ json measure_gpu(int ordinal, const std::string &host_lock) {
     gpu["uuid"] = info.value("uuid", "");
     gpu["pci_bus_id"] = info.value("pci_bus_id", "");
     gpu["theoretical"] = {{"dram_gbs", info.value("theoretical_bandwidth_gbs", 0.0)},
-                          {"host_link_gbs", info.value("host_link", json::object()).value("theoretical_gbs", 0.0)}};
+                          {"host_link_gbs", info.value("host_link", json::object()).value("theoretical_gbs", 0.0)},
+                          {"sm_clock_mhz", info.value("sm_clock_mhz", 0.0)}};  // the L2 latency's ceiling is in its cycles
     measure_with_context(ctx.get(), info, host_lock, gpu);
     const json after = health_of(ordinal);  // clocks and throttle reasons at the end, counts after the load
     if (after.contains("state")) gpu["state_after"] = after["state"];

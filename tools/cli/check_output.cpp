@@ -20,7 +20,31 @@ std::string num(double v, const char *fmt = "%.4g") {
 }
 
 int status_code(const std::string &verdict) {
-    return verdict == "unusable" ? 2 : verdict == "degraded" ? 1 : verdict == "not_checked" ? 3 : 0;
+    return verdict == "unusable" ? 2 : verdict == "degraded" ? 1 : verdict == "not_checked" ? 3 : verdict == "unjudged" ? 4 : 0;
+}
+
+// The last column: what a figure is judged by where the columns cannot say
+// it (the theoretical floor or latency ceiling), and why nothing judged it.
+std::string figure_note(const json &f) {
+    std::string note;
+    const auto add = [&note](const std::string &part) { note += (note.empty() ? "" : "; ") + part; };
+    if (f.value("burst", false)) add("burst");
+    const json &t = f["theoretical"];
+    if (t.contains("floor")) add("floor " + num(100 * t["floor"].get<double>(), "%.0f") + "%");
+    if (t.contains("ceiling_ns")) add("ceiling " + num(t["ceiling_ns"].get<double>(), "%.0f") + " ns");
+    if (!f.value("judged", true)) add("not judged: " + f.value("not_judged", std::string("nothing to judge it by")));
+    return note;
+}
+
+// A table row without the blanks an empty last column leaves.
+std::string trimmed(const char *line) {
+    std::string s = line;
+    while (s.size() > 1 && s[s.size() - 2] == ' ') s.erase(s.size() - 2, 1);
+    return s;
+}
+
+std::string shortfall_text(const json &j) {
+    return j.contains("shortfall") ? num(100 * j["shortfall"].get<double>(), "%.1f") + "%" : "-";
 }
 
 // One judgement column: "ok", "FLAG", or "-" (not judged).
@@ -50,28 +74,33 @@ std::string label_value(const std::string &s) {
 }
 
 void write_table(std::ostream &out, const json &figures, const json &verdicts) {
-    char line[256];
+    char line[1024];
+    const char *const kRow = "  %-18s %10s %-5s %10s %6s %5s %10s %5s %10s %6s %4s %8s %5s  %s\n";
+    bool any_burst = false;
     for (const json &g : verdicts["gpus"]) {
         out << "GPU " << g["ordinal"].get<int>() << " " << g.value("name", "") << " (" << g.value("uuid", "") << "): "
             << g["verdict"].get<std::string>() << "\n";
         if (!g["figures"].empty()) {
-            std::snprintf(line, sizeof line, "  %-18s %10s %-5s %10s %6s %5s %10s %5s %8s %5s\n", "figure", "value", "unit",
-                          "node ref", "short", "node", "percentile", "dist", "of theo.", "theo");
-            out << line;
+            std::snprintf(line, sizeof line, kRow, "figure", "value", "unit", "node ref", "short", "node", "percentile", "dist",
+                          "ref median", "short", "ref", "of theo.", "theo", "");
+            out << trimmed(line);
         }
         for (const json &f : g["figures"]) {
-            const json &n = f["node"], &d = f["distribution"], &t = f["theoretical"];
-            std::snprintf(line, sizeof line, "  %-18s %10s %-5s %10s %6s %5s %10s %5s %8s %5s\n",
-                          f["figure"].get<std::string>().c_str(), num(f["value"].get<double>()).c_str(),
-                          f["unit"].get<std::string>().c_str(), num(n.value("reference", NAN)).c_str(),
-                          n.contains("shortfall") ? (num(100 * n["shortfall"].get<double>(), "%.1f") + "%").c_str() : "-",
+            const json &n = f["node"], &d = f["distribution"], &r = f.value("reference", json::object()), &t = f["theoretical"];
+            any_burst |= f.value("burst", false);
+            std::snprintf(line, sizeof line, kRow, f["figure"].get<std::string>().c_str(), num(f["value"].get<double>()).c_str(),
+                          f["unit"].get<std::string>().c_str(), num(n.value("reference", NAN)).c_str(), shortfall_text(n).c_str(),
                           mark(n).c_str(), num(d.value("percentile", NAN), "%.0f").c_str(), mark(d).c_str(),
+                          num(r.value("median", NAN)).c_str(), shortfall_text(r).c_str(), mark(r).c_str(),
                           t.contains("fraction") ? (num(100 * t["fraction"].get<double>(), "%.1f") + "%").c_str() : "-",
-                          mark(t).c_str());
-            out << line;
+                          mark(t).c_str(), figure_note(f).c_str());
+            out << trimmed(line);
         }
         for (const json &note : g["notes"]) out << "  note: " << note.get<std::string>() << "\n";
     }
+    if (any_burst)
+        out << "burst: the median of single timed launches, each shorter than the GPU's time slice, so a process sharing the GPU "
+               "does not lower it; dram_sustained_gbs is the DRAM figure that sees one\n";
     if (!verdicts["peer"].empty()) {
         out << "peer copy bandwidth (copy engine), GB/s:\n";
         for (const json &p : verdicts["peer"]) {
@@ -107,15 +136,20 @@ std::string prometheus_text(const json &figures, const json &verdicts) {
         for (const json &f : g["figures"])
             o << "gmlab_check_figure{" << gpu_labels(g) << ",figure=\"" << label_value(f["figure"].get<std::string>()) << "\"} "
               << f["value"].get<double>() << "\n";
-    family("gmlab_check_figure_flagged", "gauge", "1 when a figure was judged degraded (node, distribution or theoretical), else 0.");
+    family("gmlab_check_figure_flagged", "gauge", "1 when a figure was judged degraded (node, distribution, reference or theoretical), else 0.");
     for (const json &g : verdicts["gpus"])
         for (const json &f : g["figures"])
             o << "gmlab_check_figure_flagged{" << gpu_labels(g) << ",figure=\"" << label_value(f["figure"].get<std::string>())
               << "\"} " << (f["flag"].get<bool>() ? 1 : 0) << "\n";
-    family("gmlab_check_gpu_status", "gauge", "A GPU's verdict: 0 healthy, 1 degraded, 2 unusable, 3 not checked (MIG).");
+    family("gmlab_check_figure_judged", "gauge", "1 when a figure was judged (node, distribution, reference or theoretical), 0 when nothing judged it.");
+    for (const json &g : verdicts["gpus"])
+        for (const json &f : g["figures"])
+            o << "gmlab_check_figure_judged{" << gpu_labels(g) << ",figure=\"" << label_value(f["figure"].get<std::string>())
+              << "\"} " << (f.value("judged", true) ? 1 : 0) << "\n";
+    family("gmlab_check_gpu_status", "gauge", "A GPU's verdict: 0 healthy, 1 degraded, 2 unusable, 3 not checked (MIG), 4 unjudged.");
     for (const json &g : verdicts["gpus"])
         o << "gmlab_check_gpu_status{" << gpu_labels(g) << "} " << status_code(g["verdict"].get<std::string>()) << "\n";
-    family("gmlab_check_node_status", "gauge", "The node's verdict: 0 healthy, 1 degraded, 2 unusable, 3 not checked (MIG).");
+    family("gmlab_check_node_status", "gauge", "The node's verdict: 0 healthy, 1 degraded, 2 unusable, 3 not checked (MIG), 4 unjudged.");
     o << "gmlab_check_node_status " << status_code(verdicts["node"]["verdict"].get<std::string>()) << "\n";
     family("gmlab_check_peer_copy_gbs", "gauge", "Copy-engine bandwidth from one GPU to another, GB/s.");
     for (const json &p : verdicts["peer"])

@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
                  "server URL, 6 config file unreadable or malformed, 7 consent refused, 8 server unreachable (kept in\n"
                  "the spool), 9 rejected by the server, 10 spool not writable (the run stays in its JSON file); check: 11 degraded\n"
                  "(the GPU and figure named), 12 unusable (a GPU failed, returned wrong data or has uncorrectable memory\n"
-                 "errors), 13 a GPU not checked (MIG mode); explain: 20 program not found, 21 not executable, 22 a script\n"
+                 "errors), 13 a GPU not checked (MIG mode), 14 a GPU unjudged (nothing to judge its figures by); explain: 20 program not found, 21 not executable, 22 a script\n"
                  "without its interpreter, 23 not a CUDA program, 24 no kernel launched, 25 --kernel-regex matched nothing,\n"
                  "26 injection library or CUPTI unavailable, 27 explain failed; else the explained program's own status."};
     app.require_subcommand(1);
