@@ -21,8 +21,8 @@ struct Operation {
 constexpr const char *kBoth = "reads and writes";
 
 const Operation kOperations[] = {
-    {"read_write", "read_gbs", "reads alone (the summing read kernel)", "reads only"},
-    {"read_write", "write_gbs", "writes alone (the store kernel)", "writes only"},
+    {"read_write", "read_gbs", "reads alone: the summing read kernel", "reads only"},
+    {"read_write", "write_gbs", "writes alone: the store kernel", "writes only"},
     {"read_write", "memset_gbs", "cudaMemsetAsync", "writes only"},
     {"stream", "copy_gbs", "STREAM copy kernel", kBoth},
     {"stream", "triad_gbs", "STREAM triad kernel", kBoth},

@@ -80,9 +80,12 @@ void read_summary(const json &run, const RowSpec &s, json &row) {
     row["value"] = summary[s.key].get<double>();
 }
 
+// "'copy' at array size 256 MiB", "'exchange ...' at cluster size 8 blocks".
 std::string quoted_point(const json &series, const json &point) {
     const json x = series.value("x", json::object());
-    return "'" + series.value("name", "") + "' at " + x.value("name", "x") + " " + x_text(point.value("x", 0.0), x.value("unit", ""));
+    const std::string unit = x.value("unit", "");
+    return "'" + series.value("name", "") + "' at " + x.value("name", "x") + " " + x_text(point.value("x", 0.0), unit) +
+           (unit.empty() || unit == "bytes" ? "" : " " + unit);
 }
 
 void read_best_series(const json &run, const RowSpec &s, json &row) {
@@ -119,7 +122,7 @@ void read_best_value(const json &run, const RowSpec &s, json &row) {
             const json v = p.value("values", json::object());
             if (v.is_object() && v.contains(s.key) && positive(v[s.key]) && v[s.key].get<double>() > best) {
                 best = v[s.key].get<double>();
-                row["from"] = std::string(s.experiment) + " values." + s.key + ", " + quoted_point(series, p);
+                row["from"] = std::string(s.experiment) + " values." + s.key + " of " + quoted_point(series, p);
             }
         }
     if (best > 0)
@@ -308,7 +311,7 @@ std::string glance_html(const json &g) {
     std::ostringstream h;
     h << "<section id=\"glance\">\n<h2>This GPU at a glance</h2>\n<p>" << escape_html(device_line(g)) << "</p>\n"
       << "<table class=\"glance\">\n<tr><th>figure</th><th>measured</th><th>theoretical</th><th>of theoretical</th>"
-      << (crowd ? "<th>crowd median</th>" : "") << "<th>from</th></tr>\n";
+      << (crowd ? "<th>crowd median</th>" : "") << "<th class=\"from\">from</th></tr>\n";
     const std::vector<std::string> reasons = missing_reasons(g);
     std::string section;
     for (const json &row : g["rows"]) {
