@@ -2,6 +2,7 @@
 // on the committed H100 run of commit a983714, whose reads alone (2,750 GB/s)
 // fall 8.6 % below its triad (3,009): flagged as measured, and not flagged in
 // a copy of the run whose read_write result states why in a note. Host only.
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -145,4 +146,16 @@ TEST(DramOrdering, TheReportAddsTheGroupToARunsOwnBlock) {
         ASSERT_NE(sec, std::string::npos);
         EXPECT_NE(h.find("<tr class=\"flagged\"><td>read_write</td><td>read_gbs</td>", sec), std::string::npos);
     }
+}
+
+// The committed H100 run with a block that holds the group, flagged and (with
+// the note) explained: the file tests/schema/validate.py can check against
+// the schema's consistency_group.
+TEST(DramOrdering, WritesTheH100RunWithTheGroup) {
+    json run = h100();
+    result_of(run, "read_write")["notes"].push_back(kReason);
+    run["consistency"] = gmreport::consistency(run);
+    std::ofstream("sample_run_ordering.json") << run.dump(2);
+    EXPECT_TRUE(std::ifstream("sample_run_ordering.json").good());
+    EXPECT_EQ(run["consistency"]["groups"].back()["quantity"], "dram_ordering");
 }
