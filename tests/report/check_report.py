@@ -6,7 +6,9 @@
 1. Renders RUN.json with `gmlab report --html`, opens it in headless Chromium
    and checks, from the attributes the page's own script sets on <body>, that
    every chart drew and painted pixels and that no error was raised; saves a
-   screenshot (DIR/report.png) and the page (DIR/report.html).
+   screenshot (DIR/report.png) and the page (DIR/report.html); checks that
+   the page opens with "This GPU at a glance" and saves its first screen
+   (DIR/glance.png).
 2. Does the same for `gmlab compare` of the run against a copy with one point
    made slower, and checks that exactly that point is flagged.
 3. Feeds the report broken documents: each must fail with exit 2, a message
@@ -77,6 +79,26 @@ def check_page(name, chromium, page, screenshot, height):
     check(f"{name}: fetches nothing from the network", "src=\"http" not in text and "href=\"http" not in text)
 
 
+def check_glance(args, text, page):
+    """The report opens with "This GPU at a glance": before the device table
+    and the first chart, every figure a row, and its first screen saved."""
+    at = text.find('<section id="glance">')
+    check("report opens with the glance", 0 <= at < text.find('<table class="device">') and at < text.find("<canvas"))
+    section = text[at:text.find("</section>", at)]
+    rows = section.count("<tr><td>")
+    check("the glance has its 15 figures", rows == 15, f"{rows} rows")
+    check("the glance names where each figure comes from", section.count('<td class="from">') == 15)
+    first_screen = os.path.join(args.out, "glance.png")
+    profile = tempfile.mkdtemp(prefix="gmlab-chromium-")
+    try:
+        subprocess.run(chromium_args(args.chromium, profile) + [f"--screenshot={first_screen}", "--window-size=1100,1000",
+                                                                "--virtual-time-budget=10000", "file://" + page],
+                       capture_output=True, timeout=120)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    check("the glance's first screen saved", os.path.exists(first_screen) and os.path.getsize(first_screen) > 10000)
+
+
 def gmlab(args, *rest):
     return subprocess.run([args.gmlab, *rest], capture_output=True, text=True, timeout=120)
 
@@ -101,6 +123,7 @@ def main():
         name = res["experiment"]["name"]
         check(f"report has a section for {name}", f'<section id="{name}">' in text)
     check_page("report", args.chromium, page, os.path.join(args.out, "report.png"), 24000)
+    check_glance(args, text, page)
 
     # Text and Markdown carry the same content.
     r = gmlab(args, "report", args.input)

@@ -204,10 +204,23 @@ TEST(Consistency, TextAndHtmlCarryTheSection) {
     EXPECT_NE(gmreport::consistency_html(gmreport::consistency(run)).find("<section id=\"consistency\">"), std::string::npos);
 }
 
+// The run's own verdicts are printed as gmlab run wrote them; a quantity the
+// block lacks (one this report knows and the run's gmlab did not) is computed
+// and marked as such.
 TEST(Consistency, ARunDocumentsOwnBlockIsUsed) {
     json run = committed();
-    run["consistency"] = {{"groups", json::array()}, {"flagged", 0}};
-    EXPECT_TRUE(gmreport::consistency_of(run)["groups"].empty());
+    json own = gmreport::consistency(run);
+    ASSERT_GE(own["groups"].size(), 2u);
+    own["groups"][0]["why"] = "as the run's gmlab wrote it";
+    const json dropped = own["groups"][1];
+    own["groups"].erase(own["groups"].begin() + 1);
+    run["consistency"] = own;
+    const json block = gmreport::consistency_of(run);
+    EXPECT_EQ(block["groups"][0]["why"], "as the run's gmlab wrote it");
+    EXPECT_FALSE(block["groups"][0].contains("computed_by_report"));
+    EXPECT_EQ(block["groups"].size(), own["groups"].size() + 1);
+    EXPECT_EQ(block["groups"].back()["quantity"], dropped["quantity"]);
+    EXPECT_TRUE(block["groups"].back()["computed_by_report"].get<bool>());
     run.erase("consistency");
     EXPECT_FALSE(gmreport::consistency_of(run)["groups"].empty());
 }

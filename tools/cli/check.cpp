@@ -11,10 +11,6 @@
 
 #include <nlohmann/json.hpp>
 
-#ifdef GM_HAVE_CURL
-#include <curl/curl.h>
-#endif
-
 #include "check_command.hpp"
 #include "check_judge.hpp"
 #include "check_measure.hpp"
@@ -23,6 +19,7 @@
 #include "commands.hpp"
 #include "devices.hpp"
 #include "gmlab.h"
+#include "http_get.hpp"
 
 namespace gmcli {
 
@@ -75,60 +72,19 @@ bool write_text(const std::string &path, const std::string &text) {
     return true;
 }
 
-#ifdef GM_HAVE_CURL
-std::size_t collect(char *data, std::size_t size, std::size_t n, void *out) {
-    auto *s = static_cast<std::string *>(out);
-    if (s->size() > (8u << 20)) return 0;  // a quantiles document is small: refuse a flood
-    s->append(data, size * n);
-    return size * n;
-}
-#endif
-
 // The crowd's quantiles of `model` from the server, or null with *why.
 json fetch_crowd(const std::string &server, const std::string &model, std::string *why) {
-#ifdef GM_HAVE_CURL
-    CURL *curl = curl_easy_init();
-    if (!curl) {
-        *why = "libcurl did not initialise";
+    const std::string url = server_base(server) + "/api/v1/gpus/" + path_segment(model) + "/quantiles";
+    HttpGetResult got = http_get_json(url);
+    if (got.doc.is_null()) {
+        *why = got.why;
         return json();
     }
-    char *escaped = curl_easy_escape(curl, model.c_str(), static_cast<int>(model.size()));
-    std::string base = server;
-    while (!base.empty() && base.back() == '/') base.pop_back();
-    const std::string url = base + "/api/v1/gpus/" + (escaped ? escaped : "") + "/quantiles";
-    curl_free(escaped);
-    std::string body;
-    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 3L);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT, 5L);
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-    const CURLcode rc = curl_easy_perform(curl);
-    long status = 0;
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_cleanup(curl);
-    if (rc != CURLE_OK) {
-        *why = url + ": " + curl_easy_strerror(rc);
-        return json();
-    }
-    if (status != 200) {
-        *why = url + " answered HTTP " + std::to_string(status);
-        return json();
-    }
-    json doc = json::parse(body, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object() || !doc.contains("figures") || !doc["figures"].is_object()) {
+    if (!got.doc.contains("figures") || !got.doc["figures"].is_object()) {
         *why = url + " did not answer a quantiles document";
         return json();
     }
-    return doc;
-#else
-    (void)server;
-    (void)model;
-    *why = "this gmlab was built without libcurl (configure with -DGM_BUILD_UPLOAD=ON)";
-    return json();
-#endif
+    return got.doc;
 }
 
 // The child's part: one GPU measured, its block written to opt.child_out.

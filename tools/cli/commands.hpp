@@ -90,8 +90,8 @@ int print_measured(gm_context *ctx, nlohmann::json *device, bool as_json);
 // "registers 4 < shared 30 < ...": the memory_spaces summary's latencies, fastest first.
 std::string memory_spaces_order(const nlohmann::json &summary);
 
-// gmlab report RUN.json [--html OUT | --markdown]
-int cmd_report(const std::string &input, const std::string &html_file, bool markdown);
+// gmlab report RUN.json [--html OUT | --markdown] [--server URL: the crowd's medians in the glance]
+int cmd_report(const std::string &input, const std::string &html_file, bool markdown, const std::string &server);
 // gmlab compare A.json B.json [--html OUT | --markdown]
 int cmd_compare(const std::string &a, const std::string &b, const std::string &html_file, bool markdown);
 

@@ -122,12 +122,14 @@ int main(int argc, char **argv) {
     check->add_option("--child-out", chk.child_out)->group("");
     check->add_option("--host-lock", chk.host_lock)->group("");
 
-    std::string report_input, html_out, compare_a, compare_b;
+    std::string report_input, html_out, compare_a, compare_b, report_server;
     bool markdown = false;
     auto *report = app.add_subcommand("report", "a run as text tables, Markdown, or a self-contained HTML page with charts");
     report->add_option("run", report_input, "a gmlab.run/1 (or gmlab.result/1) file")->required();
     report->add_option("--html", html_out, "write the HTML report to this file");
     report->add_flag("--markdown", markdown, "print Markdown instead of aligned text");
+    report->add_option("--server", report_server,
+                       "a gmlab-server whose medians of the run's GPU model join \"This GPU at a glance\" (no answer: the report without them)");
 
     auto *compare = app.add_subcommand("compare", "two runs point by point: B / A, flagged beyond the repetitions' spread");
     compare->add_option("a", compare_a, "run A")->required();
@@ -149,7 +151,7 @@ int main(int argc, char **argv) {
         if (*list) return gmcli::cmd_list();
         if (*describe) return gmcli::cmd_describe(experiment, as_json, device);
         if (*report && gmcli::is_explain_document(report_input)) return gmcli::cmd_explain_report(report_input);
-        if (*report) return gmcli::cmd_report(report_input, html_out, markdown);
+        if (*report) return gmcli::cmd_report(report_input, html_out, markdown, report_server);
         if (*compare && gmcli::is_explain_document(compare_a) && gmcli::is_explain_document(compare_b))
             return gmcli::cmd_explain_compare(compare_a, compare_b);
         if (*compare) return gmcli::cmd_compare(compare_a, compare_b, html_out, markdown);

@@ -5,20 +5,45 @@
 #include "commands.hpp"
 #include "compare.hpp"
 #include "document.hpp"
+#include "glance.hpp"
 #include "html_report.hpp"
+#include "http_get.hpp"
 #include "text_report.hpp"
 
 namespace gmcli {
 
-int cmd_report(const std::string &input, const std::string &html_file, bool markdown) {
+namespace {
+
+// The crowd's medians of the run's GPU model for the glance: one
+// GET /api/v1/experiments/{name} per experiment it reads; after a request
+// that got no answer at all the rest are not tried (the same reason stands).
+nlohmann::json fetch_crowd_medians(const std::string &server, const nlohmann::json &run) {
+    std::vector<std::pair<std::string, nlohmann::json>> answers;
+    std::string unreachable;
+    for (const std::string &experiment : gmreport::glance_experiments()) {
+        if (!unreachable.empty()) {
+            answers.push_back({experiment, "not asked: " + unreachable});
+            continue;
+        }
+        HttpGetResult got = http_get_json(server_base(server) + "/api/v1/experiments/" + path_segment(experiment));
+        if (got.status == 0) unreachable = got.why;
+        answers.push_back({experiment, got.doc.is_null() ? nlohmann::json(got.why) : got.doc});
+    }
+    return gmreport::crowd_from_answers(server, run["device"].value("name", ""), answers);
+}
+
+}  // namespace
+
+int cmd_report(const std::string &input, const std::string &html_file, bool markdown, const std::string &server) {
     try {
         const nlohmann::json run = gmreport::load_run(input);
+        const nlohmann::json crowd = server.empty() ? nlohmann::json() : fetch_crowd_medians(server, run);
         if (!html_file.empty()) {
-            gmreport::write_atomically(html_file, gmreport::html_report(run));
+            gmreport::write_atomically(html_file, gmreport::html_report(run, crowd));
             std::cerr << "gmlab: wrote " << html_file << "\n";
             return kOk;
         }
-        gmreport::write_run_text(std::cout, run, markdown);
+        gmreport::write_run_text(std::cout, run, markdown, crowd);
         return kOk;
     } catch (const gmreport::ReportError &e) {
         std::cerr << "gmlab: " << e.what() << "\n";

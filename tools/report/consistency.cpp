@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "document.hpp"
+#include "dram_ordering.hpp"
 #include "html_report.hpp"
 #include "table.hpp"
 
@@ -259,9 +260,22 @@ std::string value_text(double v, const std::string &unit) {
     return unit == "bytes" ? gmreport::bytes_text(v) : gmreport::readable(v);
 }
 
+// Ordering, not flagged: every operation within the tolerance of the bar, or
+// below it with the reason its result states.
+std::string ordering_verdict(const json &g) {
+    int explained = 0;
+    for (const json &f : g["figures"]) explained += f.value("explained", false);
+    std::string v = "consistent: no operation more than " + percent(g["tolerance"].get<double>()).substr(1) +
+                    " below the best of copy, triad and cudaMemcpy (" + g.value("reference_key", "") + ", " +
+                    readable(g["reference"].get<double>()) + " GB/s)";
+    if (explained > 0) v += " without a stated reason; " + std::to_string(explained) + " below it with one";
+    return v;
+}
+
 std::string verdict(const json &g) {
     const std::string limit = percent(g["tolerance"].get<double>()).substr(1);
     if (g["flagged"].get<bool>()) return "FLAGGED: " + g.value("why", "");
+    if (g["rule"] == "ordering") return ordering_verdict(g);
     if (g["rule"] == "spread") return "consistent: spread " + percent(g["spread"].get<double>()).substr(1) + " (limit " + limit + ")";
     const std::string unit = g["unit"];
     return "consistent: the brackets overlap from " + value_text(g["overlap_from"].get<double>(), unit) +
@@ -269,10 +283,36 @@ std::string verdict(const json &g) {
 }
 
 // "208000" or, for a bracket, "203 KiB .. 256 KiB".
+constexpr const char *kComputedNote =
+    "(computed by this report: the run's own consistency block, written by an older gmlab, has no such group)";
+
 std::string figure_text(const json &f, const std::string &unit) {
     std::string t = value_text(f["value"].get<double>(), unit);
     if (f.contains("high_key")) t += " .. " + (f.contains("high") ? value_text(f["high"].get<double>(), unit) : std::string("?"));
     return t;
+}
+
+// The header of the deviation column, "" where the rule has none.
+std::string deviation_header(const json &g) {
+    if (g["rule"] == "spread") return "from median";
+    if (g["rule"] == "ordering") return "from best copy";
+    return "";
+}
+
+// The mark beside a figure: off, differs (a shown one), or below with its reason.
+std::string mark_of(const json &f) {
+    if (!f["outside"].get<bool>()) return "";
+    if (f.contains("explained")) return f["explained"].get<bool>() ? "explained" : "OFF";
+    return f["role"] == "shown" ? "differs" : "OFF";
+}
+
+// What the figure is, and for a shown one or one below with a stated reason, why.
+std::string what_of(const json &f) {
+    std::string w = f["what"].get<std::string>();
+    if (f.contains("direction")) w += " (" + f["direction"].get<std::string>() + ")";
+    if (f["role"] == "shown") return "(shown) " + w + ": " + f["reason"].get<std::string>();
+    if (f.value("explained", false)) w += "; stated reason: " + f["reason"].get<std::string>();
+    return w;
 }
 
 }  // namespace
@@ -286,13 +326,33 @@ json consistency(const json &run) {
         flagged += g["flagged"].get<bool>();
         groups.push_back(std::move(g));
     }
+    if (json g = dram_ordering(run); !g.is_null()) {
+        flagged += g["flagged"].get<bool>();
+        groups.push_back(std::move(g));
+    }
     return {{"groups", groups}, {"flagged", flagged}};
 }
 
 json consistency_of(const json &run) {
-    if (run.contains("consistency") && run["consistency"].is_object() && run["consistency"].contains("groups"))
-        return run["consistency"];
-    return consistency(run);
+    const json computed = consistency(run);
+    if (!run.contains("consistency") || !run["consistency"].is_object() || !run["consistency"].contains("groups") ||
+        !run["consistency"]["groups"].is_array())
+        return computed;
+    // The run's own verdicts as gmlab run wrote them; a quantity this report
+    // knows and the run's gmlab did not is computed and marked as such.
+    json block = run["consistency"];
+    std::set<std::string> known;
+    for (const json &g : block["groups"]) known.insert(g.value("quantity", ""));
+    int flagged = block.value("flagged", 0);
+    for (const json &g : computed["groups"]) {
+        if (known.count(g["quantity"].get<std::string>())) continue;
+        json added = g;
+        added["computed_by_report"] = true;
+        flagged += added["flagged"].get<bool>();
+        block["groups"].push_back(std::move(added));
+    }
+    block["flagged"] = flagged;
+    return block;
 }
 
 void write_consistency_text(std::ostream &os, const json &block, bool markdown) {
@@ -308,15 +368,12 @@ void write_consistency_text(std::ostream &os, const json &block, bool markdown) 
     for (const json &g : groups) {
         const std::string unit = g["unit"];
         os << (markdown ? "\n### " : "\n  ") << g["label"].get<std::string>() << " (" << unit << "): " << verdict(g) << "\n";
-        const bool spread = g["rule"] == "spread";
-        gmreport::Table t({"experiment", "figure", unit, spread ? "from median" : "", "", "what"}, false);
-        for (const json &f : g["figures"]) {
-            const bool shown = f["role"] == "shown";
-            const std::string mark = f["outside"].get<bool>() ? (shown ? "differs" : "OFF") : "";
-            t.add({f["experiment"], f["key"], figure_text(f, unit), spread ? percent(f["deviation"].get<double>()) : "",
-                   mark, shown ? "(shown) " + f["what"].get<std::string>() + ": " + f["reason"].get<std::string>()
-                               : f["what"].get<std::string>()});
-        }
+        if (g.value("computed_by_report", false)) os << (markdown ? "\n" : "    ") << kComputedNote << "\n";
+        const std::string deviation = deviation_header(g);
+        gmreport::Table t({"experiment", "figure", unit, deviation, "", "what"}, false);
+        for (const json &f : g["figures"])
+            t.add({f["experiment"], f["key"], figure_text(f, unit), deviation.empty() ? "" : percent(f["deviation"].get<double>()),
+                   mark_of(f), what_of(f)});
         if (markdown) {
             os << "\n";
             t.print_markdown(os);
@@ -341,17 +398,23 @@ std::string consistency_html(const json &block) {
     for (const json &g : groups) {
         const std::string unit = g["unit"];
         const bool flagged = g["flagged"].get<bool>();
+        const std::string deviation = deviation_header(g);
         h << "<h3>" << escape_html(g["label"].get<std::string>()) << " (" << escape_html(unit) << ")</h3>\n<p"
-          << (flagged ? " class=\"flagged\"" : "") << ">" << escape_html(verdict(g)) << "</p>\n<table>\n<tr><th>experiment</th><th>figure</th><th>"
-          << escape_html(unit) << "</th>" << (g["rule"] == "spread" ? "<th>from median</th>" : "") << "<th>what</th></tr>\n";
+          << (flagged ? " class=\"flagged\"" : "") << ">" << escape_html(verdict(g)) << "</p>\n";
+        if (g.value("computed_by_report", false)) h << "<p class=\"counters\">" << escape_html(kComputedNote) << "</p>\n";
+        h << "<table>\n<tr><th>experiment</th><th>figure</th><th>" << escape_html(unit) << "</th>"
+          << (deviation.empty() ? "" : "<th>" + escape_html(deviation) + "</th>") << "<th>what</th></tr>\n";
         for (const json &f : g["figures"]) {
             const bool shown = f["role"] == "shown";
-            h << "<tr" << (f["outside"].get<bool>() && !shown ? " class=\"flagged\"" : "") << "><td>"
-              << escape_html(f["experiment"].get<std::string>()) << "</td><td>" << escape_html(f["key"].get<std::string>())
-              << "</td><td>" << escape_html(figure_text(f, unit)) << "</td>";
-            if (g["rule"] == "spread") h << "<td>" << escape_html(percent(f["deviation"].get<double>())) << "</td>";
-            h << "<td>" << (shown ? "<em>shown</em>: " : "") << escape_html(f["what"].get<std::string>())
-              << (shown ? " &mdash; " + escape_html(f["reason"].get<std::string>()) : std::string()) << "</td></tr>\n";
+            const bool off = mark_of(f) == "OFF";
+            h << "<tr" << (off ? " class=\"flagged\"" : "") << "><td>" << escape_html(f["experiment"].get<std::string>())
+              << "</td><td>" << escape_html(f["key"].get<std::string>()) << "</td><td>" << escape_html(figure_text(f, unit)) << "</td>";
+            if (!deviation.empty()) h << "<td>" << escape_html(percent(f["deviation"].get<double>())) << "</td>";
+            if (shown)
+                h << "<td><em>shown</em>: " << escape_html(f["what"].get<std::string>()) << " &mdash; "
+                  << escape_html(f["reason"].get<std::string>()) << "</td></tr>\n";
+            else
+                h << "<td>" << escape_html(what_of(f)) << "</td></tr>\n";
         }
         h << "</table>\n";
     }

@@ -7,6 +7,7 @@
 #include "chart_specs.hpp"
 #include "consistency.hpp"
 #include "document.hpp"
+#include "glance.hpp"
 #include "table.hpp"
 #include "text_report.hpp"
 
@@ -144,7 +145,7 @@ std::string html_page(const std::string &title, const std::string &body_html, co
     return h.str();
 }
 
-std::string html_report(const json &run) {
+std::string html_report(const json &run, const json &crowd) {
     if (!html_available()) throw ReportError("this gmlab was built without Chart.js (Debian: libjs-chart.js); text reports work");
     std::ostringstream h;
     const json &d = run["device"];
@@ -154,6 +155,7 @@ std::string html_report(const json &run) {
     if (!run.value("command", "").empty()) h << ", <code>" << escape_html(run["command"].get<std::string>()) << "</code>";
     h << "</p>\n";
     if (is_quick(run)) h << "<p class=\"quick\"><strong>" << escape_html(kQuickNote) << "</strong></p>\n";
+    h << glance_html(glance(run, crowd));
     device_table(h, d);
     if (run.contains("settings") && run["settings"].is_object()) {
         h << "<p>Settings: ";

@@ -11,7 +11,9 @@ namespace gmreport {
 // False when this build has no Chart.js to inline (html_* then throw ReportError).
 bool html_available();
 
-std::string html_report(const nlohmann::json &run);
+// The run's report; it opens with "This GPU at a glance" (glance.hpp), with
+// the crowd's medians where `crowd` is crowd_from_answers()' document.
+std::string html_report(const nlohmann::json &run, const nlohmann::json &crowd = nullptr);
 std::string html_compare(const nlohmann::json &a, const nlohmann::json &b, const nlohmann::json &cmp);
 
 // A page of the same look as the reports around body_html (already escaped

@@ -8,6 +8,7 @@
 #include "consistency.hpp"
 #include "counter_columns.hpp"
 #include "document.hpp"
+#include "glance.hpp"
 #include "table.hpp"
 
 namespace gmreport {
@@ -201,7 +202,7 @@ void write_result_text(std::ostream &os, const json &r, bool markdown) {
         for (const json &n : r["notes"]) os << (markdown ? "\n- " : "  - ") << n.get<std::string>() << "\n";
 }
 
-void write_run_text(std::ostream &os, const json &run, bool markdown) {
+void write_run_text(std::ostream &os, const json &run, bool markdown, const json &crowd) {
     const json &d = run["device"];
     os << (markdown ? "# " : "") << "gmlab report: " << d.value("name", "?") << " (compute capability " << d.value("compute_capability", "?")
        << ", " << fixed(d.value("theoretical_bandwidth_gbs", 0.0), 1) << " GB/s theoretical, L2 " << bytes_text(d.value("l2_cache_bytes", 0.0))
@@ -215,6 +216,7 @@ void write_run_text(std::ostream &os, const json &run, bool markdown) {
         for (auto it = run["settings"].begin(); it != run["settings"].end(); ++it) line += (line.empty() ? "" : ", ") + it.key() + " " + it.value().dump();
         os << (markdown ? "\n" : "") << "settings: " << line << "\n";
     }
+    write_glance_text(os, glance(run, crowd), markdown);
     for (const json &r : run["results"]) write_result_text(os, r, markdown);
     // The run's consistency section (computed for a document that has none):
     // left out only for a lone result with nothing to compare.

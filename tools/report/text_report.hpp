@@ -11,9 +11,11 @@ namespace gmreport {
 // One result: its series as tables, key figures, published figures, notes.
 void write_result_text(std::ostream &os, const nlohmann::json &result, bool markdown);
 
-// A whole run: the device and settings, then every result, then the
-// consistency section and what the GPU's state says of the run.
-void write_run_text(std::ostream &os, const nlohmann::json &run, bool markdown);
+// A whole run: the device and settings, "This GPU at a glance" (glance.hpp;
+// with the crowd's medians where `crowd` is crowd_from_answers()' document),
+// then every result, then the consistency section and what the GPU's state
+// says of the run.
+void write_run_text(std::ostream &os, const nlohmann::json &run, bool markdown, const nlohmann::json &crowd = nullptr);
 
 // One line of a result's gpu_state block (1.3, optional: clocks, power,
 // temperature, P-state before -> after it measured), "" where it has none.
