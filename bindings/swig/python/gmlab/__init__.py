@@ -25,6 +25,10 @@ from ._handles import Buffer, Context
 from ._native import native as _s
 from ._results import Point, Result, Run, Series, load_run, loads_run
 
+# The SWIG module is the package's own business: importing it made it an
+# attribute of the package (gmlab.swiggmlab), which is taken away again.
+globals().pop("swiggmlab", None)
+
 __all__ = [
     "AccessProperty", "Buffer", "Context", "CudaError", "Error", "InternalError", "InvalidArgumentError", "Matmul",
     "NoDeviceError", "NotSupportedError", "OutOfMemoryError", "Point", "Result", "Run", "SETTINGS", "Series",
