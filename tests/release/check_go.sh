@@ -47,6 +47,9 @@ cp "$results" run.json
 readme_steps "$moddir/README.md" go > steps.log 2>&1 || { cat steps.log; exit 1; }
 cat steps.log
 grep -q "^stride_copy: [0-9.]* GB/s" steps.log || fail "the README's program did not print stride_copy's bandwidth"
+grep -q "^ok  *gmlab.invalid/gmlab" steps.log || fail "go test of the released module did not pass in the user's folder"
+! grep -q "// indirect" go.mod || fail "the README's steps leave go.mod with an indirect requirement: $(cat go.mod)"
+ok "go.mod of the README's steps requires the module directly; go test of the released module passes there"
 root=$work/first/gmlab
 export PKG_CONFIG_PATH=$root/lib/pkgconfig GOPROXY=off GOFLAGS=-mod=mod GOSUMDB=off
 
