@@ -196,6 +196,14 @@ struct AccessProperty {
     enum { NORMAL = 0, STREAMING = 1, PERSISTING = 2 };
 };
 %}
+/* The parameters that take a variant or an access property have types of
+   their own, so that a language can give them its enums (Java's typemaps);
+   elsewhere they reduce to int. */
+%inline %{
+typedef int gmb_transpose_variant;
+typedef int gmb_matmul_variant;
+typedef int gmb_access_property;
+%}
 %{
 static_assert(int(Transpose::AUTO) == int(GM_TRANSPOSE_AUTO) && int(Transpose::WIDE) == int(GM_TRANSPOSE_WIDE) &&
               int(Transpose::SHARED_PADDED) == int(GM_TRANSPOSE_SHARED_PADDED), "Transpose must mirror gm_transpose_variant");
@@ -378,7 +386,7 @@ struct gm_result {};
     /* output (cols x rows) = transpose of input (rows x cols); variant: Transpose.NAIVE .. AUTO.
        (input and output, not in and out: those are keywords of C#, where SWIG would name them in_ and out_.) */
     void transpose(const gm_buffer *input, gm_buffer *output, long long rows, long long cols, long long elementSize,
-                   int variant = GM_TRANSPOSE_AUTO) {
+                   gmb_transpose_variant variant = GM_TRANSPOSE_AUTO) {
         if (gmb::closed($self, "Context")) return;
         if (!input || !output) { gmb::refuse_null(input ? "output" : "input"); return; }
         if (gmb::negative(rows, "rows") || gmb::negative(cols, "cols") || gmb::negative(elementSize, "elementSize")) return;
@@ -387,7 +395,7 @@ struct gm_result {};
     }
     /* C (m x n) = A (m x k) B (k x n) on float; variant: Matmul.SIMPLE .. SHARED_AB. */
     void matmul(const gm_buffer *a, const gm_buffer *b, gm_buffer *c, long long m, long long n, long long k,
-                int variant = GM_MATMUL_SHARED_AB) {
+                gmb_matmul_variant variant = GM_MATMUL_SHARED_AB) {
         if (gmb::closed($self, "Context")) return;
         if (!a || !b || !c) { gmb::refuse_null(!a ? "a" : !b ? "b" : "c"); return; }
         if (gmb::negative(m, "m") || gmb::negative(n, "n") || gmb::negative(k, "k")) return;
@@ -412,7 +420,8 @@ struct gm_result {};
     /* An access policy window over [offset, offset + numBytes) of buf for this
        context's stream; properties: AccessProperty.NORMAL, STREAMING, PERSISTING. */
     void setL2Window(const gm_buffer *buf, long long offset, long long numBytes, double hitRatio,
-                     int hitProperty = GM_ACCESS_PERSISTING, int missProperty = GM_ACCESS_STREAMING) {
+                     gmb_access_property hitProperty = GM_ACCESS_PERSISTING,
+                     gmb_access_property missProperty = GM_ACCESS_STREAMING) {
         if (gmb::closed($self, "Context")) return;
         if (!buf) { gmb::refuse_null("buf"); return; }
         if (gmb::negative(offset, "offset") || gmb::negative(numBytes, "numBytes")) return;
