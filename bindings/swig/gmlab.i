@@ -98,13 +98,21 @@ inline std::string take(char *s) {
 }
 
 // Array transfers shared by every element type: offset in bytes, count in elements.
+// The buffer class's name in the caller's language (C#: DeviceBuffer, which
+// does not collide with System.Buffer), for "this Buffer is closed".
+#if defined(SWIGCSHARP)
+constexpr const char *kBuffer = "DeviceBuffer";
+#else
+constexpr const char *kBuffer = "Buffer";
+#endif
+
 inline void upload(gm_buffer *b, long long offset, const void *values, long long count, size_t elem) {
-    if (closed(b, "Buffer") || negative(offset, "offset") || negative(count, "count")) return;
+    if (closed(b, kBuffer) || negative(offset, "offset") || negative(count, "count")) return;
     if (!values && count > 0) { refuse_null("values"); return; }
     failed_last(gm_buffer_upload(b, (size_t)offset, values, (size_t)count * elem));
 }
 inline void download(const gm_buffer *b, long long offset, void *values, long long count, size_t elem) {
-    if (closed(b, "Buffer") || negative(offset, "offset") || negative(count, "count")) return;
+    if (closed(b, kBuffer) || negative(offset, "offset") || negative(count, "count")) return;
     if (!values && count > 0) { refuse_null("values"); return; }
     failed_last(gm_buffer_download(b, (size_t)offset, values, (size_t)count * elem));
 }
@@ -289,7 +297,12 @@ std::string resolveParams(const char *experiment, const char *paramsJson) {
 %nodefaultctor gm_buffer;
 %nodefaultctor gm_result;
 %rename(Context) gm_context;
+#if defined(SWIGCSHARP)
+/* Buffer would collide with System.Buffer in C# (CS0104 under using System). */
+%rename(DeviceBuffer) gm_buffer;
+#else
 %rename(Buffer) gm_buffer;
+#endif
 %rename(Result) gm_result;
 struct gm_context {};
 struct gm_buffer {};
@@ -464,12 +477,12 @@ struct gm_result {};
     ~gm_buffer() { gm_buffer_destroy($self); }
 
     long long sizeBytes() {
-        if (gmb::closed($self, "Buffer")) return 0;
+        if (gmb::closed($self, gmb::kBuffer)) return 0;
         return (long long)gm_buffer_size($self);
     }
     /* Sets every byte to value (0..255). */
     void fillBytes(int value) {
-        if (!gmb::closed($self, "Buffer")) gmb::failed_last(gm_buffer_fill($self, value));
+        if (!gmb::closed($self, gmb::kBuffer)) gmb::failed_last(gm_buffer_fill($self, value));
     }
     /* Host arrays in and out; offset counts bytes into the buffer. */
     void uploadBytes(long long offset, const signed char *values, long long count) { gmb::upload($self, offset, values, count, 1); }
