@@ -33,7 +33,7 @@ static class ContractTests {
       return "run_zst";
     }},
     {"experiment_not_in_run", f => { Fixture(f).Result("no_such_experiment"); return "run"; }},
-    {"unknown_experiment", f => { Library.Describe("no_such_experiment"); return null; }},
+    {"unknown_experiment", f => { Library.DescribeExperiment("no_such_experiment"); return null; }},
     {"index_out_of_range", f => { Fixture(f).Result(99); return "run"; }},
     {"series_out_of_range", f => {
       using (Result r = Fixture(f).Result("stream")) r.PointValue(99, 0, "x");

@@ -104,3 +104,13 @@ def test_row(row_id, files):
         assert text in message, "%s: %r lacks %r" % (row_id, message, text)
     for text in row.get("absent", []):
         assert text not in message, "%s: %r has %r" % (row_id, message, text)
+
+
+def test_contract_md_holds_the_current_table():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("contract_table", BINDINGS / "contract_table.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    md = (BINDINGS / "CONTRACT.md").read_text(encoding="utf-8")
+    assert module.BEGIN + "\n" + module.table(TABLE) + module.END in md, \
+        "bindings/CONTRACT.md is not current: python3 bindings/contract_table.py --write"
