@@ -204,10 +204,11 @@ struct AccessProperty {
     enum { NORMAL = 0, STREAMING = 1, PERSISTING = 2 };
 };
 %}
-/* The parameters that take a variant or an access property have types of
+/* The parameters that take a status, a variant or an access property have types of
    their own, so that a language can give them its enums (Java's typemaps);
    elsewhere they reduce to int. */
 %inline %{
+typedef int gmb_status;
 typedef int gmb_transpose_variant;
 typedef int gmb_matmul_variant;
 typedef int gmb_access_property;
@@ -249,7 +250,7 @@ std::string abiProblem(int bindingAbi) {
            std::to_string(bindingAbi) + "), but the libgmlab it loaded, " + where + ", has ABI " +
            std::to_string(found) + " (version " + gm_version() + "); use the binding and the library of one release";
 }
-std::string statusString(int status) { return gm_status_string((gm_status)status); }
+std::string statusString(gmb_status status) { return gm_status_string((gm_status)status); }
 
 /* Number of CUDA devices; 0 (not an error) where there is none. */
 int deviceCount() {

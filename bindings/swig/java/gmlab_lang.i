@@ -158,6 +158,7 @@ SWIG_JAVABODY_TYPEWRAPPER(, , , SWIGTYPE)
 %typemap(jstype) CTYPE "JAVATYPE"
 %typemap(javain) CTYPE "java.util.Objects.requireNonNull($javainput, \"$1_name must not be null\").code()"
 %enddef
+GMB_JAVA_ENUM(gmb_status, Status)
 GMB_JAVA_ENUM(gmb_transpose_variant, Transpose)
 GMB_JAVA_ENUM(gmb_matmul_variant, Matmul)
 GMB_JAVA_ENUM(gmb_access_property, AccessProperty)
@@ -174,8 +175,7 @@ GMB_JAVA_ENUM(gmb_access_property, AccessProperty)
  * handle pointer is 0, which the shared methods report as "this Context is
  * closed" (GmlabException, INVALID_ARGUMENT).
  */
-%define GMB_JAVA_HANDLE(CTYPE, DOC)
-%typemap(javaclassmodifiers) CTYPE "/**\n * DOC\n */\npublic final class"
+%define GMB_JAVA_HANDLE(CTYPE)
 %typemap(javabody) CTYPE %{
   private transient long swigCPtr;
   private final transient java.lang.ref.Cleaner.Cleanable release;
@@ -213,13 +213,38 @@ GMB_JAVA_ENUM(gmb_access_property, AccessProperty)
 %typemap(javafinalize) CTYPE ""
 %enddef
 
-GMB_JAVA_HANDLE(gm_context, "One CUDA device with its own stream and measurement settings: runs experiments\n * ({@link #run}) and the operations on device buffers. Opening it without a device throws\n * {@link GmlabException} with {@link Status#NO_DEVICE}; close it when done (try-with-resources).")
-GMB_JAVA_HANDLE(gm_buffer, "Device memory of a {@link Context}'s device, with host arrays copied in and out\n * (offsets in bytes). Close it when done (try-with-resources).")
-GMB_JAVA_HANDLE(gm_result, "The measurements of one experiment run, from {@link Context#run}, a saved run\n * ({@link Run#result}) or a result document ({@link #fromJson}): series of points and summary figures.\n * It stays valid after the context that ran it is closed; close it when done.")
+GMB_JAVA_HANDLE(gm_context)
+GMB_JAVA_HANDLE(gm_buffer)
+GMB_JAVA_HANDLE(gm_result)
+
+/* Class-level javadoc of the handles. */
+%typemap(javaclassmodifiers) gm_context %{/**
+ * One CUDA device with its own stream and measurement settings: runs experiments
+ * ({@link #run}) and the operations on device buffers. Opening it without a device
+ * throws {@link GmlabException} with {@link Status#NO_DEVICE}; close it when done
+ * (try-with-resources).
+ */
+public final class%}
+%typemap(javaclassmodifiers) gm_buffer %{/**
+ * Device memory on the device of a {@link Context}, with host arrays copied in and
+ * out (offsets in bytes). Close it when done (try-with-resources).
+ */
+public final class%}
+%typemap(javaclassmodifiers) gm_result %{/**
+ * The measurements of one experiment run, from {@link Context#run}, a saved run
+ * ({@link Run#result}) or a result document ({@link #fromJson}): series of points
+ * and summary figures. It stays valid after the context that ran it is closed;
+ * close it when done.
+ */
+public final class%}
 
 /* ---- Conveniences written once on top of the wrapped methods ----------- */
 
-%pragma(java) moduleclassmodifiers="/**\n * The library-wide functions: version, devices, the experiments and their descriptions,\n * parameters checked without a device.\n */\npublic final class"
+%pragma(java) moduleclassmodifiers=%{/**
+ * The library-wide functions: version, devices, the experiments and their
+ * descriptions, parameters checked without a device.
+ */
+public final class%}
 %pragma(java) modulecode=%{
   private $module() {
   }

@@ -71,8 +71,8 @@ static class ContractTests {
   }
 
   static List<IReadOnlyDictionary<string, object>> Rows() {
-    var table = Json.Object(Json.Parse(File.ReadAllText(Bindings("contract.json")), "contract.json"), "contract.json");
-    return ((IReadOnlyList<object>)table["rows"]).Select(r => Json.Object(r, "a row")).ToList();
+    var table = global::Gmlab.Json.Object(global::Gmlab.Json.Parse(File.ReadAllText(Bindings("contract.json")), "contract.json"), "contract.json");
+    return ((IReadOnlyList<object>)table["rows"]).Select(r => global::Gmlab.Json.Object(r, "a row")).ToList();
   }
 
   static Dictionary<string, string> Files() {
@@ -107,7 +107,7 @@ static class ContractTests {
     string id = (string)row["id"];
     if (!Cases.TryGetValue(id, out Case run)) throw new CheckFailed("row " + id + " of the table has no case in C#");
     if (row.TryGetValue("needs", out object needs) && (string)needs == "no_device" && devices > 0) return;
-    var expected = Json.Object(row["csharp"], id);
+    var expected = global::Gmlab.Json.Object(row["csharp"], id);
     object error = expected["error"];
     Exception thrown = null;
     try {
