@@ -20,6 +20,23 @@ zip_extract "$wheel" "$work/unpacked"
 found=$("$python" "$source_dir/bindings/swig/python/wheel_platform.py" "$work/unpacked/gmlab")
 [ "$found" = "$tag" ] || fail "the wheel is tagged $tag, its files need $found"
 ok "manylinux tag $tag is what its ELF files need"
+# Requires-Python admits exactly the interpreters the wheel has an extension for.
+requires=$(sed -n 's/^Requires-Python: //p' "$work"/unpacked/gmlab-*.dist-info/METADATA)
+python3 - "$name" "$requires" <<'PY' || fail "Requires-Python '$requires' is not true to the wheel's interpreters ($name)"
+import re, sys
+name, requires = sys.argv[1:]
+carried = {int(p[3:]) for p in name.split("-")[2].split(".")}
+def admits(minor):
+    for spec in requires.split(","):
+        op, version = re.match(r"\s*(>=|<|!=)\s*3\.(\d+)", spec).groups()
+        v = int(version)
+        if op == ">=" and not minor >= v or op == "<" and not minor < v or op == "!=" and minor == v:
+            return False
+    return True
+admitted = {m for m in range(0, 40) if admits(m)}
+assert admitted == carried, (sorted(admitted), sorted(carried))
+PY
+ok "Requires-Python: $requires, the interpreters the wheel carries"
 readelf -d "$work"/unpacked/gmlab/libgmlab.so.* | grep -q 'NEEDED.*libcudart' && fail "libgmlab in the wheel needs libcudart"
 ok "libgmlab in the wheel has the CUDA runtime inside"
 
