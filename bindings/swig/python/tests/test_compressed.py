@@ -92,7 +92,7 @@ def test_truncated_and_damaged_gzip(tmp_path, plain):
         ("tail.json.gz", gz[:-3], "is a truncated gzip document"),
         ("bad.json.gz", gz[:40] + bytes(b ^ 0x5A for b in gz[40:80]) + gz[80:], "is a damaged gzip document (zlib: "),
         ("after.json.gz", gz + b"trailing", "is a damaged gzip document (other bytes follow"),
-        ("text.json.gz", gzip.compress(b"{not json"), "not a JSON document"),
+        ("text.json.gz", gzip.compress(b"{not json"), "not valid JSON"),
     ]:
         path = _write(tmp_path, name, data)
         with pytest.raises(gmlab.InvalidArgumentError, match=message.replace("(", r"\(")) as e:

@@ -150,7 +150,7 @@ def test_loading_errors(tmp_path):
         gmlab.load_run(tmp_path / "missing.json")
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    with pytest.raises(gmlab.InvalidArgumentError, match="not a JSON document"):
+    with pytest.raises(gmlab.InvalidArgumentError, match="bad.json: not valid JSON"):
         gmlab.load_run(bad)
     with pytest.raises(gmlab.InvalidArgumentError, match="top level is not an object"):
         gmlab.loads_run("[1]")
