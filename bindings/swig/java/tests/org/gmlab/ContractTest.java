@@ -29,9 +29,9 @@ import org.junit.jupiter.api.function.Executable;
  * fails: every row is run.
  */
 class ContractTest {
-    /** A row's input, run on the files of {@link #files}; it returns the key of the file its message names, or null. */
+    /** A row's input, run on the files of {@link #files}. */
     interface Case {
-        String run(Map<String, Path> files) throws Exception;
+        void run(Map<String, Path> files) throws Exception;
     }
 
     @TempDir
@@ -44,36 +44,31 @@ class ContractTest {
     }
 
     private static Case load(String key) {
-        return f -> {
-            Run.load(f.get(key));
-            return key;
-        };
+        return f -> Run.load(f.get(key));
     }
 
     static {
-        CASES.put("negative_device", f -> { new Context(-1).close(); return null; });
-        CASES.put("no_device", f -> { new Context(0).close(); return null; });
-        CASES.put("null", f -> { Run.load(null); return null; });
-        CASES.put("empty_path", f -> { Run.load(Path.of("")); return null; });
+        CASES.put("negative_device", f -> { new Context(-1).close(); });
+        CASES.put("no_device", f -> { new Context(0).close(); });
+        CASES.put("null", f -> { Run.load(null); });
+        CASES.put("empty_path", f -> { Run.load(Path.of("")); });
         CASES.put("missing_file", load("missing"));
         CASES.put("empty_file", load("empty"));
         CASES.put("not_json", load("not_json"));
         CASES.put("truncated_file", load("truncated"));
         CASES.put("zstd_file", load("run_zst"));
-        CASES.put("experiment_not_in_run", f -> { fixture(f).result("no_such_experiment"); return "run"; });
-        CASES.put("unknown_experiment", f -> { Gmlab.describe("no_such_experiment"); return null; });
-        CASES.put("index_out_of_range", f -> { fixture(f).result(99); return "run"; });
+        CASES.put("experiment_not_in_run", f -> { fixture(f).result("no_such_experiment"); });
+        CASES.put("unknown_experiment", f -> { Gmlab.describe("no_such_experiment"); });
+        CASES.put("index_out_of_range", f -> { fixture(f).result(99); });
         CASES.put("series_out_of_range", f -> {
             try (Result r = fixture(f).result("stream")) {
                 r.pointValue(99, 0, "x");
             }
-            return null;
         });
         CASES.put("use_after_close", f -> {
             Result r = fixture(f).result("stream");
             r.close();
             r.experiment();
-            return null;
         });
         CASES.put("results_independent", f -> {
             Run run = fixture(f);
@@ -82,7 +77,6 @@ class ContractTest {
                 assertEquals("stream", again.experiment());
                 assertEquals("matmul_ab", next.experiment());
             }
-            return null;
         });
     }
 
@@ -124,8 +118,7 @@ class ContractTest {
         if ("no_device".equals(row.get("needs")) && Gmlab.deviceCount() > 0) return;  // a device: nothing to check
         Map<String, Object> java = (Map<String, Object>) row.get("java");
         Object error = java.get("error");
-        String[] named = new String[1];
-        Executable call = () -> named[0] = c.run(files);
+        Executable call = () -> c.run(files);
         if (error == null) {
             try {
                 call.execute();
@@ -134,10 +127,7 @@ class ContractTest {
             }
             return;
         }
-        Throwable thrown = assertThrows(Throwable.class, () -> {
-            String key = c.run(files);
-            named[0] = key;
-        });
+        Throwable thrown = assertThrows(Throwable.class, call);
         assertEquals(error, thrown.getClass().getSimpleName(), () -> id + ": " + thrown);
         if (thrown instanceof GmlabException && row.get("status") != null)
             assertEquals(Status.valueOf((String) row.get("status")), ((GmlabException) thrown).status(), id);
@@ -153,7 +143,7 @@ class ContractTest {
             assertFalse(message.contains(absent), () -> id + ": \"" + message + "\" has \"" + absent + "\"");
     }
 
-    /** The file a row's message names (the case returns it only where it does not throw first). */
+    /** The file a row's message names ({file} in the table), or null. */
     private static String fileOf(String id, Map<String, Path> files) {
         switch (id) {
             case "missing_file": return files.get("missing").toString();
