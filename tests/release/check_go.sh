@@ -47,7 +47,7 @@ cp "$results" run.json
 readme_steps "$moddir/README.md" go > steps.log 2>&1 || { cat steps.log; exit 1; }
 cat steps.log
 grep -q "^stride_copy: [0-9.]* GB/s" steps.log || fail "the README's program did not print stride_copy's bandwidth"
-grep -q "^ok  *gmlab.invalid/gmlab" steps.log || fail "go test of the released module did not pass in the user's folder"
+grep -qE "^ok[[:space:]]+gmlab.invalid/gmlab[[:space:]]" steps.log || fail "go test of the released module did not pass in the user's folder"
 ! grep -q "// indirect" go.mod || fail "the README's steps leave go.mod with an indirect requirement: $(cat go.mod)"
 ok "go.mod of the README's steps requires the module directly; go test of the released module passes there"
 root=$work/first/gmlab
@@ -74,6 +74,9 @@ ok "go vet: the module and the consumer"
 doc=$(go doc "$module") || fail "go doc $module"
 grep -q "^package gmlab // import \"$module\"" <<<"$doc" || fail "go doc: $doc"
 grep -q "GPU memory laboratory" <<<"$doc" || fail "go doc does not render the package documentation"
+! grep -q swiggmlab <<<"$(go doc -all "$module")" || fail "go doc shows the SWIG package: $(grep swiggmlab <<<"$(go doc -all "$module")")"
+grep -q "^const BindingABIVersion = $abi\$" <<<"$doc" || fail "go doc does not show BindingABIVersion as a number: $doc"
+grep -q "^func (s Status) String() string" <<<"$(go doc "$module" Status)" || fail "Status has no String()"
 ok "go doc renders the package documentation"
 go test -count=1 ./... || fail "go test in the consumer"
 go build -o "$work/consumer-bin" . || fail "go build"
