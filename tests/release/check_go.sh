@@ -9,7 +9,7 @@
 # with no LD_LIBRARY_PATH. The module is `go vet` clean and `go doc` renders
 # its documentation; run with a libgmlab of another ABI first on the library
 # path, the program refuses to start. The module's README steps run verbatim
-# in an empty folder (the tarball unpacked there, go mod init, go get, go
+# in an empty folder (the tarball unpacked there, go mod init, the program, go mod tidy, go
 # build); the program keeps running after the tarball's folder is moved away
 # (libgmlab beside it, through $ORIGIN), and after its own folder moves too.
 #   check_go.sh ... GO MODULE_PATH
@@ -58,11 +58,11 @@ consumer() {  # consumer FOLDER GO.MOD-EXTRA
   cp "$(dirname "$0")"/consumers/go/*.go "$1/"
   printf 'module example.com/consumer\n\ngo 1.19\n%s' "$2" > "$1/go.mod"
 }
-# The replace directive names the module as the README's go get unpacked it
+# The replace directive names the module as the README's go mod tidy unpacked it
 # from the release (the same files as the zip, checked above): the module's
 # cgo build is then the one made for the README's program, not made again.
 fetched=$GOPATH/pkg/mod/$module@v$version
-diff -r "$moddir" "$fetched" > /dev/null || fail "go get unpacked other files than the module zip holds"
+diff -r "$moddir" "$fetched" > /dev/null || fail "go mod tidy unpacked other files than the module zip holds"
 consumer "$work/replace" "
 require $module v$version
 

@@ -55,7 +55,7 @@ done
 for class in Gmlab Context Buffer Result Run Status Transpose Matmul AccessProperty GmlabException; do
   grep -q 'class="block"' "$work/javadoc/org/gmlab/$class.html" || fail "the javadoc of $class has no description"
 done
-grep -q "enum Status" "$work/javadoc/org/gmlab/Status.html" || fail "Status is not an enum"
+grep -qE "Enum( Class)? Status" "$work/javadoc/org/gmlab/Status.html" || fail "Status is not an enum"
 zip_list "$jar" | grep -q "^README.md " || fail "the jar has no README.md"
 [ -f "$dir/README.md" ] || fail "the Maven folder has no README.md"
 ok "javadoc: no SWIG internals, a description for every class; README.md in the jar and the Maven folder"
