@@ -176,7 +176,7 @@ static class GpuTests {
                    "variant 9");
       Check.Throws<ArgumentOutOfRangeException>("rows must be >= 0, got -1", () => context.Transpose(input, output, -1, cols, 4),
                    "negative rows");
-      Check.Throws<ArgumentNullException>("out must not be null", () => context.Transpose(input, null, rows, cols, 4),
+      Check.Throws<ArgumentNullException>("output must not be null", () => context.Transpose(input, null, rows, cols, 4),
                    "null out");
     }
   }
