@@ -98,25 +98,34 @@ inline std::string take(char *s) {
 }
 
 // Array transfers shared by every element type: offset in bytes, count in elements.
+// The buffer class's name in the caller's language (C#: DeviceBuffer, which
+// does not collide with System.Buffer), for "this Buffer is closed".
+#if defined(SWIGCSHARP)
+constexpr const char *kBuffer = "DeviceBuffer";
+#else
+constexpr const char *kBuffer = "Buffer";
+#endif
+
 inline void upload(gm_buffer *b, long long offset, const void *values, long long count, size_t elem) {
-    if (closed(b, "Buffer") || negative(offset, "offset") || negative(count, "count")) return;
+    if (closed(b, kBuffer) || negative(offset, "offset") || negative(count, "count")) return;
     if (!values && count > 0) { refuse_null("values"); return; }
     failed_last(gm_buffer_upload(b, (size_t)offset, values, (size_t)count * elem));
 }
 inline void download(const gm_buffer *b, long long offset, void *values, long long count, size_t elem) {
-    if (closed(b, "Buffer") || negative(offset, "offset") || negative(count, "count")) return;
+    if (closed(b, kBuffer) || negative(offset, "offset") || negative(count, "count")) return;
     if (!values && count > 0) { refuse_null("values"); return; }
     failed_last(gm_buffer_download(b, (size_t)offset, values, (size_t)count * elem));
 }
 
-inline void stencil(gm_context *ctx, const gm_buffer *in, gm_buffer *out, long long n, const float *c, long long count,
+inline void stencil(gm_context *ctx, const gm_buffer *input, gm_buffer *output, long long n, const float *c, long long count,
                     bool constant) {
     if (closed(ctx, "Context")) return;
-    if (!in || !out) { refuse_null(in ? "out" : "in"); return; }
+    if (!input || !output) { refuse_null(input ? "output" : "input"); return; }
     if (negative(n, "n")) return;
     if (!c) { refuse_null("coefficients"); return; }
     if (count != 4) { refuse(Kind::OutOfRange, "coefficients", "coefficients must hold 4 values, got " + std::to_string(count)); return; }
-    const gm_status s = constant ? gm_stencil_constant(ctx, in, out, (size_t)n, c) : gm_stencil_readonly(ctx, in, out, (size_t)n, c);
+    const gm_status s = constant ? gm_stencil_constant(ctx, input, output, (size_t)n, c)
+                                    : gm_stencil_readonly(ctx, input, output, (size_t)n, c);
     failed_on(s, ctx);
 }
 
@@ -195,6 +204,15 @@ struct AccessProperty {
     enum { NORMAL = 0, STREAMING = 1, PERSISTING = 2 };
 };
 %}
+/* The parameters that take a status, a variant or an access property have types of
+   their own, so that a language can give them its enums (Java's typemaps);
+   elsewhere they reduce to int. */
+%inline %{
+typedef int gmb_status;
+typedef int gmb_transpose_variant;
+typedef int gmb_matmul_variant;
+typedef int gmb_access_property;
+%}
 %{
 static_assert(int(Transpose::AUTO) == int(GM_TRANSPOSE_AUTO) && int(Transpose::WIDE) == int(GM_TRANSPOSE_WIDE) &&
               int(Transpose::SHARED_PADDED) == int(GM_TRANSPOSE_SHARED_PADDED), "Transpose must mirror gm_transpose_variant");
@@ -232,7 +250,7 @@ std::string abiProblem(int bindingAbi) {
            std::to_string(bindingAbi) + "), but the libgmlab it loaded, " + where + ", has ABI " +
            std::to_string(found) + " (version " + gm_version() + "); use the binding and the library of one release";
 }
-std::string statusString(int status) { return gm_status_string((gm_status)status); }
+std::string statusString(gmb_status status) { return gm_status_string((gm_status)status); }
 
 /* Number of CUDA devices; 0 (not an error) where there is none. */
 int deviceCount() {
@@ -243,9 +261,9 @@ int deviceCount() {
     return n;
 }
 
-long long experimentCount() { return (long long)gm_experiment_count(); }
+int experimentCount() { return (int)gm_experiment_count(); }
 
-std::string experimentName(long long index) {
+std::string experimentName(int index) {
     if (gmb::negative(index, "index")) return "";
     const char *name = gm_experiment_name((size_t)index);
     if (!name) {
@@ -280,7 +298,12 @@ std::string resolveParams(const char *experiment, const char *paramsJson) {
 %nodefaultctor gm_buffer;
 %nodefaultctor gm_result;
 %rename(Context) gm_context;
+#if defined(SWIGCSHARP)
+/* Buffer would collide with System.Buffer in C# (CS0104 under using System). */
+%rename(DeviceBuffer) gm_buffer;
+#else
 %rename(Buffer) gm_buffer;
+#endif
 %rename(Result) gm_result;
 struct gm_context {};
 struct gm_buffer {};
@@ -303,6 +326,9 @@ struct gm_result {};
 %extend gm_context {
     /* Opens a device (ordinal 0 by default) with its own CUDA stream. */
     gm_context(int device = 0) {
+        /* Refused here, as a bad argument, in every language alike (the C
+           API would answer "no device" for it). */
+        if (gmb::negative(device, "device")) return nullptr;
         gm_context *ctx = nullptr;
         gmb::failed_last(gm_context_create(&ctx, device));
         return ctx;
@@ -371,31 +397,32 @@ struct gm_result {};
         if (gmb::failed_on(s, $self)) gmb::rename_argument("params_json", "paramsJson");
         return r;
     }
-    /* out (cols x rows) = transpose of in (rows x cols); variant: Transpose.NAIVE .. AUTO. */
-    void transpose(const gm_buffer *in, gm_buffer *out, long long rows, long long cols, long long elementSize,
-                   int variant = GM_TRANSPOSE_AUTO) {
+    /* output (cols x rows) = transpose of input (rows x cols); variant: Transpose.NAIVE .. AUTO.
+       (input and output, not in and out: those are keywords of C#, where SWIG would name them in_ and out_.) */
+    void transpose(const gm_buffer *input, gm_buffer *output, long long rows, long long cols, long long elementSize,
+                   gmb_transpose_variant variant = GM_TRANSPOSE_AUTO) {
         if (gmb::closed($self, "Context")) return;
-        if (!in || !out) { gmb::refuse_null(in ? "out" : "in"); return; }
+        if (!input || !output) { gmb::refuse_null(input ? "output" : "input"); return; }
         if (gmb::negative(rows, "rows") || gmb::negative(cols, "cols") || gmb::negative(elementSize, "elementSize")) return;
-        gmb::failed_on(gm_transpose($self, in, out, (size_t)rows, (size_t)cols, (size_t)elementSize,
+        gmb::failed_on(gm_transpose($self, input, output, (size_t)rows, (size_t)cols, (size_t)elementSize,
                                     (gm_transpose_variant)variant), $self);
     }
     /* C (m x n) = A (m x k) B (k x n) on float; variant: Matmul.SIMPLE .. SHARED_AB. */
     void matmul(const gm_buffer *a, const gm_buffer *b, gm_buffer *c, long long m, long long n, long long k,
-                int variant = GM_MATMUL_SHARED_AB) {
+                gmb_matmul_variant variant = GM_MATMUL_SHARED_AB) {
         if (gmb::closed($self, "Context")) return;
         if (!a || !b || !c) { gmb::refuse_null(!a ? "a" : !b ? "b" : "c"); return; }
         if (gmb::negative(m, "m") || gmb::negative(n, "n") || gmb::negative(k, "k")) return;
         gmb::failed_on(gm_matmul($self, a, b, c, (size_t)m, (size_t)n, (size_t)k, (gm_matmul_variant)variant), $self);
     }
-    /* The nine-point 1D stencil: out[i] = sum over r = 1..4 of c[r-1] (in[i+r] - in[i-r]),
-       in taken as 0 outside [0, n); c holds 4 coefficients. stencilConstant keeps
+    /* The nine-point 1D stencil: output[i] = sum over r = 1..4 of c[r-1] (input[i+r] - input[i-r]),
+       input taken as 0 outside [0, n); c holds 4 coefficients. stencilConstant keeps
        them in __constant__ memory, stencilReadonly reads them through __ldg. */
-    void stencilConstant(const gm_buffer *in, gm_buffer *out, long long n, const float *values, long long count) {
-        gmb::stencil($self, in, out, n, values, count, true);
+    void stencilConstant(const gm_buffer *input, gm_buffer *output, long long n, const float *values, long long count) {
+        gmb::stencil($self, input, output, n, values, count, true);
     }
-    void stencilReadonly(const gm_buffer *in, gm_buffer *out, long long n, const float *values, long long count) {
-        gmb::stencil($self, in, out, n, values, count, false);
+    void stencilReadonly(const gm_buffer *input, gm_buffer *output, long long n, const float *values, long long count) {
+        gmb::stencil($self, input, output, n, values, count, false);
     }
     /* Sets aside up to bytes of L2 for persisting lines; returns the size granted. */
     long long setL2PersistingSize(long long bytes) {
@@ -407,7 +434,8 @@ struct gm_result {};
     /* An access policy window over [offset, offset + numBytes) of buf for this
        context's stream; properties: AccessProperty.NORMAL, STREAMING, PERSISTING. */
     void setL2Window(const gm_buffer *buf, long long offset, long long numBytes, double hitRatio,
-                     int hitProperty = GM_ACCESS_PERSISTING, int missProperty = GM_ACCESS_STREAMING) {
+                     gmb_access_property hitProperty = GM_ACCESS_PERSISTING,
+                     gmb_access_property missProperty = GM_ACCESS_STREAMING) {
         if (gmb::closed($self, "Context")) return;
         if (!buf) { gmb::refuse_null("buf"); return; }
         if (gmb::negative(offset, "offset") || gmb::negative(numBytes, "numBytes")) return;
@@ -450,12 +478,12 @@ struct gm_result {};
     ~gm_buffer() { gm_buffer_destroy($self); }
 
     long long sizeBytes() {
-        if (gmb::closed($self, "Buffer")) return 0;
+        if (gmb::closed($self, gmb::kBuffer)) return 0;
         return (long long)gm_buffer_size($self);
     }
     /* Sets every byte to value (0..255). */
     void fillBytes(int value) {
-        if (!gmb::closed($self, "Buffer")) gmb::failed_last(gm_buffer_fill($self, value));
+        if (!gmb::closed($self, gmb::kBuffer)) gmb::failed_last(gm_buffer_fill($self, value));
     }
     /* Host arrays in and out; offset counts bytes into the buffer. */
     void uploadBytes(long long offset, const signed char *values, long long count) { gmb::upload($self, offset, values, count, 1); }
@@ -477,18 +505,18 @@ struct gm_result {};
         return r;
     }
     /* Result `index` of a gmlab.run/1 document (what `gmlab run --json` writes). */
-    static gm_result *fromRunJson(const char *runJson, long long index) {
+    static gm_result *fromRunJson(const char *runJson, int index) {
         if (gmb::bad_text(runJson, GMB_ARGUMENT_NAME("runJson")) || gmb::negative(index, "index")) return nullptr;
         gm_result *r = nullptr;
         gmb::failed_naming(gm_result_from_run_json(&r, runJson, (size_t)index), "run_json", "runJson");
         return r;
     }
     /* Number of results in a gmlab.run/1 document. */
-    static long long runResultCount(const char *runJson) {
+    static int runResultCount(const char *runJson) {
         if (gmb::bad_text(runJson, GMB_ARGUMENT_NAME("runJson"))) return 0;
         size_t n = 0;
         gmb::failed_naming(gm_run_document_result_count(&n, runJson), "run_json", "runJson");
-        return (long long)n;
+        return (int)n;
     }
     ~gm_result() { gm_result_destroy($self); }
 
@@ -510,11 +538,11 @@ struct gm_result {};
         if (gmb::closed($self, "Result")) return "";
         return gm_result_experiment($self);
     }
-    long long seriesCount() {
+    int seriesCount() {
         if (gmb::closed($self, "Result")) return 0;
-        return (long long)gm_result_series_count($self);
+        return (int)gm_result_series_count($self);
     }
-    std::string seriesName(long long series) {
+    std::string seriesName(int series) {
         if (gmb::closed($self, "Result") || gmb::negative(series, "series")) return "";
         const char *name = gm_result_series_name($self, (size_t)series);
         if (!name) {
@@ -525,7 +553,7 @@ struct gm_result {};
     }
     /* "variant", "x.name", "x.unit", "y.field" (the point field that is the
        series' headline, e.g. "bandwidth_gbs"), "y.name" or "y.unit". */
-    std::string seriesInfo(long long series, const char *key) {
+    std::string seriesInfo(int series, const char *key) {
         if (gmb::closed($self, "Result") || gmb::negative(series, "series") || gmb::bad_text(key, "key")) return "";
         if ((size_t)series >= gm_result_series_count($self)) {
             gmb::refuse_range("series", (long long)gm_result_series_count($self), series);
@@ -538,19 +566,29 @@ struct gm_result {};
         }
         return v;
     }
-    long long pointCount(long long series) {
+    int pointCount(int series) {
         if (gmb::closed($self, "Result") || gmb::negative(series, "series")) return 0;
         if ((size_t)series >= gm_result_series_count($self)) {
             gmb::refuse_range("series", (long long)gm_result_series_count($self), series);
             return 0;
         }
-        return (long long)gm_result_point_count($self, (size_t)series);
+        return (int)gm_result_point_count($self, (size_t)series);
     }
     /* "x", "bandwidth_gbs", "median_ms", "predicted.sectors_per_request", ... */
-    double pointValue(long long series, long long point, const char *field) {
+    double pointValue(int series, int point, const char *field) {
         if (gmb::closed($self, "Result") || gmb::negative(series, "series") || gmb::negative(point, "point") ||
             gmb::bad_text(field, "field"))
             return 0;
+        const size_t series_count = gm_result_series_count($self);
+        if ((size_t)series >= series_count) {
+            gmb::refuse_range("series", (long long)series_count, series);
+            return 0;
+        }
+        const size_t point_count = gm_result_point_count($self, (size_t)series);
+        if ((size_t)point >= point_count) {
+            gmb::refuse_range("point", (long long)point_count, point);
+            return 0;
+        }
         double v = 0;
         gmb::failed_last(gm_result_point_value(&v, $self, (size_t)series, (size_t)point, field));
         return v;

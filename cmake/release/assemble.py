@@ -166,6 +166,8 @@ def maven(cfg, out):
 
     with open(base + ".pom", "w", encoding="utf-8") as f:
         f.write(pom)
+    # The binding's README beside the artifacts (the jar carries it too).
+    shutil.copyfile(j["readme"], os.path.join(vdir, "README.md"))
     for suffix in (".jar", "-sources.jar", "-javadoc.jar", ".pom"):
         checksums(base + suffix)
 

@@ -22,7 +22,7 @@ public final class StrideCopyExample {
                 System.out.printf("%6.0f  %9.1f  %15.0f%n", strides[i], gbs[i], sectors[i]);
         } catch (GmlabException e) {
             System.err.println("gmlab: " + e.getMessage());
-            System.exit(e.getStatus() == Status.NO_DEVICE ? 3 : 1);
+            System.exit(e.status() == Status.NO_DEVICE ? 3 : 1);
         }
     }
 }

@@ -9,7 +9,7 @@
 # with no LD_LIBRARY_PATH. The module is `go vet` clean and `go doc` renders
 # its documentation; run with a libgmlab of another ABI first on the library
 # path, the program refuses to start. The module's README steps run verbatim
-# in an empty folder (the tarball unpacked there, go mod init, go get, go
+# in an empty folder (the tarball unpacked there, go mod init, the program, go mod tidy, go
 # build); the program keeps running after the tarball's folder is moved away
 # (libgmlab beside it, through $ORIGIN), and after its own folder moves too.
 #   check_go.sh ... GO MODULE_PATH
@@ -47,6 +47,9 @@ cp "$results" run.json
 readme_steps "$moddir/README.md" go > steps.log 2>&1 || { cat steps.log; exit 1; }
 cat steps.log
 grep -q "^stride_copy: [0-9.]* GB/s" steps.log || fail "the README's program did not print stride_copy's bandwidth"
+grep -qE "^ok[[:space:]]+gmlab.invalid/gmlab[[:space:]]" steps.log || fail "go test of the released module did not pass in the user's folder"
+! grep -q "// indirect" go.mod || fail "the README's steps leave go.mod with an indirect requirement: $(cat go.mod)"
+ok "go.mod of the README's steps requires the module directly; go test of the released module passes there"
 root=$work/first/gmlab
 export PKG_CONFIG_PATH=$root/lib/pkgconfig GOPROXY=off GOFLAGS=-mod=mod GOSUMDB=off
 
@@ -55,11 +58,11 @@ consumer() {  # consumer FOLDER GO.MOD-EXTRA
   cp "$(dirname "$0")"/consumers/go/*.go "$1/"
   printf 'module example.com/consumer\n\ngo 1.19\n%s' "$2" > "$1/go.mod"
 }
-# The replace directive names the module as the README's go get unpacked it
+# The replace directive names the module as the README's go mod tidy unpacked it
 # from the release (the same files as the zip, checked above): the module's
 # cgo build is then the one made for the README's program, not made again.
 fetched=$GOPATH/pkg/mod/$module@v$version
-diff -r "$moddir" "$fetched" > /dev/null || fail "go get unpacked other files than the module zip holds"
+diff -r "$moddir" "$fetched" > /dev/null || fail "go mod tidy unpacked other files than the module zip holds"
 consumer "$work/replace" "
 require $module v$version
 
@@ -71,6 +74,9 @@ ok "go vet: the module and the consumer"
 doc=$(go doc "$module") || fail "go doc $module"
 grep -q "^package gmlab // import \"$module\"" <<<"$doc" || fail "go doc: $doc"
 grep -q "GPU memory laboratory" <<<"$doc" || fail "go doc does not render the package documentation"
+! grep -q swiggmlab <<<"$(go doc -all "$module")" || fail "go doc shows the SWIG package: $(grep swiggmlab <<<"$(go doc -all "$module")")"
+grep -q "^const BindingABIVersion = $abi\$" <<<"$doc" || fail "go doc does not show BindingABIVersion as a number: $doc"
+grep -q "^func (s Status) String() string" <<<"$(go doc "$module" Status)" || fail "Status has no String()"
 ok "go doc renders the package documentation"
 go test -count=1 ./... || fail "go test in the consumer"
 go build -o "$work/consumer-bin" . || fail "go build"

@@ -45,6 +45,20 @@ for j in sources javadoc; do
   grep -q "org/gmlab/Gmlab\.\(java\|html\)" <<<"$listing" || fail "the $j jar has no Gmlab"
 done
 ok "sources and javadoc jars hold org.gmlab.Gmlab"
+# The javadoc shows no SWIG internals and describes every class; both the jar
+# and the Maven folder carry the README.
+mkdir -p "$work/javadoc"
+zip_extract "$dir/gmlab-$version-javadoc.jar" "$work/javadoc"
+for internal in swigCMemOwn swigCPtr 'id="finalize()"' 'id="delete()"' GmlabConstants GmlabJNI; do
+  ! grep -rlF -- "$internal" "$work/javadoc/org" > /dev/null || fail "the javadoc shows $internal: $(grep -rlF -- "$internal" "$work/javadoc/org")"
+done
+for class in Gmlab Context Buffer Result Run Status Transpose Matmul AccessProperty GmlabException; do
+  grep -q 'class="block"' "$work/javadoc/org/gmlab/$class.html" || fail "the javadoc of $class has no description"
+done
+grep -qE "Enum( Class)? Status" "$work/javadoc/org/gmlab/Status.html" || fail "Status is not an enum"
+zip_list "$jar" | grep -q "^README.md " || fail "the jar has no README.md"
+[ -f "$dir/README.md" ] || fail "the Maven folder has no README.md"
+ok "javadoc: no SWIG internals, a description for every class; README.md in the jar and the Maven folder"
 
 mkdir -p "$work/classes" "$work/empty"
 # The user's cache folder ($XDG_CACHE_HOME; the JVM takes user.home from the

@@ -4,8 +4,10 @@
 # install the wheel into it with no index; then gmlab is imported from an
 # empty folder with nothing of the build tree on any path, NumPy and pandas
 # added: device_count() (0 without a GPU), load_run() of a committed run,
-# to_pandas().
-# The wheel's manylinux tag is the one readelf finds its files need; a
+# to_pandas(); the bindings' behaviour table (tests/test_contract.py) runs
+# against the installed package.
+# The wheel's manylinux tag is the one readelf finds its files need, and its
+# Requires-Python admits exactly the interpreters it has an extension for; a
 # libgmlab of another ABI put in the installed package is refused.
 #   check_python.sh ... PYTHON
 source "$(dirname "$0")/common.sh"
@@ -20,6 +22,23 @@ zip_extract "$wheel" "$work/unpacked"
 found=$("$python" "$source_dir/bindings/swig/python/wheel_platform.py" "$work/unpacked/gmlab")
 [ "$found" = "$tag" ] || fail "the wheel is tagged $tag, its files need $found"
 ok "manylinux tag $tag is what its ELF files need"
+# Requires-Python admits exactly the interpreters the wheel has an extension for.
+requires=$(sed -n 's/^Requires-Python: //p' "$work"/unpacked/gmlab-*.dist-info/METADATA)
+python3 - "$name" "$requires" <<'PY' || fail "Requires-Python '$requires' is not true to the wheel's interpreters ($name)"
+import re, sys
+name, requires = sys.argv[1:]
+carried = {int(p[3:]) for p in name.split("-")[2].split(".")}
+def admits(minor):
+    for spec in requires.split(","):
+        op, version = re.match(r"\s*(>=|<|!=)\s*3\.(\d+)", spec).groups()
+        v = int(version)
+        if op == ">=" and not minor >= v or op == "<" and not minor < v or op == "!=" and minor == v:
+            return False
+    return True
+admitted = {m for m in range(0, 40) if admits(m)}
+assert admitted == carried, (sorted(admitted), sorted(carried))
+PY
+ok "Requires-Python: $requires, the interpreters the wheel carries"
 readelf -d "$work"/unpacked/gmlab/libgmlab.so.* | grep -q 'NEEDED.*libcudart' && fail "libgmlab in the wheel needs libcudart"
 ok "libgmlab in the wheel has the CUDA runtime inside"
 
@@ -59,9 +78,19 @@ print("load_run:", len(run.results), "results,", len(df), "rows; stride_copy row
 PY
 ok "pip-installed wheel: import, device_count, load_run, to_pandas"
 
+# The bindings' behaviour table (bindings/contract.json) against the installed
+# wheel, with the release Python's pytest on the path.
+site=$("$work/first/venv/bin/python" -c "import gmlab, os; print(os.path.dirname(os.path.dirname(gmlab.__file__)))")
+pytest_path=$("$python" -c "import pytest, os; print(os.path.dirname(os.path.dirname(pytest.__file__)))") ||
+  fail "$python has no pytest for the behaviour table"
+PYTHONPATH=$site:$pytest_path PYTHONDONTWRITEBYTECODE=1 "$work/first/venv/bin/python" -m pytest -q -p no:cacheprovider \
+  "$source_dir/bindings/swig/python/tests/test_contract.py" > contract.log 2>&1 || { cat contract.log; fail "the behaviour table"; }
+python_where=$(PYTHONPATH=$site "$work/first/venv/bin/python" -c "import gmlab; print(gmlab.__file__)")
+[[ $python_where == "$site"/* ]] || fail "the table ran against $python_where, not the installed wheel"
+ok "the behaviour table against the installed wheel: $(tail -1 contract.log)"
+
 
 # The same package with a libgmlab of another ABI beside its extension.
-site=$("$work/first/venv/bin/python" -c "import gmlab, os; print(os.path.dirname(os.path.dirname(gmlab.__file__)))")
 mkdir -p "$work/other"
 cp -r "$site/gmlab" "$work/other/"
 lib=$(cd "$work/other/gmlab" && ls libgmlab.so.*)

@@ -178,7 +178,8 @@ struct GmbCsArray {
 %}
 %enddef
 
-GMB_CS_ARRAY(signed char, sbyte)
+/* Bytes are byte[] in .NET (the C side takes the same bytes as signed char). */
+GMB_CS_ARRAY(signed char, byte)
 GMB_CS_ARRAY(int, int)
 GMB_CS_ARRAY(float, float)
 GMB_CS_ARRAY(double, double)

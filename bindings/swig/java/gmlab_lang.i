@@ -146,33 +146,57 @@ GMB_JAVA_ARRAY(double, jdouble, jdoubleArray, double, Double)
 SWIG_JAVABODY_PROXY(, , SWIGTYPE)
 SWIG_JAVABODY_TYPEWRAPPER(, , , SWIGTYPE)
 
-/* Status.OK, Status.NO_DEVICE, ... as compile-time constants (usable in switch). */
+/* Status, Transpose, Matmul and AccessProperty are Java enums written by hand
+   (src/org/gmlab/*.java, numbered as gmlab.h numbers them; a test checks the
+   numbers against the library); the parameters that take them are typed with
+   them here. */
+%ignore Status;
+%ignore Transpose;
+%ignore Matmul;
+%ignore AccessProperty;
+%define GMB_JAVA_ENUM(CTYPE, JAVATYPE)
+%typemap(jstype) CTYPE "JAVATYPE"
+%typemap(javain) CTYPE "java.util.Objects.requireNonNull($javainput, \"$1_name must not be null\").code()"
+%enddef
+GMB_JAVA_ENUM(gmb_status, Status)
+GMB_JAVA_ENUM(gmb_transpose_variant, Transpose)
+GMB_JAVA_ENUM(gmb_matmul_variant, Matmul)
+GMB_JAVA_ENUM(gmb_access_property, AccessProperty)
+
+/* The binding's ABI as a compile-time constant of the Gmlab class itself (not
+   of an interface Gmlab implements, SWIG's default for constants). */
 %javaconst(1);
-%nodefaultctor Status;
-%nodefaultdtor Status;
-%typemap(javaclassmodifiers) Status "public final class"
-%typemap(javabody) Status %{
-  private Status() {
-  }
-%}
-%typemap(javadestruct, methodname="delete", methodmodifiers="private") Status ""
-%typemap(javafinalize) Status ""
+%ignore BINDING_ABI_VERSION;
 
 /*
  * The handles are AutoCloseable: close() releases the C handle at once and is
- * safe to call again; a finalizer does it for handles never closed. After
- * close() the handle pointer is 0, which the shared methods report as "this
- * Context is closed" (GmlabException, INVALID_ARGUMENT).
+ * safe to call again; a Cleaner (NativeLoader.CLEANER) does it for handles
+ * never closed, without a finalize() in the public API. After close() the
+ * handle pointer is 0, which the shared methods report as "this Context is
+ * closed" (GmlabException, INVALID_ARGUMENT).
  */
 %define GMB_JAVA_HANDLE(CTYPE)
-%typemap(javaclassmodifiers) CTYPE "public final class"
 %typemap(javabody) CTYPE %{
   private transient long swigCPtr;
-  private transient boolean swigCMemOwn;
+  private final transient java.lang.ref.Cleaner.Cleanable release;
 
   $javaclassname(long cPtr, boolean cMemoryOwn) {
-    swigCMemOwn = cMemoryOwn;
     swigCPtr = cPtr;
+    release = cMemoryOwn && cPtr != 0 ? NativeLoader.CLEANER.register(this, new Release(cPtr)) : null;
+  }
+
+  /* What the Cleaner runs: it holds the pointer, never the object. */
+  private static final class Release implements Runnable {
+    private final long cPtr;
+
+    Release(long cPtr) {
+      this.cPtr = cPtr;
+    }
+
+    @Override
+    public void run() {
+      $imclassname.delete_$javaclassname(cPtr);
+    }
   }
 
   static long getCPtr($javaclassname obj) {
@@ -182,37 +206,57 @@ SWIG_JAVABODY_TYPEWRAPPER(, , , SWIGTYPE)
 %typemap(javainterfaces) CTYPE "AutoCloseable"
 %typemap(javadestruct, methodname="close", methodmodifiers="@Override public synchronized", parameters="") CTYPE {
     if (swigCPtr != 0) {
-      if (swigCMemOwn) {
-        swigCMemOwn = false;
-        $jnicall;
-      }
       swigCPtr = 0;
+      if (release != null) release.clean();
     }
   }
-%typemap(javafinalize) CTYPE %{
-  @SuppressWarnings("deprecation")
-  protected void finalize() {
-    close();
-  }
-%}
+%typemap(javafinalize) CTYPE ""
 %enddef
 
 GMB_JAVA_HANDLE(gm_context)
 GMB_JAVA_HANDLE(gm_buffer)
 GMB_JAVA_HANDLE(gm_result)
 
+/* Class-level javadoc of the handles. */
+%typemap(javaclassmodifiers) gm_context %{/**
+ * One CUDA device with its own stream and measurement settings: runs experiments
+ * ({@link #run}) and the operations on device buffers. Opening it without a device
+ * throws {@link GmlabException} with {@link Status#NO_DEVICE}; close it when done
+ * (try-with-resources).
+ */
+public final class%}
+%typemap(javaclassmodifiers) gm_buffer %{/**
+ * Device memory on the device of a {@link Context}, with host arrays copied in and
+ * out (offsets in bytes). Close it when done (try-with-resources).
+ */
+public final class%}
+%typemap(javaclassmodifiers) gm_result %{/**
+ * The measurements of one experiment run, from {@link Context#run}, a saved run
+ * ({@link Run#result}) or a result document ({@link #fromJson}): series of points
+ * and summary figures. It stays valid after the context that ran it is closed;
+ * close it when done.
+ */
+public final class%}
+
 /* ---- Conveniences written once on top of the wrapped methods ----------- */
 
-%pragma(java) moduleclassmodifiers="public final class"
+%pragma(java) moduleclassmodifiers=%{/**
+ * The library-wide functions: version, devices, the experiments and their
+ * descriptions, parameters checked without a device.
+ */
+public final class%}
 %pragma(java) modulecode=%{
   private $module() {
   }
 
+  /** The ABI of libgmlab this binding is made for: GM_ABI_VERSION of the header it was made from. */
+  public static final int BINDING_ABI_VERSION = BindingAbi.VERSION;
+
   /** The names of every experiment in the registry, in registry order. */
   public static java.util.List<String> experiments() {
-    long n = experimentCount();
+    int n = experimentCount();
     java.util.List<String> names = new java.util.ArrayList<>();
-    for (long i = 0; i < n; ++i) names.add(experimentName(i));
+    for (int i = 0; i < n; ++i) names.add(experimentName(i));
     return java.util.Collections.unmodifiableList(names);
   }
 
@@ -239,16 +283,15 @@ GMB_JAVA_HANDLE(gm_result)
 %typemap(javacode) gm_result %{
   /** The names of every series, in order. */
   public java.util.List<String> seriesNames() {
-    long n = seriesCount();
+    int n = seriesCount();
     java.util.List<String> names = new java.util.ArrayList<>();
-    for (long s = 0; s < n; ++s) names.add(seriesName(s));
+    for (int s = 0; s < n; ++s) names.add(seriesName(s));
     return java.util.Collections.unmodifiableList(names);
   }
 
   /** One field ("x", "bandwidth_gbs", "predicted.sectors_per_request", ...) of every point of a series. */
-  public double[] values(long series, String field) {
-    long n = pointCount(series);
-    double[] out = new double[Math.toIntExact(n)];
+  public double[] values(int series, String field) {
+    double[] out = new double[pointCount(series)];
     for (int p = 0; p < out.length; ++p) out[p] = pointValue(series, p, field);
     return out;
   }

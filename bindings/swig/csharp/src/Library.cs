@@ -19,9 +19,9 @@ public static partial class Library {
   /// <summary>Every experiment's name, in the registry's order.</summary>
   public static IReadOnlyList<string> ExperimentNames {
     get {
-      long count = NativeExperimentCount();
+      int count = NativeExperimentCount();
       var names = new List<string>((int)count);
-      for (long i = 0; i < count; ++i) names.Add(NativeExperimentName(i));
+      for (int i = 0; i < count; ++i) names.Add(NativeExperimentName(i));
       return names;
     }
   }

@@ -9,18 +9,18 @@ public partial class Context {
     new DeviceInfo(Json.Object(Json.Parse(NativeDeviceInfoJson(), "the device info"), "the device info"));
 
   /// <summary>output (cols x rows) = the transpose of input (rows x cols), row-major.</summary>
-  public void Transpose(Buffer input, Buffer output, long rows, long cols, long elementSize,
+  public void Transpose(DeviceBuffer input, DeviceBuffer output, long rows, long cols, long elementSize,
                         TransposeVariant variant = TransposeVariant.Auto) {
     NativeTranspose(input, output, rows, cols, elementSize, (int)variant);
   }
 
   /// <summary>C (m x n) = A (m x k) B (k x n) on float.</summary>
-  public void Matmul(Buffer a, Buffer b, Buffer c, long m, long n, long k, MatmulVariant variant = MatmulVariant.SharedAB) {
+  public void Matmul(DeviceBuffer a, DeviceBuffer b, DeviceBuffer c, long m, long n, long k, MatmulVariant variant = MatmulVariant.SharedAB) {
     NativeMatmul(a, b, c, m, n, k, (int)variant);
   }
 }
 
-public partial class Buffer {
+public partial class DeviceBuffer {
   /// <summary>The buffer's size in bytes.</summary>
   public long Size => NativeSize();
 }
@@ -30,7 +30,7 @@ public partial class Result {
   public string Experiment => NativeExperiment();
 
   /// <summary>The number of series (curves) in this result.</summary>
-  public long SeriesCount => NativeSeriesCount();
+  public int SeriesCount => NativeSeriesCount();
 }
 
 }

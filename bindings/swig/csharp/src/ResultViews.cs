@@ -10,9 +10,9 @@ public partial class Result {
   /// </summary>
   public IReadOnlyList<ResultSeries> Series {
     get {
-      long count = SeriesCount;
+      int count = SeriesCount;
       var series = new List<ResultSeries>((int)count);
-      for (long i = 0; i < count; ++i) series.Add(new ResultSeries(this, i));
+      for (int i = 0; i < count; ++i) series.Add(new ResultSeries(this, i));
       return series;
     }
   }
@@ -22,20 +22,20 @@ public partial class Result {
 public sealed class ResultSeries {
   readonly Result result;
 
-  internal ResultSeries(Result result, long index) {
+  internal ResultSeries(Result result, int index) {
     this.result = result;
     Index = index;
     Name = result.SeriesName(index);
   }
 
-  public long Index { get; }
+  public int Index { get; }
   public string Name { get; }
 
   public IReadOnlyList<ResultPoint> Points {
     get {
-      long count = result.PointCount(Index);
+      int count = result.PointCount(Index);
       var points = new List<ResultPoint>((int)count);
-      for (long i = 0; i < count; ++i) points.Add(new ResultPoint(result, Index, i));
+      for (int i = 0; i < count; ++i) points.Add(new ResultPoint(result, Index, i));
       return points;
     }
   }
@@ -45,14 +45,14 @@ public sealed class ResultSeries {
 public sealed class ResultPoint {
   readonly Result result;
 
-  internal ResultPoint(Result result, long series, long index) {
+  internal ResultPoint(Result result, int series, int index) {
     this.result = result;
     Series = series;
     Index = index;
   }
 
-  public long Series { get; }
-  public long Index { get; }
+  public int Series { get; }
+  public int Index { get; }
 
   /// <summary>Any field the point has: "x", "median_ms", "bandwidth_gbs", "predicted.&lt;name&gt;",
   /// "counters.&lt;name&gt;", ...</summary>

@@ -9,7 +9,8 @@ namespace Gmlab {
 /// <summary>
 /// A saved run: a gmlab.run/1 document (what <c>gmlab run --json</c> writes, the
 /// files in results/), read from a file, plain or compressed as the CLI writes
-/// them, or from its text. Its results are read by experiment name or index.
+/// them, or from its text. Its results are read by experiment name or index;
+/// each is a new object, the caller's to dispose (disposing it disposes no other).
 /// Needs no GPU.
 /// </summary>
 public sealed class Run {
@@ -18,9 +19,17 @@ public sealed class Run {
   Run(string json, string source) {
     Json = json;
     Source = source;
-    long count = Gmlab.Result.RunResultCount(json);
-    for (long i = 0; i < count; ++i)
-      using (Gmlab.Result r = Gmlab.Result.FromRunJson(json, i)) experiments.Add(r.Experiment);
+    try {
+      int count = Gmlab.Result.RunResultCount(json);
+      for (int i = 0; i < count; ++i)
+        using (Gmlab.Result r = Gmlab.Result.FromRunJson(json, i)) experiments.Add(r.Experiment);
+    } catch (GmlabException e) {
+      // The library names its argument ("runJson is not valid JSON"); the caller
+      // gave a file (or a text): that is what the message names.
+      const string argument = "runJson is ";
+      string message = e.Message.StartsWith(argument, StringComparison.Ordinal) ? e.Message.Substring(argument.Length) : e.Message;
+      throw new GmlabException(e.Status, source + ": " + message);
+    }
   }
 
   /// <summary>Reads a run document from a file: JSON text, or gzip (.json.gz) or zstd
@@ -29,6 +38,7 @@ public sealed class Run {
     if (path == null) throw new ArgumentNullException(nameof(path), "path must not be null");
     if (path.Length == 0) throw new ArgumentException("path must not be empty", nameof(path));
     byte[] data = File.ReadAllBytes(path);
+    if (data.Length == 0) throw new GmlabException(Status.InvalidArgument, path + ": the file is empty");
     return new Run(Encoding.UTF8.GetString(Decompressed(data, path)), path);
   }
 

@@ -37,8 +37,9 @@ internal static class Zstd {
     try {
       return Stream(data, path);
     } catch (DllNotFoundException) {
-      throw new NotSupportedException(path + " is zstd-compressed, and " + Library +
-                                      " is not installed (Debian: libzstd1); decompress it first: zstd -d " + path);
+      // The same answer as the bindings without a zstd decoder (bindings/contract.json).
+      throw new GmlabException(Status.NotSupported, path + ": is zstd-compressed, and " + Library +
+                               " is not installed (Debian: libzstd1); decompress it first: zstd -d " + path);
     }
   }
 

@@ -77,8 +77,8 @@ static class Sources {
   /// <summary>The H200 run's result of one experiment (the document may hold more than the three read here).</summary>
   public static Result H200Result(string experiment) {
     string run = H200Run();
-    long count = Result.RunResultCount(run);
-    for (long i = 0; i < count; ++i) {
+    int count = Result.RunResultCount(run);
+    for (int i = 0; i < count; ++i) {
       Result result = Result.FromRunJson(run, i);
       if (result.Experiment == experiment) return result;
       result.Dispose();

@@ -37,7 +37,7 @@ static class GpuTests {
   [GpuTest]
   static void BuffersRoundTripEveryElementType() {
     using (var context = new Context())
-    using (var buffer = new Buffer(context, 4096)) {
+    using (var buffer = new DeviceBuffer(context, 4096)) {
       Check.Equal(4096L, buffer.Size, "Size()");
 
       var floats = Enumerable.Range(0, 300).Select(i => i * 0.25f - 7).ToArray();
@@ -60,12 +60,12 @@ static class GpuTests {
 
       // Bytes land exactly where the offset says: fill, overwrite a window, read all.
       buffer.Fill(0xAB);
-      var window = Enumerable.Range(0, 100).Select(i => (sbyte)(i - 50)).ToArray();
+      var window = Enumerable.Range(0, 100).Select(i => unchecked((byte)(i - 50))).ToArray();
       buffer.UploadBytes(1000, window);
-      var all = new sbyte[4096];
+      var all = new byte[4096];
       buffer.DownloadBytes(0, all);
       for (int i = 0; i < all.Length; ++i) {
-        sbyte expected = i >= 1000 && i < 1100 ? window[i - 1000] : unchecked((sbyte)0xAB);
+        byte expected = i >= 1000 && i < 1100 ? window[i - 1000] : (byte)0xAB;
         if (all[i] != expected) Check.Equal(expected, all[i], "byte " + i);
       }
 
@@ -78,7 +78,7 @@ static class GpuTests {
   [GpuTest]
   static void BuffersRefuseBadRanges() {
     using (var context = new Context())
-    using (var buffer = new Buffer(context, 64)) {
+    using (var buffer = new DeviceBuffer(context, 64)) {
       Check.Throws(Status.InvalidArgument, "must not exceed the buffer size 64", () => buffer.UploadFloats(4, new float[16]),
                    "16 floats at offset 4 into 64 bytes");
       Check.Throws(Status.InvalidArgument, "must not exceed the buffer size 64", () => buffer.DownloadDoubles(0, new double[9]),
@@ -88,10 +88,10 @@ static class GpuTests {
       Check.Throws<ArgumentNullException>("values must not be null", () => buffer.UploadInts(0, null), "null ints");
       Check.Throws<ArgumentNullException>("values must not be null", () => buffer.DownloadFloats(0, null), "null floats");
       Check.Throws(Status.InvalidArgument, "value must be in 0..255, got 256", () => buffer.Fill(256), "Fill(256)");
-      Check.Throws(Status.InvalidArgument, "bytes must be at least 1, got 0", () => new Buffer(context, 0), "Buffer of 0 bytes");
-      Check.Throws<ArgumentOutOfRangeException>("bytes must be >= 0, got -5", () => new Buffer(context, -5), "Buffer of -5 bytes");
-      Check.Throws<ArgumentNullException>("ctx must not be null", () => new Buffer(null, 16), "Buffer without a context");
-      Check.Throws(Status.OutOfMemory, "cannot allocate", () => new Buffer(context, 1L << 50), "Buffer of 1 PiB");
+      Check.Throws(Status.InvalidArgument, "bytes must be at least 1, got 0", () => new DeviceBuffer(context, 0), "Buffer of 0 bytes");
+      Check.Throws<ArgumentOutOfRangeException>("bytes must be >= 0, got -5", () => new DeviceBuffer(context, -5), "Buffer of -5 bytes");
+      Check.Throws<ArgumentNullException>("ctx must not be null", () => new DeviceBuffer(null, 16), "Buffer without a context");
+      Check.Throws(Status.OutOfMemory, "cannot allocate", () => new DeviceBuffer(context, 1L << 50), "Buffer of 1 PiB");
       // The buffer still works after all that.
       var data = new[] {1, 2, 3, 4};
       buffer.UploadInts(48, data);
@@ -106,8 +106,8 @@ static class GpuTests {
     const int wordsIn = 5000, wordsOut = 7000;
     const int count = 1234, srcOffset = 7, srcStride = 3, dstOffset = 11, dstStride = 5;
     using (var context = new Context())
-    using (var src = new Buffer(context, wordsIn * 4))
-    using (var dst = new Buffer(context, wordsOut * 4)) {
+    using (var src = new DeviceBuffer(context, wordsIn * 4))
+    using (var dst = new DeviceBuffer(context, wordsOut * 4)) {
       var random = new Random(42);
       var input = Enumerable.Range(0, wordsIn).Select(i => random.Next()).ToArray();
       var expected = Enumerable.Repeat(-1, wordsOut).ToArray();
@@ -150,8 +150,8 @@ static class GpuTests {
     const int rows = 70, cols = 45;  // not whole 32x32 tiles
     var matrix = Enumerable.Range(0, rows * cols).Select(i => i * 3 + 1).ToArray();
     using (var context = new Context())
-    using (var input = new Buffer(context, rows * cols * 4))
-    using (var output = new Buffer(context, rows * cols * 4)) {
+    using (var input = new DeviceBuffer(context, rows * cols * 4))
+    using (var output = new DeviceBuffer(context, rows * cols * 4)) {
       input.UploadInts(0, matrix);
       foreach (TransposeVariant variant in new[] {TransposeVariant.Naive, TransposeVariant.Shared, TransposeVariant.SharedPadded, TransposeVariant.Auto}) {
         output.Fill(0);
@@ -176,7 +176,7 @@ static class GpuTests {
                    "variant 9");
       Check.Throws<ArgumentOutOfRangeException>("rows must be >= 0, got -1", () => context.Transpose(input, output, -1, cols, 4),
                    "negative rows");
-      Check.Throws<ArgumentNullException>("out must not be null", () => context.Transpose(input, null, rows, cols, 4),
+      Check.Throws<ArgumentNullException>("output must not be null", () => context.Transpose(input, null, rows, cols, 4),
                    "null out");
     }
   }
@@ -194,8 +194,8 @@ static class GpuTests {
       want[i] = (float)sum;
     }
     using (var context = new Context())
-    using (var din = new Buffer(context, n * 4))
-    using (var dout = new Buffer(context, n * 4)) {
+    using (var din = new DeviceBuffer(context, n * 4))
+    using (var dout = new DeviceBuffer(context, n * 4)) {
       din.UploadFloats(0, input);
       foreach (bool constant in new[] {true, false}) {
         dout.Fill(0xFF);
@@ -215,7 +215,7 @@ static class GpuTests {
     }
   }
 
-  static void CheckTransposed(int[] matrix, int rows, int cols, Buffer output, string what) {
+  static void CheckTransposed(int[] matrix, int rows, int cols, DeviceBuffer output, string what) {
     var got = new int[rows * cols];
     output.DownloadInts(0, got);
     for (int r = 0; r < rows; ++r)
@@ -239,9 +239,9 @@ static class GpuTests {
         expected[i * n + j] = sum;
       }
     using (var context = new Context())
-    using (var bufferA = new Buffer(context, m * k * 4))
-    using (var bufferB = new Buffer(context, k * n * 4))
-    using (var bufferC = new Buffer(context, m * n * 4)) {
+    using (var bufferA = new DeviceBuffer(context, m * k * 4))
+    using (var bufferB = new DeviceBuffer(context, k * n * 4))
+    using (var bufferC = new DeviceBuffer(context, m * n * 4)) {
       bufferA.UploadFloats(0, a);
       bufferB.UploadFloats(0, b);
       var got = new float[m * n];
@@ -266,7 +266,7 @@ static class GpuTests {
   [GpuTest]
   static void L2WindowCanBeSetAndReset() {
     using (var context = new Context())
-    using (var buffer = new Buffer(context, 1 << 20)) {
+    using (var buffer = new DeviceBuffer(context, 1 << 20)) {
       string state = Json.Compact(context.L2StateJson());
       if (state.Contains("\"persisting_max_bytes\":0,")) {
         Check.Throws(Status.NotSupported, "compute capability 8.0", () => context.SetL2PersistingSize(1 << 20),
@@ -375,7 +375,7 @@ static class GpuTests {
     context.Set("min_time_ms", 0);
     context.Set("min_repetitions", 1);
     Result result = context.Run("stride_copy", SmallStrideCopy);
-    var buffer = new Buffer(context, 64);
+    var buffer = new DeviceBuffer(context, 64);
     buffer.UploadInts(0, new[] {7, 8, 9});
     context.Dispose();
     context.Dispose();
@@ -392,11 +392,11 @@ static class GpuTests {
     Check.Throws<ObjectDisposedException>(closed, () => context.Set("warmup", 1), "Set() after Dispose");
     Check.Throws<ObjectDisposedException>(closed, () => context.CopyStrided(buffer, 0, 1, buffer, 0, 1, 1, 4),
                  "CopyStrided() after Dispose");
-    Check.Throws<ArgumentNullException>("ctx must not be null", () => new Buffer(context, 16), "a Buffer on a disposed context");
+    Check.Throws<ArgumentNullException>("ctx must not be null", () => new DeviceBuffer(context, 16), "a Buffer on a disposed context");
 
     buffer.Dispose();
-    Check.Throws<ObjectDisposedException>("this Buffer is closed", () => { var unused = buffer.Size; }, "Size() after Dispose");
-    Check.Throws<ObjectDisposedException>("this Buffer is closed", () => buffer.DownloadInts(0, back), "DownloadInts() after Dispose");
+    Check.Throws<ObjectDisposedException>("this DeviceBuffer is closed", () => { var unused = buffer.Size; }, "Size() after Dispose");
+    Check.Throws<ObjectDisposedException>("this DeviceBuffer is closed", () => buffer.DownloadInts(0, back), "DownloadInts() after Dispose");
     result.Dispose();
   }
 

@@ -57,8 +57,17 @@ static class LibraryTests {
     foreach (Type type in typeof(Context).Assembly.GetExportedTypes()) {
       Check.True(char.IsUpper(type.Name[0]), type.FullName + " starts with an upper-case letter");
       Check.True(type.Name != "Gmlab", "no type is named as its namespace");
+      // A type named like one of System's would not compile under "using System; using Gmlab;" (CS0104).
+      Check.Equal(null, typeof(object).Assembly.GetType("System." + type.Name), type.FullName + " collides with System." + type.Name);
       foreach (MemberInfo member in type.GetMembers(declared)) {
         var method = member as MethodBase;
+        if (method != null)
+          foreach (ParameterInfo p in method.GetParameters()) {
+            Check.True(!p.Name.EndsWith("_", StringComparison.Ordinal), type.Name + "." + method.Name + "'s parameter " + p.Name + " has a .NET name");
+            Check.True(p.ParameterType != typeof(sbyte[]), type.Name + "." + method.Name + " takes byte[], not sbyte[]");
+            if (p.Name == "series" || p.Name == "point" || p.Name == "index")
+              Check.Equal(typeof(int), p.ParameterType, type.Name + "." + method.Name + "'s index " + p.Name);
+          }
         if (method != null && method.IsSpecialName) continue;  // constructors and property accessors
         if (member is FieldInfo field && field.IsSpecialName) continue;  // an enum's value__
         Check.True(char.IsUpper(member.Name[0]), type.Name + "." + member.Name + " starts with an upper-case letter");
@@ -71,7 +80,7 @@ static class LibraryTests {
     foreach (string property in new[] {"Version", "AbiVersion", "DeviceCount", "ExperimentNames", "LibraryPath"})
       Check.True(typeof(Library).GetProperty(property) != null, "Library." + property + " is a property");
     Check.True(typeof(Result).GetProperty("Experiment") != null, "Result.Experiment is a property");
-    Check.True(typeof(Buffer).GetProperty("Size") != null, "Buffer.Size is a property");
+    Check.True(typeof(DeviceBuffer).GetProperty("Size") != null, "DeviceBuffer.Size is a property");
     Check.True(typeof(Context).GetProperty("Device") != null, "Context.Device is a property");
     Check.Equal(typeof(Status), typeof(GmlabException).GetProperty("Status").PropertyType, "GmlabException.Status's type");
     Check.True(typeof(IDisposable).IsAssignableFrom(typeof(Result)), "Result is IDisposable");

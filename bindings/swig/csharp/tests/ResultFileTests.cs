@@ -10,10 +10,10 @@ static class ResultFileTests {
   [Test]
   static void RunDocumentHoldsTheDefaultSuite() {
     string run = Sources.H200Run();
-    long count = Result.RunResultCount(run);
+    int count = Result.RunResultCount(run);
     Check.True(count >= 3, "the run holds at least the 3 global-memory experiments, has " + count);
     var experiments = new List<string>();
-    for (long i = 0; i < count; ++i) {
+    for (int i = 0; i < count; ++i) {
       using (Result result = Result.FromRunJson(run, i)) {
         experiments.Add(result.Experiment);
         // The run's device block is put back into each result.
@@ -122,8 +122,8 @@ static class ResultFileTests {
   [Test]
   static void FromJsonRoundTripsEveryResult() {
     string run = Sources.H200Run();
-    long count = Result.RunResultCount(run);
-    for (long i = 0; i < count; ++i) {
+    int count = Result.RunResultCount(run);
+    for (int i = 0; i < count; ++i) {
       using (Result original = Result.FromRunJson(run, i)) {
         string json = original.ToJson();
         string what = "result " + i + " (" + original.Experiment + ")";
@@ -135,7 +135,7 @@ static class ResultFileTests {
           Check.Equal(original.Experiment, copy.Experiment, what + " experiment");
           Check.Equal(original.SeriesCount, copy.SeriesCount, what + " series");
           if (copy.SeriesCount == 0) continue;  // not applicable (peer on one GPU): nothing measured
-          long last = copy.PointCount(0) - 1;
+          int last = copy.PointCount(0) - 1;
           Check.Equal(original.PointValue(0, last, "median_ms"), copy.PointValue(0, last, "median_ms"),
                       what + " last point's median_ms");
         }

@@ -53,5 +53,5 @@ func errorFromPanic(recovered any) (*Error, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return &Error{Status: status, Message: message}, true
+	return &Error{Status: Status(status), Message: message}, true
 }

@@ -11,8 +11,9 @@ import (
 
 func TestStatusConstantsMatchTheLibrary(t *testing.T) {
 	pairs := []struct {
-		name      string
-		ours, lib int
+		name string
+		ours Status
+		lib  int
 	}{
 		{"OK", StatusOK, swiggmlab.StatusOK},
 		{"InvalidArgument", StatusInvalidArgument, swiggmlab.StatusINVALID_ARGUMENT},
@@ -25,9 +26,15 @@ func TestStatusConstantsMatchTheLibrary(t *testing.T) {
 		{"Internal", StatusInternal, swiggmlab.StatusINTERNAL},
 	}
 	for _, p := range pairs {
-		if p.ours != p.lib {
+		if int(p.ours) != p.lib {
 			t.Errorf("Status%s is %d, the library says %d", p.name, p.ours, p.lib)
 		}
+		if got := p.ours.String(); got != "Status"+p.name {
+			t.Errorf("Status%s.String() = %q", p.name, got)
+		}
+	}
+	if got := Status(-99).String(); got != "Status(-99)" {
+		t.Errorf("Status(-99).String() = %q", got)
 	}
 	if got := StatusString(StatusNoDevice); got != "no CUDA device" {
 		t.Errorf("StatusString(StatusNoDevice) = %q", got)

@@ -10,14 +10,14 @@ import (
 
 // requireError checks that err is a *Error with the status and a message
 // containing want.
-func requireError(t *testing.T, err error, status int, want string) {
+func requireError(t *testing.T, err error, status Status, want string) {
 	t.Helper()
 	var gmErr *Error
 	if !errors.As(err, &gmErr) {
-		t.Fatalf("want a *gmlab.Error (status %d, %q), got %v (%T)", status, want, err, err)
+		t.Fatalf("want a *gmlab.Error (%v, %q), got %v (%T)", status, want, err, err)
 	}
 	if gmErr.Status != status {
-		t.Fatalf("want status %d (%s), got %d: %s", status, StatusString(status), gmErr.Status, gmErr.Message)
+		t.Fatalf("want %v (%s), got %v: %s", status, StatusString(status), gmErr.Status, gmErr.Message)
 	}
 	if !strings.Contains(gmErr.Message, want) {
 		t.Fatalf("want a message containing %q, got %q", want, gmErr.Message)
@@ -33,12 +33,13 @@ func requireNoError(t *testing.T, err error) {
 }
 
 // sourceFile reads a file of the source tree, found through GMLAB_SOURCE_DIR
-// (set by CTest).
+// (set by CTest). Without it, as in a user's `go test` of the released
+// module, the test is skipped: the module does not carry the source tree.
 func sourceFile(t *testing.T, relative string) string {
 	t.Helper()
 	root := os.Getenv("GMLAB_SOURCE_DIR")
 	if root == "" {
-		t.Fatal("GMLAB_SOURCE_DIR must name the gmlab source tree (CTest sets it)")
+		t.Skip("reads " + relative + " of the gmlab source tree: set GMLAB_SOURCE_DIR to run it")
 	}
 	data, err := os.ReadFile(filepath.Join(root, relative))
 	requireNoError(t, err)

@@ -2,10 +2,6 @@ package gmlab
 
 import "gmlab.invalid/gmlab/internal/swiggmlab"
 
-// BindingABIVersion is the ABI of libgmlab this package is made for: the
-// GM_ABI_VERSION of the header its wrapper was generated from.
-const BindingABIVersion = swiggmlab.BINDING_ABI_VERSION
-
 // The package refuses to start with a libgmlab of another ABI (one found first
 // on LD_LIBRARY_PATH, say): the message names both ABI versions and the file.
 func init() {
@@ -31,8 +27,8 @@ func ABIVersion() int {
 }
 
 // StatusString is the library's fixed text for a status code ("invalid argument", ...).
-func StatusString(status int) string {
-	return swiggmlab.StatusString(status)
+func StatusString(status Status) string {
+	return swiggmlab.StatusString(int(status))
 }
 
 // DeviceCount is the number of CUDA devices: 0, not an error, where there is none.
@@ -45,7 +41,7 @@ func Experiments() []string {
 	// Indices below ExperimentCount always have a name, so nothing here fails.
 	count := swiggmlab.ExperimentCount()
 	names := make([]string, 0, count)
-	for i := int64(0); i < count; i++ {
+	for i := 0; i < count; i++ {
 		names = append(names, swiggmlab.ExperimentName(i))
 	}
 	return names

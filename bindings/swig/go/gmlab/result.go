@@ -33,7 +33,7 @@ func ResultFromJSON(resultJSON string) (*Result, error) {
 // ResultFromRunJSON reads result index of a gmlab.run/1 document (what
 // `gmlab run --json` writes), with the run's device block.
 func ResultFromRunJSON(runDocument string, index int) (*Result, error) {
-	handle, err := call(nil, func() swiggmlab.Result { return swiggmlab.ResultFromRunJson(runDocument, int64(index)) })
+	handle, err := call(nil, func() swiggmlab.Result { return swiggmlab.ResultFromRunJson(runDocument, index) })
 	if err != nil {
 		return nil, err
 	}
@@ -42,8 +42,7 @@ func ResultFromRunJSON(runDocument string, index int) (*Result, error) {
 
 // RunResultCount is the number of results in a gmlab.run/1 document.
 func RunResultCount(runJSON string) (int, error) {
-	count, err := call(nil, func() int64 { return swiggmlab.ResultRunResultCount(runJSON) })
-	return int(count), err
+	return call(nil, func() int { return swiggmlab.ResultRunResultCount(runJSON) })
 }
 
 // Close releases the result. Closing again does nothing.
@@ -81,26 +80,24 @@ func (r *Result) Experiment() (string, error) {
 
 // SeriesCount is the number of series (one per kernel variant and word size, ...).
 func (r *Result) SeriesCount() (int, error) {
-	count, err := call(r, r.ptr().SeriesCount)
-	return int(count), err
+	return call(r, r.ptr().SeriesCount)
 }
 
 // SeriesName is the name of a series, such as "guide, 4-byte words".
 func (r *Result) SeriesName(series int) (string, error) {
-	return call(r, func() string { return r.ptr().SeriesName(int64(series)) })
+	return call(r, func() string { return r.ptr().SeriesName(series) })
 }
 
 // SeriesInfo describes a series' axes: key is "variant", "x.name", "x.unit",
 // "y.field" (the point field that is the series' headline, such as
 // "bandwidth_gbs"), "y.name" or "y.unit".
 func (r *Result) SeriesInfo(series int, key string) (string, error) {
-	return call(r, func() string { return r.ptr().SeriesInfo(int64(series), key) })
+	return call(r, func() string { return r.ptr().SeriesInfo(series, key) })
 }
 
 // PointCount is the number of points of a series.
 func (r *Result) PointCount(series int) (int, error) {
-	count, err := call(r, func() int64 { return r.ptr().PointCount(int64(series)) })
-	return int(count), err
+	return call(r, func() int { return r.ptr().PointCount(series) })
 }
 
 // PointValue is one number of one point. field is "x", "bytes", "median_ms",
@@ -108,7 +105,7 @@ func (r *Result) PointCount(series int) (int, error) {
 // "fraction_of_theoretical", "fraction_of_memcpy", or "predicted.<name>" for a
 // prediction the experiment makes, such as "predicted.sectors_per_request".
 func (r *Result) PointValue(series, point int, field string) (float64, error) {
-	return call(r, func() float64 { return r.ptr().PointValue(int64(series), int64(point), field) })
+	return call(r, func() float64 { return r.ptr().PointValue(series, point, field) })
 }
 
 // SummaryValue is a key figure of the run by name, such as "copy_over_memcpy"

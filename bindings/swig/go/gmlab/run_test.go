@@ -57,7 +57,7 @@ func TestLoadRunNamesWhatIsMissingOrUnreadable(t *testing.T) {
 	run, err := LoadRun(path)
 	requireNoError(t, err)
 	_, err = run.Result("nope")
-	requireError(t, err, StatusInvalidArgument, `experiment "nope" is not in `+path+"; it holds stream, ")
+	requireError(t, err, StatusInvalidArgument, "experiment nope is not in "+path+"; it holds stream, ")
 	_, err = run.ResultAt(99)
 	requireError(t, err, StatusInvalidArgument, "index must be in 0..")
 	if !strings.Contains(err.Error(), "got 99 ("+path+" holds ") {
@@ -76,7 +76,7 @@ func TestLoadRunNamesWhatIsMissingOrUnreadable(t *testing.T) {
 	requireError(t, err, StatusInvalidArgument, "path must not be empty")
 	bad := writeCommittedRun(t, "bad.json", func([]byte) []byte { return []byte("{") })
 	_, err = LoadRun(bad)
-	requireError(t, err, StatusInvalidArgument, "runJSON is not valid JSON")
+	requireError(t, err, StatusInvalidArgument, bad+": not valid JSON")
 	if !strings.Contains(err.Error(), bad) {
 		t.Fatalf("a broken file's error does not name it: %v", err)
 	}

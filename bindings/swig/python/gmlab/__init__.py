@@ -25,6 +25,13 @@ from ._handles import Buffer, Context
 from ._native import native as _s
 from ._results import Point, Result, Run, Series, load_run, loads_run
 
+# The SWIG module is the package's own business: importing it made it and its
+# extension attributes of the package (gmlab.swiggmlab, gmlab._swiggmlab),
+# which are taken away again (they stay loaded, in sys.modules).
+for _name in ("swiggmlab", "_swiggmlab"):
+    globals().pop(_name, None)
+del _name
+
 __all__ = [
     "AccessProperty", "Buffer", "Context", "CudaError", "Error", "InternalError", "InvalidArgumentError", "Matmul",
     "NoDeviceError", "NotSupportedError", "OutOfMemoryError", "Point", "Result", "Run", "SETTINGS", "Series",

@@ -80,9 +80,11 @@ def decompressed(data, where, limit=None):
             def decode(data, where, limit, out):
                 return _unzstd_ctypes(lib, data, where, limit, out)
         else:
-            _fail(where, "is a zstd-compressed document, and neither the zstandard module nor libzstd is available: "
-                     "decompress it first (zstd -dc %s > run.json) and load run.json, or install zstandard "
-                     "(pip install zstandard; Debian: python3-zstandard)" % where)
+            # The same answer as the bindings without a zstd decoder (bindings/contract.json).
+            raise _errors.NotSupportedError(
+                "%s: is a zstd-compressed document, and neither the zstandard module nor libzstd is available: "
+                "decompress it first: zstd -d %s (or install zstandard: pip install zstandard; Debian: "
+                "python3-zstandard)" % (where, where))
     if decode is None:
         return data
     decode(data, where, limit, None)  # counted: nothing kept

@@ -274,12 +274,17 @@ def _frame(rows):
 
 
 class Run:
-    """A saved run: ``results`` (a list of :class:`Result`), ``device``, ``settings``
-    and ``command``. Iterable, indexable by position or experiment name, and a
-    context manager that closes its results."""
+    """A saved run: ``device``, ``settings``, ``command`` and ``experiments``;
+    its results by position or experiment name (``run["stride_copy"]``), by
+    iteration, or all at once (``results``).
 
-    def __init__(self, results, document, source="the run"):
-        self.results = results
+    Each :class:`Result` it gives is a new object, the caller's: closing it
+    (``with run["stride_copy"] as r: ...``) closes no other result and not the
+    run, which can be asked for the same result again."""
+
+    def __init__(self, documents, names, document, source="the run"):
+        self._documents = documents  # one result document (text) per result, in order
+        self._names = names
         #: the file the run was read from, or "the run" for a text
         self.source = source
         self.device = dict(document.get("device") or {})
@@ -287,40 +292,53 @@ class Run:
         self.command = document.get("command")
         self.schema = document.get("schema")
 
+    def _result(self, index):
+        return Result.from_json(self._documents[index])
+
+    @property
+    def results(self) -> list:
+        """Every result, in the run's order (new objects each time)."""
+        return [self._result(i) for i in range(len(self._names))]
+
     def __iter__(self):
-        return iter(self.results)
+        return (self._result(i) for i in range(len(self._names)))
 
     def __len__(self):
-        return len(self.results)
+        return len(self._names)
 
     def __getitem__(self, key):
         if isinstance(key, str):
-            for r in self.results:
-                if r.experiment == key:
-                    return r
-            raise KeyError("%r: %s holds %s" % (key, self.source, ", ".join(r.experiment for r in self.results)))
-        try:
-            return self.results[key]
-        except IndexError:
-            raise IndexError("%s holds %d results (0..%d), not %r" % (self.source, len(self.results),
-                                                                    len(self.results) - 1, key)) from None
+            if key not in self._names:
+                raise KeyError("experiment %s is not in %s; it holds %s" % (key, self.source, ", ".join(self._names)))
+            return self._result(self._names.index(key))
+        if isinstance(key, slice):
+            return [self._result(i) for i in range(len(self._names))[key]]
+        index = _int(key, "index")
+        count = len(self._names)
+        if not -count <= index < count:
+            raise IndexError("index must be in 0..%d, got %d (%s holds %d results)" % (count - 1, index, self.source, count))
+        return self._result(index % count)
 
     @property
     def experiments(self):
         """The experiments' names, in the run's order."""
-        return [r.experiment for r in self.results]
+        return list(self._names)
+
+    def to_records(self) -> list:
+        """One dict per point of every result (see Result.to_records)."""
+        rows = []
+        for r in self:
+            with r:
+                rows.extend(r.to_records())
+        return rows
 
     def to_pandas(self):
         """Every point of every result in one tidy frame (see Result.to_pandas)."""
-        rows = []
-        for r in self.results:
-            rows.extend(r.to_records())
-        return _frame(rows)
+        return _frame(self.to_records())
 
     def close(self):
-        """Closes every result of the run."""
-        for r in self.results:
-            r.close()
+        """Does nothing: a run holds no handle, and each result it gave is the caller's to close.
+        Kept, with the context manager, for code written when the run owned its results."""
 
     def __enter__(self):
         return self
@@ -329,7 +347,7 @@ class Run:
         self.close()
 
     def __repr__(self):
-        return "Run(%d results: %s)" % (len(self.results), ", ".join(self.experiments))
+        return "Run(%d results: %s)" % (len(self._names), ", ".join(self._names))
 
 
 def load_run(path) -> Run:
@@ -340,9 +358,13 @@ def load_run(path) -> Run:
     if path is None or not isinstance(path, (str, bytes, os.PathLike)):
         raise TypeError("path must be a str or os.PathLike, got %s" % type(path).__name__)
     where = os.fsdecode(path)
+    if not where:
+        raise _errors.InvalidArgumentError("path must not be empty")
     limit = _compressed.MAX_DOCUMENT_BYTES
     with open(path, "rb") as f:
         data = f.read(limit + 1)
+    if not data:
+        raise _errors.InvalidArgumentError("%s: the file is empty" % where)
     if len(data) > limit:
         raise _errors.InvalidArgumentError("%s: is larger than %s, far more than any gmlab document: not read"
                                            % (where, _compressed.size_text(limit)))
@@ -366,13 +388,14 @@ def _parse_run(text, source):
     try:
         document = json.loads(text)
     except ValueError as e:
-        raise _errors.InvalidArgumentError("%s: not a JSON document: %s" % (source, e)) from None
+        raise _errors.InvalidArgumentError("%s: not valid JSON: %s" % (source, e)) from None
     if not isinstance(document, dict):
         raise _errors.InvalidArgumentError("%s: not a gmlab.run/1 or gmlab.result/1 document: the top level is not an object"
                                            % source)
     if str(document.get("schema", "")).startswith("gmlab.result/"):
         try:
-            return Run([Result.from_json(text)], document, source)
+            with Result.from_json(text) as r:
+                return Run([r.to_json("all")], [r.experiment], document, source)
         except _errors.Error as e:
             raise type(e)("%s: %s" % (source, e.message), e.status) from None
     results_doc = document.get("results")
@@ -384,22 +407,21 @@ def _parse_run(text, source):
         raise _errors.InvalidArgumentError("%s: not a gmlab.run/1 document" % source)
     # Each result goes to the library in a run document of its own (with the
     # run's device block, which the library puts back into it), so that a large
-    # run is parsed there once per result, not once in full per result.
-    results = []
-    try:
-        for index, entry in enumerate(results_doc):
-            single = {"schema": document["schema"], "results": [entry]}
-            if "device" in document:
-                single["device"] = document["device"]
-            try:
-                results.append(Result._own(_s.Result.fromRunJson(json.dumps(single), 0)))
-            except _errors.Error as e:
-                raise type(e)("%s, result %d%s: %s" % (source, index, _experiment_of(entry), e.message), e.status) from None
-    except BaseException:
-        for r in results:
-            r.close()
-        raise
-    return Run(results, document, source)
+    # run is parsed there once per result, not once in full per result. What
+    # the run keeps is each result's own document, read again for each Result
+    # it gives.
+    documents, names = [], []
+    for index, entry in enumerate(results_doc):
+        single = {"schema": document["schema"], "results": [entry]}
+        if "device" in document:
+            single["device"] = document["device"]
+        try:
+            with Result._own(_s.Result.fromRunJson(json.dumps(single), 0)) as r:
+                documents.append(r.to_json("all"))
+                names.append(r.experiment)
+        except _errors.Error as e:
+            raise type(e)("%s, result %d%s: %s" % (source, index, _experiment_of(entry), e.message), e.status) from None
+    return Run(documents, names, document, source)
 
 
 def _experiment_of(entry):

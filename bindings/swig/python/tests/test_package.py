@@ -25,6 +25,11 @@ def test_stub_names_are_the_public_names():
     assert public == set(gmlab.__all__)
 
 
+def test_the_swig_module_is_not_public():
+    assert not hasattr(gmlab, "swiggmlab")
+    assert not [n for n in dir(gmlab) if "swig" in n.lower()]
+
+
 def test_stub_methods_exist_with_the_same_parameters():
     checked = 0
     for node in stub_tree().body:

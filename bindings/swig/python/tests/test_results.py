@@ -89,7 +89,12 @@ def test_summary(run):
 
 
 def test_run_indexing(run):
-    assert run[0] is run.results[0]
+    # Each result is a new object: closing one closes no other, nor the run.
+    first = run[0]
+    assert first is not run[0] and first.experiment == run.results[0].experiment
+    first.close()
+    assert run[0].experiment == run.experiments[0] and run[-1].experiment == run.experiments[-1]
+    assert [r.experiment for r in run[1:3]] == run.experiments[1:3]
     assert run["stream"].experiment == "stream"
     with pytest.raises(KeyError, match="stream"):
         run["no_such_experiment"]
@@ -145,7 +150,7 @@ def test_loading_errors(tmp_path):
         gmlab.load_run(tmp_path / "missing.json")
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    with pytest.raises(gmlab.InvalidArgumentError, match="not a JSON document"):
+    with pytest.raises(gmlab.InvalidArgumentError, match="bad.json: not valid JSON"):
         gmlab.load_run(bad)
     with pytest.raises(gmlab.InvalidArgumentError, match="top level is not an object"):
         gmlab.loads_run("[1]")
@@ -164,7 +169,7 @@ def test_loading_errors(tmp_path):
 def test_closed_result(run_file):
     loaded = gmlab.load_run(run_file)
     r = loaded[0]
-    loaded.close()
+    r.close()
     calls = [lambda: r.experiment, r.to_json, r.to_dict, lambda: r.series, lambda: r.points, lambda: r.summary,
              lambda: r.point_value(0, 0, "x"), lambda: r.summary_value("copy_over_memcpy"), r.to_records,
              r.__enter__]

@@ -44,8 +44,8 @@ def test_an_index_past_the_end_names_the_run_and_its_size(run_file):
     run = gmlab.load_run(run_file)
     with pytest.raises(IndexError) as e:
         run[99]
-    assert str(e.value) == "%s holds %d results (0..%d), not 99" % (run_file, len(run), len(run) - 1)
-    with pytest.raises(KeyError, match="'nope': %s holds stream, " % run_file):
+    assert str(e.value) == "index must be in 0..%d, got 99 (%s holds %d results)" % (len(run) - 1, run_file, len(run))
+    with pytest.raises(KeyError, match="experiment nope is not in %s; it holds stream, " % run_file):
         run["nope"]
     assert run.source == run_file
 
@@ -114,4 +114,6 @@ def test_saved_runs_need_neither_numpy_nor_pandas(tmp_path, run_file):
     lines = out.stdout.splitlines()
     assert int(lines[0].split()[0]) > 20 and float(lines[0].split()[1]) > 0
     assert "pip install 'gmlab[pandas]'" in lines[1]
+    # the method the message offers instead exists on Run as on Result
+    assert "to_records()" in lines[1] and callable(gmlab.Run.to_records) and callable(gmlab.Result.to_records)
     assert "pip install 'gmlab[numpy]'" in lines[2]

@@ -7,7 +7,7 @@ public class Consumer {
         System.out.println("gmlab " + Gmlab.version() + " (ABI " + Gmlab.abiVersion() + "), "
             + Gmlab.deviceCount() + " device(s), " + Gmlab.experiments().size() + " experiments");
         String json = new String(readAll(args[0]), java.nio.charset.StandardCharsets.UTF_8);
-        long n = Result.runResultCount(json);
+        int n = Result.runResultCount(json);
         try (Result first = Result.fromRunJson(json, 0)) {
             System.out.println(args[0] + ": " + n + " results, the first " + first.experiment()
                 + " with " + first.seriesCount() + " series");

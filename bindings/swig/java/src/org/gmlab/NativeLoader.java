@@ -40,6 +40,8 @@ import java.util.jar.Manifest;
  */
 final class NativeLoader {
     static final String JNI_LIBRARY = "gmlab_java";
+    /** Releases the C handle of a Context, Buffer or Result never closed, once it is unreachable. */
+    static final java.lang.ref.Cleaner CLEANER = java.lang.ref.Cleaner.create();
     /** The system property that names the cache's root folder. */
     static final String CACHE_PROPERTY = "gmlab.native.cache";
 

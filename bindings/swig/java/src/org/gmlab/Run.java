@@ -18,7 +18,7 @@ import java.util.zip.ZipException;
  * A saved run: a gmlab.run/1 document (what {@code gmlab run --json} writes, the
  * files in results/), read from a file or from its text, without a GPU. Its
  * results are read by experiment name or by index; each {@link Result} it
- * returns is the caller's to close.
+ * returns is a new object, the caller's to close (closing it closes no other).
  *
  * <pre>{@code
  * Run run = Run.load(Path.of("run.json.gz"));
@@ -33,12 +33,19 @@ public final class Run {
     private Run(String json, String source) {
         this.json = json;
         this.source = source;
-        long count = Result.runResultCount(json);
         List<String> names = new ArrayList<>();
-        for (long i = 0; i < count; ++i) {
-            try (Result r = Result.fromRunJson(json, i)) {
-                names.add(r.experiment());
+        try {
+            int count = Result.runResultCount(json);
+            for (int i = 0; i < count; ++i) {
+                try (Result r = Result.fromRunJson(json, i)) {
+                    names.add(r.experiment());
+                }
             }
+        } catch (GmlabException e) {
+            // The library names its argument ("runJson is not valid JSON"); the
+            // caller gave a file (or a text): that is what the message names.
+            String message = e.getMessage().startsWith("runJson is ") ? e.getMessage().substring(11) : e.getMessage();
+            throw new GmlabException(e.status(), source + ": " + message);
         }
         this.experiments = Collections.unmodifiableList(names);
     }
@@ -46,12 +53,19 @@ public final class Run {
     /**
      * Reads a run document from a file: JSON text, or gzip-compressed
      * (.json.gz), told by its first bytes whatever the file is called. A
-     * zstd-compressed file (.json.zst) is refused with the command that
-     * decompresses it: the JDK has no zstd.
+     * zstd-compressed file (.json.zst) is refused ({@link Status#NOT_SUPPORTED})
+     * with the command that decompresses it: the JDK has no zstd, and the one
+     * zstd library Debian packages for Java needs a native library of its own.
+     *
+     * @throws IllegalArgumentException for an empty path
+     * @throws GmlabException for a file that is empty or not a run document,
+     *         naming the file
      */
     public static Run load(Path path) throws IOException {
         Objects.requireNonNull(path, "path must not be null");
+        if (path.toString().isEmpty()) throw new IllegalArgumentException("path must not be empty");
         byte[] data = Files.readAllBytes(path);
+        if (data.length == 0) throw new GmlabException(Status.INVALID_ARGUMENT, path + ": the file is empty");
         return new Run(new String(decompressed(data, path), StandardCharsets.UTF_8), path.toString());
     }
 
@@ -76,6 +90,7 @@ public final class Run {
         return experiments;
     }
 
+    /** The number of results. */
     public int size() {
         return experiments.size();
     }
@@ -108,8 +123,8 @@ public final class Run {
         }
         if (data.length >= 4 && (data[0] & 0xff) == 0x28 && (data[1] & 0xff) == 0xb5 && (data[2] & 0xff) == 0x2f
             && (data[3] & 0xff) == 0xfd)
-            throw new IOException(path + " is zstd-compressed, which the JDK cannot read; decompress it first: zstd -d "
-                + path);
+            throw new GmlabException(Status.NOT_SUPPORTED, path + ": is zstd-compressed, which the JDK cannot read; "
+                + "decompress it first: zstd -d " + path);
         return data;
     }
 }

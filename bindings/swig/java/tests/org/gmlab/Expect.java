@@ -16,9 +16,9 @@ final class Expect {
     }
 
     /** call must throw GmlabException with this status and a message containing messagePart. */
-    static GmlabException error(int status, String messagePart, Executable call) {
+    static GmlabException error(Status status, String messagePart, Executable call) {
         GmlabException e = assertThrows(GmlabException.class, call);
-        assertEquals(status, e.getStatus(), () -> "status of \"" + e.getMessage() + "\"");
+        assertEquals(status, e.status(), () -> "status of \"" + e.getMessage() + "\"");
         assertTrue(e.getMessage().contains(messagePart),
                    () -> "message \"" + e.getMessage() + "\" lacks \"" + messagePart + "\"");
         return e;

@@ -65,7 +65,7 @@ class GpuContextTest extends DeviceTestBase {
         try (Result r = ctx.run("stride_copy", SMALL_STRIDE_COPY)) {
             assertEquals("stride_copy", r.experiment());
             assertEquals(List.of("guide, 4-byte words", "ilp4, 4-byte words"), r.seriesNames());
-            for (long s = 0; s < r.seriesCount(); ++s) {
+            for (int s = 0; s < r.seriesCount(); ++s) {
                 assertArrayEquals(new double[] {1, 2, 3, 4}, r.values(s, "x"));
                 assertArrayEquals(new double[] {4, 8, 12, 16}, r.values(s, "predicted.sectors_per_request"));
                 assertArrayEquals(new double[] {5, 5, 5, 5}, r.values(s, "repetitions"));

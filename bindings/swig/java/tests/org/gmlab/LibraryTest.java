@@ -29,7 +29,7 @@ class LibraryTest {
     @Test
     void listsTheExperiments() {
         List<String> names = Gmlab.experiments();
-        long count = Gmlab.experimentCount();
+        int count = Gmlab.experimentCount();
         assertEquals(count, names.size());
         assertTrue(names.containsAll(List.of("stream", "offset_copy", "stride_copy")), names::toString);
         assertEquals(names.size(), new HashSet<>(names).size(), "names are unique");

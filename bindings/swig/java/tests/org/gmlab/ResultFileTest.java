@@ -31,8 +31,8 @@ class ResultFileTest {
 
     /** The run's result of this experiment (the caller closes it). */
     private static Result resultOf(String experiment) {
-        long count = Result.runResultCount(runDocument);
-        for (long i = 0; i < count; ++i) {
+        int count = Result.runResultCount(runDocument);
+        for (int i = 0; i < count; ++i) {
             Result r = Result.fromRunJson(runDocument, i);
             if (r.experiment().equals(experiment)) return r;
             r.close();
@@ -42,9 +42,9 @@ class ResultFileTest {
 
     @Test
     void runHoldsTheDefaultSuite() {
-        long count = Result.runResultCount(runDocument);
+        int count = Result.runResultCount(runDocument);
         List<String> experiments = new ArrayList<>();
-        for (long i = 0; i < count; ++i) {
+        for (int i = 0; i < count; ++i) {
             try (Result r = Result.fromRunJson(runDocument, i)) {
                 experiments.add(r.experiment());
             }
@@ -58,8 +58,8 @@ class ResultFileTest {
 
     @Test
     void everyPointHasPositiveBandwidthAndConsistentTimes() {
-        long count = Result.runResultCount(runDocument);
-        for (long i = 0; i < count; ++i) {
+        int count = Result.runResultCount(runDocument);
+        for (int i = 0; i < count; ++i) {
             try (Result r = Result.fromRunJson(runDocument, i)) {
                 // Only a result that was not applicable (peer on one GPU) has no series.
                 if (Expect.compact(r.toJson()).contains("\"applicable\":false")) {
@@ -67,9 +67,9 @@ class ResultFileTest {
                     continue;
                 }
                 assertTrue(r.seriesCount() > 0, r::toString);
-                for (long s = 0; s < r.seriesCount(); ++s) {
+                for (int s = 0; s < r.seriesCount(); ++s) {
                     assertTrue(r.pointCount(s) > 0, r.seriesName(s));
-                    for (long p = 0; p < r.pointCount(s); ++p) {
+                    for (int p = 0; p < r.pointCount(s); ++p) {
                         String where = r.experiment() + " / " + r.seriesName(s) + " / point " + p;
                         // The headline of the series: a bandwidth, a time per access, an error (0 at best), ...
                         double headline = r.pointValue(s, p, r.seriesInfo(s, "y.field"));
@@ -133,7 +133,7 @@ class ResultFileTest {
             assertEquals(original.toJson(), back.toJson());
             assertEquals("offset_copy", back.experiment());
             assertEquals(original.seriesNames(), back.seriesNames());
-            for (long s = 0; s < original.seriesCount(); ++s) {
+            for (int s = 0; s < original.seriesCount(); ++s) {
                 assertArrayEquals(original.values(s, "median_ms"), back.values(s, "median_ms"));
                 assertArrayEquals(original.values(s, "predicted.sectors_per_request"),
                                   back.values(s, "predicted.sectors_per_request"));
