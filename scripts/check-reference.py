@@ -14,7 +14,7 @@ A figure no committed run measured for a model is listed under "not_covered"
 with the reason; the check judges it by its theoretical floor, or says it is
 not judged.
 
-  python3 scripts/check-reference.py                 # writes tools/cli/check_reference.json
+  python3 scripts/check-reference.py                 # writes tools/cli/check/check_reference.json
   python3 scripts/check-reference.py --verify FILE   # exit 1 when FILE differs from what results/ gives today
 """
 import argparse
@@ -31,7 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The check's figures, each with the key of its distribution (the server's
 # "EXPERIMENT/FIGURE" where the standard suite measures the same thing, else
 # "check/FIGURE"), its unit and its theoretical figure in a run's device block.
-# The same keys are in tools/cli/check_judge.cpp's figure_specs().
+# The same keys are in tools/cli/check/check_judge.cpp's figure_specs().
 FIGURES = [
     ("dram_copy_gbs", "stream/copy_gbs", "GB/s", "theoretical_bandwidth_gbs"),
     ("dram_triad_gbs", "stream/triad_gbs", "GB/s", "theoretical_bandwidth_gbs"),
@@ -184,7 +184,7 @@ def reference(results):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--results", default=os.path.join(ROOT, "results"))
-    p.add_argument("--out", default=os.path.join(ROOT, "tools", "cli", "check_reference.json"))
+    p.add_argument("--out", default=os.path.join(ROOT, "tools", "cli", "check", "check_reference.json"))
     p.add_argument("--verify", metavar="FILE", help="compare FILE with what results/ gives; write nothing")
     args = p.parse_args()
     text = json.dumps(reference(args.results), indent=1, sort_keys=True) + "\n"

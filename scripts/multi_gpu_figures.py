@@ -82,7 +82,7 @@ def concurrent(expected, paths):
 
 
 def pair_theoretical(a, b):
-    """As gmlab check computes it (tools/cli/check_measure.cpp)."""
+    """As gmlab check computes it (tools/cli/check/check_measure.cpp)."""
     na = a.get("health", {}).get("nvlink", {})
     nb = b.get("health", {}).get("nvlink", {})
     rate = min(na.get("link_gbs", 0), nb.get("link_gbs", 0))

@@ -254,10 +254,10 @@ json recorded(const std::string &name) {
 
 namespace {
 
-// The embedded reference as committed (tools/cli/check_reference.json); the
+// The embedded reference as committed (tools/cli/check/check_reference.json); the
 // CLI compiles the same file in.
 json committed_reference() {
-    std::ifstream in(std::string(GM_SOURCE_DIR) + "/tools/cli/check_reference.json");
+    std::ifstream in(std::string(GM_SOURCE_DIR) + "/tools/cli/check/check_reference.json");
     return json::parse(in);
 }
 

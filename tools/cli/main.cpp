@@ -4,7 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "check_command.hpp"
+#include "check/check_command.hpp"
 #include "commands.hpp"
 #include "explain/explain_command.hpp"
 #include "gmlab.h"

@@ -12,7 +12,7 @@
 //    latencies) once at least kMinDistribution uploads hold the figure.
 //  - reference: where no baseline or crowd distribution judges a figure, the
 //    embedded reference of the GPU's model (scripts/check-reference.py over
-//    the runs committed in results/, tools/cli/check_reference.json): flagged
+//    the runs committed in results/, tools/cli/check/check_reference.json): flagged
 //    when the figure falls short of the reference's median by more than
 //    kReferenceTolerance (or the reference's own spread, if wider).
 //  - theoretical: the figure as a fraction of the hardware's figure (DRAM,
