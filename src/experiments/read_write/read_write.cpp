@@ -17,6 +17,7 @@
 #include "experiments/read_write/read_write.cuh"
 #include "shared_kernels/fill_pattern.cuh"
 #include "shared_kernels/pattern.hpp"
+#include "shared_kernels/read_sum.cuh"
 
 namespace gmlab {
 
@@ -37,17 +38,17 @@ Series direction_series(const std::string &name, const std::string &variant, std
                            nlohmann::json{{"array_bytes", bytes}});
 }
 
-// The read kernel sums every 32-bit word it reads, one partial sum per block;
-// the host adds the partials and compares them with its own sum of the same
-// pattern. The partials (8 bytes per block of 16 KiB read) are the only bytes
-// it writes.
-Series measure_read(ContextState &ctx, DeviceArray &data, int block, Result &out) {
+// The read is the shared read_sum: it sums every 32-bit word it reads, one
+// partial sum per block; the host adds the partials and compares them with
+// its own sum of the same pattern. The partials (8 bytes per block of
+// block x loads x 16 bytes read) are the only bytes it writes.
+Series measure_read(ContextState &ctx, DeviceArray &data, const kernels::ReadShape &shape, Result &out) {
     const std::size_t bytes = data.bytes(), words = bytes / 4, n16 = bytes / 16;
-    const std::size_t blocks = kernels::load_blocks(n16, block);
+    const std::size_t blocks = kernels::read_sum_blocks(n16, shape);
     DeviceArray partials(ctx, blocks * sizeof(unsigned long long));
     auto *partial = partials.as<unsigned long long>();
     GM_CUDA(kernels::launch_fill_pattern(data.as<std::uint32_t>(), words, kReadSeed, ctx.stream()));
-    const Launch read = [&](cudaStream_t s) { return kernels::launch_load_words(data.get(), n16, partial, block, s); };
+    const Launch read = [&](cudaStream_t s) { return kernels::launch_read_partials(data.get(), n16, partial, shape, s); };
     std::vector<unsigned long long> got(blocks);
     Point p;
     p.x = p.bytes = static_cast<double>(bytes);
@@ -66,7 +67,13 @@ Series measure_read(ContextState &ctx, DeviceArray &data, int block, Result &out
                          out.verified(words, "every word read summed on the device and compared with the host's sum");
                      }},
                     p, out, &dram);
-    Series s = direction_series("read", "load_words (16-byte loads only, four in flight per thread)", bytes);
+    const std::string hint = shape.hint == kernels::ReadHint::L2Fetch256 ? "ld.global.nc.L2::256B" : "ld.global";
+    Series s = direction_series("read", "read_sum (16-byte loads only, " + std::to_string(shape.loads) +
+                                            " in flight per thread, " + hint + ", one partial sum per block)",
+                                bytes);
+    s.attributes["loads"] = shape.loads;
+    s.attributes["load_hint"] = hint;
+    s.attributes["block_size"] = shape.block;
     s.points.push_back(std::move(p));
     return s;
 }
@@ -109,11 +116,15 @@ std::size_t array_size(ContextState &ctx, const Params &params, Result &out) {
 void run_read_write(ContextState &ctx, const Params &params, Result &out) {
     const std::size_t bytes = array_size(ctx, params, out);
     const int block = static_cast<int>(params.integer("block_size"));
-    const std::size_t partial_bytes = kernels::load_blocks(bytes / 16, block) * sizeof(unsigned long long);
+    kernels::ReadShape shape;
+    shape.block = block;
+    shape.loads = static_cast<int>(params.integer("loads"));
+    shape.hint = params.text("load_hint") == "l2_256b" ? kernels::ReadHint::L2Fetch256 : kernels::ReadHint::Plain;
+    const std::size_t partial_bytes = kernels::read_sum_blocks(bytes / 16, shape) * sizeof(unsigned long long);
     require_memory(ctx, bytes + partial_bytes, "read_write (one array of " + std::to_string(bytes) + " bytes)");
     DeviceArray data(ctx, bytes);
 
-    out.series.push_back(measure_read(ctx, data, block, out));
+    out.series.push_back(measure_read(ctx, data, shape, out));
     const Launch store = [&](cudaStream_t s) { return kernels::launch_store_words(data.get(), bytes / 16, kWriteSeed, block, s); };
     out.series.push_back(measure_write(ctx, data, store, direction_series("write", "store_words (16-byte stores only)", bytes),
                                        [](std::uint64_t i) { return kernels::stored_word(i, kWriteSeed); },
@@ -155,8 +166,12 @@ void add_read_write_experiments(std::vector<Experiment> &out) {
     e.params = {
         size_param("array_bytes", 0, 0, 1LL << 40, "bytes of the array; 0 chooses max(4 x L2, 256 MiB) within the memory budget"),
         int_param("block_size", 256, 32, 1024, "threads per block of the load and store kernels", "threads"),
+        int_param("loads", 8, 4, 16, "16-byte vectors each thread of the read requests before it adds any"),
+        enum_param("load_hint", "default", {"default", "l2_256b"},
+                   "the read's loads: plain ld.global, or ld.global.nc.L1::no_allocate.L2::256B (256-byte L2 fetches)"),
     };
     e.params[1].multiple_of = 32;
+    e.params[2].allowed = {4, 8, 16};
     e.quick = {{"array_bytes", 64 * kMiB}};
     e.figures = {kDirectionGbs, kWriteOverRead};
     e.compared = {
