@@ -12,7 +12,10 @@
 //             load in flight
 //   evict     the copy out with an L2 evict_first policy (written lines are
 //             not read again)
-// beside the copy kernel (uint4 grid-stride loop) and cudaMemcpyAsync. Every
+//   one pass  no ring: block b copies chunks b m .. b m + m - 1 once, and the
+//             grid covers the array (blocks start and retire in address order)
+// beside the copy kernel (uint4 grid-stride loop, and one pass) and
+// cudaMemcpyAsync. Every
 // variant's output is poisoned, copied once and compared word for word with
 // the input on the device before it is timed (median of 20 launches).
 //
@@ -152,7 +155,8 @@ __global__ void one_pass_copy(const char *in, char *out, std::size_t bytes, std:
         bar_wait(bar0 + 8 * s, 0);
         store_chunk(out + (first + s) * chunk, base + s * chunk, chunk, false, 0);
     }
-    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    // Shared memory must outlive the copies out's reads of it; the kernel's end completes their writes.
+    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
 }
 
 __global__ void copy_kernel(const uint4 *in, uint4 *out, std::size_t n) {
