@@ -6,14 +6,21 @@ namespace gmlab::kernels {
 
 namespace {
 
+// The L2::256B fetch hint exists from sm_80 on; older targets load through
+// the read-only path without it.
 template <ReadHint H> __device__ __forceinline__ uint4 load_vector(const uint4 *p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    if constexpr (H == ReadHint::L2Fetch256) return __ldg(p);
+#else
     if constexpr (H == ReadHint::L2Fetch256) {
         uint4 v;
-        asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+        asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
                      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                      : "l"(p));
         return v;
-    } else {
+    }
+#endif
+    else {
         return *p;
     }
 }
