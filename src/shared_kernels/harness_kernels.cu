@@ -8,14 +8,19 @@ namespace gmlab::kernels {
 
 namespace {
 
-// Reads every word of a buffer twice the L2 size: whatever an experiment
-// left in L2 is evicted (its dirty lines written back here, not in the next
-// kernel), and what takes its place is clean, so that the next launch's DRAM
-// traffic is its own. A flush that also wrote the buffer would leave up to
-// an L2 of dirty lines, whose write-back the timed launch would pay for.
-// The store never happens in practice; it keeps the loads from being
-// optimised away.
 __global__ void l2_flush_kernel(uint4 *buf, std::size_t n) {
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        uint4 v = buf[i];
+        v.x += 1u;
+        buf[i] = v;
+    }
+}
+
+// Reads every word: evicts the dirty lines the flush left in L2 (their write-back
+// happens here, not in the next kernel). The store never happens in practice;
+// it keeps the loads from being optimised away.
+__global__ void l2_clean_kernel(uint4 *buf, std::size_t n) {
     unsigned acc = 0;
     for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
          i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
@@ -31,8 +36,8 @@ __global__ void spin_kernel(long long cycles) {
     }
 }
 
-GM_KERNEL("support", "l2_flush_kernel (L2 eviction between timed and before counted launches, leaving no dirty line)",
-          l2_flush_kernel);
+GM_KERNEL("support", "l2_flush_kernel (L2 eviction between timed launches)", l2_flush_kernel);
+GM_KERNEL("support", "l2_clean_kernel (leaves L2 without dirty lines before a counted launch)", l2_clean_kernel);
 GM_KERNEL("support", "spin_kernel (holds the stream before a timed launch)", spin_kernel);
 
 }  // namespace
@@ -40,6 +45,12 @@ GM_KERNEL("support", "spin_kernel (holds the stream before a timed launch)", spi
 cudaError_t launch_l2_flush(void *buf, std::size_t bytes, int multiprocessors, cudaStream_t stream) {
     const unsigned blocks = static_cast<unsigned>(multiprocessors > 0 ? multiprocessors * 4 : 256);
     l2_flush_kernel<<<blocks, 512, 0, stream>>>(static_cast<uint4 *>(buf), bytes / sizeof(uint4));
+    return cudaGetLastError();
+}
+
+cudaError_t launch_l2_clean(void *buf, std::size_t bytes, int multiprocessors, cudaStream_t stream) {
+    const unsigned blocks = static_cast<unsigned>(multiprocessors > 0 ? multiprocessors * 4 : 256);
+    l2_clean_kernel<<<blocks, 512, 0, stream>>>(static_cast<uint4 *>(buf), bytes / sizeof(uint4));
     return cudaGetLastError();
 }
 

@@ -70,6 +70,11 @@ void ContextState::flush_l2() {
     GM_CUDA(kernels::launch_l2_flush(flush_buffer_, flush_bytes_, info_.multiprocessors, stream_));
 }
 
+void ContextState::flush_and_clean_l2() {
+    flush_l2();
+    GM_CUDA(kernels::launch_l2_clean(flush_buffer_, flush_bytes_, info_.multiprocessors, stream_));
+}
+
 void ContextState::hold_stream() {
     // About 20 microseconds: longer than the host needs to enqueue an event,
     // a launch and another event.

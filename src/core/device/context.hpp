@@ -44,10 +44,11 @@ public:
     void reset_peak() { peak_bytes_ = live_bytes_; }
     std::size_t peak_bytes() const { return peak_bytes_; }
 
-    // Evicts L2 and leaves it without dirty lines: reads a buffer twice the L2
-    // size (allocated once), before every timed and counted launch, so that
-    // the launch's DRAM traffic is its own (no write-back of what was there).
+    // Evicts L2: writes and reads a buffer twice the L2 size (allocated once).
     void flush_l2();
+    // flush_l2, then a read of the same buffer that writes its dirty lines
+    // back: before a counted launch, so that its DRAM writes are its own.
+    void flush_and_clean_l2();
     // A short busy kernel ahead of a timed launch, so that the launch is queued
     // behind it and the host's enqueue time stays out of the event interval.
     void hold_stream();

@@ -188,7 +188,7 @@ void measure_counters(ContextState &ctx, const Launch &launch, const CounterSet 
                 [&]() -> int {
                     if (flush) {
                         try {
-                            ctx.flush_l2();
+                            ctx.flush_and_clean_l2();
                         } catch (const Error &) {
                             return static_cast<int>(cudaErrorLaunchFailure);
                         }
