@@ -6,7 +6,8 @@
 #      them)
 #   2. the build of the CLI in $GM_GPU_BUILD (the GPU tests are built in 5)
 #   3. the standard suite (`gmlab run`, no options), timed: JSON and text
-#   4. read_write's read shapes (loads, load_hint, and without the L2 flush)
+#   4. read_write's read shapes (load_hint, block size; each run times 4, 8
+#      and 16 loads in flight), read_write and stream without the L2 flush,
 #      and tma_copy's one-pass grid
 #   5. the GPU tests of the experiments these kernels serve (read_write,
 #      stream, transpose, tma_copy, managed_memory, compressible, the
@@ -59,13 +60,13 @@ echo "standard suite: $(( (t1 - t0) / 1000000 )) ms wall" | tee -a "$OUT/standar
 
 # The read's shapes and TMA's one-pass grid, each a run of its own.
 {
-  for s in "loads=4" "loads=8" "loads=16" "loads=8 load_hint=l2_256b" "loads=16 load_hint=l2_256b" "loads=8 block_size=512"; do
+  for s in "load_hint=default" "load_hint=l2_256b" "block_size=512" "block_size=1024 load_hint=l2_256b"; do
     args=(); for kv in $s; do args+=(--set "$kv"); done
-    since "read_write $s"
-    "$GMLAB" run read_write "${args[@]}" | grep -E "^    (read|write|memset)_gbs|write_over_read|^  - DRAM ordering"
+    since "read_write $s (loads 8, then 4 and 16)"
+    "$GMLAB" run read_write "${args[@]}" | grep -E "^    (read|read_loads[0-9]+|write|memset)_gbs|write_over_read|^  - DRAM ordering"
   done
   since "read_write, no L2 flush"
-  "$GMLAB" run read_write --no-flush-l2 | grep -E "^    (read|write|memset)_gbs"
+  "$GMLAB" run read_write --no-flush-l2 | grep -E "^    (read|read_loads[0-9]+|write|memset)_gbs"
   since "stream, no L2 flush"
   "$GMLAB" run stream --no-flush-l2 | grep -E "^    (copy|triad|cudaMemcpy)_gbs"
   [ "$(left)" -gt 150 ] && { since "tma_copy grid=one_pass"; "$GMLAB" run tma_copy --set grid=one_pass --set paths=bulk,tensor --set include_references=true |
@@ -122,6 +123,7 @@ for s in rw.get("series", []):
     if s["name"] == "read":
         p = s["points"][0]
         print("  read's DRAM counter:", p.get("counters", {}).get("dram__bytes_read.sum"), "bytes for", p["bytes"], "|", s.get("variant"))
+print("  read by loads in flight:", {k: round(v, 1) for k, v in rw.get("summary", {}).items() if k.startswith("read") and k.endswith("_gbs")})
 print("  read over max(copy, triad): %.3f" % (vals["read alone"] / max(vals["copy"], vals["triad"])))
 print("  transpose wide_w4_over_copy:", fig("transpose", "wide_w4_over_copy"), "| copy_w4_gbs:", fig("transpose", "copy_w4_gbs"))
 print("  tma_copy tma_over_memcpy:", fig("tma_copy", "tma_over_memcpy"), "| tma_gbs", fig("tma_copy", "tma_gbs"),
