@@ -2,8 +2,8 @@
 # On a GPU machine, in one go and within a time budget (GM_BUDGET_S, default
 # 400 s): the DRAM headline kernels of issue 54, rebuilt, verified and
 # measured.
-#   1. bench/read_probe.cu and bench/tma_variants_probe.cu (GM_PROBES=0 skips
-#      them)
+#   1. bench/read_probe.cu, bench/tma_variants_probe.cu and
+#      bench/transpose_probe.cu (GM_PROBES=0 skips them)
 #   2. the build of the CLI in $GM_GPU_BUILD (the GPU tests are built in 5)
 #   3. the standard suite (`gmlab run`, no options), timed: JSON and text
 #   4. read_write's read shapes (load_hint, block size; each run times 4, 8
@@ -39,9 +39,11 @@ status=0
 if [ "${GM_PROBES:-1}" = 1 ]; then
   nvcc -O3 -std=c++17 -arch=native -o /tmp/read_probe bench/read_probe.cu & p1=$!
   nvcc -O3 -std=c++17 -arch=native -o /tmp/tma_variants_probe bench/tma_variants_probe.cu & p2=$!
-  wait $p1 $p2
+  nvcc -O3 -std=c++17 -arch=native -o /tmp/transpose_probe bench/transpose_probe.cu & p3=$!
+  wait $p1 $p2 $p3
   since "probes"
-  { timeout 100 /tmp/read_probe; echo; timeout 60 /tmp/tma_variants_probe; } >"$OUT/probes.txt" 2>&1 || status=1
+  { timeout 100 /tmp/read_probe; echo; timeout 60 /tmp/tma_variants_probe; echo; timeout 40 /tmp/transpose_probe; } \
+    >"$OUT/probes.txt" 2>&1 || status=1
   cat "$OUT/probes.txt"
 fi
 since "build"
