@@ -46,10 +46,17 @@ __global__ void read_sum_kernel(const uint4 *__restrict__ p, std::size_t n16, un
     unsigned long long s = 0;
     for (std::size_t chunk = blockIdx.x * static_cast<std::size_t>(blockDim.x) * Loads; chunk < n16; chunk += step) {
         uint4 v[Loads];
+        const uint4 *q = p + chunk + threadIdx.x;
+        if (chunk + static_cast<std::size_t>(blockDim.x) * Loads <= n16) {
+            // A whole chunk: no load is conditional, so that all are in flight before the first add.
 #pragma unroll
-        for (int k = 0; k < Loads; ++k) {
-            const std::size_t i = chunk + threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
-            v[k] = i < n16 ? load_vector<H>(p + i) : make_uint4(0, 0, 0, 0);
+            for (int k = 0; k < Loads; ++k) v[k] = load_vector<H>(q + static_cast<std::size_t>(k) * blockDim.x);
+        } else {
+#pragma unroll
+            for (int k = 0; k < Loads; ++k) {
+                const std::size_t i = chunk + threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
+                v[k] = i < n16 ? load_vector<H>(p + i) : make_uint4(0, 0, 0, 0);
+            }
         }
 #pragma unroll
         for (int k = 0; k < Loads; ++k) s += static_cast<unsigned long long>(v[k].x) + v[k].y + v[k].z + v[k].w;
@@ -69,6 +76,14 @@ GM_READ_SUM_KERNELS(4)
 GM_READ_SUM_KERNELS(8)
 GM_READ_SUM_KERNELS(16)
 #undef GM_READ_SUM_KERNELS
+
+template <ReadHint H> const void *kernel_with_hint(int loads) {
+    switch (loads) {
+    case 4: return reinterpret_cast<const void *>(read_sum_kernel<4, H>);
+    case 8: return reinterpret_cast<const void *>(read_sum_kernel<8, H>);
+    default: return reinterpret_cast<const void *>(read_sum_kernel<16, H>);
+    }
+}
 
 template <ReadHint H>
 void launch_with_hint(int loads, unsigned blocks, int block, const uint4 *p, std::size_t n16, unsigned long long *out,
@@ -95,6 +110,16 @@ cudaError_t launch_shape(const void *p, std::size_t n16, unsigned long long *out
 }
 
 }  // namespace
+
+cudaError_t read_shape_max_block(int loads, ReadHint hint, int *threads) {
+    if (!threads || !read_loads_supported(loads)) return cudaErrorInvalidValue;
+    const void *k = hint == ReadHint::L2Fetch256 ? kernel_with_hint<ReadHint::L2Fetch256>(loads)
+                                                 : kernel_with_hint<ReadHint::Plain>(loads);
+    cudaFuncAttributes attr{};
+    const cudaError_t e = cudaFuncGetAttributes(&attr, k);
+    if (e == cudaSuccess) *threads = attr.maxThreadsPerBlock;
+    return e;
+}
 
 cudaError_t launch_read_partials(const void *p, std::size_t n16, unsigned long long *partial, const ReadShape &shape,
                                  cudaStream_t stream) {

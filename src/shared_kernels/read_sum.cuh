@@ -31,6 +31,11 @@ struct ReadShape {
 // Whether `loads` is one the kernel is built for.
 inline bool read_loads_supported(int loads) { return loads == 4 || loads == 8 || loads == 16; }
 
+// The most threads a block of the read with this many loads and this hint
+// may have: 16 loads in flight hold 64 registers of data per thread, more
+// than a block of 1024 threads may have on some GPUs.
+cudaError_t read_shape_max_block(int loads, ReadHint hint, int *threads);
+
 // Blocks of a one-pass read of n16 vectors with this shape: one partial each.
 inline std::size_t read_sum_blocks(std::size_t n16, const ReadShape &shape) {
     const std::size_t per_block = static_cast<std::size_t>(shape.block) * static_cast<std::size_t>(shape.loads);

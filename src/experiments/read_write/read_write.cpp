@@ -142,6 +142,13 @@ void add_ordering_note(Result &out, const std::map<std::string, double> &gbs, in
     out.notes.push_back(note + ".");
 }
 
+// Whether a block of the read with this shape can be launched (its registers).
+bool read_shape_fits(const kernels::ReadShape &shape) {
+    int most = 0;
+    GM_CUDA(kernels::read_shape_max_block(shape.loads, shape.hint, &most));
+    return shape.block <= most;
+}
+
 std::size_t array_size(ContextState &ctx, const Params &params, Result &out) {
     std::size_t bytes = params.size("array_bytes");
     if (bytes == 0) {
@@ -167,6 +174,10 @@ void run_read_write(ContextState &ctx, const Params &params, Result &out) {
     kernels::ReadShape most_blocks = shape;  // the read with the fewest loads per thread has the most partials
     most_blocks.loads = 4;
     const std::size_t partial_bytes = kernels::read_sum_blocks(bytes / 16, most_blocks) * sizeof(unsigned long long);
+    if (!read_shape_fits(shape))
+        invalid("block_size " + std::to_string(shape.block) + " with loads " + std::to_string(shape.loads) +
+                ": the read kernel holds the loads in registers, and a block of that many threads would need more than a "
+                "block may have here; use fewer loads or a smaller block");
     require_memory(ctx, bytes + partial_bytes, "read_write (one array of " + std::to_string(bytes) + " bytes)");
     DeviceArray data(ctx, bytes);
 
@@ -187,6 +198,12 @@ void run_read_write(ContextState &ctx, const Params &params, Result &out) {
             if (loads == shape.loads) continue;
             kernels::ReadShape other = shape;
             other.loads = loads;
+            if (!read_shape_fits(other)) {
+                out.notes.push_back("read_loads" + std::to_string(loads) + " left out: a block of " +
+                                    std::to_string(other.block) + " threads with " + std::to_string(loads) +
+                                    " loads in flight needs more registers than a block may have here");
+                continue;
+            }
             out.series.push_back(measure_read(ctx, data, other, "read_loads" + std::to_string(loads), out));
         }
 
