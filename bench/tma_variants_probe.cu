@@ -12,7 +12,10 @@
 //             load in flight
 //   evict     the copy out with an L2 evict_first policy (written lines are
 //             not read again)
-// beside the copy kernel (uint4 grid-stride loop) and cudaMemcpyAsync. Every
+//   one pass  no ring: block b copies chunks b m .. b m + m - 1 once, and the
+//             grid covers the array (blocks start and retire in address order)
+// beside the copy kernel (uint4 grid-stride loop, and one pass) and
+// cudaMemcpyAsync. Every
 // variant's output is poisoned, copied once and compared word for word with
 // the input on the device before it is timed (median of 20 launches).
 //
@@ -134,6 +137,28 @@ __global__ void ring_copy(const char *in, char *out, std::size_t bytes, std::uin
     if (threadIdx.x == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 }
 
+// One pass: block b copies chunks b m .. b m + m - 1 once, all m loads in
+// flight at the start, each stored as its barrier completes; the grid covers
+// the array, so blocks retire and start in address order (as stream's
+// one-pass copy kernel does) instead of a persistent grid walking it.
+__global__ void one_pass_copy(const char *in, char *out, std::size_t bytes, std::uint32_t chunk, int m) {
+    extern __shared__ __align__(128) unsigned char smem[];
+    __shared__ __align__(8) unsigned long long bars[8];
+    if (threadIdx.x != 0) return;
+    const std::size_t chunks = bytes / chunk, first = std::size_t(blockIdx.x) * m;
+    const int mine = static_cast<int>(first >= chunks ? 0 : (chunks - first < std::size_t(m) ? chunks - first : m));
+    const std::uint32_t base = smem_addr(smem), bar0 = smem_addr(bars);
+    for (int s = 0; s < mine; ++s) bar_init(bar0 + 8 * s);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    for (int s = 0; s < mine; ++s) load_chunk(base + s * chunk, in + (first + s) * chunk, chunk, bar0 + 8 * s);
+    for (int s = 0; s < mine; ++s) {
+        bar_wait(bar0 + 8 * s, 0);
+        store_chunk(out + (first + s) * chunk, base + s * chunk, chunk, false, 0);
+    }
+    // Shared memory must outlive the copies out's reads of it; the kernel's end completes their writes.
+    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+}
+
 __global__ void copy_kernel(const uint4 *in, uint4 *out, std::size_t n) {
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
         out[i] = in[i];
@@ -252,6 +277,23 @@ int main() {
                                     name);
         if (g > 0) std::printf("%-44s %8.1f  %.3f of the kernel  %.3f of cudaMemcpy\n", name, g, g / kernel, g / memcpy);
     }
+    // The one-pass grid: as many blocks as the array has groups of m chunks.
+    CHECK(cudaFuncSetAttribute(one_pass_copy, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_optin - 2048));
+    const double one_pass_kernel = median_gbs(a, [&] { copy_kernel<<<unsigned(kBytes / 16 / 256), 256>>>(
+                                                    reinterpret_cast<const uint4 *>(a.in), reinterpret_cast<uint4 *>(a.out), kBytes / 16); },
+                                              "copy kernel, one pass");
+    std::printf("%-44s %8.1f  %.3f of cudaMemcpy\n", "copy kernel (uint4, one per thread, one pass)", one_pass_kernel,
+                one_pass_kernel / memcpy);
+    for (std::uint32_t chunk : {8192u, 16384u, 32768u})
+        for (int m : {1, 2, 3, 4, 6}) {
+            const std::size_t shared = std::size_t(m) * chunk;
+            if (shared > std::size_t(smem_optin) - 2048) continue;
+            const unsigned grid = unsigned((kBytes / chunk + m - 1) / m);
+            char name[96];
+            std::snprintf(name, sizeof name, "one pass %2u KiB x %d per block", chunk / 1024, m);
+            const double g = median_gbs(a, [&] { one_pass_copy<<<grid, 32, shared>>>(a.in, a.out, kBytes, chunk, m); }, name);
+            if (g > 0) std::printf("%-44s %8.1f  %.3f of the kernel  %.3f of cudaMemcpy\n", name, g, g / kernel, g / memcpy);
+        }
     CHECK(cudaFree(a.in));
     CHECK(cudaFree(a.out));
     CHECK(cudaFree(a.bad));

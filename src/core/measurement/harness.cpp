@@ -47,7 +47,7 @@ void run_checked(ContextState &ctx, const CheckedLaunch &point) {
 
 void measure_checked(ContextState &ctx, const CheckedLaunch &point, Point &p, Result &out, const CounterSet *counters) {
     run_checked(ctx, point);
-    p.time_ms = time_launch(ctx, point.launch);
+    p.time_ms = time_launch(ctx, point.launch, Prepare(), point.reads_only ? L2Before::FlushedClean : L2Before::Flushed);
     if (counters) measure_counters(ctx, point.launch, *counters, p, out);
 }
 
@@ -58,6 +58,10 @@ std::function<void(cudaStream_t)> download_to(void *host, const void *device, st
 Stats time_launch(ContextState &ctx, const Launch &launch) { return time_launch(ctx, launch, Prepare()); }
 
 Stats time_launch(ContextState &ctx, const Launch &launch, const Prepare &prepare) {
+    return time_launch(ctx, launch, prepare, L2Before::Flushed);
+}
+
+Stats time_launch(ContextState &ctx, const Launch &launch, const Prepare &prepare, L2Before before) {
     const Settings &s = ctx.settings;
     cudaStream_t stream = ctx.stream();
     for (int i = 0; i < s.warmup; ++i) {
@@ -80,7 +84,9 @@ Stats time_launch(ContextState &ctx, const Launch &launch, const Prepare &prepar
             GM_CUDA(cudaStreamSynchronize(stream));
             prepare();
         }
-        if (s.flush_l2)
+        if (s.flush_l2 && before == L2Before::FlushedClean)
+            ctx.flush_and_clean_l2();
+        else if (s.flush_l2)
             ctx.flush_l2();
         else
             ctx.hold_stream();

@@ -34,6 +34,21 @@ using Prepare = std::function<void()>;
 // state they are measured in (managed memory that migrates as it is read).
 Stats time_launch(ContextState &ctx, const Launch &launch, const Prepare &prepare);
 
+// What L2 holds when a timed launch starts, with settings.flush_l2 on.
+enum class L2Before {
+    // The flush's lines, dirty: their write-back falls into the launch, about
+    // as many bytes as a launch that writes leaves of its own in L2 when it
+    // ends, so that the two roughly cancel.
+    Flushed,
+    // Flushed, then cleaned by a read of the same buffer (as before a counted
+    // launch): for launches that only read, which leave nothing of their own
+    // to write back and would otherwise pay for the flush's dirty lines.
+    FlushedClean,
+};
+
+// time_launch with `prepare` (may be empty) and the L2 state each timed launch starts from.
+Stats time_launch(ContextState &ctx, const Launch &launch, const Prepare &prepare, L2Before before);
+
 // Times `work`, host code that waits for everything it enqueues, with the
 // host's steady clock: for what CUDA events cannot time, calls whose cost is
 // on the host (cudaMalloc, cudaHostRegister, first touch of pages) and work
@@ -95,6 +110,9 @@ struct CheckedLaunch {
     // is waited for before check runs. May be empty.
     std::function<void(cudaStream_t)> download;
     std::function<void()> check;
+    // The launch reads DRAM and writes next to nothing (a sum, a partial per
+    // block): timed from a clean L2 (L2Before::FlushedClean).
+    bool reads_only = false;
 };
 
 // Steps 1 to 4: poisons, runs once, downloads and checks.

@@ -137,8 +137,9 @@ private:
         GM_CUDA(kernels::launch_write_data(p, n16, kind, kSeed, sm, ctx_.stream()));
         GM_CUDA(cudaMemsetAsync(sum, 0, sizeof *sum, ctx_.stream()));
         CheckedLaunch c;
-        c.launch = [p, n16, sum, sm](cudaStream_t s) { return kernels::launch_read_sum(p, n16, sum, sm, s); };
+        c.launch = [p, n16, sum](cudaStream_t s) { return kernels::launch_read_sum(p, n16, sum, s); };
         c.download = download_to(&host_count_, sum, sizeof host_count_);
+        c.reads_only = true;  // timed from a clean L2, as read_write's read: no flush write-back to pay for
         c.check = [this, &mem, kind, what] {
             const std::uint64_t want =
                 parallel_sum(mem.bytes() / 4, [kind](std::uint64_t i) -> std::uint64_t { return data_word(kind, i, kSeed); });

@@ -215,7 +215,7 @@ private:
             if (writes) return kernels::launch_managed_write_pattern(m.get(), n16, kWriteSeed, sms, stream);
             if (prefetch)
                 if (cudaError_t e = m.prefetch(device_location(device), stream); e != cudaSuccess) return e;
-            return kernels::launch_read_sum(m.get(), n16, s, sms, stream);
+            return kernels::launch_read_sum(m.get(), n16, s, stream);
         };
         if (v.path == Path::ReadMostlyRead) {
             // The variant is about reading duplicated pages: the device makes
@@ -246,7 +246,6 @@ private:
 
     Point unmanaged(const Variant &v, std::size_t bytes) {
         const std::string name = v.name, what = "managed_memory " + name + " of " + size_text(bytes);
-        const int sms = ctx_.info().multiprocessors;
         const std::size_t n16 = bytes / 16;
         unsigned long long *s = sum();
         if (v.path == Path::MappedRead) {
@@ -254,8 +253,8 @@ private:
             fill_pattern_host(h.get(), bytes, kSeed);
             void *mapped = nullptr;
             GM_CUDA(cudaHostGetDevicePointer(&mapped, h.get(), 0));
-            Launch launch = [mapped, n16, s, sms](cudaStream_t stream) {
-                return kernels::launch_read_sum(mapped, n16, s, sms, stream);
+            Launch launch = [mapped, n16, s](cudaStream_t stream) {
+                return kernels::launch_read_sum(mapped, n16, s, stream);
             };
             check_read(launch, {}, bytes, what);
             return timed(launch, {}, bytes);
@@ -265,9 +264,9 @@ private:
         DeviceArray d(ctx_, bytes);
         const void *host = src.get();
         void *dev = d.get();
-        Launch launch = [host, dev, bytes, n16, s, sms](cudaStream_t stream) -> cudaError_t {
+        Launch launch = [host, dev, bytes, n16, s](cudaStream_t stream) -> cudaError_t {
             if (cudaError_t e = cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, stream); e != cudaSuccess) return e;
-            return kernels::launch_read_sum(dev, n16, s, sms, stream);
+            return kernels::launch_read_sum(dev, n16, s, stream);
         };
         check_read(launch, {}, bytes, what);
         return timed(launch, {}, bytes);

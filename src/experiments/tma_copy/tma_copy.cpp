@@ -357,7 +357,8 @@ void record_instructions(Result &out, const std::map<CopyPath, Best> &best, cons
 void add_tma_notes(Result &out, std::size_t array_bytes, const Best &tma, CopyPath tma_path, double stream_gbs) {
     out.notes.push_back(
         "Every path copies the whole " + std::to_string(array_bytes) + "-byte array global -> shared -> global with a "
-        "persistent grid (as many blocks as fit, block b taking chunks b, b + grid, ...). bulk: one lane per block drives "
+        "persistent grid (as many blocks as fit, block b taking chunks b, b + grid, ...), unless grid = one_pass, where "
+        "each TMA block copies `stages` consecutive chunks once. bulk: one lane per block drives "
         "cp.async.bulk in and out through a ring of stages, one mbarrier per stage (expect_tx, complete_tx), the copy out "
         "committed as a bulk group and waited for (.read) before its buffer is refilled. tensor: the same ring with "
         "cp.async.bulk.tensor.2d tiles of tile_cols x size / (4 tile_cols) elements through two tensor maps "
@@ -384,6 +385,40 @@ void add_tma_notes(Result &out, std::size_t array_bytes, const Best &tma, CopyPa
                             " of our stream copy kernel on the same bytes (tma_over_stream_copy): it did not beat it.");
 }
 
+std::string gbs_text(double gbs) { return std::to_string(static_cast<long long>(std::llround(gbs))); }
+
+// Where the best TMA copy stays below 0.98 of cudaMemcpy, what limits it, in
+// figures measured in this run: the other copies staged through shared
+// memory (cp.async, registers) against it, the direct copies (stream kernel,
+// cudaMemcpy) above them, and the DRAM bytes the TMA copy read per byte.
+void add_limit_note(Result &out, std::map<CopyPath, Best> &best, const Best &tma, const References &ceiling) {
+    if (!tma.point || ceiling.memcpy_gbs <= 0 || tma.gbs >= 0.98 * ceiling.memcpy_gbs) return;
+    char r[32];
+    std::snprintf(r, sizeof r, "%.3f", tma.gbs / ceiling.memcpy_gbs);
+    std::string note = "What limits the TMA copy at " + std::string(r) + " of cudaMemcpy (" + gbs_text(tma.gbs) + " against " +
+                       gbs_text(ceiling.memcpy_gbs) + " GB/s), measured in this run:";
+    double staged = 0;
+    for (CopyPath p : {CopyPath::CpAsync, CopyPath::Registers})
+        if (best.count(p) && best[p].gbs > 0) {
+            note += std::string(" ") + path_name(p) + " through shared memory reached " + gbs_text(best[p].gbs) + " GB/s;";
+            staged = std::max(staged, best[p].gbs);
+        }
+    if (ceiling.stream_gbs > 0) note += " the stream copy kernel, loads and stores through registers only, " + gbs_text(ceiling.stream_gbs) + " GB/s;";
+    const auto read = tma.point->counters.find("dram_read_per_byte");
+    if (read != tma.point->counters.end()) {
+        char d[32];
+        std::snprintf(d, sizeof d, "%.3f", read->second);
+        note += std::string(" the TMA copy read ") + d + " DRAM bytes per byte copied (no extra traffic);";
+    }
+    if (staged > 0 && std::abs(staged / tma.gbs - 1.0) <= 0.02)
+        note += " every copy staged through shared memory ends within 2 % of the TMA copy, whichever unit issues it: the "
+                "limit is the staging (each chunk read, then written, as two bursts), not TMA's issue rate.";
+    else
+        note += " the copies staged through shared memory do not end at one rate here, so the staging alone does not explain it.";
+    note += " bench/tma_variants_probe.cu varies the grid, the store path, the L2 policy and prefetching.";
+    out.notes.push_back(note);
+}
+
 // The figures of the sweep: each path's best point, TMA against the ceiling
 // and against cp.async's instructions, the reference series and the notes.
 void summarise_tma(Result &out, std::vector<Series> refs, std::size_t array_bytes, const References &ceiling) {
@@ -394,6 +429,7 @@ void summarise_tma(Result &out, std::vector<Series> refs, std::size_t array_byte
     record_instructions(out, best, tma, tma_path);
     for (Series &r : refs) out.series.push_back(std::move(r));
     add_tma_notes(out, array_bytes, tma, tma_path, ceiling.stream_gbs);
+    add_limit_note(out, best, tma, ceiling);
 }
 
 // The array: 1 GiB by default, made smaller (whole tensor-map row bands)
@@ -434,6 +470,7 @@ struct TmaSweep {
     kernels::TensorMapBytes in_map{}, out_map{};
     std::size_t encoded_for = 0;
     std::map<std::pair<int, int>, Series> series;  // by path and stages
+    bool one_pass = false;                          // grid = one_pass: the TMA paths' blocks copy once
 };
 
 // One series per path and stage count (the register path has one buffer).
@@ -453,7 +490,8 @@ Series &series_for(TmaSweep &w, CopyPath p, int stages) {
                     {"stages", stages},
                     {"threads_per_block", is_tma(p) ? kernels::kTmaBlock : kernels::kThreadCopyBlock},
                     {"registers", attr.numRegs},
-                    {"array_bytes", w.array_bytes}};
+                    {"array_bytes", w.array_bytes},
+                    {"grid", w.one_pass && is_tma(p) ? "one_pass" : "persistent"}};
     if (p == CopyPath::Tensor)
         s.attributes["matrix"] = {{"rows", w.array_bytes / (w.matrix_cols * 4)}, {"cols", w.matrix_cols}, {"tile_cols", w.tile_cols}};
     return s;
@@ -483,23 +521,31 @@ void measure_tma_point(TmaSweep &w, CopyPath p, const Combo &c, Result &out) {
     if (per_sm < 1)
         fail(GM_ERROR_INTERNAL, "tma_copy: no block of " + series_label(p, c.stages) + " with " + std::to_string(shared) +
                                     " bytes of shared memory fits a multiprocessor");
-    const int blocks = per_sm * dev.multiprocessors;
+    int blocks = per_sm * dev.multiprocessors;
     TilePlan tp;
     if (p == CopyPath::Tensor) {
         tp = w.tiles.at(c.size);
         encode_maps_for(w, c.size, tp);
     }
     const std::size_t array_bytes = w.array_bytes;
+    // One pass: each block copies `stages` consecutive chunks once, and the grid covers the array.
+    const int per_block = w.one_pass && is_tma(p) ? c.stages : 0;
+    if (per_block > 0) {
+        const std::size_t chunks = p == CopyPath::Tensor ? tp.tiles_x * tp.tiles_y : (array_bytes + c.size - 1) / c.size;
+        const std::size_t needed = (chunks + per_block - 1) / per_block;
+        if (needed > 0x7fffffffu) invalid("tma_copy: a one-pass grid of " + std::to_string(needed) + " blocks is too large");
+        blocks = static_cast<int>(needed);
+    }
     void *in = w.in.get(), *outp = w.outbuf.get();
     const kernels::TensorMapBytes in_map = w.in_map, out_map = w.out_map;
     auto launch = [=](cudaStream_t s) -> cudaError_t {
         switch (p) {
         case CopyPath::Bulk:
-            return kernels::launch_bulk_copy(in, outp, array_bytes, c.size, c.stages, blocks, shared, s);
+            return kernels::launch_bulk_copy(in, outp, array_bytes, c.size, c.stages, blocks, per_block, shared, s);
         case CopyPath::Tensor:
             return kernels::launch_tensor_copy(in_map, out_map, static_cast<std::uint32_t>(tp.tiles_x),
                                                static_cast<std::uint32_t>(tp.tiles_y), tp.box_cols, tp.box_rows, c.stages,
-                                               blocks, shared, s);
+                                               blocks, per_block, shared, s);
         case CopyPath::CpAsync:
             return kernels::launch_thread_copy(true, in, outp, array_bytes, c.size, c.stages, blocks, shared, s);
         case CopyPath::Registers:
@@ -557,6 +603,7 @@ void run_tma_copy(ContextState &ctx, const Params &params, Result &out) {
     // Sizes in the outer loops and the paths innermost, so that the paths of
     // one configuration are measured one after the other.
     TmaSweep sweep{ctx, in, outbuf, array_bytes, matrix_cols, tile_cols, checker, tma_counters(array_bytes), tiles, {}, {}, 0, {}};
+    sweep.one_pass = params.text("grid") == "one_pass";
     for (const Combo &c : combos)
         for (CopyPath p : paths)
             if (p != CopyPath::Registers || c.stages == 1) measure_tma_point(sweep, p, c, out);
@@ -608,6 +655,9 @@ void add_tma_copy_experiments(std::vector<Experiment> &out) {
                   "elements"),
         int_param("matrix_cols", 8192, 4, 1 << 24, "tensor path: the array as rows of this many 4-byte elements", "elements"),
         bool_param("include_references", true, "also time our stream copy kernel and cudaMemcpy on the same arrays"),
+        enum_param("grid", "persistent", {"persistent", "one_pass"},
+                   "the TMA paths' grid: persistent (as many blocks as fit, block b taking chunks b, b + grid, ...) or "
+                   "one_pass (block b copies the `stages` consecutive chunks from b x stages once; the grid covers the array)"),
     };
     e.params[0].multiple_of = 16;
     e.params[1].multiple_of = 16;

@@ -170,8 +170,12 @@ struct TensorTiles {
 // chunk's barrier, starts the copy out of that buffer, and refills the buffer
 // whose copy out has finished reading shared memory (the previous one with
 // two or more stages, this one with a single stage) with the chunk Stages on.
+// per_block 0: a persistent grid, block b taking chunks b, b + grid, ...;
+// else one pass: block b takes the per_block (at most Stages) consecutive
+// chunks from b x per_block, so that blocks start and retire in address
+// order, and leaves once its copies out have read shared memory.
 template <int Stages, class Chunks>
-__device__ __forceinline__ void tma_ring(const Chunks &c, std::size_t chunks, std::uint32_t stride) {
+__device__ __forceinline__ void tma_ring(const Chunks &c, std::size_t chunks, std::uint32_t stride, std::uint32_t per_block) {
     extern __shared__ __align__(128) unsigned char smem[];
     if (threadIdx.x != 0) return;
     const std::uint32_t base = shared_address(smem);
@@ -179,8 +183,11 @@ __device__ __forceinline__ void tma_ring(const Chunks &c, std::size_t chunks, st
 #pragma unroll
     for (int s = 0; s < Stages; ++s) barrier_init(bars + 8 * s);
     fence_barrier_init();
-    const std::size_t first = blockIdx.x, step = gridDim.x;
-    const std::size_t mine = first < chunks ? (chunks - first + step - 1) / step : 0;
+    const bool one_pass = per_block != 0;
+    const std::size_t first = one_pass ? static_cast<std::size_t>(blockIdx.x) * per_block : blockIdx.x;
+    const std::size_t step = one_pass ? 1 : gridDim.x;
+    std::size_t mine = first < chunks ? (chunks - first + step - 1) / step : 0;
+    if (one_pass && mine > per_block) mine = per_block;
 #pragma unroll
     for (int s = 0; s < Stages; ++s)
         if (static_cast<std::size_t>(s) < mine) c.load(first + s * step, base + s * stride, bars + 8 * s);
@@ -200,23 +207,26 @@ __device__ __forceinline__ void tma_ring(const Chunks &c, std::size_t chunks, st
             }
         }
     }
-    bulk_wait_all();
+    // A one-pass block's last stores need only have read shared memory before
+    // it leaves (the kernel's end completes their writes).
+    if (one_pass) bulk_wait_read<0>();
+    else bulk_wait_all();
 }
 
 template <int Stages>
 __global__ void __launch_bounds__(kTmaBlock)
-    bulk_copy(const char *in, char *out, std::size_t bytes, std::uint32_t chunk, std::uint32_t stride) {
+    bulk_copy(const char *in, char *out, std::size_t bytes, std::uint32_t chunk, std::uint32_t stride, std::uint32_t per_block) {
     const std::size_t chunks = (bytes + chunk - 1) / chunk;
-    tma_ring<Stages>(BulkChunks{in, out, bytes, chunk}, chunks, stride);
+    tma_ring<Stages>(BulkChunks{in, out, bytes, chunk}, chunks, stride, per_block);
 }
 
 template <int Stages>
 __global__ void __launch_bounds__(kTmaBlock)
     tensor_copy(const __grid_constant__ CUtensorMap in_map, const __grid_constant__ CUtensorMap out_map,
                 std::uint32_t tiles_x, std::uint32_t tiles_y, std::uint32_t box_cols, std::uint32_t box_rows,
-                std::uint32_t stride) {
+                std::uint32_t stride, std::uint32_t per_block) {
     const TensorTiles t{&in_map, &out_map, tiles_x, box_cols, box_rows, box_cols * box_rows * 4u};
-    tma_ring<Stages>(t, static_cast<std::size_t>(tiles_x) * tiles_y, stride);
+    tma_ring<Stages>(t, static_cast<std::size_t>(tiles_x) * tiles_y, stride, per_block);
 }
 
 // ---- the per-thread paths ----
@@ -347,17 +357,18 @@ GM_KERNEL("tma_copy", "count_mismatches (device-side verification)", count_misma
 std::uint32_t stride_of(std::size_t chunk) { return static_cast<std::uint32_t>((chunk + 127) / 128 * 128); }
 
 template <int S>
-cudaError_t launch_bulk_s(const void *in, void *out, std::size_t bytes, std::uint32_t chunk, int blocks, std::size_t smem,
-                          cudaStream_t st) {
+cudaError_t launch_bulk_s(const void *in, void *out, std::size_t bytes, std::uint32_t chunk, int blocks, std::uint32_t per_block,
+                          std::size_t smem, cudaStream_t st) {
     bulk_copy<S><<<blocks, kTmaBlock, smem, st>>>(static_cast<const char *>(in), static_cast<char *>(out), bytes, chunk,
-                                                  stride_of(chunk));
+                                                  stride_of(chunk), per_block);
     return cudaGetLastError();
 }
 
 template <int S>
 cudaError_t launch_tensor_s(const CUtensorMap &in, const CUtensorMap &out, std::uint32_t tx, std::uint32_t ty,
-                            std::uint32_t bc, std::uint32_t br, int blocks, std::size_t smem, cudaStream_t st) {
-    tensor_copy<S><<<blocks, kTmaBlock, smem, st>>>(in, out, tx, ty, bc, br, stride_of(std::size_t(bc) * br * 4));
+                            std::uint32_t bc, std::uint32_t br, int blocks, std::uint32_t per_block, std::size_t smem,
+                            cudaStream_t st) {
+    tensor_copy<S><<<blocks, kTmaBlock, smem, st>>>(in, out, tx, ty, bc, br, stride_of(std::size_t(bc) * br * 4), per_block);
     return cudaGetLastError();
 }
 
@@ -403,14 +414,16 @@ const Encoder &encoder() {
 }  // namespace
 
 cudaError_t launch_bulk_copy(const void *in, void *out, std::size_t bytes, std::size_t chunk, int stages, int blocks,
-                             std::size_t shared_bytes, cudaStream_t stream) {
+                             int per_block, std::size_t shared_bytes, cudaStream_t stream) {
     if (bytes == 0 || bytes % 16 || chunk == 0 || chunk % 16 || blocks < 1 || chunk > 0xFFFFFFF0u) return cudaErrorInvalidValue;
+    if (per_block < 0 || per_block > stages) return cudaErrorInvalidValue;
     const auto c = static_cast<std::uint32_t>(chunk);
+    const auto pb = static_cast<std::uint32_t>(per_block);
     switch (stages) {
-    case 1: return launch_bulk_s<1>(in, out, bytes, c, blocks, shared_bytes, stream);
-    case 2: return launch_bulk_s<2>(in, out, bytes, c, blocks, shared_bytes, stream);
-    case 3: return launch_bulk_s<3>(in, out, bytes, c, blocks, shared_bytes, stream);
-    case 4: return launch_bulk_s<4>(in, out, bytes, c, blocks, shared_bytes, stream);
+    case 1: return launch_bulk_s<1>(in, out, bytes, c, blocks, pb, shared_bytes, stream);
+    case 2: return launch_bulk_s<2>(in, out, bytes, c, blocks, pb, shared_bytes, stream);
+    case 3: return launch_bulk_s<3>(in, out, bytes, c, blocks, pb, shared_bytes, stream);
+    case 4: return launch_bulk_s<4>(in, out, bytes, c, blocks, pb, shared_bytes, stream);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -448,16 +461,18 @@ cudaError_t encode_tensor_maps(const void *in, void *out, std::uint64_t rows, st
 
 cudaError_t launch_tensor_copy(const TensorMapBytes &in_map, const TensorMapBytes &out_map, std::uint32_t tiles_x,
                                std::uint32_t tiles_y, std::uint32_t box_cols, std::uint32_t box_rows, int stages,
-                               int blocks, std::size_t shared_bytes, cudaStream_t stream) {
+                               int blocks, int per_block, std::size_t shared_bytes, cudaStream_t stream) {
     if (tiles_x == 0 || tiles_y == 0 || box_cols == 0 || box_rows == 0 || blocks < 1) return cudaErrorInvalidValue;
+    if (per_block < 0 || per_block > stages) return cudaErrorInvalidValue;
+    const auto pb = static_cast<std::uint32_t>(per_block);
     CUtensorMap in, out;
     std::memcpy(&in, in_map.bytes, sizeof in);
     std::memcpy(&out, out_map.bytes, sizeof out);
     switch (stages) {
-    case 1: return launch_tensor_s<1>(in, out, tiles_x, tiles_y, box_cols, box_rows, blocks, shared_bytes, stream);
-    case 2: return launch_tensor_s<2>(in, out, tiles_x, tiles_y, box_cols, box_rows, blocks, shared_bytes, stream);
-    case 3: return launch_tensor_s<3>(in, out, tiles_x, tiles_y, box_cols, box_rows, blocks, shared_bytes, stream);
-    case 4: return launch_tensor_s<4>(in, out, tiles_x, tiles_y, box_cols, box_rows, blocks, shared_bytes, stream);
+    case 1: return launch_tensor_s<1>(in, out, tiles_x, tiles_y, box_cols, box_rows, blocks, pb, shared_bytes, stream);
+    case 2: return launch_tensor_s<2>(in, out, tiles_x, tiles_y, box_cols, box_rows, blocks, pb, shared_bytes, stream);
+    case 3: return launch_tensor_s<3>(in, out, tiles_x, tiles_y, box_cols, box_rows, blocks, pb, shared_bytes, stream);
+    case 4: return launch_tensor_s<4>(in, out, tiles_x, tiles_y, box_cols, box_rows, blocks, pb, shared_bytes, stream);
     default: return cudaErrorInvalidValue;
     }
 }

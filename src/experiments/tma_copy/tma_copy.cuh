@@ -2,8 +2,10 @@
 // 1D bulk copies (cp.async.bulk) and 2D tiles through a tensor map
 // (cp.async.bulk.tensor.2d), each with a ring of shared buffers and one
 // mbarrier per stage; cp.async (the async_copy family's path) with the same
-// ring; and plain loads and stores through registers. Every kernel runs a
-// persistent grid: block b copies chunks b, b + grid, b + 2 grid, ...
+// ring; and plain loads and stores through registers. Every kernel can run a
+// persistent grid: block b copies chunks b, b + grid, b + 2 grid, ...; the
+// TMA kernels also one pass (per_block > 0): block b copies the per_block
+// consecutive chunks from b x per_block, once, and the grid covers the array.
 #pragma once
 
 #include <cstddef>
@@ -27,13 +29,14 @@ struct alignas(64) TensorMapBytes {
 
 // One stage ring of the kernels: `stages` (1..4) buffers of `chunk` bytes,
 // each at a 128-byte boundary, and an 8-byte mbarrier per stage after them.
-// launch_*: `blocks` blocks (a persistent grid) with shared_bytes of dynamic
-// shared memory, as ring_shared_bytes (tma_plan.hpp) computes it.
+// launch_*: `blocks` blocks with shared_bytes of dynamic shared memory, as
+// ring_shared_bytes (tma_plan.hpp) computes it; per_block (bulk, tensor) 0 for
+// a persistent grid, else 1..stages chunks per block in one pass.
 
 // 1D bulk copies of `bytes` (a multiple of 16) from in to out in chunks of
 // `chunk` bytes (a multiple of 16; the last chunk may be shorter).
 cudaError_t launch_bulk_copy(const void *in, void *out, std::size_t bytes, std::size_t chunk, int stages, int blocks,
-                             std::size_t shared_bytes, cudaStream_t stream);
+                             int per_block, std::size_t shared_bytes, cudaStream_t stream);
 
 // Whether this process can encode tensor maps: the driver entry point
 // cuTensorMapEncodeTiled, asked for through cudaGetDriverEntryPoint(ByVersion).
@@ -50,7 +53,7 @@ cudaError_t encode_tensor_maps(const void *in, void *out, std::uint64_t rows, st
 // box_rows elements, row by row.
 cudaError_t launch_tensor_copy(const TensorMapBytes &in_map, const TensorMapBytes &out_map, std::uint32_t tiles_x,
                                std::uint32_t tiles_y, std::uint32_t box_cols, std::uint32_t box_rows, int stages,
-                               int blocks, std::size_t shared_bytes, cudaStream_t stream);
+                               int blocks, int per_block, std::size_t shared_bytes, cudaStream_t stream);
 
 // cp.async (async = true: 16 bytes a lane, the ring of `stages`) or registers
 // (async = false: one buffer, stages must be 1), then every lane stores its

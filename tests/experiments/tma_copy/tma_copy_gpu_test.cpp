@@ -1,5 +1,6 @@
 // tma_copy on small inputs: every path verified, the references beside it,
 // bad sizes refused with the range; not applicable below compute capability 9.0.
+#include <cmath>
 #include <string>
 
 #include "gpu_fixture.hpp"
@@ -65,4 +66,32 @@ TEST_F(GpuTest, TmaCopyRefusesSizesBeyondSharedMemory) {
     e = gm_context_last_error(ctx);
     // 4 MiB is 128 rows of 8192 elements: a 64 KiB tile of 256 rows does not divide it.
     EXPECT_NE(e.find("the tile does not divide the array"), std::string::npos) << e;
+}
+
+// grid = one_pass: each TMA block copies `stages` consecutive chunks once (3
+// stages do not divide the chunks: the last block has fewer), verified like
+// the persistent ring; the thread paths keep their persistent grid.
+TEST_F(GpuTest, TmaCopyOnePassGridCoversTheArray) {
+    if (!hopper_or_newer(ctx)) GTEST_SKIP() << "not applicable below compute capability 9.0";
+    json doc = run("tma_copy", R"({"array_bytes": "16MiB", "sizes": [4096, 16384], "stages": [1, 3],
+                                   "paths": ["bulk", "tensor", "cp_async"], "grid": "one_pass"})");
+    ASSERT_FALSE(doc.is_null());
+    expect_sane_points(doc);
+    EXPECT_TRUE(doc["verification"]["passed"].get<bool>());
+    int one_pass = 0;
+    for (const json &s : doc["series"]) {
+        const std::string v = s["variant"].get<std::string>();
+        if (v != "bulk" && v != "tensor" && v != "cp_async") continue;
+        const bool tma = v != "cp_async";
+        EXPECT_EQ(s["attributes"]["grid"], tma ? "one_pass" : "persistent") << s["name"];
+        if (!tma) continue;
+        ++one_pass;
+        const int stages = s["attributes"]["stages"].get<int>();
+        for (const json &p : s["points"]) {
+            // One block per `stages` chunks (tiles) of the array.
+            const double chunks = 16.0 * 1024 * 1024 / p["values"]["size_bytes"].get<double>();
+            EXPECT_DOUBLE_EQ(p["values"]["blocks"].get<double>(), std::ceil(chunks / stages)) << s["name"];
+        }
+    }
+    EXPECT_GE(one_pass, 2);
 }
