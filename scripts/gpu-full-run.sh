@@ -7,9 +7,9 @@
 #           with the moment its first table appeared
 #   checks  the run.sh path timed from a fresh copy with two compile jobs
 #           (GM_CCACHE=0, no tests; beside the GPU work, on two of the cores),
-#           ctest -L gpu, compute-sanitizer memcheck on the experiments named
-#           in GM_SANITIZE, and gmlab check on the lone GPU idle and loaded
-#           (scripts/lone-gpu-check.sh)
+#           gmlab check on the lone GPU idle and loaded (scripts/lone-gpu-check.sh),
+#           compute-sanitizer memcheck on the experiments named in
+#           GM_SANITIZE, and ctest -L gpu in what is left of GM_BUDGET_S
 # Everything lands in $OUT (at most 8 files). Header-only libraries,
 # GoogleTest and Chart.js may come from .carry/ as for scripts/gpu-check.sh.
 #
@@ -42,9 +42,11 @@ if [ "$phase" = suite ]; then
   since "build (every core)"
   build_all || { grep -E "error|FAILED" "$OUT/build.log" | head -30; exit 1; }
   since "built"
-  nvcc -O3 -std=c++17 -arch=native -o /tmp/read_probe bench/read_probe.cu >"$OUT/probe.txt" 2>&1 &&
-    timeout "${GM_PROBE_S:-45}" /tmp/read_probe >>"$OUT/probe.txt" 2>&1
-  since "read probe done"
+  if [ "${GM_PROBE_S:-45}" -gt 0 ]; then
+    nvcc -O3 -std=c++17 -arch=native -o /tmp/read_probe bench/read_probe.cu >"$OUT/probe.txt" 2>&1 &&
+      timeout "${GM_PROBE_S:-45}" /tmp/read_probe >>"$OUT/probe.txt" 2>&1
+    since "read probe done"
+  fi
   # The standard suite alone on the GPU; each line stamped with the seconds
   # since the command started, so the first table's moment is on record.
   t0=$(date +%s.%N)
@@ -74,19 +76,22 @@ rm -rf /tmp/fresh && mkdir /tmp/fresh && cp -r $(ls -A | grep -v -e '^\.carry$' 
   echo "run.sh's build (gmlab-cli, native, 2 jobs, no cache): exit $brc in $(awk -v a="$s1" -v b="$s2" 'BEGIN { printf "%.1f", b - a }') s"
 ) >"$OUT/fresh-run.txt" 2>&1 &
 fresh=$!
-since "ctest -L gpu"
-timeout 330 ctest --test-dir "$B" -L gpu --output-on-failure -j1 >"$OUT/ctest-gpu.log" 2>&1
-echo "ctest -L gpu: exit $?"; grep -E "tests passed|Failed|Passed|Skipped" "$OUT/ctest-gpu.log" | tail -8
+since "gmlab check on the lone GPU (the fresh build busy on two of the cores)"
+OUT=/tmp/lone GM_BUILD_DIR=$B bash scripts/lone-gpu-check.sh >/dev/null 2>&1
+cp /tmp/lone/lone-gpu-check.tar.gz /tmp/lone/summary.txt "$OUT/" 2>/dev/null
+cat /tmp/lone/summary.txt
 for e in ${GM_SANITIZE:-read_write stream transpose tma_copy compressible managed_memory}; do
   since "memcheck $e --quick"
   timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 "$GMLAB" run "$e" --quick \
     --warmup 0 --min-repetitions 1 --max-repetitions 1 --min-time-ms 0 >/tmp/san-$e.txt 2>&1
   echo "memcheck $e: exit $? $(grep -E 'ERROR SUMMARY' /tmp/san-$e.txt | tail -1)" | tee -a "$OUT/sanitizer.txt"
 done
+# The GPU tests with the time left of GM_BUDGET_S (the lone check rebuilt $B without tests: on again).
+cmake -S . -B "$B" -DGM_BUILD_TESTS=ON >/dev/null 2>&1 && cmake --build "$B" -j"$(nproc)" --target gm_gpu_tests gm_gpu_internal_tests >/dev/null 2>&1
+left=$(( ${GM_BUDGET_S:-560} - SECONDS - 15 )); [ "$left" -gt 30 ] || left=30
+since "ctest -L gpu (${left} s at most)"
+timeout "$left" ctest --test-dir "$B" -L gpu --output-on-failure -j1 >"$OUT/ctest-gpu.log" 2>&1
+echo "ctest -L gpu: exit $?"; grep -E "tests passed|Failed|Passed|Skipped|Not Run|Timeout" "$OUT/ctest-gpu.log" | tail -8
 since "waiting for the fresh build"
 wait "$fresh"; cat "$OUT/fresh-run.txt"
-since "gmlab check on the lone GPU"
-OUT=/tmp/lone GM_BUILD_DIR=$B bash scripts/lone-gpu-check.sh >/dev/null 2>&1
-cp /tmp/lone/lone-gpu-check.tar.gz /tmp/lone/summary.txt "$OUT/" 2>/dev/null
-cat /tmp/lone/summary.txt
 since "done"
