@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "http/request_deadline.hpp"
+
 namespace gmserver {
 
 std::string error_body(const std::string &code, const std::string &message) {
@@ -114,6 +116,10 @@ void Router::handle(HttpRequest &req, HttpResponse &res) const noexcept {
             return send_error(res, 405, "method_not_allowed", req.method + " is not allowed on " + req.path);
         }
         send_error(res, 404, "not_found", "no such path: " + req.path);
+    } catch (const RequestDeadlinePassed &) {
+        res = HttpResponse{};
+        send_deadline(res);
+        res.route = label;
     } catch (const std::exception &e) {
         res = HttpResponse{};
         send_error(res, 500, "internal", e.what());
