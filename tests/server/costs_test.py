@@ -213,7 +213,7 @@ def linear_compare_and_deadline(c, args, doc, db):
     c.check("deadline: SIGTERM during comparisons ends the process (%s s)" % ended, ended is not None and ended < 15, ended)
 
 
-def memory(c, args, doc, db, rounds=40):
+def memory(c, args, doc, db, rounds=24):
     srv = Server(args.server, db, args.workdir, OPEN, "memory")
     try:
         for i in range(rounds):
