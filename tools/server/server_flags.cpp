@@ -1,5 +1,6 @@
 #include "server_flags.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <functional>
@@ -95,6 +96,9 @@ void add_requests(CLI::App &app, ServerFlags &f) {
     add_number(app, "--expensive-rate", "R", [&c](double d) { c.expensive_rate = d; },
                "comparisons, exports and results as CSV per second per client IP, 0 = unlimited (default 2)");
     add_number(app, "--expensive-burst", "N", [&c](double d) { c.expensive_burst = d; }, "burst of those (default 30)");
+    add_number(app, "--max-expensive-at-once", "N", [&c](double d) { c.max_expensive_at_once = static_cast<std::size_t>(d); },
+               "comparisons that may run at once in the server, so that they never take every\n"
+               "worker; beyond it 503 busy (default: half the workers, at least 1)");
     add_number(app, "--page-max-models", "N", [&c](double d) { c.page_max_models = d < 1 ? 1 : static_cast<std::size_t>(d); },
                "GPU models the home and experiment pages list, the most uploaded first (default 100)");
     app.add_option_function<std::vector<std::string>>(
@@ -186,6 +190,7 @@ int read_flags(int argc, char **argv, ServerFlags &f) {
     add_transport(app, f.limits);
     add_shapes(app, f);
     if (const int status = parse_command_line(app, argc, argv, "gmlab-server", app.help()); status >= 0) return status;
+    if (app.count("--max-expensive-at-once") == 0) f.config.max_expensive_at_once = std::max<std::size_t>(1, f.limits.workers / 2);
     // A body the size limit allows must fit the budget on its own, or it
     // could never be received.
     if (f.limits.max_pending_body_bytes && f.limits.max_pending_body_bytes < f.config.max_body_bytes) {

@@ -73,6 +73,16 @@ void Connection::refuse(int status, const std::string &code, const std::string &
 void Connection::drain() {
     if (draining_) return;
     draining_ = true;
+    // A request being handled has kDrainRequestGrace more at most: the
+    // drain does not wait out a long one (a comparison) to its deadline.
+    if (phase_ == Phase::Handling) {
+        const Clock::time_point cut = Clock::now() + kDrainRequestGrace;
+        if (cut < handling_deadline_) {
+            handling_deadline_ = cut;
+            arm(cut);
+        }
+        return;
+    }
     if (phase_ != Phase::Header || buffer_.size() != 0) return;
     if (!first_request_ && !bytes_waiting()) return close();
     const auto soon = Clock::now() + std::chrono::seconds(1);
@@ -374,7 +384,12 @@ void Connection::dispatch() {
     auto cancelled = std::make_shared<std::atomic<bool>>(false);
     cancelled_ = cancelled;
     const auto deadline = Clock::now() + srv_.limits.request_deadline;
+    handling_deadline_ = srv_.limits.request_deadline.count() > 0 ? deadline : Clock::time_point::max();
     if (srv_.limits.request_deadline.count() > 0) arm(deadline);
+    if (draining_) {  // arrived whole during the drain: its grace too
+        handling_deadline_ = std::min(handling_deadline_, Clock::now() + kDrainRequestGrace);
+        arm(handling_deadline_);
+    }
     const bool queued = srv_.pool.submit([self = shared_from_this(), &srv, req = std::move(req), keep_alive, head, gen, cancelled,
                                           deadline]() mutable {
         HttpResponse res;

@@ -171,6 +171,7 @@ private:
     // The request being handled: counted up at each dispatch, so that the
     // answer of a handler that the deadline answered for is dropped.
     unsigned handling_gen_ = 0;
+    Clock::time_point handling_deadline_ = Clock::time_point::max();
     std::shared_ptr<std::atomic<bool>> cancelled_;
     bool first_request_ = true;
     std::atomic<bool> waiting_{false};

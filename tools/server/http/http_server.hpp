@@ -50,6 +50,11 @@
 
 namespace gmserver {
 
+// From a drain's start (SIGTERM), a request being handled has at most this
+// much longer (and its deadline at most) before it is answered 503 deadline
+// and stopped.
+constexpr std::chrono::milliseconds kDrainRequestGrace{5000};
+
 struct TransportLimits {
     std::chrono::milliseconds header_timeout{10000};
     std::chrono::milliseconds body_grace{10000};

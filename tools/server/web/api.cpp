@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <memory>
@@ -24,6 +25,7 @@
 #include "storage/utc_now.hpp"
 #include "upload/sha256.hpp"
 #include "web/crowd_routes.hpp"
+#include "web/expensive_gate.hpp"
 #include "web/page_bounds.hpp"
 #include "web/quantiles_api.hpp"
 #include "web/url.hpp"
@@ -451,6 +453,9 @@ private:
             send_page(res, 200, page_result(*run));
         });
         router.get("/compare", [this](const HttpRequest &req, HttpResponse &res) {
+            // A comparison takes a slot of the few that may run at once (the picker does not).
+            std::optional<ExpensiveGate::Slot> slot;
+            if (!req.params.empty() && !slot.emplace(res).ok()) return;
             if (req.has_param("a") && req.has_param("b")) {
                 const std::string a = req.param("a"), b = req.param("b");
                 std::optional<StoredRun> ra, rb;
@@ -485,6 +490,7 @@ void install_routes(Router &router, Storage &storage, const ServerConfig &config
     // The report's loops (a comparison, a result's page) stop at a request's deadline.
     gmreport::set_interrupt_check(&check_request_deadline);
 #endif
+    ExpensiveGate::set_limit(config.max_expensive_at_once);
     // The Api object lives as long as the process: the server's handlers refer to it.
     static std::unique_ptr<Api> api;
     api = std::make_unique<Api>(storage, config, crowd);

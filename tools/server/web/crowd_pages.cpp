@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -16,6 +17,7 @@
 #include "table.hpp"
 
 #include "http/http_message.hpp"
+#include "web/expensive_gate.hpp"
 #include "web/number_text.hpp"
 #include "web/page_bounds.hpp"
 #include "web/pages.hpp"
@@ -465,6 +467,9 @@ void install_crowd_pages(Router &router, Crowd &crowd, std::size_t max_models) {
                                             req.has_param("sort") ? req.param("sort") : "", order == "desc", max_models));
     });
     router.get("/compare", [c](const HttpRequest &req, HttpResponse &res) {
+        // A comparison takes a slot of the few that may run at once (the picker does not).
+        std::optional<ExpensiveGate::Slot> slot;
+        if (!req.params.empty() && !slot.emplace(res).ok()) return;
         // Two uploads: the report's comparison of their documents.
         if (req.has_param("a") && req.has_param("b") && is_hex_id(req.param("a")) && is_hex_id(req.param("b"))) {
             const std::optional<StoredRun> ra = c->storage().get(req.param("a")), rb = c->storage().get(req.param("b"));
