@@ -7,6 +7,8 @@
   refused 422 naming the field, and the model's page keeps its size;
 - linear comparison: with the limits raised to let 20,000 points in,
   /compare of two such uploads answers 200 within its deadline;
+- gate: comparisons run at most --max-expensive-at-once at once (half the
+  workers), the others are 503 busy, and a worker is left for other GETs;
 - deadline: a request that runs past --request-deadline-ms is answered 503
   `deadline` while other requests are served, and SIGTERM during such
   requests ends the process within seconds;
@@ -168,7 +170,30 @@ def linear_compare_and_deadline(c, args, doc, db):
                 st == 200 and b"offset_copy" in body, (st, took))
     finally:
         srv.stop()
-    srv = Server(args.server, db, args.workdir, OPEN + ["--request-deadline-ms", "300", "--workers", "2"], "deadline")
+    # Two workers: comparisons run one at a time by default, the others are 503 busy at once.
+    srv = Server(args.server, db, args.workdir, OPEN + ["--workers", "2"], "gate")
+    try:
+        results = {}
+
+        def compare(i):
+            results[i] = raw_request(srv.port, "127.0.12.%d" % (i + 2), "GET", "/compare?a=%s&b=%s" % tuple(ids), timeout=60)
+
+        threads = [threading.Thread(target=compare, args=(i,)) for i in range(3)]
+        for t in threads:
+            t.start()
+        time.sleep(0.2)
+        t0 = time.monotonic()
+        st, _, _ = srv.request("GET", "/api/v1/gpus")
+        took = time.monotonic() - t0
+        for t in threads:
+            t.join()
+        codes = sorted(r[0] for r in results.values())
+        c.check("gate: of 3 comparisons at once on 2 workers one runs, the others are 503 busy", codes == [200, 503, 503], codes)
+        c.check("gate: ... and the other worker answers a GET meanwhile (%.2f s)" % took, st == 200 and took < 1.0, (st, took))
+    finally:
+        srv.stop()
+    srv = Server(args.server, db, args.workdir, OPEN + ["--request-deadline-ms", "300", "--workers", "2",
+                                                       "--max-expensive-at-once", "0"], "deadline")
     try:
         results = {}
 
@@ -193,8 +218,8 @@ def linear_compare_and_deadline(c, args, doc, db):
         srv.stop()
     # SIGTERM while comparisons run with no deadline at all: the drain ends,
     # the running requests are cancelled, the process exits.
-    srv = Server(args.server, db, args.workdir, OPEN + ["--request-deadline-ms", "0", "--drain-seconds", "1", "--workers", "2"],
-                 "sigterm")
+    srv = Server(args.server, db, args.workdir, OPEN + ["--request-deadline-ms", "0", "--drain-seconds", "1", "--workers", "2",
+                                                       "--max-expensive-at-once", "0"], "sigterm")
     threads = [threading.Thread(target=raw_request, args=(srv.port, "127.0.6.%d" % (i + 2), "GET",
                                                            "/compare?a=%s&b=%s" % tuple(ids)), daemon=True) for i in range(6)]
     for t in threads:
@@ -219,12 +244,15 @@ def memory(c, args, doc, db, rounds=24):
         for i in range(rounds):
             st, _ = post(srv, doc | {"submission_id": "costs-memory-%d" % i})
         genuine = rss(srv.proc.pid)
-        bomb = zstd_codec.compress(b"[" + b"1," * ((16 << 20) // 2 - 2) + b"1]", level=3)
+        # The request (refused before it is parsed), and one padded
+        # to pass that check (parsed, then refused: 2.4 million array items).
+        bombs = [zstd_codec.compress(b"[" + b"1," * ((16 << 20) // 2 - 2) + b"1]", level=3),
+                 zstd_codec.compress(b"[" + b"1,     " * ((16 << 20) // 7 - 2) + b"1]", level=3)]
         statuses = set()
 
         def hostile(k):
-            for _ in range(rounds // 8):
-                st, _ = raw_request(srv.port, "127.0.7.%d" % (k + 2), "POST", "/api/v1/results", bomb,
+            for i in range(rounds // 8):
+                st, _ = raw_request(srv.port, "127.0.7.%d" % (k + 2), "POST", "/api/v1/results", bombs[(k + i) % 2],
                                     {"Content-Encoding": "zstd"}, timeout=60)
                 statuses.add(st)
 

@@ -77,7 +77,7 @@ add_executable(gm_server_unit_tests
   ${GM_SERVER_TESTS}/storage/storage_test.cpp ${GM_SERVER_TESTS}/storage/aggregate_test.cpp
   ${GM_SERVER_TESTS}/storage/counter_rows_test.cpp ${GM_SERVER_TESTS}/storage/rate_limit_test.cpp
   ${GM_SERVER_TESTS}/upload/validate_test.cpp ${GM_SERVER_TESTS}/upload/counter_rows_validation_test.cpp
-  ${GM_SERVER_TESTS}/upload/quantity_validation_test.cpp
+  ${GM_SERVER_TESTS}/upload/quantity_validation_test.cpp ${GM_SERVER_TESTS}/upload/shape_limits_test.cpp
   ${GM_SERVER_TESTS}/crowd/crowd_test.cpp ${GM_SERVER_TESTS}/web/client_address_test.cpp
   ${GM_SERVER_TESTS}/web/number_text_test.cpp
   ${GM_SERVER_TESTS}/web/url_test.cpp

@@ -100,7 +100,7 @@ void add_requests(CLI::App &app, ServerFlags &f) {
                "comparisons that may run at once in the server, so that they never take every\n"
                "worker; beyond it 503 busy (default: half the workers, at least 1)");
     add_number(app, "--page-max-models", "N", [&c](double d) { c.page_max_models = d < 1 ? 1 : static_cast<std::size_t>(d); },
-               "GPU models the home and experiment pages list, the most uploaded first (default 100)");
+               "GPU models the home and experiment pages list, the most uploaded first (default 50)");
     app.add_option_function<std::vector<std::string>>(
            "--trusted-proxy", [&c](const std::vector<std::string> &ips) { c.trusted_proxies.insert(ips.begin(), ips.end()); },
            "believe X-Forwarded-For from this peer (repeatable)")

@@ -26,6 +26,16 @@ ExperimentShape derive_shape(std::size_t declared_points, std::size_t declared_s
     return e;
 }
 
+std::optional<ShapeProblem> check_density(std::string_view body) {
+    if (body.size() <= (1u << 20)) return std::nullopt;
+    std::size_t separators = 0;
+    for (const char c : body) separators += (c == ',') | (c == ':');
+    if (separators * kMinBytesPerValue <= body.size()) return std::nullopt;
+    return ShapeProblem{"too_large", "the body holds " + std::to_string(separators) + " JSON values in " + std::to_string(body.size()) +
+                                         " bytes, more than a run document of its size (one per " +
+                                         std::to_string(kMinBytesPerValue) + " bytes at most)"};
+}
+
 std::optional<ShapeProblem> check_shape(const simdjson::dom::element &root, const ShapeTable *table) {
     if (!table) return std::nullopt;
     simdjson::dom::array results;

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace simdjson::dom {
 class element;
@@ -62,6 +63,13 @@ struct ShapeProblem {
     std::string code;     // unknown_experiment, too_many_results, too_many_series, too_many_points
     std::string message;  // names the field
 };
+
+// Before the parse: a body over 1 MiB whose JSON values are denser than any
+// run document's (one ',' or ':' per kMinBytesPerValue bytes; run documents
+// have one per 11 bytes or more) is refused (too_large) without building its
+// parse, which for 16 MiB of "[1,1,..." is ~240 MiB and a quarter second.
+constexpr std::size_t kMinBytesPerValue = 6;
+std::optional<ShapeProblem> check_density(std::string_view body);
 
 // The document's results against the table; nullopt when it fits (or when
 // table is null: no shape is enforced). The root is a parsed gmlab.run

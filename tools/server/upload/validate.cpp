@@ -681,6 +681,7 @@ ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits
         // with every worker that saw one. simdjson checks UTF-8 in
         // full (overlong forms, surrogates, > U+10FFFF) and escapes, and stops at
         // the depth limit before building deeper levels.
+        if (const auto problem = check_density(body)) reject(problem->code, problem->message);
         constexpr std::size_t kReusedParserBytes = 1u << 20;
         thread_local simdjson::dom::parser reused;
         std::unique_ptr<simdjson::dom::parser> own;

@@ -28,7 +28,7 @@ struct ServerConfig {
     // (upload/shape_limits.hpp), also what a page renders of one model's
     // experiment; null: any.
     std::shared_ptr<const ShapeTable> shapes;
-    std::size_t page_max_models = 100;  // models a page lists, the most uploaded first
+    std::size_t page_max_models = 50;  // models a page lists, the most uploaded first
     std::size_t max_expensive_at_once = 0;  // comparisons running at once (web/expensive_gate.hpp); 0: none
     std::set<std::string> trusted_proxies;    // peers whose X-Forwarded-For is believed
     std::string admin_token;                  // may delete any result ("" = none)

@@ -12,6 +12,6 @@ namespace gmserver {
 
 void install_crowd_api(Router &router, Crowd &crowd);
 // max_models: the models a page lists (the most uploaded first).
-void install_crowd_pages(Router &router, Crowd &crowd, std::size_t max_models = 100);
+void install_crowd_pages(Router &router, Crowd &crowd, std::size_t max_models = 50);
 
 }  // namespace gmserver
