@@ -394,9 +394,8 @@ void Connection::dispatch() {
                                           deadline]() mutable {
         HttpResponse res;
         // The bytes the request handled (its body as sent and decoded, its
-        // answer), and its time: what decides whether its memory is given back.
+        // answer): what decides whether its memory is given back.
         std::size_t handled = req.body.size();
-        const Clock::time_point began = Clock::now();
         {
             RequestDeadlineScope scope(srv.limits.request_deadline.count() > 0 ? deadline : Clock::time_point::max(), cancelled,
                                        &srv.cancel_all);
@@ -424,7 +423,6 @@ void Connection::dispatch() {
         // What the request's buffers held goes back to the system (a large
         // body, its decompressed form and its parse are freed by now).
         handled = std::max(handled, res.body.size());
-        if (Clock::now() - began >= std::chrono::milliseconds(100)) handled = std::max(handled, kReleaseAfterBytes);
         req = HttpRequest{};
         release_request_memory(handled);
         if (cancelled->load()) return;  // answered by the deadline already
