@@ -1,8 +1,5 @@
 #include "http/request_deadline.hpp"
 
-#include "http/http_message.hpp"
-#include "http/router.hpp"
-
 namespace gmserver {
 
 namespace {
@@ -40,12 +37,6 @@ bool request_deadline_passed() {
                      (current.cancelled && current.cancelled->load(std::memory_order_relaxed)) ||
                      std::chrono::steady_clock::now() >= current.deadline;
     return current.passed;
-}
-
-void send_deadline(HttpResponse &res) {
-    send_error(res, 503, "deadline", "the request was not answered within its deadline (--request-deadline-ms) and was stopped");
-    res.set_header("Retry-After", "1");
-    res.close = true;
 }
 
 void check_request_deadline() {

@@ -8,6 +8,14 @@
 
 namespace gmserver {
 
+// request_deadline.hpp's answer, here beside send_error (request_deadline.cpp
+// stays free of the router: the page renderer's test compiles it alone).
+void send_deadline(HttpResponse &res) {
+    send_error(res, 503, "deadline", "the request was not answered within its deadline (--request-deadline-ms) and was stopped");
+    res.set_header("Retry-After", "1");
+    res.close = true;
+}
+
 std::string error_body(const std::string &code, const std::string &message) {
     // replace: a message quoting hostile input must not make serialising throw.
     return nlohmann::json{{"code", code}, {"message", message}}.dump(-1, ' ', false,
