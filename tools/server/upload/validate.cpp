@@ -674,6 +674,7 @@ ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits
     static_assert(kParserPadding >= simdjson::SIMDJSON_PADDING, "kParserPadding must cover the parser's padding");
     ValidatedUpload out;
     try {
+        if (const auto problem = check_density(body)) reject(problem->code, problem->message);
         // One parser per thread, reused, for ordinary bodies (its buffers
         // grow to at most kReusedParserBytes); a larger body gets a parser of
         // its own, freed once the body is read, so that one large or hostile
@@ -681,7 +682,6 @@ ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits
         // with every worker that saw one. simdjson checks UTF-8 in
         // full (overlong forms, surrogates, > U+10FFFF) and escapes, and stops at
         // the depth limit before building deeper levels.
-        if (const auto problem = check_density(body)) reject(problem->code, problem->message);
         constexpr std::size_t kReusedParserBytes = 1u << 20;
         thread_local simdjson::dom::parser reused;
         std::unique_ptr<simdjson::dom::parser> own;
