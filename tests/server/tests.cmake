@@ -77,7 +77,7 @@ add_executable(gm_server_unit_tests
   ${GM_SERVER_TESTS}/storage/storage_test.cpp ${GM_SERVER_TESTS}/storage/aggregate_test.cpp
   ${GM_SERVER_TESTS}/storage/counter_rows_test.cpp ${GM_SERVER_TESTS}/storage/rate_limit_test.cpp
   ${GM_SERVER_TESTS}/upload/validate_test.cpp ${GM_SERVER_TESTS}/upload/counter_rows_validation_test.cpp
-  ${GM_SERVER_TESTS}/upload/quantity_validation_test.cpp
+  ${GM_SERVER_TESTS}/upload/quantity_validation_test.cpp ${GM_SERVER_TESTS}/upload/shape_limits_test.cpp
   ${GM_SERVER_TESTS}/crowd/crowd_test.cpp ${GM_SERVER_TESTS}/web/client_address_test.cpp
   ${GM_SERVER_TESTS}/web/number_text_test.cpp
   ${GM_SERVER_TESTS}/web/url_test.cpp
@@ -98,6 +98,13 @@ endif()
 # Uploads cannot multiply a page's size: 20 uploads with shifted x (the
 # canonical axis) and 5 with series of their own leave a GPU model's page and
 # /compare the size they had after one upload.
+# What a request may cost (issue 47): shapes, a linear comparison, the
+# request deadline and SIGTERM, memory after hostile bodies, the body
+# budget's share per network, clients sharing an address, page bounds.
+add_test(NAME server_costs
+  COMMAND ${GM_SERVER_PYTHON3} ${GM_SERVER_TESTS}/costs_test.py --server $<TARGET_FILE:gmlab-server>
+          --document ${PROJECT_SOURCE_DIR}/results/nvidia-h200.json --workdir ${CMAKE_CURRENT_BINARY_DIR}/test-costs)
+set_tests_properties(server_costs PROPERTIES LABELS server TIMEOUT 300)
 add_test(NAME server_page_growth
   COMMAND ${GM_SERVER_PYTHON3} ${GM_SERVER_TESTS}/web/page_growth_test.py --server $<TARGET_FILE:gmlab-server>
           --document ${PROJECT_SOURCE_DIR}/results/nvidia-h200.json --workdir ${CMAKE_CURRENT_BINARY_DIR}/test-page-growth)

@@ -1,13 +1,16 @@
 #include "compare.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <vector>
 
 #include "chart_specs.hpp"
 #include "counter_columns.hpp"
 #include "document.hpp"
+#include "interrupt.hpp"
 #include "table.hpp"
 
 namespace gmreport {
@@ -28,6 +31,21 @@ double relative_spread(const json &p) {
 // little from run to run; sector and wavefront counts do not).
 constexpr double kCounterTolerance = 0.02;
 
+// Keys that are equal where the JSON values are (1 and 1.0 as numbers are):
+// a number by its value, anything else by its text.
+std::string value_key(const json &v) {
+    if (v.is_number()) {
+        double d = v.get<double>();
+        if (d == 0) d = 0;  // -0 and 0 are equal
+        std::string k(sizeof d + 1, 'n');
+        std::memcpy(&k[1], &d, sizeof d);
+        return k;
+    }
+    return "t" + v.dump();
+}
+std::string name_key(const json &series) { return series.contains("name") ? value_key(series["name"]) : std::string("-"); }
+std::string x_key(const json &point) { return point.contains("x") ? value_key(point["x"]) : std::string("-"); }
+
 }  // namespace
 
 json compare_runs(const json &a, const json &b) {
@@ -43,24 +61,31 @@ json compare_runs(const json &a, const json &b) {
             continue;
         }
         const json &rb = *it->second;
+        // B's series by name and each one's points by x, looked up rather
+        // than searched: a document's series of thousands of points would
+        // otherwise cost their product (the last of equal keys wins, as the
+        // search did).
+        std::unordered_map<std::string, const json *> b_series;
+        for (const json &s : rb["series"]) b_series[name_key(s)] = &s;
         for (const json &sa : ra["series"]) {
-            const json *sb = nullptr;
-            for (const json &s : rb["series"])
-                if (s["name"] == sa["name"]) sb = &s;
-            if (!sb) {
+            const auto found = b_series.find(name_key(sa));
+            if (found == b_series.end()) {
                 ++unmatched;
                 continue;
             }
+            const json *sb = found->second;
             const std::string field = sa["y"].value("field", "bandwidth_gbs");
             std::vector<std::pair<const json *, const json *>> pairs;
+            std::unordered_map<std::string, const json *> b_points;
+            for (const json &p : (*sb)["points"]) b_points[x_key(p)] = &p;
             for (const json &pa : sa["points"]) {
-                const json *pb = nullptr;
-                for (const json &p : (*sb)["points"])
-                    if (p["x"] == pa["x"]) pb = &p;
-                if (!pb) {
+                interruption_point();
+                const auto at = b_points.find(x_key(pa));
+                if (at == b_points.end()) {
                     ++unmatched;
                     continue;
                 }
+                const json *pb = at->second;
                 pairs.emplace_back(&pa, pb);
                 const double va = point_field(pa, field), vb = point_field(*pb, field);
                 const double ratio = va != 0 ? vb / va : NAN;
@@ -79,6 +104,7 @@ json compare_runs(const json &a, const json &b) {
             for (const std::string &name : counters) {
                 const std::string cfield = "counters." + name;
                 for (const auto &[pa, pb] : pairs) {
+                    interruption_point();
                     const double va = point_field(*pa, cfield), vb = point_field(*pb, cfield);
                     if (!std::isfinite(va) || !std::isfinite(vb)) continue;
                     const double ratio = va != 0 ? vb / va : (vb == 0 ? 1.0 : NAN);

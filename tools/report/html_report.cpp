@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "chart_specs.hpp"
+#include "interrupt.hpp"
 #include "consistency.hpp"
 #include "document.hpp"
 #include "glance.hpp"
@@ -166,6 +167,7 @@ std::string html_report(const json &run, const json &crowd) {
     }
     h << "<nav>";
     for (const json &r : run["results"]) {
+        interruption_point();
         const std::string name = r["experiment"]["name"];
         h << "<a href=\"#" << escape_html(name) << "\">" << escape_html(name) << "</a>";
     }
@@ -175,6 +177,7 @@ std::string html_report(const json &run, const json &crowd) {
     h << "</nav>\n";
     json charts = json::array();
     for (const json &r : run["results"]) {
+        interruption_point();
         const std::string name = r["experiment"]["name"];
         const ChartSpec spec = chart_spec(name);
         h << "<section id=\"" << escape_html(name) << "\">\n<h2>" << escape_html(name) << "</h2>\n<p>"
@@ -229,6 +232,7 @@ std::string html_compare(const json &a, const json &b, const json &cmp) {
     std::map<std::string, std::vector<const json *>> groups;
     std::vector<std::string> order;
     for (const json &row : cmp["rows"]) {
+        interruption_point();
         // Each hardware counter of a series gets a chart and table of its own.
         const std::string key = row["experiment"].get<std::string>() + " / " + row["series"].get<std::string>() +
                                 (row.value("counter", false) ? " (" + row["field"].get<std::string>() + ")" : "");

@@ -47,15 +47,19 @@ public:
         const std::string name = chart_spec(r["experiment"]["name"].get<std::string>()).memcpy_series;
         for (const json &s : r["series"])
             if (!name.empty() && s.value("name", "") == name && !s["points"].empty()) series_ = &s;
+        // Its points by x, looked up (the first with a bandwidth, as a search would find).
+        if (series_)
+            for (const json &m : (*series_)["points"])
+                if (m.contains("x") && m["x"].is_number() && m.value("bandwidth_gbs", 0.0) > 0)
+                    by_x_.emplace(m["x"].get<double>(), m["bandwidth_gbs"].get<double>());
         if (r.contains("reference") && r["reference"].is_object()) reference_ = r["reference"].value("memcpy_d2d_gbs", NAN);
     }
     std::string header() const { return series_ ? "of same-size memcpy %" : "of ref. memcpy %"; }
     double percent(const json &p) const {
         if (!series_) return 100.0 * p.value("fraction_of_memcpy", NAN);
-        for (const json &m : (*series_)["points"])
-            if (m["x"] == p["x"] && m.value("bandwidth_gbs", 0.0) > 0)
-                return 100.0 * p.value("bandwidth_gbs", NAN) / m["bandwidth_gbs"].get<double>();
-        return NAN;
+        if (!p.contains("x") || !p["x"].is_number()) return NAN;
+        const auto it = by_x_.find(p["x"].get<double>());
+        return it == by_x_.end() ? NAN : 100.0 * p.value("bandwidth_gbs", NAN) / it->second;
     }
     std::string note() const {
         if (series_)
@@ -69,6 +73,7 @@ public:
 
 private:
     const json *series_ = nullptr;
+    std::map<double, double> by_x_;
     double reference_ = NAN;
 };
 

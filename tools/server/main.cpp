@@ -28,6 +28,7 @@
 #include "ops/service_metrics.hpp"
 #include "server_flags.hpp"
 #include "storage/storage.hpp"
+#include "web/declared_shapes.hpp"
 
 namespace {
 
@@ -140,6 +141,7 @@ int serve(gmserver::ServerFlags &flags, const Addresses &at, gmserver::AccessLog
           gmserver::CrowdStore *crowd) {
     raise_descriptor_limit();
     gmserver::Router router;
+    flags.config.shapes = flags.any_experiment ? nullptr : gmserver::declared_shapes(flags.shape);
     gmserver::install_routes(router, storage, flags.config, crowd);
     gmserver::TransportLimits &limits = flags.limits;
     limits.max_body_bytes = flags.config.max_body_bytes;

@@ -1,5 +1,6 @@
 #include "server_flags.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <functional>
@@ -89,8 +90,17 @@ void add_requests(CLI::App &app, ServerFlags &f) {
                "POST/DELETE per second per client IP, 0 = unlimited (default 2)");
     add_number(app, "--write-burst", "N", [&c](double d) { c.write_burst = d; }, "burst of writes (default 20)");
     add_number(app, "--read-rate", "R", [&c](double d) { c.read_rate = d; },
-               "other requests per second per client IP, 0 = unlimited (default 50)");
+               "cheap reads (pages, the API's reads) per second per client IP, 0 = unlimited\n"
+               "(default 0: clients sharing an address are not locked out by one of them)");
     add_number(app, "--read-burst", "N", [&c](double d) { c.read_burst = d; }, "burst of reads (default 200)");
+    add_number(app, "--expensive-rate", "R", [&c](double d) { c.expensive_rate = d; },
+               "comparisons, exports and results as CSV per second per client IP, 0 = unlimited (default 2)");
+    add_number(app, "--expensive-burst", "N", [&c](double d) { c.expensive_burst = d; }, "burst of those (default 30)");
+    add_number(app, "--max-expensive-at-once", "N", [&c](double d) { c.max_expensive_at_once = static_cast<std::size_t>(d); },
+               "comparisons that may run at once in the server, so that they never take every\n"
+               "worker; beyond it 503 busy (default: half the workers, at least 1)");
+    add_number(app, "--page-max-models", "N", [&c](double d) { c.page_max_models = d < 1 ? 1 : static_cast<std::size_t>(d); },
+               "GPU models the home and experiment pages list, the most uploaded first (default 50)");
     app.add_option_function<std::vector<std::string>>(
            "--trusted-proxy", [&c](const std::vector<std::string> &ips) { c.trusted_proxies.insert(ips.begin(), ips.end()); },
            "believe X-Forwarded-For from this peer (repeatable)")
@@ -110,7 +120,36 @@ void add_requests(CLI::App &app, ServerFlags &f) {
         ->type_name("URL");
 }
 
+void add_shapes(CLI::App &app, ServerFlags &f) {
+    ShapeSettings &s = f.shape;
+    auto count = [](double d) { return static_cast<std::size_t>(d < 1 ? 1 : d); };
+    add_number(app, "--max-points-per-series", "N", [&s, count](double d) { s.max_points_per_series = count(d); },
+               "points a series of an upload may have, whatever its experiment declares (default 4096)");
+    add_number(app, "--min-points-allowance", "N", [&s, count](double d) { s.min_points_allowance = count(d); },
+               "points any experiment's series may have, however few its x axis declares (default 256)");
+    add_number(app, "--max-series-per-result", "N", [&s, count](double d) { s.max_series_per_result = count(d); },
+               "series a result of an upload may have, whatever its experiment declares (default 512)");
+    add_number(app, "--min-series-allowance", "N", [&s, count](double d) { s.min_series_allowance = count(d); },
+               "series any experiment's result may have, however few its axes declare (default 64)");
+    add_number(app, "--axis-slack", "F", [&s](double d) { s.axis_slack = d < 1 ? 1 : d; },
+               "an experiment's series and points may be this multiple of what its axes declare\n"
+               "(within the limits above; default 4)");
+    add_number(app, "--max-results-per-upload", "N", [&s, count](double d) { s.max_results = count(d); },
+               "results one upload may hold (default 256; at most 4 per declared experiment)");
+    app.add_flag("--any-experiment", f.any_experiment,
+                 "accept experiments this server's library does not declare, with no limit on series\n"
+                 "and points but the size limits (default: refused, 422 unknown_experiment)");
+}
+
 void add_transport(CLI::App &app, TransportLimits &l) {
+    add_number(app, "--request-deadline-ms", "N", [&l](double d) { l.request_deadline = milliseconds(d < 0 ? 0 : d); },
+               "a request not answered within this of its arrival is answered 503 deadline and\n"
+               "stopped; 0 = no deadline (default 20000)");
+    add_number(app, "--max-pending-body-share", "F",
+               [&l](double d) { l.max_pending_body_share = d <= 0 ? 0 : d; },
+               "share of --max-pending-body-bytes that the bodies from one client network (/24,\n"
+               "/64) may hold at once, at least one --max-body-bytes; beyond it 429; 1 = no share\n"
+               "(default 0.125)");
     add_number(app, "--workers,--threads", "N", [&l](double d) { l.workers = at_least_one(d); },
                "threads that run requests once they have arrived whole (default 8; --threads is the same)");
     add_number(app, "--io-threads", "N", [&l](double d) { l.io_threads = at_least_one(d); },
@@ -121,7 +160,9 @@ void add_transport(CLI::App &app, TransportLimits &l) {
                "open connections in all; beyond it 503 (default 20000)");
     add_number(app, "--max-connections-per-client", "N",
                [&l](double d) { l.max_connections_per_client = static_cast<std::size_t>(d); },
-               "open connections per peer address, trusted proxies exempt; beyond it 429 (default 256)");
+               "open connections per peer address, trusted proxies exempt; at it, the address's\n"
+               "connection that has waited longest (over 1 s) for a request is closed to make room,\n"
+               "else 429 (default 256)");
     add_number(app, "--header-timeout-ms", "N", [&l](double d) { l.header_timeout = milliseconds(d); },
                "the request headers must arrive within this (default 10000); else 408");
     add_number(app, "--body-grace-ms", "N", [&l](double d) { l.body_grace = milliseconds(d); },
@@ -147,7 +188,9 @@ int read_flags(int argc, char **argv, ServerFlags &f) {
     add_operations(app, f);
     add_requests(app, f);
     add_transport(app, f.limits);
+    add_shapes(app, f);
     if (const int status = parse_command_line(app, argc, argv, "gmlab-server", app.help()); status >= 0) return status;
+    if (app.count("--max-expensive-at-once") == 0) f.config.max_expensive_at_once = std::max<std::size_t>(1, f.limits.workers / 2);
     // A body the size limit allows must fit the budget on its own, or it
     // could never be received.
     if (f.limits.max_pending_body_bytes && f.limits.max_pending_body_bytes < f.config.max_body_bytes) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "http/http_server.hpp"
+#include "upload/shape_limits.hpp"
 #include "web/api.hpp"
 
 namespace gmserver {
@@ -16,6 +17,8 @@ struct ServerFlags {
     ServerConfig config;
     TransportLimits limits;
     std::string config_file;
+    ShapeSettings shape;        // what an upload may hold (upload/shape_limits.hpp)
+    bool any_experiment = false;  // no shape table: any experiment name, any shape within the size limits
 };
 
 // Reads the flags (and GMLAB_ADMIN_TOKEN) into f: -1 to go on, else the exit

@@ -273,7 +273,10 @@ def main():
     srv = Server(args.server, default_db(args), args.workdir,
                  ["--body-idle-ms", str(IDLE_MS), "--max-pending-body-bytes", str(BUDGET), "--max-body-bytes",
                   str(MAX_BODY), "--write-rate", "0", "--read-rate", "0", "--metrics-listen", "127.0.0.1:0",
-                  "--access-log", access_log])
+                  "--access-log", access_log,
+                  # The budget as a whole, its bodies all from one network:
+                  # no share per network (costs_test.py tests the share).
+                  "--max-pending-body-share", "1"])
     try:
         stalled_after_fast_start(c, srv)
         pauses_below_idle(c, srv, doc_text)

@@ -17,3 +17,10 @@ TEST(ClientAddress, ForwardedForOnlyFromTrustedPeers) {
     EXPECT_EQ(client_address("10.0.0.2", "", trusted), "10.0.0.2");
     EXPECT_EQ(client_address("10.0.0.2", "10.0.0.3", trusted), "10.0.0.3");
 }
+
+TEST(ClientAddress, NetworkOfAnAddress) {
+    EXPECT_EQ(client_network("192.0.2.77"), "192.0.2.0/24");
+    EXPECT_EQ(client_network("::ffff:192.0.2.77"), "192.0.2.0/24");
+    EXPECT_EQ(client_network("2001:db8:1:2:3:4:5:6"), "2001:db8:1:2::/64");
+    EXPECT_EQ(client_network("not an address"), "not an address");
+}

@@ -51,7 +51,10 @@ ZstdOutcome decode_zstd_body(std::string_view data, std::size_t max_bytes, std::
         *single_frame = true;
         return ZstdOutcome::Ok;
     }
-    ZSTD_DCtx *d = thread_decoder();
+    // A decoder of its own: a frame's window (up to 8 MiB) is held by the
+    // decoder, and a thread's decoder would keep the largest one it saw.
+    DCtx own(ZSTD_createDCtx(), ZSTD_freeDCtx);
+    ZSTD_DCtx *d = own.get();
     if (!d || ZSTD_isError(ZSTD_DCtx_setParameter(d, ZSTD_d_windowLogMax, kZstdMaxWindowLog))) return ZstdOutcome::Corrupt;
     std::string decoded;
     // Grown as needed, never past the cap plus one byte (which tells "too large").

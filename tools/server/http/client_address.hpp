@@ -12,3 +12,12 @@ std::string client_address(const std::string &peer, const std::string &forwarded
                            const std::set<std::string> &trusted_proxies);
 
 }  // namespace gmserver
+
+namespace gmserver {
+
+// The network an address is counted in where one client may hold several
+// addresses: its /24 for IPv4 ("192.0.2.0/24"), its /64 for IPv6 (an
+// IPv4-mapped IPv6 address counts as IPv4); anything else as it is.
+std::string client_network(const std::string &address);
+
+}  // namespace gmserver

@@ -6,6 +6,8 @@
 
 #include "http/body_decoding.hpp"
 #include "http/client_address.hpp"
+#include "http/memory_release.hpp"
+#include "http/request_deadline.hpp"
 
 namespace gmserver {
 
@@ -15,6 +17,34 @@ void TransportState::release(const std::string &peer, Connection *c) {
     live.erase(c);
     auto it = per_client.find(peer);
     if (it != per_client.end() && --it->second == 0) per_client.erase(it);
+}
+
+std::size_t TransportState::share_limit() const {
+    if (!limits.max_pending_body_bytes || limits.max_pending_body_share >= 1) return 0;
+    const auto share = static_cast<std::size_t>(static_cast<double>(limits.max_pending_body_bytes) * limits.max_pending_body_share);
+    return std::max(share, limits.max_body_bytes);
+}
+
+bool TransportState::reserve_share(const std::string &key, std::size_t n) {
+    const std::size_t limit = share_limit();
+    if (!limit || n == 0) return true;
+    std::lock_guard<std::mutex> lock(share_mu);
+    std::size_t &mine = pending_by_network[key];
+    if (mine + n > limit) {
+        if (mine == 0) pending_by_network.erase(key);
+        return false;
+    }
+    mine += n;
+    return true;
+}
+
+void TransportState::release_share(const std::string &key, std::size_t n) {
+    if (n == 0) return;
+    std::lock_guard<std::mutex> lock(share_mu);
+    const auto it = pending_by_network.find(key);
+    if (it == pending_by_network.end()) return;
+    it->second = it->second > n ? it->second - n : 0;
+    if (it->second == 0) pending_by_network.erase(it);
 }
 
 Connection::Connection(TransportState &srv, tcp::socket socket, std::string peer, bool counted)
@@ -43,6 +73,16 @@ void Connection::refuse(int status, const std::string &code, const std::string &
 void Connection::drain() {
     if (draining_) return;
     draining_ = true;
+    // A request being handled has kDrainRequestGrace more at most: the
+    // drain does not wait out a long one (a comparison) to its deadline.
+    if (phase_ == Phase::Handling) {
+        const Clock::time_point cut = Clock::now() + kDrainRequestGrace;
+        if (cut < handling_deadline_) {
+            handling_deadline_ = cut;
+            arm(cut);
+        }
+        return;
+    }
     if (phase_ != Phase::Header || buffer_.size() != 0) return;
     if (!first_request_ && !bytes_waiting()) return close();
     const auto soon = Clock::now() + std::chrono::seconds(1);
@@ -66,6 +106,12 @@ void Connection::force_close() {
         return;
     }
     cut_ = "drain";
+    close();
+}
+
+void Connection::evict_if_waiting() {
+    if (phase_ != Phase::Header || buffer_.size() != 0 || (parser_ && parser_->got_some())) return;
+    cut_ = "evicted";
     close();
 }
 
@@ -99,7 +145,20 @@ void Connection::on_deadline() {
         close();
     } else if (phase_ == Phase::Draining) {
         close();
+    } else if (phase_ == Phase::Handling) {
+        on_request_deadline();
     }
+}
+
+// The handler has not answered by the request's deadline: the transport
+// answers for it, and the handler stops at its next check
+// (request_deadline.hpp); what it answers later is dropped.
+void Connection::on_request_deadline() {
+    if (cancelled_) cancelled_->store(true);
+    ++handling_gen_;
+    HttpResponse res;
+    send_deadline(res);
+    respond(std::move(res), false);
 }
 
 void Connection::read_header() {
@@ -118,6 +177,8 @@ void Connection::read_header() {
     // record); the limit is set once the headers are in.
     parser_->body_limit(boost::none);
     header_deadline_ = Clock::now() + srv_.limits.header_timeout;
+    waiting_since_ = Clock::now().time_since_epoch().count();
+    waiting_ = true;
     // Draining already: a request that is not under way is not waited for.
     if (draining_ && !first_request_ && buffer_.size() == 0 && !bytes_waiting()) return close();
     arm(header_deadline_);
@@ -127,6 +188,7 @@ void Connection::read_header() {
 }
 
 void Connection::on_header(beast::error_code ec, std::size_t n) {
+    waiting_ = false;
     rec_.bytes_in += n;
     if (parser_->is_header_done()) {
         // Known from here on, for the record of whatever answer follows.
@@ -167,6 +229,11 @@ void Connection::on_header(beast::error_code ec, std::size_t n) {
     // Counted from here until the body has arrived or the connection
     // ends; a chunked body counts what arrives, as it arrives.
     const std::size_t declared = length ? static_cast<std::size_t>(*length) : 0;
+    // The client's network first: one that trickles many bodies at once
+    // fills its own share, not the budget every other client needs.
+    share_key_ = client_network(rec_.client.empty() ? peer_ : rec_.client);
+    if (!srv_.reserve_share(share_key_, declared)) return refuse_body_share(declared);
+    share_reserved_ = declared;
     if (!srv_.reserve_body(declared)) return refuse_body_budget(declared);
     reserved_ = declared;
     chunked_body_ = !length;
@@ -222,6 +289,8 @@ void Connection::on_body(beast::error_code ec, std::size_t n) {
     if (hung_up(ec)) return abort_request();
     if (ec) return fail(400, "bad_request", "malformed request body: " + ec.message());
     if (chunked_body_ && n) {
+        if (!srv_.reserve_share(share_key_, n)) return refuse_body_share(body_received_);
+        share_reserved_ += n;
         if (!srv_.reserve_body(n)) return refuse_body_budget(body_received_);
         reserved_ += n;
     }
@@ -271,6 +340,15 @@ void Connection::refuse_body_budget(std::size_t bytes) {
          "1");
 }
 
+void Connection::refuse_body_share(std::size_t bytes) {
+    fail(429, "body_budget_share",
+         "bodies from " + share_key_ + " being received already hold its share of the server's body budget (" +
+             std::to_string(srv_.share_limit()) + " of " + std::to_string(srv_.limits.max_pending_body_bytes) +
+             " bytes, --max-pending-body-share); this body's " + std::to_string(bytes) +
+             " bytes must wait until one of them has arrived; retry after 1 s",
+         "1");
+}
+
 void Connection::refuse_draining() {
     fail(503, "draining",
          "the server is shutting down and the request had not arrived in full by the end of its drain (" +
@@ -301,20 +379,56 @@ void Connection::dispatch() {
     req.client = rec_.client;
     TransportState &srv = srv_;
     const bool head = req.method == "HEAD";
-    const bool queued = srv_.pool.submit([self = shared_from_this(), &srv, req = std::move(req), keep_alive, head]() mutable {
+    // The request's deadline runs from here: the queue's wait counts.
+    const unsigned gen = ++handling_gen_;
+    auto cancelled = std::make_shared<std::atomic<bool>>(false);
+    cancelled_ = cancelled;
+    const auto deadline = Clock::now() + srv_.limits.request_deadline;
+    handling_deadline_ = srv_.limits.request_deadline.count() > 0 ? deadline : Clock::time_point::max();
+    if (srv_.limits.request_deadline.count() > 0) arm(deadline);
+    if (draining_) {  // arrived whole during the drain: its grace too
+        handling_deadline_ = std::min(handling_deadline_, Clock::now() + kDrainRequestGrace);
+        arm(handling_deadline_);
+    }
+    const bool queued = srv_.pool.submit([self = shared_from_this(), &srv, req = std::move(req), keep_alive, head, gen, cancelled,
+                                          deadline]() mutable {
         HttpResponse res;
-        std::string why;
-        switch (decode_body(req.header("Content-Encoding"), &req.body, srv.limits.max_body_bytes, &why, &req.compressed_body)) {
-        case DecodeOutcome::Ok:
-            req.headers.erase("Content-Encoding");
-            srv.router.handle(req, res);
-            break;
-        case DecodeOutcome::TooLarge: send_error(res, 413, "too_large", why); break;
-        case DecodeOutcome::UnsupportedEncoding: send_error(res, 415, "unsupported_encoding", why); break;
-        case DecodeOutcome::Corrupt: send_error(res, 400, "bad_encoding", why); break;
+        // The bytes the request handled (its body as sent and decoded, its
+        // answer): what decides whether its memory is given back.
+        std::size_t handled = req.body.size();
+        {
+            RequestDeadlineScope scope(srv.limits.request_deadline.count() > 0 ? deadline : Clock::time_point::max(), cancelled,
+                                       &srv.cancel_all);
+            try {
+                check_request_deadline();  // waited in the queue past it
+                std::string why;
+                switch (decode_body(req.header("Content-Encoding"), &req.body, srv.limits.max_body_bytes, &why, &req.compressed_body)) {
+                case DecodeOutcome::Ok:
+                    handled = std::max(handled, req.body.size());
+                    req.headers.erase("Content-Encoding");
+                    srv.router.handle(req, res);
+                    break;
+                case DecodeOutcome::TooLarge:
+                    handled = std::max(handled, srv.limits.max_body_bytes);  // decoded that far before it stopped
+                    send_error(res, 413, "too_large", why);
+                    break;
+                case DecodeOutcome::UnsupportedEncoding: send_error(res, 415, "unsupported_encoding", why); break;
+                case DecodeOutcome::Corrupt: send_error(res, 400, "bad_encoding", why); break;
+                }
+            } catch (const RequestDeadlinePassed &) {
+                res = HttpResponse{};
+                send_deadline(res);
+            }
         }
-        if (res.stream && !head) return self->stream_response(std::move(res), keep_alive);
-        asio::post(self->socket_.get_executor(), [self, res = std::move(res), keep_alive]() mutable {
+        // What the request's buffers held goes back to the system (a large
+        // body, its decompressed form and its parse are freed by now).
+        handled = std::max(handled, res.body.size());
+        req = HttpRequest{};
+        release_request_memory(handled);
+        if (cancelled->load()) return;  // answered by the deadline already
+        if (res.stream && !head) return self->stream_response(std::move(res), keep_alive, gen);
+        asio::post(self->socket_.get_executor(), [self, res = std::move(res), keep_alive, gen]() mutable {
+            if (gen != self->handling_gen_ || self->phase_ != Phase::Handling) return;
             self->respond(std::move(res), keep_alive);
         });
     });
@@ -414,7 +528,7 @@ void Connection::respond_head(const HttpResponse &res, bool keep_alive) {
 // the next is made, so the worker holds one chunk at a time. The worker
 // is taken for as long as the client reads at the minimum send rate (the
 // handler limits how many such responses run at once).
-void Connection::stream_response(HttpResponse res, bool keep_alive) {
+void Connection::stream_response(HttpResponse res, bool keep_alive, unsigned gen) {
     auto self = shared_from_this();
     keep_alive = keep(keep_alive, res);
     auto head = std::make_shared<http::response<http::empty_body>>();
@@ -433,7 +547,8 @@ void Connection::stream_response(HttpResponse res, bool keep_alive) {
     noted->submission_id = res.submission_id;
     noted->outcome = res.outcome;
     noted->probe = res.probe;
-    bool ok = on_strand_and_wait(srv_.send_deadline(start, 1024), [self, head, serializer, noted, start](std::function<void(bool)> done) {
+    bool ok = on_strand_and_wait(srv_.send_deadline(start, 1024), [self, head, serializer, noted, start, gen](std::function<void(bool)> done) {
+        if (gen != self->handling_gen_ || self->phase_ != Phase::Handling) return done(false);  // the deadline answered
         self->phase_ = Phase::Writing;
         self->note(*noted);
         self->arm(self->srv_.send_deadline(start, 1024));
@@ -538,6 +653,10 @@ void Connection::close() {
 
 // Gives back what this connection's body counted against the budget.
 void Connection::release_body() {
+    if (share_reserved_) {
+        srv_.release_share(share_key_, share_reserved_);
+        share_reserved_ = 0;
+    }
     if (reserved_ == 0) return;
     srv_.release_body(reserved_);
     reserved_ = 0;

@@ -59,6 +59,11 @@ struct TransportState {
         return true;
     }
     void release_body(std::size_t n) { pending_bodies -= n; }
+    // The same per client network (body_share_key): false, with nothing
+    // counted, when the network's bodies would hold more than its share.
+    bool reserve_share(const std::string &key, std::size_t n);
+    void release_share(const std::string &key, std::size_t n);
+    std::size_t share_limit() const;
     // A counted connection ends: its peer's count and the total go down.
     void release(const std::string &peer, Connection *c);
 
@@ -74,7 +79,10 @@ struct TransportState {
     std::size_t open = 0;
     std::atomic<std::size_t> refused{0}, timed_out{0}, queue_full{0};
     std::atomic<std::size_t> pending_bodies{0};  // bytes counted by the bodies being received
+    std::mutex share_mu;
+    std::unordered_map<std::string, std::size_t> pending_by_network;  // the same per body_share_key
     std::atomic<bool> draining{false};
+    std::atomic<bool> cancel_all{false};  // every running request stops at its next check (request_deadline.hpp)
 };
 
 // Every member is touched only on the connection's strand (its socket's
@@ -96,6 +104,16 @@ public:
     // At the drain deadline: a request still arriving is answered 503, any
     // other connection closed.
     void force_close();
+    // Its address is at its connection cap and another connection of it
+    // arrived: closed if it still waits for a request's first bytes.
+    void evict_if_waiting();
+    const std::string &peer() const { return peer_; }
+    // Waiting for a request (read by the accept loop, without the strand):
+    // since when, or nullopt.
+    std::optional<Clock::time_point> waiting_since() const {
+        if (!waiting_.load()) return std::nullopt;
+        return Clock::time_point(Clock::duration(waiting_since_.load()));
+    }
 
 private:
     enum class Phase { Header, Body, Handling, Writing, Draining };
@@ -112,6 +130,8 @@ private:
     void refuse_slow_body();
     void refuse_stalled_body();
     void refuse_body_budget(std::size_t bytes);
+    void refuse_body_share(std::size_t bytes);
+    void on_request_deadline();
     void refuse_draining();
     void dispatch();
     void fail(int status, const std::string &code, const std::string &message, const char *retry_after = nullptr);
@@ -120,7 +140,7 @@ private:
     bool keep(bool keep_alive, const HttpResponse &res) const;
     void respond(HttpResponse res, bool keep_alive);
     void respond_head(const HttpResponse &res, bool keep_alive);
-    void stream_response(HttpResponse res, bool keep_alive);
+    void stream_response(HttpResponse res, bool keep_alive, unsigned gen);
     bool on_strand_and_wait(Clock::time_point deadline, std::function<void(std::function<void(bool)>)> start);
     void linger();
     void drain_input();
@@ -146,7 +166,16 @@ private:
     bool drain_cut_ = false;  // the drain's deadline came while the request arrived
     bool chunked_body_ = false;
     std::size_t reserved_ = 0;  // bytes this body counts against max_pending_body_bytes
+    std::string share_key_;     // and against its network's share (body_share_key)
+    std::size_t share_reserved_ = 0;
+    // The request being handled: counted up at each dispatch, so that the
+    // answer of a handler that the deadline answered for is dropped.
+    unsigned handling_gen_ = 0;
+    Clock::time_point handling_deadline_ = Clock::time_point::max();
+    std::shared_ptr<std::atomic<bool>> cancelled_;
     bool first_request_ = true;
+    std::atomic<bool> waiting_{false};
+    std::atomic<Clock::rep> waiting_since_{0};
     bool draining_ = false;
     Clock::time_point header_deadline_;
     Clock::time_point body_start_, body_last_;

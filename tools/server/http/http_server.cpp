@@ -4,6 +4,8 @@
 #include "http/http_server.hpp"
 
 #include <csignal>
+#include <cstdlib>
+#include <optional>
 #include <cstdio>
 #include <stdexcept>
 #include <thread>
@@ -84,15 +86,34 @@ void HttpServer::Impl::admit(tcp::socket socket) {
     socket.set_option(tcp::no_delay(true), ec);
     int status = 0;
     std::string code, message;
+    std::shared_ptr<Connection> evicted;
     {
         std::lock_guard<std::mutex> lock(mu);
         std::size_t &mine = per_client[peer];
+        const bool at_cap = mine >= limits.max_connections_per_client && !limits.exempt_clients.count(peer);
+        // At its cap, the address's connection that has waited longest for
+        // a request (half-open, or kept alive and idle) makes room, as long
+        // as it has waited a second: one client of a shared address (NAT)
+        // holding connections open does not lock the others out. Its count
+        // goes down when it has closed.
+        if (at_cap && open < limits.max_connections) {
+            std::optional<Clock::time_point> oldest;
+            for (auto &[p, w] : live) {
+                if (p->peer() != peer) continue;
+                const auto since = p->waiting_since();
+                if (!since || *since > Clock::now() - std::chrono::seconds(1) || (oldest && *since >= *oldest)) continue;
+                if (auto c = w.lock()) {
+                    oldest = since;
+                    evicted = std::move(c);
+                }
+            }
+        }
         if (open >= limits.max_connections) {
             status = 503;
             code = "too_many_connections";
             message = "the server is at its limit of " + std::to_string(limits.max_connections) +
                       " connections; retry after 1 s";
-        } else if (mine >= limits.max_connections_per_client && !limits.exempt_clients.count(peer)) {
+        } else if (at_cap && !evicted) {
             status = 429;
             code = "too_many_connections";
             message = std::to_string(mine) + " connections from " + peer + " are open already (at most " +
@@ -103,6 +124,7 @@ void HttpServer::Impl::admit(tcp::socket socket) {
         }
         if (status && mine == 0) per_client.erase(peer);
     }
+    if (evicted) asio::post(evicted->executor(), [evicted] { evicted->evict_if_waiting(); });
     if (status) {
         ++refused;
         std::make_shared<Connection>(*this, std::move(socket), peer, false)->refuse(status, code, message);
@@ -185,13 +207,18 @@ void HttpServer::Impl::check_drain() {
                 if (auto c = w.lock()) conns.push_back(std::move(c));
     }
     const double took = std::chrono::duration<double>(Clock::now() - drain_started).count();
-    if (n == 0 && pool.queued() == 0 && pool.busy() == 0) {
+    // Every connection answered and gone: a worker still busy then runs a
+    // request whose answer nobody waits for (its deadline answered it, or
+    // its client left); run() gives it worker_stop_grace to stop.
+    if (n == 0 && pool.queued() == 0) {
         std::fprintf(stderr, "gmlab-server: drained in %.1f s: every request received was answered\n", took);
         ioc.stop();
         return;
     }
     if (!conns.empty()) {
         forced = true;
+        // Handlers still running stop at their next check, and answer 503.
+        cancel_all = true;
         std::fprintf(stderr,
                      "gmlab-server: %zu connections still open at the drain deadline (%lld s): closing them (a request "
                      "still arriving is answered 503 first)\n",
@@ -221,7 +248,17 @@ void HttpServer::Impl::run() {
     for (std::size_t i = 1; i < limits.io_threads; ++i) extra.emplace_back([this] { ioc.run(); });
     ioc.run();
     for (std::thread &t : extra) t.join();
-    pool.stop();
+    // Nothing is answered any more: a handler still running stops at its
+    // next check. One that does not is not waited for: the process ends.
+    cancel_all = true;
+    if (!pool.stop_within(limits.worker_stop_grace)) {
+        std::fprintf(stderr,
+                     "gmlab-server: %zu requests still running %lld ms after the end of the drain did not stop; exiting "
+                     "without them (every answered upload is stored)\n",
+                     pool.busy(), static_cast<long long>(limits.worker_stop_grace.count()));
+        std::fflush(stderr);
+        std::_Exit(0);
+    }
 }
 
 HttpServer::HttpServer(const Router &router, TransportLimits limits)

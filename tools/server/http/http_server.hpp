@@ -50,6 +50,11 @@
 
 namespace gmserver {
 
+// From a drain's start (SIGTERM), a request being handled has at most this
+// much longer (and its deadline at most) before it is answered 503 deadline
+// and stopped.
+constexpr std::chrono::milliseconds kDrainRequestGrace{5000};
+
 struct TransportLimits {
     std::chrono::milliseconds header_timeout{10000};
     std::chrono::milliseconds body_grace{10000};
@@ -66,6 +71,18 @@ struct TransportLimits {
     std::size_t io_threads = 1;
     std::size_t max_header_bytes = 16 << 10;
     std::size_t max_body_bytes = 16u << 20;  // as sent and after Content-Encoding is undone
+    // A request must be answered within this of its arrival, or the
+    // transport answers 503 `deadline` and the handler stops at its next
+    // check (request_deadline.hpp); 0: no deadline.
+    std::chrono::milliseconds request_deadline{20000};
+    // The share of max_pending_body_bytes that the bodies of one client's
+    // network (its /24, or /64 for IPv6; trusted proxies' clients by their
+    // forwarded address) may hold at once, at least one max_body_bytes;
+    // beyond it 429 `body_budget_share`. 1: no share of its own.
+    double max_pending_body_share = 0.125;
+    // After a drain, the longest the workers are waited for: a request that
+    // does not stop at its checks is abandoned (the process exits).
+    std::chrono::milliseconds worker_stop_grace{3000};
     std::set<std::string> exempt_clients;    // no per-client connection cap (trusted proxies)
     std::set<std::string> trusted_proxies;   // peers whose X-Forwarded-For names the client (HttpRequest::client)
     bool handle_signals = true;              // SIGTERM/SIGINT drain, SIGHUP reopens; off for a second listener

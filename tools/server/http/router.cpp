@@ -4,7 +4,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "http/request_deadline.hpp"
+
 namespace gmserver {
+
+// request_deadline.hpp's answer, here beside send_error (request_deadline.cpp
+// stays free of the router: the page renderer's test compiles it alone).
+void send_deadline(HttpResponse &res) {
+    send_error(res, 503, "deadline", "the request was not answered within its deadline (--request-deadline-ms) and was stopped");
+    res.set_header("Retry-After", "1");
+    res.close = true;
+}
 
 std::string error_body(const std::string &code, const std::string &message) {
     // replace: a message quoting hostile input must not make serialising throw.
@@ -114,6 +124,10 @@ void Router::handle(HttpRequest &req, HttpResponse &res) const noexcept {
             return send_error(res, 405, "method_not_allowed", req.method + " is not allowed on " + req.path);
         }
         send_error(res, 404, "not_found", "no such path: " + req.path);
+    } catch (const RequestDeadlinePassed &) {
+        res = HttpResponse{};
+        send_deadline(res);
+        res.route = label;
     } catch (const std::exception &e) {
         res = HttpResponse{};
         send_error(res, 500, "internal", e.what());

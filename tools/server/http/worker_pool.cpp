@@ -1,5 +1,7 @@
 #include "http/worker_pool.hpp"
 
+#include <chrono>
+
 namespace gmserver {
 
 WorkerPool::WorkerPool(std::size_t threads, std::size_t capacity) : capacity_(capacity < 1 ? 1 : capacity) {
@@ -31,6 +33,22 @@ void WorkerPool::stop() {
     cv_.notify_all();
     for (std::thread &t : threads_) t.join();
     threads_.clear();
+}
+
+bool WorkerPool::stop_within(std::chrono::milliseconds grace) {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        stopping_ = true;
+        jobs_.clear();
+    }
+    cv_.notify_all();
+    const auto until = std::chrono::steady_clock::now() + grace;
+    while (busy_.load() != 0) {
+        if (std::chrono::steady_clock::now() >= until) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    stop();
+    return true;
 }
 
 void WorkerPool::loop() {

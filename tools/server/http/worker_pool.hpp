@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -28,6 +29,9 @@ public:
     std::size_t capacity() const { return capacity_; }
     // Finishes the jobs being run, drops the queued ones, joins the threads.
     void stop();
+    // The same, waiting at most `grace` for the jobs being run: false, with
+    // the threads not joined, when one is still running then.
+    bool stop_within(std::chrono::milliseconds grace);
 
 private:
     void loop();

@@ -674,11 +674,19 @@ ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits
     static_assert(kParserPadding >= simdjson::SIMDJSON_PADDING, "kParserPadding must cover the parser's padding");
     ValidatedUpload out;
     try {
-        // One parser per thread, reused: its buffers grow to the largest body
-        // seen (bounded by the request size limit). simdjson checks UTF-8 in
+        if (const auto problem = check_density(body)) reject(problem->code, problem->message);
+        // One parser per thread, reused, for ordinary bodies (its buffers
+        // grow to at most kReusedParserBytes); a larger body gets a parser of
+        // its own, freed once the body is read, so that one large or hostile
+        // body (the parse of 16 MiB of "[1,1,..." is ~240 MiB) does not stay
+        // with every worker that saw one. simdjson checks UTF-8 in
         // full (overlong forms, surrogates, > U+10FFFF) and escapes, and stops at
         // the depth limit before building deeper levels.
-        thread_local simdjson::dom::parser parser;
+        constexpr std::size_t kReusedParserBytes = 1u << 20;
+        thread_local simdjson::dom::parser reused;
+        std::unique_ptr<simdjson::dom::parser> own;
+        if (body.size() > kReusedParserBytes) own = std::make_unique<simdjson::dom::parser>();
+        simdjson::dom::parser &parser = own ? *own : reused;
         if (parser.max_depth() != static_cast<std::size_t>(limits.max_depth) &&
             parser.allocate(std::max<std::size_t>(body.size(), 64), static_cast<std::size_t>(limits.max_depth)) != simdjson::SUCCESS)
             reject("too_large", "the body does not fit in memory");
@@ -689,6 +697,7 @@ ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits
         if (err == simdjson::MEMALLOC || err == simdjson::CAPACITY) reject("too_large", "the body does not fit in memory");
         if (err) reject("invalid_json", std::string("not JSON: ") + simdjson::error_message(err));
         check_limits(root, limits);
+        if (const auto problem = check_shape(root, limits.shapes.get())) reject(problem->code, problem->message);
 
         const object doc = as_object(root, "document");
         std::string_view schema;

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "storage/storage.hpp"
+#include "upload/shape_limits.hpp"
 
 namespace simdjson::dom {
 class element;
@@ -20,6 +22,9 @@ struct ValidationLimits {
     std::size_t max_string_bytes = 65536;   // any one string (keys included)
     std::size_t max_array_items = 100000;   // any one array
     std::size_t max_results = 256;          // results in one run
+    // The experiments accepted and the results, series and points each may
+    // have (shape_limits.hpp); null: any.
+    std::shared_ptr<const ShapeTable> shapes;
 };
 
 struct ValidatedUpload {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <memory>
@@ -18,14 +19,18 @@
 #include "gmlab.h"
 #include "crowd/crowd.hpp"
 #include "http/http_message.hpp"
+#include "http/request_deadline.hpp"
 #include "http/router.hpp"
 #include "storage/aggregate.hpp"
 #include "storage/utc_now.hpp"
 #include "upload/sha256.hpp"
 #include "web/crowd_routes.hpp"
+#include "web/expensive_gate.hpp"
+#include "web/page_bounds.hpp"
 #include "web/quantiles_api.hpp"
 #include "web/url.hpp"
 #ifdef GM_HAVE_PAGES
+#include "interrupt.hpp"
 #include "web/pages.hpp"
 #endif
 
@@ -131,7 +136,13 @@ public:
     Api(Storage &s, const ServerConfig &c, CrowdStore *crowd) : storage_(s), config_(c) {
         if (crowd)
             crowd_ = std::make_unique<Crowd>(
-                s, *crowd, c.moderator_token, [this](const std::string &k, const std::string &e) { return stored_aggregate(k, e); }, nullptr);
+                s, *crowd, c.moderator_token,
+                [this](const std::string &k, const std::string &e) {
+                    json agg = stored_aggregate(k, e);
+                    bound_aggregate(agg, config_.shapes.get(), e);
+                    return agg;
+                },
+                nullptr);
     }
 
     void install(Router &router) {
@@ -141,7 +152,7 @@ public:
             install_crowd_api(router, *crowd_);
             install_quantiles_api(router, *crowd_);  // gmlab check's per-model quantiles
 #ifdef GM_HAVE_PAGES
-            install_crowd_pages(router, *crowd_);
+            install_crowd_pages(router, *crowd_, config_.page_max_models);
 #endif
         }
         router.post("/api/v1/results", [this](HttpRequest &req, HttpResponse &res) { post_result(req, res); });
@@ -172,19 +183,29 @@ private:
                                 : client_address(req.remote_addr, req.has_header("X-Forwarded-For") ? req.header("X-Forwarded-For") : "",
                                                  config_.trusted_proxies);
         const bool write = req.method == "POST" || req.method == "DELETE";
-        const double rate = write ? config_.write_rate : config_.read_rate;
-        const double burst = write ? config_.write_burst : config_.read_burst;
+        const bool expensive = !write && expensive_read(req);
+        const double rate = write ? config_.write_rate : expensive ? config_.expensive_rate : config_.read_rate;
+        const double burst = write ? config_.write_burst : expensive ? config_.expensive_burst : config_.read_burst;
         int retry = 1;
         try {
-            if (rate <= 0 || storage_.take_token(client, write, rate, burst, &retry)) return true;
+            // The expensive reads' bucket is the read bucket of a key of its own.
+            if (rate <= 0 || storage_.take_token(expensive ? "expensive " + client : client, write, rate, burst, &retry)) return true;
         } catch (const std::exception &) {
             return true;  // the database is unreachable: the handler reports that itself
         }
         res.set_header("Retry-After", std::to_string(retry));
         send_error(res, 429, "rate_limited",
-                   std::string("too many ") + (write ? "writes" : "reads") + " from " + client + "; retry after " +
-                       std::to_string(retry) + " s");
+                   std::string("too many ") + (write ? "writes" : expensive ? "comparisons and exports" : "reads") + " from " + client +
+                       "; retry after " + std::to_string(retry) + " s");
         return false;
+    }
+
+    // Reads whose cost grows with what is stored: a comparison (of two
+    // uploads' documents, or of models' aggregates), an export, a result as CSV.
+    static bool expensive_read(const HttpRequest &req) {
+        if (req.path == "/compare") return !req.params.empty();
+        if (req.path.rfind("/api/v1/export", 0) == 0) return true;
+        return req.path.rfind("/api/v1/results/", 0) == 0 && req.has_param("format") && req.param("format") == "csv";
     }
 
     // Without --public-url, the URLs are made from the request's Host
@@ -228,7 +249,9 @@ private:
         // The parts of the document the crowd judges are read from the
         // validator's own parse of it.
         json parts;
-        ValidatedUpload v = validate_upload(std::move(body), config_.limits, [&](const simdjson::dom::element &root) {
+        ValidationLimits limits = config_.limits;
+        limits.shapes = config_.shapes;  // uploads only: a stored document is read as it was accepted
+        ValidatedUpload v = validate_upload(std::move(body), limits, [&](const simdjson::dom::element &root) {
             if (crowd_) parts = judged_parts(root);
         });
         if (!v.ok) return send_error(res, 422, v.error_code, v.error_message);
@@ -391,18 +414,30 @@ private:
             if (const char *n = gm_experiment_name(i)) names.emplace_back(n);
         const std::vector<StoredRun> latest = storage_.runs_of(key, 1);
         if (latest.empty()) return out;
-        if (const std::optional<StoredRun> run = storage_.get(latest.front().id))
-            for (const std::string &n : experiments_of(run->document))
-                if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+        // Where the server accepts only its library's experiments, a name
+        // stored before that (an invented one) is not shown.
+        if (!config_.shapes)
+            if (const std::optional<StoredRun> run = storage_.get(latest.front().id))
+                for (const std::string &n : experiments_of(run->document))
+                    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
         const std::vector<std::optional<std::string>> aggs = storage_.aggregates(key, names);
         for (std::size_t i = 0; i < names.size() && i < aggs.size(); ++i)
-            if (aggs[i]) out.emplace_back(names[i], json::parse(*aggs[i]));
+            if (aggs[i]) {
+                json agg = json::parse(*aggs[i]);
+                bound_aggregate(agg, config_.shapes.get(), names[i]);
+                out.emplace_back(names[i], std::move(agg));
+            }
         return out;
     }
 
     void install_pages(Router &router) {
         router.get("/", [this](const HttpRequest &, HttpResponse &res) {
-            send_page(res, 200, page_home(storage_.gpus()));
+            std::vector<GpuCount> gpus = storage_.gpus();
+            const std::size_t more = gpus.size() > config_.page_max_models ? gpus.size() - config_.page_max_models : 0;
+            if (more) gpus.resize(config_.page_max_models);
+            std::string page = page_home(gpus);
+            if (more) page.insert(std::min(page.size(), page.rfind("</body>")), more_models_note(more, gpus.size()));
+            send_page(res, 200, page);
         });
         router.get(R"(/gpu/([^/]+))", [this](const HttpRequest &req, HttpResponse &res) {
             const std::string key = req.matches[1];
@@ -418,6 +453,9 @@ private:
             send_page(res, 200, page_result(*run));
         });
         router.get("/compare", [this](const HttpRequest &req, HttpResponse &res) {
+            // A comparison takes a slot of the few that may run at once (the picker does not).
+            std::optional<ExpensiveGate::Slot> slot;
+            if (!req.params.empty() && !slot.emplace(res).ok()) return;
             if (req.has_param("a") && req.has_param("b")) {
                 const std::string a = req.param("a"), b = req.param("b");
                 std::optional<StoredRun> ra, rb;
@@ -448,6 +486,11 @@ private:
 }  // namespace
 
 void install_routes(Router &router, Storage &storage, const ServerConfig &config, CrowdStore *crowd) {
+#ifdef GM_HAVE_PAGES
+    // The report's loops (a comparison, a result's page) stop at a request's deadline.
+    gmreport::set_interrupt_check(&check_request_deadline);
+#endif
+    ExpensiveGate::set_limit(config.max_expensive_at_once);
     // The Api object lives as long as the process: the server's handlers refer to it.
     static std::unique_ptr<Api> api;
     api = std::make_unique<Api>(storage, config, crowd);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -16,7 +17,9 @@
 #include "table.hpp"
 
 #include "http/http_message.hpp"
+#include "web/expensive_gate.hpp"
 #include "web/number_text.hpp"
+#include "web/page_bounds.hpp"
 #include "web/pages.hpp"
 #include "web/url.hpp"
 
@@ -232,8 +235,15 @@ void sort_models(json &models, const std::string &by, bool descending) {
 }
 
 std::string page_experiment(Crowd &crowd, const std::string &name, const std::string &view, const std::string &series,
-                            const std::string &sort, bool descending) {
+                            const std::string &sort, bool descending, std::size_t max_models) {
     json table = crowd.experiment_table(name);
+    // The most uploaded models only, whatever the order asked for.
+    std::size_t more = 0;
+    if (table["models"].size() > max_models) {
+        sort_models(table["models"], "uploads", true);
+        more = table["models"].size() - max_models;
+        table["models"].erase(table["models"].begin() + static_cast<std::ptrdiff_t>(max_models), table["models"].end());
+    }
     if (!sort.empty()) sort_models(table["models"], sort, descending);
     // A heading is a link that sorts by its column (again: the other way round).
     auto heading = [&](const std::string &by, const std::string &label_html, const std::string &title) {
@@ -253,6 +263,7 @@ std::string page_experiment(Crowd &crowd, const std::string &name, const std::st
                                                      : "<a href=\"" + experiment_href(name, kViews[i]) + "\">" + escape_html(view_title(kViews[i])) + "</a>");
     h << ". Export every accepted point: <a href=\"" << export_href(name, "csv") << "\">CSV</a>, <a href=\"" << export_href(name, "jsonl")
       << "\">JSON lines</a>; <a href=\"" << href("/api/v1/experiments/" + url_encode(name)) << "\">this table as JSON</a>.</p>\n";
+    h << more_models_note(more, max_models);
     const std::vector<json> figures = view_figures(table, view);
     std::vector<ModelRef> models;
     for (const json &m : table["models"]) models.push_back({m["key"], m["name"]});
@@ -421,10 +432,12 @@ bool is_hex_id(const std::string &s) {
 
 }  // namespace
 
-void install_crowd_pages(Router &router, Crowd &crowd) {
+void install_crowd_pages(Router &router, Crowd &crowd, std::size_t max_models) {
     Crowd *c = &crowd;
-    router.get("/", [c](const HttpRequest &, HttpResponse &res) {
-        const std::vector<GpuCount> gpus = c->storage().gpus();
+    router.get("/", [c, max_models](const HttpRequest &, HttpResponse &res) {
+        std::vector<GpuCount> gpus = c->storage().gpus();
+        const std::size_t more = gpus.size() > max_models ? gpus.size() - max_models : 0;
+        if (more) gpus.resize(max_models);
         std::string extra = "<h2>Every model side by side, per experiment</h2>\n" + experiment_list_html();
         if (gpus.size() >= 2) {
             std::vector<std::string> keys;
@@ -433,12 +446,12 @@ void install_crowd_pages(Router &router, Crowd &crowd) {
         }
         extra += "<p>Exports of every accepted point: <a href=\"" + export_href("all", "csv") + "\">CSV</a>, <a href=\"" + export_href("all", "jsonl") +
                  "\">JSON lines</a>.</p>\n";
-        send_page(res, 200, before_body_end(page_home(gpus), extra));
+        send_page(res, 200, before_body_end(page_home(gpus), more_models_note(more, gpus.size()) + extra));
     });
     router.get("/experiments", [](const HttpRequest &, HttpResponse &res) {
         send_page(res, 200, gmreport::html_page("gmlab experiments", crumbs("") + "<h1>Experiments</h1>\n" + experiment_list_html(), json::array()));
     });
-    router.get(R"(/experiment/([^/]+))", [c](const HttpRequest &req, HttpResponse &res) {
+    router.get(R"(/experiment/([^/]+))", [c, max_models](const HttpRequest &req, HttpResponse &res) {
         const std::string name = req.matches[1];
         if (!Crowd::known_experiment(name)) {
             std::string valid;
@@ -451,9 +464,12 @@ void install_crowd_pages(Router &router, Crowd &crowd) {
         const std::string order = req.has_param("order") ? req.param("order") : "desc";
         if (order != "asc" && order != "desc") return send_page(res, 400, page_error(400, "order must be asc or desc"));
         send_page(res, 200, page_experiment(*c, name, view, req.has_param("series") ? req.param("series") : "",
-                                            req.has_param("sort") ? req.param("sort") : "", order == "desc"));
+                                            req.has_param("sort") ? req.param("sort") : "", order == "desc", max_models));
     });
     router.get("/compare", [c](const HttpRequest &req, HttpResponse &res) {
+        // A comparison takes a slot of the few that may run at once (the picker does not).
+        std::optional<ExpensiveGate::Slot> slot;
+        if (!req.params.empty() && !slot.emplace(res).ok()) return;
         // Two uploads: the report's comparison of their documents.
         if (req.has_param("a") && req.has_param("b") && is_hex_id(req.param("a")) && is_hex_id(req.param("b"))) {
             const std::optional<StoredRun> ra = c->storage().get(req.param("a")), rb = c->storage().get(req.param("b"));

@@ -17,6 +17,7 @@
 #include "html_report.hpp"
 #include "table.hpp"
 
+#include "http/request_deadline.hpp"
 #include "storage/counter_rows.hpp"
 #include "web/number_text.hpp"
 #include "web/url.hpp"
@@ -420,6 +421,7 @@ std::string page_gpu(const GpuIdentity &gpu, const std::vector<std::pair<std::st
     }
     json charts = json::array();
     for (const auto &[exp, agg] : experiments) {
+        check_request_deadline();
         const gmreport::ChartSpec spec = gmreport::chart_spec(exp);
         h << "<section id=\"" << escape_html(exp) << "\">\n<h2>" << escape_html(exp) << "</h2>\n<p class=\"what\"><strong>What this shows.</strong> "
           << escape_html(spec.explanation) << "</p>\n";
@@ -505,6 +507,7 @@ std::string page_compare_gpus(const GpuIdentity &a, const json &agg_a, const Gpu
     json charts = json::array();
     std::vector<std::string> only_one;
     for (const auto &[exp, ga] : ea) {
+        check_request_deadline();
         const auto found = by_name_b.find(exp);
         if (found == by_name_b.end()) {
             only_one.push_back(exp);
@@ -528,11 +531,15 @@ std::string page_compare_gpus(const GpuIdentity &a, const json &agg_a, const Gpu
             const json *sb = find_series(gb, sa.value("name", ""));
             if (!sb) continue;
             pairs.emplace_back(&sa, sb);
-            for (const json &pa : sa["points"])
-                for (const json &pb : (*sb)["points"])
-                    if (pa["x"] == pb["x"])
-                        rows.push_back({sa["name"], pa["x"].get<double>(), number_of(pa, "median"), number_of(pb, "median"),
-                                        pa["n"].get<std::uint64_t>(), pb["n"].get<std::uint64_t>()});
+            // B's points by x, looked up: linear in the points, not their product.
+            std::multimap<double, const json *> b_points;
+            for (const json &pb : (*sb)["points"]) b_points.emplace(pb["x"].get<double>(), &pb);
+            for (const json &pa : sa["points"]) {
+                const auto [from, to] = b_points.equal_range(pa["x"].get<double>());
+                for (auto it = from; it != to; ++it)
+                    rows.push_back({sa["name"], pa["x"].get<double>(), number_of(pa, "median"), number_of(*it->second, "median"),
+                                    pa["n"].get<std::uint64_t>(), (*it->second)["n"].get<std::uint64_t>()});
+            }
         }
         h << "<section id=\"" << escape_html(exp) << "\">\n<h2>" << escape_html(exp) << "</h2>\n";
         if (rows.empty()) {
