@@ -184,10 +184,10 @@ std::string judge_summary_figure(const std::string &key, double value, const Res
         double bound = 0;
         std::string of;
         if (key.find("theoretical") != std::string::npos) {
-            bound = 1.05 * std::max({dev.theoretical_gbs, 2 * dev.host_link_gbs, tops.gbs}) + 1;
+            bound = 1.1 * std::max({dev.theoretical_gbs, 2 * dev.host_link_gbs, tops.gbs}) + 1;
             of = "what the device carries";
         } else if (tops.gbs > 0) {
-            bound = 1.05 * tops.gbs;
+            bound = 1.1 * tops.gbs;
             of = "the largest bandwidth of the result's points";
         } else {
             bound = std::max({on_chip_bound(dev), bandwidth_bound(dev, 0), 2 * kMaxHostLinkGbs});
@@ -196,7 +196,7 @@ std::string judge_summary_figure(const std::string &key, double value, const Res
         if (value > bound)
             return key + ": " + num(value) + " GB/s is above " + of + " (" + num(bound) + " GB/s): a summary summarises its points";
     }
-    if (ends_with(key, "_cycles") && key.find("_over_") == std::string::npos && tops.cycles > 0 && value > 1.05 * tops.cycles)
+    if (ends_with(key, "_cycles") && key.find("_over_") == std::string::npos && tops.cycles > 0 && value > 1.1 * tops.cycles)
         return key + ": " + num(value) + " cycles is above the largest of the result's points (" + num(tops.cycles) +
                " cycles): a summary summarises its points";
     return "";
