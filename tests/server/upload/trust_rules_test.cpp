@@ -166,6 +166,8 @@ TEST(ModelNames, SpoofedFormsAreRefusedNamingTheCharacter) {
     EXPECT_EQ(name_problem("NVIDIA GeForce RTX 4090"), "");
     EXPECT_EQ(name_problem("Tesla V100-SXM2-16GB"), "");
     EXPECT_EQ(name_problem("Ünïcode GPU"), "");  // one script, composed: fine
+    EXPECT_EQ(name_problem("NVIDIA H200 日本モデル"), "");  // Latin beside Han and Katakana
+    EXPECT_NE(name_problem("NVIDIA H200 α"), "");  // Latin beside Greek
     const std::vector<std::pair<std::string, std::string>> spoofs = {
         {"NVIDIA H2\u200b00", "U+200B"}, {"NVIDIA H2\u206000", "U+2060"}, {"NVIDIA H\u00ad200", "U+00AD"},
         {"\ufeffNVIDIA H200", "U+FEFF"}, {"NVIDIA H200\u3164", "U+3164"}, {"NVIDIA H200\U000e0041", "U+E0041"},

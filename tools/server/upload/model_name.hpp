@@ -5,7 +5,8 @@
 // characters: every Default_Ignorable_Code_Point and every format character),
 // when it is not in NFKC form (full-width letters, superscripts, ligatures:
 // forms that read as another name), or when it mixes scripts ("NVIDIA Н200"
-// with a Cyrillic Н). Unicode's tables come from ICU.
+// with a Cyrillic Н; Latin beside Han, kana or Hangul is allowed, as in
+// Unicode's "highly restrictive" level). Unicode's tables come from ICU.
 #pragma once
 
 #include <string>
