@@ -529,11 +529,15 @@ ResultQuantities read_result(element r_el, const std::string &where, const Devic
 // and LF among them), DEL, the C1 controls, and the Unicode bidirectional
 // controls (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069), which let a
 // name such as "NVIDIA \u202e002H AIDIVN" display as another GPU's. Returns
-// what was found, or null. The text is valid UTF-8 (the parser checked).
-const char *forbidden_character(std::string_view s) {
+// what was found, or null, and in *non_ascii whether the text has any byte
+// beyond ASCII. The text is valid UTF-8 (the parser checked).
+const char *forbidden_character(std::string_view s, bool *non_ascii) {
+    bool high = false;
     for (std::size_t i = 0; i < s.size(); ++i) {
         const auto c = static_cast<unsigned char>(s[i]);
         if (c < 0x20 || c == 0x7f) return "a control character";
+        if (c < 0x80) continue;  // the other checks are of multi-byte characters
+        high = true;
         if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) <= 0x9f) return "a control character";
         if (c == 0xd8 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x9c) return "a bidirectional control";
         if (c == 0xe2 && i + 2 < s.size()) {
@@ -542,6 +546,7 @@ const char *forbidden_character(std::string_view s) {
             if (b1 == 0x81 && b2 >= 0xa6 && b2 <= 0xa9) return "a bidirectional control";
         }
     }
+    *non_ascii = high;
     return nullptr;
 }
 
@@ -559,12 +564,13 @@ struct PathStep {
 void check_string(std::string_view s, const PathStep *at, const ValidationLimits &limits) {
     if (s.size() > limits.max_string_bytes)
         reject("too_large", "a string is longer than " + std::to_string(limits.max_string_bytes) + " bytes");
-    if (const char *what = forbidden_character(s))
+    bool non_ascii = false;
+    if (const char *what = forbidden_character(s, &non_ascii))
         reject("invalid_document", (at ? at->str() : std::string("document")) + ": holds " + what +
                                        " (no string may hold controls, CR, LF, NUL or bidirectional marks)");
     // Zero-width spaces, soft hyphens, fillers, tag characters: text that
     // reads as other text (model_name.hpp).
-    if (const std::string c = invisible_character(s); !c.empty())
+    if (const std::string c = non_ascii ? invisible_character(s) : std::string(); !c.empty())
         reject("invalid_document", (at ? at->str() : std::string("document")) + ": holds " + c +
                                        ", an invisible or format character (no string may hold one)");
 }
