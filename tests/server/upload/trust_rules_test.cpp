@@ -195,6 +195,13 @@ TEST(RunIdentity, TheSameMeasurementsAreOneRunWhateverElseDiffers) {
     edited = points;
     edited[1].series = "copy2";
     EXPECT_NE(id, run_identity("nvidia-h200-cc9.0-140gib-6016bit", "2026-11-23T17:08:07Z", edited));
+    // A summary figure is part of it: no document with other key figures takes the run's place.
+    const std::vector<PointRow> summary = {{"", "stream", "#summary", "copy_gbs", 0, 3100.25}};
+    const std::string with_summary = run_identity("nvidia-h200-cc9.0-140gib-6016bit", "2026-11-23T17:08:07Z", points, summary);
+    EXPECT_NE(id, with_summary);
+    std::vector<PointRow> other_summary = summary;
+    other_summary[0].value = 9000;
+    EXPECT_NE(with_summary, run_identity("nvidia-h200-cc9.0-140gib-6016bit", "2026-11-23T17:08:07Z", points, other_summary));
 }
 
 namespace {

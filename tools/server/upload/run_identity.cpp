@@ -23,24 +23,28 @@ void put_double(std::string &out, double v) {
 
 }  // namespace
 
-std::string run_identity(const std::string &gpu_key, const std::string &created_at, const std::vector<PointRow> &points) {
+std::string run_identity(const std::string &gpu_key, const std::string &created_at, const std::vector<PointRow> &points,
+                         const std::vector<PointRow> &summaries) {
     // The names are written where they change, the numbers as their 8 bytes:
     // a run of 10,000 points hashes about 160 KB.
     std::string text = "gmlab run identity 1\n";
     put_name(text, gpu_key);
     put_name(text, created_at);
     text.reserve(text.size() + points.size() * 2 * sizeof(double) + 4096);
-    const PointRow *last = nullptr;
-    for (const PointRow &p : points) {
-        if (!last || p.experiment != last->experiment || p.series != last->series || p.field != last->field) {
-            text += '\n';
-            put_name(text, p.experiment);
-            put_name(text, p.series);
-            put_name(text, p.field);
+    for (const std::vector<PointRow> *rows : {&points, &summaries}) {
+        text += "\nrows";
+        const PointRow *last = nullptr;
+        for (const PointRow &p : *rows) {
+            if (!last || p.experiment != last->experiment || p.series != last->series || p.field != last->field) {
+                text += '\n';
+                put_name(text, p.experiment);
+                put_name(text, p.series);
+                put_name(text, p.field);
+            }
+            put_double(text, p.x);
+            put_double(text, p.value);
+            last = &p;
         }
-        put_double(text, p.x);
-        put_double(text, p.value);
-        last = &p;
     }
     return sha256_hex(text);
 }

@@ -12,9 +12,12 @@
 
 namespace gmserver {
 
-// Hex SHA-256 of the run's GPU model key, its created_at and every figure of
-// its points (experiment, series, field, x, value), in order. The device's
-// UUID is not part of it: gmlab-upload removes it before a run is sent.
-std::string run_identity(const std::string &gpu_key, const std::string &created_at, const std::vector<PointRow> &points);
+// Hex SHA-256 of the run's GPU model key, its created_at, every figure of its
+// points (experiment, series, field, x, value) and of its results' summaries,
+// in order: what is stored of it and what it is judged by, so that no other
+// document can take its place. The device's UUID is not part of it:
+// gmlab-upload removes it before a run is sent.
+std::string run_identity(const std::string &gpu_key, const std::string &created_at, const std::vector<PointRow> &points,
+                         const std::vector<PointRow> &summaries = {});
 
 }  // namespace gmserver

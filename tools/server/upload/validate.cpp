@@ -642,6 +642,25 @@ std::string rewrite_older_document(const std::string &body, const std::vector<Re
     return doc.dump();
 }
 
+// Each result's summary figures, in order, as rows of the run's identity
+// (series "#summary", field the figure's name). The document passed
+// validation: every summary is an object of numbers.
+std::vector<PointRow> summary_rows(array results) {
+    std::vector<PointRow> rows;
+    for (element r : results) {
+        object summary;
+        if (r.at_key("summary").get(summary) != simdjson::SUCCESS) continue;
+        std::string_view experiment;
+        if (r.at_key("experiment").at_key("name").get(experiment) != simdjson::SUCCESS) continue;
+        for (auto field : summary) {
+            double v = 0;
+            if (field.value.get_double().get(v) == simdjson::SUCCESS)
+                rows.push_back(PointRow{"", std::string(experiment), "#summary", std::string(field.key), 0, v});
+        }
+    }
+    return rows;
+}
+
 // The device block's facts as the plausibility rules judge them
 // (plausibility.hpp): a known model's from the server's table, an unknown
 // one's from the block, each within what a GPU can have.
@@ -796,7 +815,7 @@ ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits
             drops = drops || quantities.back().drops;
         }
         if (also) also(root);
-        out.run_identity = run_identity(g.key, created_at, out.points);
+        out.run_identity = run_identity(g.key, created_at, out.points, summary_rows(results));
         // Stored as received (valid UTF-8 JSON that passed every check above),
         // or, for an older document with figures its quantities do not have,
         // without them.
