@@ -9,7 +9,8 @@ set(GM_SERVER_TESTS ${PROJECT_SOURCE_DIR}/tests/server)
 # counters_pages: a GPU model's page with the model against the hardware
 # counters across uploads (and tests/server/fixtures/counted_h200.json).
 # body_limits: bodies that stall, the budget of bodies being received, uploads
-# whose clients hang up.
+# whose clients hang up. trust: what the server trusts of an upload (its own
+# facts of GPU models, one name per model, one row per run, CSV cells, headers).
 # They upload what the current library writes (a gmlab.run/1.3 standard run),
 # which the server stores as received; older documents lose on ingest the
 # figures their quantities do not have (upload/committed_runs_test.py).

@@ -303,8 +303,13 @@ private:
             return;
         }
         if (format == "csv") {
-            // The stored document passed validation, so reading it again cannot fail.
+            // The stored document passed validation; one stored before today's
+            // rules may fail them, and then says so rather than being empty.
             ValidatedUpload v = validate_upload(run->document, config_.limits);
+            if (!v.ok)
+                return send_error(res, 422, v.error_code,
+                                  "this upload was stored before the rules it now fails, so its points are not exported: " +
+                                      v.error_message);
             std::string csv = "experiment,series,field,x,value\n";
             for (const PointRow &p : v.points)
                 csv += csv_cell(p.experiment) + "," + csv_cell(p.series) + "," + csv_cell(p.field) + "," +
