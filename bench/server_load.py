@@ -151,21 +151,24 @@ def load(port, make_body, seconds, clients, max_uploads, tag, processes=1):
 
 
 class BodyMaker:
-    """Upload bodies that differ only in their submission_id, as gmlab-upload
-    sends them: minified JSON as one zstd frame at level 19 (or, encoding
-    "gzip", as gmlab-upload sends to a server without zstd; "identity": plain).
+    """Upload bodies that differ only in their created_at and submission_id
+    (the server stores one run once: each body must be a run of its own), as
+    gmlab-upload sends them: minified JSON as one zstd frame at level 19 (or,
+    encoding "gzip", as gmlab-upload sends to a server without zstd;
+    "identity": plain).
 
     Compressing each body anew would cost the load generator more than the
     server, so the document's head is compressed once and each body appends its
-    own tail, `"submission_id":"..."}`: for zstd, the head's blocks and the
+    own tail, `"created_at":"...","submission_id":"..."}`: for zstd, the head's blocks and the
     tail as a raw last block under a header declaring the whole size; for
     gzip, the head ends on a byte boundary (a sync flush) and the tail's
     deflate blocks follow. Either is one valid frame or member of the whole
     text, decoded by the server as any other."""
 
     def __init__(self, doc, encoding):
+        doc = {k: v for k, v in doc.items() if k not in ("created_at", "submission_id")}
         text = json.dumps(doc, separators=(",", ":"))
-        self.head = text[:-1].encode() + b',"submission_id":"'
+        self.head = text[:-1].encode() + b',"created_at":"2026-01-01T00:00:00Z/'
         self.encoding = encoding
         c = zlib.compressobj(6, zlib.DEFLATED, -15)
         self.deflated_head = c.compress(self.head) + c.flush(zlib.Z_SYNC_FLUSH)
@@ -173,7 +176,7 @@ class BodyMaker:
         self.zstd_head = zstd_codec.compress(self.head) if encoding == "zstd" else None
 
     def __call__(self, sid):
-        tail = sid.encode() + b'"}'
+        tail = sid.encode() + b'","submission_id":"' + sid.encode() + b'"}'
         if self.encoding == "identity":
             return self.head + tail, {"Content-Type": "application/json"}
         if self.encoding == "zstd":

@@ -33,7 +33,7 @@ import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "server"))
-from harness import Checks, Server, compact, load_document, wait_folded  # noqa: E402
+from harness import Checks, Server, as_new_run, compact, load_document, wait_folded  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "server", "ops"))
 from backup_test import same  # noqa: E402
 
@@ -95,7 +95,7 @@ def main():
         # Real traffic first, so that the metrics have their series.
         body = json.dumps(doc)[:-1]
         for i in range(20):
-            srv.request("POST", "/api/v1/results", body + ', "submission_id": "warm-%d"}' % i)
+            srv.request("POST", "/api/v1/results", as_new_run(body + ', "submission_id": "warm-%d"}' % i, "warm-%d" % i))
         for path in ["/", "/gpu/" + key, "/api/v1/gpus", "/api/v1/stats", "/experiments", "/nothing", "/api/v1/results/x"]:
             srv.request("GET", path)
         wait_folded(srv)
@@ -127,7 +127,8 @@ def main():
             while not stop.is_set():
                 next_at += interval
                 time.sleep(max(0.0, next_at - time.monotonic()))
-                conn.request("POST", "/api/v1/results", body=body + ', "submission_id": "%s-%d"}' % (tag, i),
+                sid = "%s-%d" % (tag, i)
+                conn.request("POST", "/api/v1/results", body=as_new_run(body + ', "submission_id": "%s"}' % sid, sid),
                              headers={"Content-Type": "application/json"})
                 r = conn.getresponse()
                 data = r.read()

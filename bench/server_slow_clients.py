@@ -26,7 +26,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "server"))
-from harness import load_document, trimmed  # noqa: E402
+from harness import as_new_run, load_document, trimmed  # noqa: E402
 
 
 def percentile(values, q):
@@ -75,7 +75,9 @@ def measure(port, body, seconds):
         while time.monotonic() < stop:
             t0 = time.monotonic()
             try:
-                conn.request("POST", "/api/v1/results", body, {"Content-Type": "application/json"})
+                # A run of its own each time (the same run is stored once).
+                conn.request("POST", "/api/v1/results", as_new_run(body, "%d-%f" % (threading.get_ident(), t0)),
+                             {"Content-Type": "application/json"})
                 r = conn.getresponse()
                 r.read()
                 if r.status == 201:

@@ -22,14 +22,14 @@ fi
 # (the binding's install test), zstandard (the binding's zstd documents, also
 # read without it through libzstd), venv and pandas (the release wheel's test);
 # libcurl and zlib; Boost.Asio/Beast, SQLite,
-# simdjson (upload validation), zstd (stored documents), libdeflate (gzip bodies), libpq, and PostgreSQL
+# simdjson, ICU and libcrypto (upload validation: JSON, the Unicode tables names are checked with, SHA-256), zstd (stored documents), libdeflate (gzip bodies), libpq, and PostgreSQL
 # clang (libFuzzer), nginx and openssl (the TLS proxy test) for the server's tests; for its operations
 # tests, the Prometheus client's parser, systemd (systemd-analyze verify of the unit), and what
 # deploy/README.md installs on a server host (curl, logrotate, cron).
 if [ "$level" = all ]; then
   packages+=(swig openjdk-17-jdk-headless junit5 mono-mcs mono-runtime golang-go
              python3-dev python3-numpy python3-pytest python3-pip python3-zstandard python3-venv python3-pandas
-             libcurl4-openssl-dev zlib1g-dev libboost1.81-dev libsimdjson-dev libzstd-dev libdeflate-dev libsqlite3-dev libpq-dev postgresql clang
+             libcurl4-openssl-dev zlib1g-dev libboost1.81-dev libsimdjson-dev libicu-dev libssl-dev libzstd-dev libdeflate-dev libsqlite3-dev libpq-dev postgresql clang
              nginx-light openssl python3-prometheus-client systemd curl logrotate cron)
 fi
 missing=()

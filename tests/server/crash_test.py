@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 
-from harness import Checks, Server, default_db, fresh_workdir, load_document, trimmed
+from harness import Checks, Server, as_new_run, default_db, fresh_workdir, load_document, trimmed
 
 ROUNDS = 3
 CLIENTS = 6
@@ -112,7 +112,8 @@ def main():
     c = Checks()
     doc = trimmed(load_document(args.document), 10)
     head = json.dumps(doc)[:-1]
-    text_for = lambda sid: f'{head}, "submission_id": "{sid}"}}'
+    # Each submission a run of its own (the server stores one run once).
+    text_for = lambda sid: as_new_run(f'{head}, "submission_id": "{sid}"}}', sid)
     db = default_db(args)
     ledger = Ledger()
     for rnd in range(ROUNDS):

@@ -9,7 +9,7 @@ import json
 import sys
 import threading
 
-from harness import Checks, Server, arguments, fresh_workdir, load_document, trimmed
+from harness import Checks, Server, arguments, as_new_run, fresh_workdir, load_document, trimmed
 
 KEY = "nvidia-h200-cc9.0-140gib-6016bit"
 BURST = 6
@@ -24,7 +24,7 @@ def main():
     c = Checks()
     doc = trimmed(load_document(args.document), 2)
     head = json.dumps(doc)[:-1]
-    body = lambda sid: f'{head}, "submission_id": "{sid}"}}'
+    body = lambda sid: as_new_run(f'{head}, "submission_id": "{sid}"}}', sid)
     # Clients are told apart by X-Forwarded-For from the trusted loopback, so
     # that each part of the test has a bucket of its own. The write rate is
     # low enough that no token comes back while the burst is spent.

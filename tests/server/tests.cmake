@@ -9,13 +9,14 @@ set(GM_SERVER_TESTS ${PROJECT_SOURCE_DIR}/tests/server)
 # counters_pages: a GPU model's page with the model against the hardware
 # counters across uploads (and tests/server/fixtures/counted_h200.json).
 # body_limits: bodies that stall, the budget of bodies being received, uploads
-# whose clients hang up.
+# whose clients hang up. trust: what the server trusts of an upload (its own
+# facts of GPU models, one name per model, one row per run, CSV cells, headers).
 # They upload what the current library writes (a gmlab.run/1.3 standard run),
 # which the server stores as received; older documents lose on ingest the
 # figures their quantities do not have (upload/committed_runs_test.py).
 # counters_pages counts the counter charts of the 24-experiment run it was
 # written for (results/nvidia-h200.json, gmlab.run/1.2).
-foreach(t web/api security crash http/slow_client http/body_limits web/counters_pages)
+foreach(t web/api security trust crash http/slow_client http/body_limits web/counters_pages)
   get_filename_component(n ${t} NAME)
   set(document ${PROJECT_SOURCE_DIR}/results/nvidia-h200-standard-suite.json)
   if(n STREQUAL "counters_pages")
@@ -77,7 +78,7 @@ add_executable(gm_server_unit_tests
   ${GM_SERVER_TESTS}/storage/storage_test.cpp ${GM_SERVER_TESTS}/storage/aggregate_test.cpp
   ${GM_SERVER_TESTS}/storage/counter_rows_test.cpp ${GM_SERVER_TESTS}/storage/rate_limit_test.cpp
   ${GM_SERVER_TESTS}/upload/validate_test.cpp ${GM_SERVER_TESTS}/upload/counter_rows_validation_test.cpp
-  ${GM_SERVER_TESTS}/upload/quantity_validation_test.cpp ${GM_SERVER_TESTS}/upload/shape_limits_test.cpp
+  ${GM_SERVER_TESTS}/upload/quantity_validation_test.cpp ${GM_SERVER_TESTS}/upload/shape_limits_test.cpp ${GM_SERVER_TESTS}/upload/trust_rules_test.cpp
   ${GM_SERVER_TESTS}/crowd/crowd_test.cpp ${GM_SERVER_TESTS}/web/client_address_test.cpp
   ${GM_SERVER_TESTS}/web/number_text_test.cpp
   ${GM_SERVER_TESTS}/web/url_test.cpp

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """gmlab-upload against a real gmlab-server process with a temporary SQLite
 file on 127.0.0.1: upload, a server that comes up during the retries, the
-spool and --flush, and idempotency of a spooled document sent twice.
+spool and --flush, idempotency of a spooled document sent twice, and a
+genuine run uploaded after a squatter took its submission_id.
 
 usage: test_real_server.py GMLAB_UPLOAD GMLAB_SERVER SOURCE_DIR
 """
@@ -128,6 +129,33 @@ with tempfile.TemporaryDirectory() as tmp:
           (proc.returncode, out, err))
     print("late server: uploaded after %.2f s" % (time.monotonic() - t0))
     check("late_server_nothing_spooled", spooled(spool) == [], spooled(spool))
+
+    # 7. A squatter posts another document first under the submission_id a
+    # genuine run will come with (a public digest of the document): the
+    # genuine run is still stored and gmlab-upload links to it, not to the
+    # squatter's.
+    genuine = json.loads(json.dumps(run))
+    genuine["created_at"] = "2026-12-01T00:00:00Z"
+    genuine_path = os.path.join(tmp, "genuine.json")
+    with open(genuine_path, "w") as f:
+        json.dump(genuine, f)
+    p = upload(genuine_path, "--server", base, "--dry-run")
+    sent = json.loads(p.stdout.split("The exact document:\n", 1)[1]) if "The exact document:\n" in p.stdout else {}
+    squatter = json.loads(json.dumps(run))
+    squatter["created_at"] = "2026-12-02T00:00:00Z"
+    squatter["submission_id"] = sent.get("submission_id", "")
+    request = urllib.request.Request(base + "/api/v1/results", data=json.dumps(squatter).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as r:
+        squatted = json.loads(r.read())
+    check("squatter_stored_first", r.status == 201 and sent.get("submission_id"), (r.status, sent.get("submission_id")))
+    p = upload(genuine_path, "--server", base, "--spool", spool)
+    gid = result_id(p.stdout)
+    check("genuine_upload_after_squatter_stored", p.returncode == 0 and gid is not None and gid != squatted.get("id"),
+          (p.returncode, p.stdout, p.stderr))
+    status, got = get_json(base + "/api/v1/results/" + (gid or "0" * 32)) if gid else (0, {})
+    check("genuine_upload_links_to_the_genuine_run", status == 200 and got["document"]["created_at"] == genuine["created_at"]
+          and ("/result/" + gid) in p.stdout, (status, got.get("document", {}).get("created_at")))
     stop_server(server)
 
 sys.exit(checks.finish())

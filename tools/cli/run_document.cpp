@@ -54,9 +54,14 @@ void round_to_significant_digits(nlohmann::json &value, int digits) {
 
 namespace {
 
+// A cell quoted where it holds a comma, quote or line break; a text that a
+// spreadsheet would take for a formula (=, +, -, @, tab or CR first) quoted
+// with a ' in front, so that it stays text (a series or experiment name is
+// whatever the document says).
 std::string csv_cell(const std::string &s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string out = "\"";
+    const bool formula = !s.empty() && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' || s[0] == '\t' || s[0] == '\r');
+    if (!formula && s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string out = formula ? "\"'" : "\"";
     for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
 }
@@ -84,7 +89,7 @@ std::string results_csv(const std::vector<json> &results) {
             }
     std::string out = "experiment,series,variant,x_name,x,bytes,median_ms,min_ms,max_ms,mean_ms,stddev_ms,n,"
                       "bandwidth_gbs,fraction_of_theoretical,fraction_of_memcpy";
-    for (const auto &k : predicted) out += ",predicted_" + k;
+    for (const auto &k : predicted) out += "," + csv_cell("predicted_" + k);
     for (const auto &k : counters) out += "," + csv_cell("counters_" + k);
     out += "\n";
     for (const json &r : results) {

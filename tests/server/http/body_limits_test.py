@@ -26,7 +26,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from harness import Checks, Server, arguments, default_db, fresh_workdir, load_document, trimmed  # noqa: E402
+from harness import Checks, Server, arguments, as_new_run, default_db, fresh_workdir, load_document, trimmed  # noqa: E402
 from slow_client_test import connect, raise_fd_limit, read_response  # noqa: E402
 
 MIB = 1 << 20
@@ -112,7 +112,7 @@ def stalled_after_fast_start(c, srv):
 
 
 def pauses_below_idle(c, srv, doc_text):
-    body = doc_text.encode()
+    body = as_new_run(doc_text, "pauses").encode()
     s = connect(srv.port, "127.0.5.2", timeout=30)
     s.sendall(upload_head(len(body)))
     pieces = 5

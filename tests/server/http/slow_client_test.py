@@ -17,7 +17,7 @@ import time
 # tests/server, where the shared helpers are (harness.py, zstd_codec.py, fixtures/).
 SERVER_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, SERVER_TESTS)
-from harness import Checks, Server, arguments, default_db, fresh_workdir, load_document, trimmed  # noqa: E402
+from harness import Checks, Server, arguments, as_new_run, default_db, fresh_workdir, load_document, trimmed  # noqa: E402
 
 # Short limits keep the test quick; the defaults are 10 s.
 HEADER_MS = 1500
@@ -102,7 +102,7 @@ def stalled_bodies(c, srv, doc_text):
         times.append(dt)
     c.check("300 stalled bodies: GET /api/v1/gpus still answers", ok)
     c.check("300 stalled bodies: the slowest of 20 GETs took under 0.5 s", max(times) < 0.5, max(times))
-    st, _, body = srv.json("POST", "/api/v1/results", doc_text)
+    st, _, body = srv.json("POST", "/api/v1/results", as_new_run(doc_text, "stalled"))
     c.check("300 stalled bodies: an upload is still accepted", st == 201, (st, body))
     t0 = time.monotonic()
     answers = [read_response(s, timeout=10) for s in socks[:10]]
@@ -161,7 +161,7 @@ def trickled_body(c, srv, doc_text):
     c.check("... within 3 s", time.monotonic() - t0 < 3.0, time.monotonic() - t0)
     s.close()
     # A slow but steady client (about 4x the minimum rate) gets through.
-    body = doc_text.encode()
+    body = as_new_run(doc_text, "steady").encode()
     s = connect(srv.port, "127.0.1.11", timeout=30)
     s.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
               % len(body))
@@ -252,7 +252,7 @@ def malformed(c, srv):
 
 
 def expect_continue(c, srv, doc_text):
-    body = doc_text.encode()
+    body = as_new_run(doc_text, "expect-continue").encode()
     s = connect(srv.port, "127.0.3.10")
     s.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n" % len(body))
     s.settimeout(5)
@@ -298,16 +298,17 @@ def full_queue(c, args, doc_text):
     srv = Server(args.server, "sqlite:" + args.workdir + "/queue.sqlite", args.workdir,
                  ["--workers", "1", "--queue", "1", "--write-rate", "0"], name="queue")
     try:
-        body = doc_text.encode()
-        request = (b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
-                   % len(body)) + body
+        # Sixteen runs (the same run would be stored once).
+        bodies = [as_new_run(doc_text, "queue-%d" % i).encode() for i in range(16)]
+        requests = [(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+                     % len(body)) + body for body in bodies]
         socks = [connect(srv.port, src) for src in sources(200, 16, 1)]
         results = [None] * len(socks)
         # Everything but the last byte first, then the last bytes together.
-        for s in socks:
+        for s, request in zip(socks, requests):
             s.sendall(request[:-1])
         time.sleep(0.3)
-        for s in socks:
+        for s, request in zip(socks, requests):
             s.sendall(request[-1:])
 
         def read(i):

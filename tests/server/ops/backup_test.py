@@ -22,7 +22,7 @@ import urllib.parse
 
 SERVER_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, SERVER_TESTS)
-from harness import Checks, Server, arguments, default_db, fresh_workdir, load_document, trimmed, wait_folded  # noqa: E402
+from harness import Checks, Server, arguments, as_new_run, default_db, fresh_workdir, load_document, trimmed, wait_folded  # noqa: E402
 
 ADMIN = "backup-test-admin-token-0123456789"
 OPTS = ["--write-rate", "0", "--read-rate", "0", "--admin-token", ADMIN]
@@ -35,7 +35,7 @@ def uploads(srv, head, stop, acked, lock, tag):
         sid = "%s-%d" % (tag, i)
         i += 1
         try:
-            st, _, r = srv.json("POST", "/api/v1/results", head + ', "submission_id": "%s"}' % sid)
+            st, _, r = srv.json("POST", "/api/v1/results", as_new_run(head + ', "submission_id": "%s"}' % sid, sid))
         except OSError:
             continue
         if st in (200, 201):

@@ -21,7 +21,7 @@ import time
 
 SERVER_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, SERVER_TESTS)
-from harness import Checks, Server, arguments, default_db, fresh_workdir, load_document, trimmed, wait_folded  # noqa: E402
+from harness import Checks, Server, arguments, as_new_run, default_db, fresh_workdir, load_document, trimmed, wait_folded  # noqa: E402
 
 UPLOADERS = 4
 READERS = 2
@@ -71,7 +71,7 @@ def uploader(port, doc_head, tag, ledger, stop):
     while not stop.is_set():
         sid = "%s-%d" % (tag, i)
         i += 1
-        out = one_request(port, "POST", "/api/v1/results", doc_head + ', "submission_id": "%s"}' % sid,
+        out = one_request(port, "POST", "/api/v1/results", as_new_run(doc_head + ', "submission_id": "%s"}' % sid, sid),
                           {"Content-Type": "application/json"})
         ledger.note(out)
         if out[0] == "answer" and out[1] in (200, 201):
@@ -129,7 +129,7 @@ def drain_under_load(c, args, workdir, doc):
     srv = Server(args.server, db, workdir, OPTS + ["--drain-seconds", "10"], "drain")
     port = srv.port
     # One upload first, so that the GPU page exists.
-    st, _, first = srv.json("POST", "/api/v1/results", head + ', "submission_id": "first"}')
+    st, _, first = srv.json("POST", "/api/v1/results", as_new_run(head + ', "submission_id": "first"}', "first"))
     key = first["gpu_url"].rsplit("/", 1)[1]
     ledger = Ledger()
     ledger.acked["first"] = first["id"]
@@ -141,7 +141,7 @@ def drain_under_load(c, args, workdir, doc):
         t.start()
     time.sleep(1.0)
     slow = {}
-    slow_body = (head + ', "submission_id": "slow-1"}').encode()
+    slow_body = as_new_run(head + ', "submission_id": "slow-1"}', "slow-1").encode()
     slow_thread = threading.Thread(target=slow_upload, args=(port, slow_body, 1.5, slow))
     slow_thread.start()
     idle = socket.create_connection(("127.0.0.1", port), timeout=10)
@@ -211,7 +211,7 @@ def drain_deadline(c, args, workdir, doc):
     and says so."""
     srv = Server(args.server, default_db(args, "deadline.sqlite") if not args.db else args.db, workdir,
                  OPTS + ["--drain-seconds", "1"], "deadline")
-    body = (json.dumps(doc)[:-1] + ', "submission_id": "deadline-1"}').encode()
+    body = as_new_run(json.dumps(doc)[:-1] + ', "submission_id": "deadline-1"}', "deadline-1").encode()
     s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
     s.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
               % len(body))

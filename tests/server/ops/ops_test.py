@@ -31,7 +31,7 @@ import urllib.parse
 
 SERVER_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, SERVER_TESTS)
-from harness import Checks, Server, arguments, default_db, fresh_workdir, load_document, trimmed, wait_until  # noqa: E402
+from harness import Checks, Server, arguments, as_new_run, default_db, fresh_workdir, load_document, trimmed, wait_until  # noqa: E402
 
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
@@ -125,7 +125,7 @@ def ready_backlog(c, args, workdir, doc):
     srv = Server(args.server, default_db(args, "backlog.sqlite"), workdir,
                  ["--ready-max-backlog", "0", "--write-rate", "0", "--read-rate", "0"], "backlog")
     try:
-        srv.json("POST", "/api/v1/results", json.dumps(dict(doc, submission_id="backlog-1")))
+        srv.json("POST", "/api/v1/results", as_new_run(json.dumps(dict(doc, submission_id="backlog-1")), "backlog-1"))
         st, _, r = srv.json("GET", "/readyz")
         c.check("an upload not yet folded, with --ready-max-backlog 0: /readyz is 503 naming the bound",
                 st == 503 and r.get("code") == "not_ready" and "--ready-max-backlog" in r.get("message", "") and r.get("backlog", 0) >= 1,
@@ -186,7 +186,7 @@ def metrics(c, srv, metrics_port, doc):
     c.check("every family is there with its type, as the Prometheus parser reads it", not wrong, wrong)
 
     made = {}  # what this part sent, for the access log's checks
-    body = lambda sid: json.dumps(dict(doc, submission_id=sid, note=BODY_MARKER))
+    body = lambda sid: as_new_run(json.dumps(dict(doc, submission_id=sid, note=BODY_MARKER)), sid)
     ids, tokens = [], []
     for i in range(3):
         st, _, r = srv.json("POST", "/api/v1/results", body(f"metrics-{i}"), as_client("198.51.100.1"))
@@ -302,8 +302,9 @@ def metrics(c, srv, metrics_port, doc):
 
 def wrong_port(c, srv, metrics_port):
     st, _, r = srv.json("GET", "/metrics")
-    c.check("/metrics on the public address: 404 wrong_port naming --metrics-listen",
-            st == 404 and r.get("code") == "wrong_port" and "--metrics-listen" in r.get("message", ""), (st, r))
+    c.check("/metrics on the public address: 404 wrong_port, naming neither the metrics address nor its port",
+            st == 404 and r.get("code") == "wrong_port" and str(metrics_port) not in r.get("message", "x")
+            and "127.0.0.1" not in r.get("message", "x"), (st, r))
     mp = Server.__new__(Server)
     mp.port = metrics_port
     st, _, r = mp.json("GET", "/api/v1/gpus")

@@ -29,7 +29,7 @@ import time
 SERVER_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, SERVER_TESTS)
 sys.path.insert(0, os.path.join(SERVER_TESTS, "fixtures"))
-from harness import Checks, Server, free_port, fresh_workdir  # noqa: E402
+from harness import Checks, Server, as_new_run, free_port, fresh_workdir  # noqa: E402
 from proxy_test import make_certificate, start_nginx  # noqa: E402
 import crowd_fill  # noqa: E402
 import make_fixtures as fx  # noqa: E402
@@ -139,7 +139,7 @@ def main():
 
         def upload(tag, i):
             sid = "%s-%d" % (tag, i)
-            body = docs[i % len(docs)][:-1] + ', "submission_id": "%s"}' % sid
+            body = as_new_run(docs[i % len(docs)][:-1] + ', "submission_id": "%s"}' % sid, sid)
             return "POST", "/api/v1/results", body, {"Content-Type": "application/json"}, sid
 
         def page(tag, i):

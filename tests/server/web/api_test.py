@@ -19,7 +19,7 @@ import time
 # tests/server, where the shared helpers are (harness.py, zstd_codec.py, fixtures/).
 SERVER_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, SERVER_TESTS)
-from harness import Checks, Server, arguments, default_db, fresh_workdir, gz, load_document, trimmed, wait_folded  # noqa: E402
+from harness import Checks, Server, arguments, as_new_run, default_db, fresh_workdir, gz, load_document, trimmed, wait_folded  # noqa: E402
 import zstd_codec  # noqa: E402
 
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
@@ -40,6 +40,7 @@ def main():
         content_type(srv, c, text)
         host_header(srv, c, text)
         methods(srv, c, text, admin)
+        squatter(srv, c, text)
     finally:
         srv.stop()
     return c.finish()
@@ -53,15 +54,20 @@ def stored_forms(srv, c, doc, text, db):
               "gzip 0": (gzip.compress(text.encode(), 0), "gzip"),
               "zstd 19": (zstd_codec.compress(text.encode(), 19), "zstd")}
     ids = {}
+    # Each a run of its own: the server stores one run once.
+    texts = {name: as_new_run(text, name) for name in ("gzip 9", "gzip 0", "zstd 19")}
+    bodies = {"gzip 9": (gzip.compress(texts["gzip 9"].encode(), 9), "gzip"),
+              "gzip 0": (gzip.compress(texts["gzip 0"].encode(), 0), "gzip"),
+              "zstd 19": (zstd_codec.compress(texts["zstd 19"].encode(), 19), "zstd")}
     for name, (body, encoding) in bodies.items():
         st, _, r = srv.json("POST", "/api/v1/results", body,
                             {"Content-Type": "application/json", "Content-Encoding": encoding})
         c.check(f"{name} post returns 201", st == 201, st)
         ids[name] = r["id"] if r else ""
         st, _, raw = srv.request("GET", f"/api/v1/results/{ids[name]}?format=document")
-        c.check(f"{name}: the document reads back as sent", st == 200 and raw == text.encode(), st)
+        c.check(f"{name}: the document reads back as sent", st == 200 and raw == texts[name].encode(), st)
         st, _, got = srv.json("GET", f"/api/v1/results/{ids[name]}")
-        c.check(f"{name}: the result reads back", st == 200 and got and got.get("document") == doc, st)
+        c.check(f"{name}: the result reads back", st == 200 and got and got.get("document") == json.loads(texts[name]), st)
     if not db.startswith("sqlite:"):
         return
     with sqlite3.connect(db[len("sqlite:"):], timeout=30) as con:
@@ -71,6 +77,24 @@ def stored_forms(srv, c, doc, text, db):
             stored["gzip 9"][:4])
     c.check("an uncompressed gzip body is stored as zstd", stored["gzip 0"][:4] == zstd_codec.MAGIC, stored["gzip 0"][:4])
     c.check("a zstd frame is stored as it came", stored["zstd 19"] == bodies["zstd 19"][0], stored["zstd 19"][:4])
+
+
+def squatter(srv, c, text):
+    """Anyone can post another document under the submission_id a genuine run
+    will come with (gmlab-upload's id is a public digest of the document): the
+    genuine run is still stored, under an id of its own, and its link is to
+    itself."""
+    genuine = as_new_run(text[:-1] + ', "submission_id": "claimed-id-1"}', "genuine")
+    forged = as_new_run(text[:-1] + ', "submission_id": "claimed-id-1"}', "squatter")
+    st, _, s = srv.json("POST", "/api/v1/results", forged)
+    c.check("a squatter's document under the genuine run's submission_id is stored as its own run", st == 201, (st, s))
+    st, _, g = srv.json("POST", "/api/v1/results", genuine)
+    c.check("the genuine run is then stored too (201), not linked to the squatter's",
+            st == 201 and g["id"] != s["id"] and g["url"].endswith("/result/" + g["id"]), (st, g))
+    st, _, raw = srv.request("GET", "/api/v1/results/%s?format=document" % g["id"])
+    c.check("the genuine run's link gives the genuine document", st == 200 and raw == genuine.encode(), st)
+    st, _, r = srv.json("POST", "/api/v1/results", genuine, {"X-Submission-Id": "anything-else"})
+    c.check("the genuine run again, under any id, is the genuine run's row", st == 200 and r["id"] == g["id"], (st, r))
 
 
 def get_within_a_second(c, srv, after):
@@ -84,7 +108,7 @@ def content_type(srv, c, text):
     """A form on any web site can post text/plain (or a form's types) here
     from a visitor's browser; an upload must say application/json."""
     count = srv.json("GET", "/api/v1/stats")[2]["results"]
-    body = text[:-1] + ', "submission_id": "content-type-1"}'
+    body = as_new_run(text[:-1] + ', "submission_id": "content-type-1"}', "content-type-1")
     for sent in ("text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded",
                  "multipart/form-data; boundary=x", "application/jsonp", None):
         st, _, e = srv.json("POST", "/api/v1/results", body, {"Content-Type": sent})
@@ -110,7 +134,7 @@ def content_type(srv, c, text):
 def host_header(srv, c, text):
     """Without --public-url, a Host header that is not a plain host[:port]
     is not echoed into the URLs handed out: the listening address is."""
-    body = text[:-1] + ', "submission_id": "host-header-1"}'
+    body = as_new_run(text[:-1] + ', "submission_id": "host-header-1"}', "host-header-1")
     local = "http://127.0.0.1:%d/" % srv.port
     st, _, r = srv.json("POST", "/api/v1/results", body, {"Host": "results.example:8443"})
     c.check("a plain Host header names the URLs", st in (200, 201) and r["url"].startswith("http://results.example:8443/result/")
@@ -148,7 +172,7 @@ def raw_exchange(port, data, expect_responses=2, timeout=5):
 def methods(srv, c, text, admin):
     """HEAD on every GET route: the GET's status and headers, no body.
     OPTIONS: 204 with Allow, each method once, HEAD beside GET, OPTIONS."""
-    st, _, r = srv.json("POST", "/api/v1/results", text[:-1] + ', "submission_id": "methods-1"}')
+    st, _, r = srv.json("POST", "/api/v1/results", as_new_run(text[:-1] + ', "submission_id": "methods-1"}', "methods-1"))
     rid, key = r["id"], r["gpu_url"].rsplit("/", 1)[1]
     wait_folded(srv)
     pages = srv.request("GET", "/")[0] == 200
@@ -200,8 +224,8 @@ def run(srv, c, doc, text, admin):
     c.check("post returns a 128-bit hex id", a and HEX32.match(a.get("id", "")), a)
     c.check("post returns a 128-bit hex delete token", a and HEX32.match(a.get("delete_token", "")), a)
     c.check("post returns the result url", a and a.get("url", "").endswith("/result/" + a["id"]), a)
-    st, _, b = srv.json("POST", "/api/v1/results", gz(text), {"Content-Type": "application/json", "Content-Encoding": "gzip"})
-    c.check("gzip post returns 201", st == 201, st)
+    st, _, b = srv.json("POST", "/api/v1/results", gz(as_new_run(text, "gzip")), {"Content-Type": "application/json", "Content-Encoding": "gzip"})
+    c.check("gzip post (another run) returns 201", st == 201, st)
     c.check("ids differ and are not sequential", b and b["id"] != a["id"] and abs(int(b["id"], 16) - int(a["id"], 16)) > 1000)
     c.check("delete tokens differ", b and b["delete_token"] != a["delete_token"])
 
@@ -236,16 +260,26 @@ def run(srv, c, doc, text, admin):
     st, _, e = srv.json("GET", "/api/v1/results/not-an-id")
     c.check("malformed id is 404", st == 404, st)
 
-    # Idempotent retries: submission_id in the document, or in a header.
+    # One run, one row: the same bytes again, or the same run under a fresh
+    # submission_id, are the stored run, not another row.
+    st, _, again = srv.json("POST", "/api/v1/results", text)
+    c.check("the same bytes posted again are 200, the first upload's id, no token",
+            st == 200 and again["id"] == a["id"] and again.get("duplicate") is True and "delete_token" not in again, (st, again))
     d2 = copy.deepcopy(doc)
     d2["submission_id"] = "retry-test-1"
-    st1, _, r1 = srv.json("POST", "/api/v1/results", json.dumps(d2))
-    st2, _, r2 = srv.json("POST", "/api/v1/results", json.dumps(d2))
+    st, _, fresh = srv.json("POST", "/api/v1/results", json.dumps(d2))
+    c.check("the same run under a fresh submission_id is 200 with the first upload's id",
+            st == 200 and fresh["id"] == a["id"] and fresh.get("duplicate") is True, (st, fresh))
+    # Idempotent retries of a new run: submission_id in the document, or in a header.
+    d3 = json.loads(as_new_run(json.dumps(dict(doc, submission_id="retry-test-2")), "retry-test-2"))
+    st1, _, r1 = srv.json("POST", "/api/v1/results", json.dumps(d3))
+    st2, _, r2 = srv.json("POST", "/api/v1/results", json.dumps(d3))
     c.check("first submission is 201", st1 == 201, st1)
     c.check("repeated submission is 200 with the same id", st2 == 200 and r2["id"] == r1["id"], (st2, r2))
     c.check("repeated submission hands out no new token", r2 is not None and "delete_token" not in r2 and r2.get("duplicate") is True, r2)
-    st1, _, h1 = srv.json("POST", "/api/v1/results", text, {"X-Submission-Id": "hdr-1"})
-    st2, _, h2 = srv.json("POST", "/api/v1/results", gz(text), {"X-Submission-Id": "hdr-1", "Content-Encoding": "gzip"})
+    hdr_text = as_new_run(text, "hdr-1")
+    st1, _, h1 = srv.json("POST", "/api/v1/results", hdr_text, {"X-Submission-Id": "hdr-1"})
+    st2, _, h2 = srv.json("POST", "/api/v1/results", gz(hdr_text), {"X-Submission-Id": "hdr-1", "Content-Encoding": "gzip"})
     c.check("X-Submission-Id makes retries idempotent", st1 == 201 and st2 == 200 and h1["id"] == h2["id"], (st1, st2))
     st, _, e = srv.json("POST", "/api/v1/results", text, {"X-Submission-Id": "bad id!"})
     c.check("malformed submission id is 400", st == 400 and e["code"] == "invalid_submission_id", (st, e))
@@ -260,6 +294,9 @@ def run(srv, c, doc, text, admin):
     for field in ("uuid", "pci_bus_id"):  # what gmlab-upload leaves out
         scrubbed["device"].pop(field, None)
     st, _, sc = srv.json("POST", "/api/v1/results", json.dumps(scrubbed))
+    c.check("without its board serials, a run is the same run (200, its id): the serials are not part of its identity",
+            st == 200 and sc["id"] == a["id"], (st, sc))
+    st, _, sc = srv.json("POST", "/api/v1/results", as_new_run(json.dumps(scrubbed), "scrubbed"))
     c.check("a document without board serials is accepted", st == 201, (st, sc))
     bad = copy.deepcopy(doc)
     del bad["results"][0]["series"]

@@ -28,7 +28,7 @@ import time
 # tests/server, where the shared helpers are (harness.py, zstd_codec.py, fixtures/).
 SERVER_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, SERVER_TESTS)
-from harness import Checks, Server, arguments, default_db, fresh_workdir, load_document, trimmed  # noqa: E402
+from harness import Checks, Server, arguments, as_new_run, default_db, fresh_workdir, load_document, trimmed  # noqa: E402
 
 FIXTURE = os.path.join(SERVER_TESTS, "fixtures", "counted_h200.json")
 COUNTER_PREFIXES = ("counters.", "model.", "tolerance.")
@@ -190,7 +190,8 @@ def run(srv, c, counted, standard):
     # run: the standard upload leaves it out, so that the point's figures are
     # those of the fixture's uploads alone.
     standard = without_counter(standard, "stride_copy", OFF_SERIES, OFF_X, "sectors_per_request_ld")
-    uploads = [counted, off, off, standard]
+    # "The same again" is another run of the same figures (the same run would be stored once).
+    uploads = [counted, off, json.loads(as_new_run(json.dumps(off), "again")), standard]
     names = ["counted", "counted, one figure off", "the same again", "standard (auto)"]
     up = []
     for i, (d, what) in enumerate(zip(uploads, names)):
@@ -199,7 +200,9 @@ def run(srv, c, counted, standard):
         if i == len(uploads) - 1:
             time.sleep(1.1)
         up.append(post(srv, c, d, what))
-        post(srv, c, without_counters(d, "NVIDIA H200 without counters"), what + ", without counters")
+        # Without its counters, "one figure off" is the counted run's twin: a run of its own each.
+        twin = without_counters(d, "NVIDIA H200 without counters")
+        post(srv, c, json.loads(as_new_run(json.dumps(twin), "twin-%d" % i)), what + ", without counters")
     key = up[0].get("gpu_url", "").rsplit("/", 1)[-1]
     c.check("the counted and the standard run are one model", key and all(u.get("gpu_url", "").endswith("/" + key) for u in up), up)
     st, _, gpus = srv.json("GET", "/api/v1/gpus")

@@ -8,6 +8,7 @@
 #include "http/client_address.hpp"
 #include "http/memory_release.hpp"
 #include "http/request_deadline.hpp"
+#include "http/security_headers.hpp"
 
 namespace gmserver {
 
@@ -476,6 +477,7 @@ bool Connection::keep(bool keep_alive, const HttpResponse &res) const {
 }
 
 void Connection::respond(HttpResponse res, bool keep_alive) {
+    add_security_headers(res);
     phase_ = Phase::Writing;
     release_body();
     keep_alive = keep(keep_alive, res);
@@ -529,6 +531,7 @@ void Connection::respond_head(const HttpResponse &res, bool keep_alive) {
 // is taken for as long as the client reads at the minimum send rate (the
 // handler limits how many such responses run at once).
 void Connection::stream_response(HttpResponse res, bool keep_alive, unsigned gen) {
+    add_security_headers(res);
     auto self = shared_from_this();
     keep_alive = keep(keep_alive, res);
     auto head = std::make_shared<http::response<http::empty_body>>();

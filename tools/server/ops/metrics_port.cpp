@@ -17,16 +17,16 @@ void install_metrics_routes(Router &router, const Metrics &metrics, Health &heal
     });
 }
 
+// The public address's /metrics names no other address: where the metrics
+// address listens is the operator's to know, not every client's.
 void install_metrics_elsewhere(Router &router, const std::string &metrics_listen) {
     router.get(
         "/metrics",
-        [metrics_listen](const HttpRequest &, HttpResponse &res) {
+        [with_metrics = !metrics_listen.empty()](const HttpRequest &, HttpResponse &res) {
             send_error(res, 404, "wrong_port",
-                       metrics_listen.empty()
-                           ? "metrics are not served on the public address; start gmlab-server with --metrics-listen "
-                             "ADDRESS to serve them there"
-                           : "metrics are not served on the public address; they are on the metrics address "
-                             "(--metrics-listen " + metrics_listen + ")");
+                       with_metrics ? "metrics are not served on the public address"
+                                    : "metrics are not served on the public address; start gmlab-server with "
+                                      "--metrics-listen ADDRESS to serve them there");
         },
         Router::Unfiltered);
 }

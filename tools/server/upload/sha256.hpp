@@ -1,4 +1,5 @@
-// SHA-256 (FIPS 180-4), used to store only a hash of each delete token.
+// SHA-256 (FIPS 180-4, from libcrypto): the hash stored of each delete token,
+// and a run's identity (run_identity.hpp).
 #pragma once
 
 #include <string>

@@ -11,7 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include "storage/counter_rows.hpp"
+#include "upload/document_shape.hpp"
+#include "upload/model_name.hpp"
+#include "upload/plausibility.hpp"
 #include "upload/quantities.hpp"
+#include "upload/run_identity.hpp"
 
 namespace gmserver {
 namespace {
@@ -83,56 +87,13 @@ double number(object obj, const char *key, const std::string &where) {
     return d;
 }
 
-struct DeviceFacts {
-    double theoretical_gbs = 0;
-    double l2_bytes = 0;
-    double multiprocessors = 0, sm_clock_mhz = 0;  // 0: not in the device block
-    double host_link_gbs = 0;                      // one direction; 0: not known
-};
-
 // No figure of any kind is larger than this in magnitude: it keeps numbers
 // such as -1e308 out of storage and pages (byte counts, counters and times of
 // real runs stay below 1e13).
 constexpr double kMaxMagnitude = 1e15;
 
-// Bandwidth above this is not a measurement. Data that cannot sit in L2
-// (bytes moved per launch at least twice the L2 size) comes from DRAM, so 1.5x
-// the theoretical DRAM bandwidth is generous; cache-resident working sets
-// (l2_persist, small arrays, shared-memory kernels) legitimately exceed DRAM
-// bandwidth, so they get 10x. A device that reports no theoretical bandwidth
-// (integrated GPUs) gets a fixed ceiling far above any current GPU.
-double bandwidth_bound(const DeviceFacts &dev, double bytes) {
-    if (dev.theoretical_gbs <= 0) return 50000.0;
-    const bool dram = dev.l2_bytes > 0 && bytes >= 2 * dev.l2_bytes;
-    return (dram ? 1.5 : 10.0) * dev.theoretical_gbs + 50.0;
-}
-
-// L1, shared memory and L2 deliver at most 128 bytes per clock to each
-// multiprocessor, so nothing on chip outruns multiprocessors x clock x 128 B;
-// half as much again covers clocks above the one the device block names.
-// Where the block does not say, no bound is known.
-double on_chip_bound(const DeviceFacts &dev) {
-    if (dev.multiprocessors <= 0 || dev.sm_clock_mhz <= 0) return kMaxMagnitude;
-    return 1.5 * dev.multiprocessors * dev.sm_clock_mhz * 1e6 * 128 / 1e9;
-}
-
-// A link against the link: the result's reference (the host link, both ways
-// where its points count both) or twice the device block's host link; where
-// neither is known, a link is no faster than the device's own memory.
-double link_bound(const DeviceFacts &dev, double reference_gbs, double bytes) {
-    const double known = std::max(reference_gbs, 2 * dev.host_link_gbs);
-    return known > 0 ? 1.5 * known + 1.0 : bandwidth_bound(dev, bytes);
-}
-
-double quantity_bound(Quantity q, const DeviceFacts &dev, double reference_gbs, double bytes) {
-    switch (q) {
-    case Quantity::DramBandwidth: return bandwidth_bound(dev, bytes);
-    case Quantity::L2Bandwidth:
-    case Quantity::L1Bandwidth: return on_chip_bound(dev);
-    case Quantity::LinkBandwidth: return link_bound(dev, reference_gbs, bytes);
-    default: return kMaxMagnitude;
-    }
-}
+// No one repetition of a measurement takes longer than this (about three hours).
+constexpr double kMaxTimeMs = 1e7;
 
 // A member found in one pass over an object; the first occurrence of a key
 // counts, as with at_key.
@@ -190,6 +151,7 @@ struct CheckedPoint {
     Found time[std::size(kTimeKeys)];
     Found counters;  // an object of finite numbers >= 0 when present
     bool drops = false;  // an older document's point carries figures its quantity does not have
+    double top_gbs = 0;  // its largest bandwidth (bandwidth_gbs, its maximum, a value in GB/s), for the summary's check
 };
 
 // A point's place in the document ("results[2].series[0].points[17]"), spelled
@@ -227,6 +189,11 @@ bool unwanted(const Found &f, bool allowed, std::string_view key, const SeriesRu
     return true;
 }
 
+// Where a bound came from, for its message.
+const char *bound_source(const DeviceFacts &dev) {
+    return dev.known_model ? "derived from the server's facts of this GPU model" : "derived from the device block";
+}
+
 // bytes, bandwidth_gbs and the fractions, each held to the series' quantity.
 void check_derived(const Found (&f)[std::size(kPointKeys)], const SeriesRules &rules, const DeviceFacts &dev, double median,
                    const PointPlace &place, CheckedPoint &out) {
@@ -239,14 +206,18 @@ void check_derived(const Found (&f)[std::size(kPointKeys)], const SeriesRules &r
         bytes = number(f[kBytes], "bytes", where);
         if (bytes < 0 || bytes > kMaxMagnitude) reject("implausible", where() + ".bytes: must be 0..1e15");
     }
+    const double bound = quantity_bound(rules.quantity, dev, rules.reference_gbs, bytes);
+    const auto held = [&](const char *key, double bw) {
+        if (bw < 0) reject("implausible", where() + "." + key + ": must be >= 0");
+        if (bw > bound)
+            reject("implausible", where() + "." + key + ": " + std::to_string(bw) + " GB/s of " + quantity_label(rules.quantity) +
+                                      " is above the bound of " + std::to_string(bound) + " GB/s " + bound_source(dev));
+        out.top_gbs = std::max(out.top_gbs, bw);
+    };
+    if (f[kBandwidthMax].present && !dropped) held("bandwidth_gbs_max", number(f[kBandwidthMax], "bandwidth_gbs_max", where));
     if (f[kBandwidth].present && !dropped) {
         const double bw = number(f[kBandwidth], "bandwidth_gbs", where);
-        if (bw < 0) reject("implausible", where() + ".bandwidth_gbs: must be >= 0");
-        const double bound = quantity_bound(rules.quantity, dev, rules.reference_gbs, bytes);
-        if (bw > bound)
-            reject("implausible", where() + ".bandwidth_gbs: " + std::to_string(bw) + " GB/s of " +
-                                      quantity_label(rules.quantity) + " is above the bound of " + std::to_string(bound) +
-                                      " GB/s derived from the device block");
+        held("bandwidth_gbs", bw);
         // bandwidth is bytes / median time: a document whose figures disagree was edited.
         if (bytes > 0) {
             const double expected = bytes / (median * 1e6);
@@ -282,6 +253,8 @@ CheckedPoint check_point(object p, const PointPlace &place, const DeviceFacts &d
         if (stat[k] <= 0) reject("implausible", tw() + "." + std::string(kTimeKeys[k]) + ": must be > 0");
     }
     const double median = stat[kMedian], mn = stat[kMin], mx = stat[kMax];
+    if (stat[kMax] > kMaxTimeMs || stat[kMean] > kMaxTimeMs)
+        reject("implausible", tw() + ": no repetition takes longer than 1e7 ms");
     if (!(mn <= median * (1 + 1e-9) && median <= mx * (1 + 1e-9)))
         reject("implausible", tw() + ": min <= median <= max does not hold");
     if (number(t[kStddev], "stddev", tw) < 0) reject("implausible", tw() + ".stddev: must be >= 0");
@@ -317,6 +290,14 @@ CheckedPoint check_point(object p, const PointPlace &place, const DeviceFacts &d
     check_derived(f, rules, dev, median, place, out);
     for (int k : {kValues, kPredicted})
         if (f[k].present) check_number_map(f[k].value, [&] { return place.str() + "." + std::string(kPointKeys[k]); });
+    // A value in GB/s ("..._gbs") counts for the summary's check.
+    if (f[kValues].present)
+        for (auto field : object(f[kValues].value)) {
+            double d = 0;
+            const std::string_view key = field.key;
+            if (key.size() > 4 && key.substr(key.size() - 4) == "_gbs" && field.value.get_double().get(d) == simdjson::SUCCESS)
+                out.top_gbs = std::max(out.top_gbs, d);
+        }
     // 1.2: hardware counters (counts, rates and ratios of counts): finite and >= 0.
     if (f[kCounters].present) {
         object counters;
@@ -455,13 +436,23 @@ void check_plotted(double v, const SeriesRules &rules, const std::string &y_unit
         const double bound = quantity_bound(rules.quantity, dev, rules.reference_gbs, 0);
         if (v > bound)
             reject("implausible", place.str() + ": " + std::to_string(v) + " GB/s of " + quantity_label(rules.quantity) +
-                                      " is above the bound of " + std::to_string(bound) + " GB/s derived from the device block");
+                                      " is above the bound of " + std::to_string(bound) + " GB/s " + bound_source(dev));
+    }
+    if (rules.quantity == Quantity::Latency) {
+        const std::string problem = judge_latency(v, y_unit, dev);
+        if (!problem.empty()) reject("implausible", place.str() + ": " + problem);
     }
 }
 
-// A number of the result's summary (its key figures): finite and bounded.
-void check_summary(element summary, const std::string &where) {
+// The result's summary (its key figures): each finite and bounded, and each
+// bandwidth or time in cycles no larger than its points allow
+// (plausibility.hpp: judge_summary_figure).
+void check_summary(element summary, const std::string &where, const ResultTops &tops, const DeviceFacts &dev) {
     check_number_map(summary, [&] { return where + ".summary"; });
+    for (auto field : object(summary)) {
+        const std::string problem = judge_summary_figure(std::string(field.key), double(field.value), tops, dev);
+        if (!problem.empty()) reject("implausible", where + ".summary." + problem);
+    }
 }
 
 // One result of the run: the library's gmlab.result/1 rules, every point's
@@ -484,14 +475,15 @@ ResultQuantities read_result(element r_el, const std::string &where, const Devic
                                            "upload a standard run");
     const object exp = as_object(member(r, "experiment", where), where + ".experiment");
     const std::string name = text(exp, "name", where + ".experiment", 64);
-    element summary;
-    if (r.at_key("summary").get(summary) == simdjson::SUCCESS) check_summary(summary, where);
+    if (const std::string problem = name_problem(name); !problem.empty())
+        reject("invalid_name", where + ".experiment.name: " + problem);
     double reference_gbs = 0;
     if (r.at_key("reference").at_key("theoretical_bandwidth_gbs").get_double().get(reference_gbs) != simdjson::SUCCESS ||
         !std::isfinite(reference_gbs) || reference_gbs < 0 || reference_gbs > 1e5)
         reference_gbs = 0;
     const array series = as_array(member(r, "series", where), where + ".series");
     ResultQuantities out;
+    ResultTops tops;
     std::size_t s = 0;
     for (element se : series) {
         const std::string sw = where + ".series[" + std::to_string(s++) + "]";
@@ -519,6 +511,8 @@ ResultQuantities read_result(element r_el, const std::string &where, const Devic
             if (!field_value(po, checked, field, v))
                 reject("invalid_document", place.str() + ": has no number \"" + field + "\" (the series' y.field)");
             check_plotted(v, rules, y_unit, dev, place);
+            tops.gbs = std::max({tops.gbs, checked.top_gbs, y_unit == "GB/s" ? v : 0.0});
+            if (y_unit == "cycles") tops.cycles = std::max(tops.cycles, v);
             rows.push_back(PointRow{"", name, sname, field, checked.x, v});
             element predicted;
             if (!agreements.empty() && checked.counters.present && po.at_key("predicted").get(predicted) == simdjson::SUCCESS)
@@ -526,6 +520,8 @@ ResultQuantities read_result(element r_el, const std::string &where, const Devic
         }
         append_counter_rows(name, sname, agreements, counted, rows);
     }
+    element summary;
+    if (r.at_key("summary").get(summary) == simdjson::SUCCESS) check_summary(summary, where, tops, dev);
     return out;
 }
 
@@ -533,11 +529,15 @@ ResultQuantities read_result(element r_el, const std::string &where, const Devic
 // and LF among them), DEL, the C1 controls, and the Unicode bidirectional
 // controls (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069), which let a
 // name such as "NVIDIA \u202e002H AIDIVN" display as another GPU's. Returns
-// what was found, or null. The text is valid UTF-8 (the parser checked).
-const char *forbidden_character(std::string_view s) {
+// what was found, or null, and in *non_ascii whether the text has any byte
+// beyond ASCII. The text is valid UTF-8 (the parser checked).
+const char *forbidden_character(std::string_view s, bool *non_ascii) {
+    bool high = false;
     for (std::size_t i = 0; i < s.size(); ++i) {
         const auto c = static_cast<unsigned char>(s[i]);
         if (c < 0x20 || c == 0x7f) return "a control character";
+        if (c < 0x80) continue;  // the other checks are of multi-byte characters
+        high = true;
         if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) <= 0x9f) return "a control character";
         if (c == 0xd8 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x9c) return "a bidirectional control";
         if (c == 0xe2 && i + 2 < s.size()) {
@@ -546,6 +546,7 @@ const char *forbidden_character(std::string_view s) {
             if (b1 == 0x81 && b2 >= 0xa6 && b2 <= 0xa9) return "a bidirectional control";
         }
     }
+    *non_ascii = high;
     return nullptr;
 }
 
@@ -563,9 +564,15 @@ struct PathStep {
 void check_string(std::string_view s, const PathStep *at, const ValidationLimits &limits) {
     if (s.size() > limits.max_string_bytes)
         reject("too_large", "a string is longer than " + std::to_string(limits.max_string_bytes) + " bytes");
-    if (const char *what = forbidden_character(s))
+    bool non_ascii = false;
+    if (const char *what = forbidden_character(s, &non_ascii))
         reject("invalid_document", (at ? at->str() : std::string("document")) + ": holds " + what +
                                        " (no string may hold controls, CR, LF, NUL or bidirectional marks)");
+    // Zero-width spaces, soft hyphens, fillers, tag characters: text that
+    // reads as other text (model_name.hpp).
+    if (const std::string c = non_ascii ? invisible_character(s) : std::string(); !c.empty())
+        reject("invalid_document", (at ? at->str() : std::string("document")) + ": holds " + c +
+                                       ", an invisible or format character (no string may hold one)");
 }
 
 // The size limits over the parsed document: the length of every string (keys
@@ -635,6 +642,49 @@ std::string rewrite_older_document(const std::string &body, const std::vector<Re
     return doc.dump();
 }
 
+// Each result's summary figures, in order, as rows of the run's identity
+// (series "#summary", field the figure's name). The document passed
+// validation: every summary is an object of numbers.
+std::vector<PointRow> summary_rows(array results) {
+    std::vector<PointRow> rows;
+    for (element r : results) {
+        object summary;
+        if (r.at_key("summary").get(summary) != simdjson::SUCCESS) continue;
+        std::string_view experiment;
+        if (r.at_key("experiment").at_key("name").get(experiment) != simdjson::SUCCESS) continue;
+        for (auto field : summary) {
+            double v = 0;
+            if (field.value.get_double().get(v) == simdjson::SUCCESS)
+                rows.push_back(PointRow{"", std::string(experiment), "#summary", std::string(field.key), 0, v});
+        }
+    }
+    return rows;
+}
+
+// The device block's facts as the plausibility rules judge them
+// (plausibility.hpp): a known model's from the server's table, an unknown
+// one's from the block, each within what a GPU can have.
+DeviceFacts device_facts(object device, const GpuIdentity &g) {
+    ClaimedDevice c;
+    c.name = g.name;
+    c.compute_capability = g.compute_capability;
+    c.global_memory_bytes = double(g.memory_bytes);
+    c.bus_width_bits = g.bus_width_bits;
+    c.theoretical_gbs = number(device, "theoretical_bandwidth_gbs", "device");
+    const std::pair<const char *, double *> optional[] = {{"multiprocessors", &c.multiprocessors},
+                                                          {"l2_cache_bytes", &c.l2_bytes},
+                                                          {"sm_clock_mhz", &c.sm_clock_mhz},
+                                                          {"memory_clock_mhz", &c.memory_clock_mhz}};
+    for (const auto &[key, into] : optional)
+        if (has(device, key)) *into = number(device, key, "device");
+    object link;
+    if (device.at_key("host_link").get(link) == simdjson::SUCCESS && has(link, "theoretical_gbs"))
+        c.host_link_gbs = number(link, "theoretical_gbs", "device.host_link");
+    DeviceFacts facts;
+    if (const std::string problem = judge_device(c, &facts); !problem.empty()) reject("implausible", problem);
+    return facts;
+}
+
 bool valid_cc(const std::string &cc) {
     const auto dot = cc.find('.');
     if (dot == std::string::npos || dot == 0 || dot > 2 || cc.size() - dot - 1 < 1 || cc.size() - dot - 1 > 2) return false;
@@ -656,6 +706,27 @@ std::string gpu_key(const std::string &name, const std::string &cc, std::uint64_
     if (k.empty()) k = "gpu";
     const auto gib = static_cast<unsigned long long>(std::llround(double(memory_bytes) / (1024.0 * 1024.0 * 1024.0)));
     return k + "-cc" + cc + "-" + std::to_string(gib) + "gib-" + std::to_string(bus_width_bits) + "bit";
+}
+
+std::optional<DeviceFacts> stored_device_facts(const std::string &document) {
+    try {
+        simdjson::dom::parser parser;
+        element root;
+        object device;
+        if (parser.parse(document).get(root) != simdjson::SUCCESS || root.at_key("device").get(device) != simdjson::SUCCESS)
+            return std::nullopt;
+        GpuIdentity g;
+        g.name = text(device, "name", "device", 256);
+        g.compute_capability = text(device, "compute_capability", "device", 8);
+        g.memory_bytes = static_cast<std::uint64_t>(number(device, "global_memory_bytes", "device"));
+        g.bus_width_bits = static_cast<int>(number(device, "memory_bus_width_bits", "device"));
+        return device_facts(device, g);
+    } catch (const Reject &) {
+        // Stored before the rules it now fails: it says nothing of the model.
+        return std::nullopt;
+    } catch (const std::exception &) {
+        return std::nullopt;
+    }
 }
 
 bool valid_submission_id(const std::string &s) {
@@ -698,6 +769,7 @@ ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits
         if (err) reject("invalid_json", std::string("not JSON: ") + simdjson::error_message(err));
         check_limits(root, limits);
         if (const auto problem = check_shape(root, limits.shapes.get())) reject(problem->code, problem->message);
+        if (const std::string problem = shape_problem(root); !problem.empty()) reject("invalid_document", problem);
 
         const object doc = as_object(root, "document");
         std::string_view schema;
@@ -711,7 +783,7 @@ ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits
                                        "upload a standard run");
         for (const char *k : {"library", "settings"}) as_object(member(doc, k, "document"), std::string("document.") + k);
         const object device = as_object(member(doc, "device", "document"), "document.device");
-        text(doc, "created_at", "document", 64);
+        const std::string created_at = text(doc, "created_at", "document", 64);
         text(doc, "command", "document", 4096);
         element sid;
         if (doc.at_key("submission_id").get(sid) == simdjson::SUCCESS) {
@@ -736,18 +808,10 @@ ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits
         g.runtime_version = has(device, "runtime_version") ? text(device, "runtime_version", "device", 256) : "";
         g.key = gpu_key(g.name, g.compute_capability, g.memory_bytes, g.bus_width_bits);
 
-        DeviceFacts dev;
-        dev.theoretical_gbs = number(device, "theoretical_bandwidth_gbs", "device");
-        if (dev.theoretical_gbs < 0 || dev.theoretical_gbs > 1e5) reject("implausible", "device.theoretical_bandwidth_gbs: must be 0..1e5");
-        if (has(device, "l2_cache_bytes")) dev.l2_bytes = number(device, "l2_cache_bytes", "device");
-        if (has(device, "multiprocessors")) dev.multiprocessors = number(device, "multiprocessors", "device");
-        if (has(device, "sm_clock_mhz")) dev.sm_clock_mhz = number(device, "sm_clock_mhz", "device");
-        if (dev.multiprocessors < 0 || dev.multiprocessors > 1e5) reject("implausible", "device.multiprocessors: must be 0..1e5");
-        if (dev.sm_clock_mhz < 0 || dev.sm_clock_mhz > 1e5) reject("implausible", "device.sm_clock_mhz: must be 0..1e5");
-        double link = 0;
-        if (device.at_key("host_link").at_key("theoretical_gbs").get_double().get(link) == simdjson::SUCCESS &&
-            std::isfinite(link) && link > 0 && link < 1e5)
-            dev.host_link_gbs = link;
+        if (const std::string problem = name_problem(g.name); !problem.empty())
+            reject("invalid_name", "device.name: " + problem);
+        const DeviceFacts dev = device_facts(device, g);
+        out.facts = dev;
 
         const array results = as_array(member(doc, "results", "document"), "document.results");
         require(results.size() > 0, "document.results", "must be a non-empty array");
@@ -760,6 +824,7 @@ ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits
             drops = drops || quantities.back().drops;
         }
         if (also) also(root);
+        out.run_identity = run_identity(g.key, created_at, out.points, summary_rows(results));
         // Stored as received (valid UTF-8 JSON that passed every check above),
         // or, for an older document with figures its quantities do not have,
         // without them.

@@ -5,11 +5,13 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "storage/storage.hpp"
 #include "upload/shape_limits.hpp"
+#include "upload/plausibility.hpp"
 
 namespace simdjson::dom {
 class element;
@@ -39,6 +41,10 @@ struct ValidatedUpload {
     // have, so a compressed copy of the body must not be stored for it.
     bool rewritten = false;
     std::vector<PointRow> points;  // run_id left empty: the caller assigns it
+    // The run's identity (run_identity.hpp): the server's digest of what it
+    // measured, which the storage keys it by instead of any id the uploader chose.
+    std::string run_identity;
+    DeviceFacts facts;  // the device facts its figures were judged by
 };
 
 // Takes the body over (it becomes the stored document when valid). Bodies
@@ -56,6 +62,11 @@ constexpr std::size_t kParserPadding = 64;
 // characters turned into '-', then compute capability, memory in GiB and bus
 // width, e.g. "nvidia-h200-cc9.0-140gib-6016bit". Only [a-z0-9.-].
 std::string gpu_key(const std::string &name, const std::string &cc, std::uint64_t memory_bytes, int bus_width_bits);
+
+// The device facts of a document that was stored (it passed validate_upload),
+// for judging a later upload of the same model against it; nullopt when they
+// cannot be read.
+std::optional<DeviceFacts> stored_device_facts(const std::string &document);
 
 // True when s is 1..128 characters of [A-Za-z0-9._-].
 bool valid_submission_id(const std::string &s);

@@ -23,6 +23,7 @@
 #include "http/router.hpp"
 #include "storage/aggregate.hpp"
 #include "storage/utc_now.hpp"
+#include "upload/earlier_uploads.hpp"
 #include "upload/sha256.hpp"
 #include "web/crowd_routes.hpp"
 #include "web/expensive_gate.hpp"
@@ -97,16 +98,6 @@ json gpu_json(const GpuIdentity &g) {
             {"runtime_version", g.runtime_version}};
 }
 
-std::string csv_field(const std::string &s) {
-    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"') out += "\"\"";
-        else out.push_back(c);
-    }
-    return out + "\"";
-}
-
 std::string number_text(double v) {
     std::ostringstream o;
     o.precision(17);
@@ -133,7 +124,7 @@ std::vector<std::string> experiments_of(const std::string &document) {
 
 class Api {
 public:
-    Api(Storage &s, const ServerConfig &c, CrowdStore *crowd) : storage_(s), config_(c) {
+    Api(Storage &s, const ServerConfig &c, CrowdStore *crowd) : storage_(s), config_(c), earlier_(s) {
         if (crowd)
             crowd_ = std::make_unique<Crowd>(
                 s, *crowd, c.moderator_token,
@@ -255,16 +246,23 @@ private:
             if (crowd_) parts = judged_parts(root);
         });
         if (!v.ok) return send_error(res, 422, v.error_code, v.error_message);
+        if (const std::string problem = earlier_.judge(v.gpu.key, v.facts); !problem.empty())
+            return send_error(res, 422, "implausible", problem);
 
-        StoredRun run;
-        run.submission_id = v.submission_id;
+        // The client's id is checked and logged, but the run is stored under
+        // the server's digest of what it measured (upload/run_identity.hpp):
+        // the same run is stored once whatever id it comes with, and no id
+        // can claim the place of another document.
+        std::string client_id = v.submission_id;
         for (const char *h : {"X-Submission-Id", "Idempotency-Key"}) {
-            if (!run.submission_id.empty() || !req.has_header(h)) continue;
+            if (!client_id.empty() || !req.has_header(h)) continue;
             const std::string s = req.header(h);
             if (!valid_submission_id(s))
                 return send_error(res, 400, "invalid_submission_id", std::string(h) + ": must be 1..128 characters of [A-Za-z0-9._-]");
-            run.submission_id = s;
+            client_id = s;
         }
+        StoredRun run;
+        run.submission_id = v.run_identity;
         run.id = random_hex128();
         const std::string token = random_hex128();
         run.delete_token_hash = sha256_hex(token);
@@ -293,7 +291,7 @@ private:
         const auto stored_from = std::chrono::steady_clock::now();
         const InsertOutcome outcome = storage_.insert(run, v.points, &existing);
         if (outcome == InsertOutcome::Inserted && crowd_) crowd_->admitted(status, figures, stored_from);
-        res.submission_id = run.submission_id;
+        res.submission_id = client_id.empty() ? run.submission_id : client_id;
         res.outcome = outcome == InsertOutcome::DuplicateSubmission ? "duplicate" : status.status == "held" ? "held" : "stored";
         if (outcome == InsertOutcome::DuplicateSubmission) {
             return send_json(res, 200,
@@ -301,7 +299,8 @@ private:
                               {"url", result_url(req, existing.id)},
                               {"gpu_url", gpu_url(req, existing.gpu.key)},
                               {"duplicate", true},
-                              {"message", "this submission_id is already stored; its delete token was given with the first upload"}});
+                              {"message", "this run is already stored (the same measurements of the same GPU model at the same "
+                                          "time); its delete token was given with the first upload"}});
         }
         send_json(res, 201, {{"id", run.id},
                              {"url", result_url(req, run.id)},
@@ -327,11 +326,16 @@ private:
             return;
         }
         if (format == "csv") {
-            // The stored document passed validation, so reading it again cannot fail.
+            // The stored document passed validation; one stored before today's
+            // rules may fail them, and then says so rather than being empty.
             ValidatedUpload v = validate_upload(run->document, config_.limits);
+            if (!v.ok)
+                return send_error(res, 422, v.error_code,
+                                  "this upload was stored before the rules it now fails, so its points are not exported: " +
+                                      v.error_message);
             std::string csv = "experiment,series,field,x,value\n";
             for (const PointRow &p : v.points)
-                csv += csv_field(p.experiment) + "," + csv_field(p.series) + "," + csv_field(p.field) + "," +
+                csv += csv_cell(p.experiment) + "," + csv_cell(p.series) + "," + csv_cell(p.field) + "," +
                        number_text(p.x) + "," + number_text(p.value) + "\n";
             res.set_header("Content-Disposition", "attachment; filename=\"gmlab-" + run->id + ".csv\"");
             res.set_content(csv, "text/csv; charset=utf-8");
@@ -480,6 +484,7 @@ private:
 
     Storage &storage_;
     const ServerConfig config_;
+    EarlierUploads earlier_;
     std::unique_ptr<Crowd> crowd_;
 };
 
