@@ -14,7 +14,7 @@
 #   OUT=dir bash scripts/gpu-check.sh lone      (the same as bash scripts/lone-gpu-check.sh)
 #
 # GM_CHECK_DEVICE: the GPU checked and loaded (default 0). The idle figures are
-# saved as runs/<model>-check-idle-N.figures.json: committed to results/, they
+# saved as runs/<model>-check-idle-N.figures.json: committed to results/check/, they
 # become part of the embedded reference (python3 scripts/check-reference.py).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1

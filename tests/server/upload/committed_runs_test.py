@@ -102,7 +102,8 @@ def main():
     c.check("there are committed run documents to upload", len(docs) >= 3, [n for n, _ in docs])
     db = args.db or "sqlite:" + os.path.join(args.workdir, "runs.sqlite")
     srv = harness.Server(args.server, db, args.workdir,
-                         extra=["--write-rate", "100", "--write-burst", "100", "--read-rate", "1000", "--read-burst", "1000"])
+                         extra=["--write-rate", "100", "--write-burst", "100", "--read-rate", "1000", "--read-burst", "1000",
+                                "--expensive-rate", "1000", "--expensive-burst", "1000"])
     try:
         uploaded = []
         seen = set()

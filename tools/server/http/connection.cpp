@@ -6,9 +6,9 @@
 
 #include "http/body_decoding.hpp"
 #include "http/client_address.hpp"
-#include "http/memory_release.hpp"
-#include "http/request_deadline.hpp"
-#include "http/security_headers.hpp"
+#include "http/guards/memory_release.hpp"
+#include "http/guards/request_deadline.hpp"
+#include "http/guards/security_headers.hpp"
 
 namespace gmserver {
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "http/request_deadline.hpp"
+#include "http/guards/request_deadline.hpp"
 
 namespace gmserver {
 

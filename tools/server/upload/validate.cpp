@@ -575,6 +575,22 @@ void check_string(std::string_view s, const PathStep *at, const ValidationLimits
                                        ", an invisible or format character (no string may hold one)");
 }
 
+// Each result's experiment name judged as a name first (model_name.hpp), so
+// that a look-alike of a real experiment ("str\u0435am", a Cyrillic e) is refused
+// as the spoof it is, before the shape check calls it merely unknown.
+void check_experiment_names(element root) {
+    array results;
+    if (root.at_key("results").get(results) != simdjson::SUCCESS) return;
+    std::size_t i = 0;
+    for (element r : results) {
+        std::string_view name;
+        if (r.at_key("experiment").at_key("name").get(name) == simdjson::SUCCESS)
+            if (const std::string problem = name_problem(name); !problem.empty())
+                reject("invalid_name", "results[" + std::to_string(i) + "].experiment.name: " + problem);
+        ++i;
+    }
+}
+
 // The size limits over the parsed document: the length of every string (keys
 // too), the number of items of every array, and no string with a control or
 // bidirectional character. The body size limit bounds what the parser builds
@@ -768,6 +784,7 @@ ValidatedUpload validate_upload(std::string body, const ValidationLimits &limits
         if (err == simdjson::MEMALLOC || err == simdjson::CAPACITY) reject("too_large", "the body does not fit in memory");
         if (err) reject("invalid_json", std::string("not JSON: ") + simdjson::error_message(err));
         check_limits(root, limits);
+        check_experiment_names(root);
         if (const auto problem = check_shape(root, limits.shapes.get())) reject(problem->code, problem->message);
         if (const std::string problem = shape_problem(root); !problem.empty()) reject("invalid_document", problem);
 

@@ -19,7 +19,7 @@
 #include "gmlab.h"
 #include "crowd/crowd.hpp"
 #include "http/http_message.hpp"
-#include "http/request_deadline.hpp"
+#include "http/guards/request_deadline.hpp"
 #include "http/router.hpp"
 #include "storage/aggregate.hpp"
 #include "storage/utc_now.hpp"

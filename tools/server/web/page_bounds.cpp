@@ -1,6 +1,6 @@
 #include "web/page_bounds.hpp"
 
-#include "http/request_deadline.hpp"
+#include "http/guards/request_deadline.hpp"
 
 namespace gmserver {
 

@@ -17,7 +17,7 @@
 #include "html_report.hpp"
 #include "table.hpp"
 
-#include "http/request_deadline.hpp"
+#include "http/guards/request_deadline.hpp"
 #include "storage/counter_rows.hpp"
 #include "web/number_text.hpp"
 #include "web/url.hpp"

@@ -9,7 +9,7 @@ if(GM_CHARTJS)
   add_executable(gm_render_pages ${PROJECT_SOURCE_DIR}/tests/server/web/pages/render_pages.cpp
                                  ${PROJECT_SOURCE_DIR}/tools/server/storage/aggregate.cpp
                                  ${PROJECT_SOURCE_DIR}/tools/server/web/pages.cpp
-                                 ${PROJECT_SOURCE_DIR}/tools/server/http/request_deadline.cpp)
+                                 ${PROJECT_SOURCE_DIR}/tools/server/http/guards/request_deadline.cpp)
   target_include_directories(gm_render_pages PRIVATE ${PROJECT_SOURCE_DIR}/tools/server)
   target_link_libraries(gm_render_pages PRIVATE gmlab_report nlohmann_json::nlohmann_json)
   target_compile_options(gm_render_pages PRIVATE -Wall -Wextra)

@@ -1,4 +1,4 @@
-#include "http/memory_release.hpp"
+#include "http/guards/memory_release.hpp"
 
 #if defined(__GLIBC__)
 #include <malloc.h>

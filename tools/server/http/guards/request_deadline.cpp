@@ -1,4 +1,4 @@
-#include "http/request_deadline.hpp"
+#include "http/guards/request_deadline.hpp"
 
 namespace gmserver {
 
