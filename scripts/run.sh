@@ -25,6 +25,7 @@ if [ "$status" -ne 0 ]; then
 fi
 echo "gmlab: $gpu" >&2
 scripts/install-deps.sh run
+echo "gmlab: building the library and the CLI for this GPU (minutes the first time; build/)" >&2
 # Device code for the GPU present only; the same folder and choice as
 # scripts/test.sh, which then builds only the tests and the rest.
 GM_BUILD_TARGETS=gmlab-cli scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=native -DGM_BUILD_TESTS=OFF >/dev/null
