@@ -13,18 +13,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string pct(double fraction) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.1f %%", fraction * 100);
-    return b;
-}
-
-std::string num(double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.4g", v);
-    return b;
-}
-
 // How far `value` falls short of `reference`, as a fraction of it: positive
 // when worse (lower for bandwidths, higher for latencies).
 double shortfall(double value, double reference, bool higher_is_better) {

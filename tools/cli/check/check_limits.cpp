@@ -9,8 +9,7 @@ namespace gmcli::check {
 
 using nlohmann::json;
 
-namespace {
-
+// The words of a figure in a reason, shared with check_judge.cpp.
 std::string pct(double fraction) {
     char b[32];
     std::snprintf(b, sizeof b, "%.1f %%", fraction * 100);
@@ -22,6 +21,8 @@ std::string num(double v) {
     std::snprintf(b, sizeof b, "%.4g", v);
     return b;
 }
+
+namespace {
 
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

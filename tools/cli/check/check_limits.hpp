@@ -13,6 +13,11 @@
 
 namespace gmcli::check {
 
+// The words of a figure in a reason: a fraction as "12.3 %", a number to four
+// significant digits.
+std::string pct(double fraction);
+std::string num(double v);
+
 // The embedded reference's quantiles document of `model` (compared in one
 // case), or null when the reference holds no such model.
 const nlohmann::json *reference_of_model(const nlohmann::json &reference, const std::string &model);
