@@ -157,25 +157,11 @@ enum Prep { kDirty = 0, kClean = 1 };
 const char *prep_name(Prep p) { return p == kDirty ? "dirty" : "clean"; }
 
 template <class Launch> double median_ms(const Device &d, Prep prep, Launch launch) {
-    cudaEvent_t t0, t1;
-    CHECK(cudaEventCreate(&t0));
-    CHECK(cudaEventCreate(&t1));
-    std::vector<float> ms;
-    for (int r = 0; r < 22; ++r) {
+    // Two warm-up launches, then 20 timed, each after the flush (and, clean, the write-back pass).
+    return median_launch_ms(2, 20, [&] {
         flush_kernel<<<d.sms * 4, 512>>>(d.flush, d.flush_n16);
         if (prep == kClean) clean_kernel<<<d.sms * 4, 512>>>(d.flush, d.flush_n16);
-        CHECK(cudaEventRecord(t0));
-        launch();
-        CHECK(cudaEventRecord(t1));
-        CHECK(cudaEventSynchronize(t1));
-        float m = 0;
-        CHECK(cudaEventElapsedTime(&m, t0, t1));
-        if (r >= 2) ms.push_back(m);  // two warm-up launches
-    }
-    CHECK(cudaEventDestroy(t0));
-    CHECK(cudaEventDestroy(t1));
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
+    }, launch);
 }
 
 unsigned long long device_bad(const Device &d, const void *p, std::size_t bytes, int fill_byte) {

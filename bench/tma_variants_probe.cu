@@ -194,23 +194,7 @@ double median_gbs(const Arrays &a, Launch launch, const char *name) {
         std::printf("%-44s WRONG: %llu words differ\n", name, bad);
         return 0;
     }
-    cudaEvent_t t0, t1;
-    CHECK(cudaEventCreate(&t0));
-    CHECK(cudaEventCreate(&t1));
-    std::vector<float> ms;
-    for (int r = 0; r < 20; ++r) {
-        CHECK(cudaEventRecord(t0));
-        launch();
-        CHECK(cudaEventRecord(t1));
-        CHECK(cudaEventSynchronize(t1));
-        float m = 0;
-        CHECK(cudaEventElapsedTime(&m, t0, t1));
-        ms.push_back(m);
-    }
-    CHECK(cudaEventDestroy(t0));
-    CHECK(cudaEventDestroy(t1));
-    std::sort(ms.begin(), ms.end());
-    return 2.0 * kBytes / (ms[ms.size() / 2] * 1e-3) / 1e9;
+    return 2.0 * kBytes / (median_launch_ms(0, 20, [] {}, launch) * 1e-3) / 1e9;
 }
 
 }  // namespace

@@ -119,24 +119,8 @@ struct Bench {
             std::printf("%-36s WRONG: %llu words\n", name, b);
             return 0;
         }
-        cudaEvent_t t0, t1;
-        CHECK(cudaEventCreate(&t0));
-        CHECK(cudaEventCreate(&t1));
-        std::vector<float> ms;
-        for (int r = 0; r < 22; ++r) {
-            flush_kernel<<<sms * 4, 512>>>(flush, flush_n16);
-            CHECK(cudaEventRecord(t0));
-            launch();
-            CHECK(cudaEventRecord(t1));
-            CHECK(cudaEventSynchronize(t1));
-            float m = 0;
-            CHECK(cudaEventElapsedTime(&m, t0, t1));
-            if (r >= 2) ms.push_back(m);
-        }
-        CHECK(cudaEventDestroy(t0));
-        CHECK(cudaEventDestroy(t1));
-        std::sort(ms.begin(), ms.end());
-        return 2.0 * kBytes / (ms[ms.size() / 2] * 1e-3) / 1e9;
+        const float ms = median_launch_ms(2, 20, [&] { flush_kernel<<<sms * 4, 512>>>(flush, flush_n16); }, launch);
+        return 2.0 * kBytes / (ms * 1e-3) / 1e9;
     }
 };
 
