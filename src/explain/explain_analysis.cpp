@@ -137,7 +137,7 @@ json explain_kernel(Context &c, const KernelSummary &k, int rank, bool chosen, c
     }
     std::vector<const CounterRecord *> mine;
     for (const auto &r : counting->records.counters)
-        if (r.mangled == k.mangled) mine.push_back(&r);
+        if (counts_for(r, k)) mine.push_back(&r);
     if (mine.empty()) {
         std::string why = !counting->records.counters_unavailable.empty() ? counting->records.counters_unavailable
                           : k.graph_launches == k.launches
@@ -242,7 +242,7 @@ json build_document(const Options &o, const RuleBook &book, const PassRun &trace
     int rank = 0;
     for (const auto &k : kernels) {
         ++rank;
-        const bool is_chosen = std::any_of(chosen.begin(), chosen.end(), [&](const KernelSummary &x) { return x.mangled == k.mangled; });
+        const bool is_chosen = std::any_of(chosen.begin(), chosen.end(), [&](const KernelSummary &x) { return x.mangled == k.mangled && x.site == k.site; });
         if (!is_chosen && rank > std::max(o.kernels, 10)) continue;  // the document lists the chosen and the top ten
         doc["kernels"].push_back(explain_kernel(c, k, rank, is_chosen, counting));
     }

@@ -1,6 +1,7 @@
 #include "explain/explain_document.hpp"
 
 #include <cstdio>
+#include <fstream>
 #include <sstream>
 
 #include "explain/source_lines.hpp"
@@ -31,6 +32,46 @@ json finding_json(const Finding &f) {
             {"launches", f.launches}, {"see_also", f.see_also}};
 }
 
+std::string source_line(const std::string &file, int line) {
+    if (file.empty() || line <= 0) return "";
+    std::ifstream in(file);
+    std::string text;
+    for (int n = 1; n <= line && std::getline(in, text); ++n)
+        if (n == line) {
+            const auto first = text.find_first_not_of(" \t");
+            const auto last = text.find_last_not_of(" \t\r");
+            return first == std::string::npos ? "" : text.substr(first, last - first + 1);
+        }
+    return "";
+}
+
+json call_site_json(const CallSiteRecord &s) {
+    json j = {{"file", s.file}, {"line", s.line}, {"function", s.function}, {"op", s.op}, {"backward", s.backward}};
+    j["source"] = source_line(s.file, s.line);
+    return j;
+}
+
+std::string call_site_text(const json &site) {
+    if (!site.is_object()) return "";
+    const std::string file = site.value("file", ""), op = site.value("op", ""), backward = site.value("backward", "");
+    const int line = site.value("line", 0);
+    std::string text;
+    if (line > 0) {
+        text = "at " + file + ":" + std::to_string(line);
+        const std::string function = site.value("function", "");
+        if (!function.empty() && function != "<module>") text += " in " + function;
+        const std::string source = site.value("source", "");
+        if (!source.empty()) text += ": " + source;
+    } else {
+        text = "at an unknown line";
+    }
+    std::string tags = op;
+    if (!backward.empty()) tags += (tags.empty() ? "" : ", ") + std::string("backward: ") + backward;
+    if (!tags.empty()) text += "  [" + tags + "]";
+    return text;
+}
+
+
 json kernel_json(const KernelSummary &k, int rank) {
     return {{"rank", rank},
             {"name", k.name},
@@ -46,7 +87,8 @@ json kernel_json(const KernelSummary &k, int rank) {
             {"static_shared_bytes", k.static_shared},
             {"dynamic_shared_bytes", k.dynamic_shared},
             {"local_bytes_per_thread", k.local_per_thread},
-            {"device", k.device}};
+            {"device", k.device},
+            {"call_site", k.site.empty() ? json(nullptr) : call_site_json(k.call_site)}};
 }
 
 namespace {
@@ -125,6 +167,8 @@ std::string explanation_text(const json &doc) {
       << fmt("%.3g", doc["run"]["figures"].value("kernel_ms", 0.0)) << " ms on the GPU):\n";
     for (const auto &k : doc["kernels"]) {
         o << "#" << k["rank"].get<int>() << " " << k["name"].get<std::string>() << "\n";
+        if (const std::string site = call_site_text(k.value("call_site", json())); !site.empty())
+            o << "   " << site << "\n";
         o << "   " << k["launches"].get<std::uint64_t>() << " launches, " << fmt("%.3g", k["total_ms"].get<double>())
           << " ms (" << fmt("%.0f", 100 * k["share_of_gpu_time"].get<double>()) << " % of kernel time), grid "
           << k["grid"][0] << "x" << k["grid"][1] << "x" << k["grid"][2] << ", block " << k["block"][0] << "x"

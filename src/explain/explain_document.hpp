@@ -17,6 +17,20 @@ constexpr const char *kExplainSchema = "gmlab.explain/1.0";
 nlohmann::json finding_json(const Finding &f);
 nlohmann::json kernel_json(const KernelSummary &k, int rank);
 
+// A kernel's call site as the explanation shows it: in the document
+// ("call_site": file, line, function, the ATen operator, the autograd node
+// where the launch ran a backward, and the line's source text where the file
+// can be read) and as one line of text.
+// The text of line `line` of `file`, spaces trimmed; "" where it cannot be read.
+std::string source_line(const std::string &file, int line);
+
+nlohmann::json call_site_json(const CallSiteRecord &site);
+
+// "at train.py:12 in forward: y = x.t().contiguous()  [aten::clone]", or for
+// a backward "... [aten::mm, backward: MmBackward0]"; "" for a null site.
+std::string call_site_text(const nlohmann::json &site);
+
+
 // The text summary: kernels ranked by time, each with its findings and gain,
 // then the whole program's findings and the notes.
 std::string explanation_text(const nlohmann::json &doc);

@@ -89,9 +89,14 @@ std::string metric_list(const Options &o) {
     return metrics + ",gpu__time_duration.sum";
 }
 
-// The single pass: trace, and count the first launches of every kernel (of those --kernel-regex names).
+// The single pass: trace, and count the kernels (of those --kernel-regex
+// names) whose traced time ranks among twice --kernels at a launch after the
+// trace timed one of theirs; with --launch-skip or --launch-count, the
+// launches they name of every kernel instead.
 Env single_env(const Options &o) {
+    const bool by_rank = o.launch_skip == 0 && o.launch_count == 1;
     return {{"GMLAB_EXPLAIN_KERNEL_REGEX", o.kernel_regex},
+            {"GMLAB_EXPLAIN_COUNT_TOP", by_rank ? std::to_string(2 * o.kernels) : "0"},
             {"GMLAB_EXPLAIN_METRICS", metric_list(o)},
             {"GMLAB_EXPLAIN_LAUNCH_SKIP", std::to_string(o.launch_skip)},
             {"GMLAB_EXPLAIN_LAUNCH_COUNT", std::to_string(o.launch_count)}};
@@ -127,7 +132,7 @@ PassRun counted_in(const PassRun &run, bool single) {
 std::vector<KernelSummary> uncounted(const std::vector<KernelSummary> &chosen, const PassRecords &counted) {
     std::vector<KernelSummary> out;
     for (const auto &k : chosen)
-        if (std::none_of(counted.counters.begin(), counted.counters.end(), [&](const CounterRecord &c) { return c.mangled == k.mangled; }))
+        if (std::none_of(counted.counters.begin(), counted.counters.end(), [&](const CounterRecord &c) { return counts_for(c, k); }))
             out.push_back(k);
     return out;
 }
@@ -175,9 +180,23 @@ void add_lines_pass(const Options &o, const std::string &resolved, const std::st
     add_source_lines(doc, read_lines_with_reruns(folder), o.from_records.empty() ? seconds : 0.0);
 }
 
+// What finds the user's line and operator (docs/explain.md, "Call sites"):
+// the injection library as the program's NVTX tool, and the Python start-up
+// hook that sits beside it first on PYTHONPATH.
+Env call_site_env(const std::string &injection) {
+    Env env;
+    if (const char *off = std::getenv("GMLAB_EXPLAIN_CALLSITES"); off && std::string(off) == "0") return env;
+    env.emplace_back("NVTX_INJECTION64_PATH", injection);
+    const std::string hook = injection.substr(0, injection.find_last_of('/') + 1) + "gmlab_explain_python";
+    const char *path = std::getenv("PYTHONPATH");
+    if (is_file(hook + "/sitecustomize.py")) env.emplace_back("PYTHONPATH", hook + (path && *path ? ":" + std::string(path) : ""));
+    return env;
+}
+
 PassRun run_pass(const Options &o, const std::string &resolved, const std::string &folder, const std::string &pass,
                  std::vector<std::pair<std::string, std::string>> env) {
     env.emplace_back("CUDA_INJECTION64_PATH", o.injection);
+    for (auto &e : call_site_env(o.injection)) env.push_back(std::move(e));
     env.emplace_back("GMLAB_EXPLAIN_OUT", folder);
     env.emplace_back("GMLAB_EXPLAIN_PASS", pass);
     PassRun r;

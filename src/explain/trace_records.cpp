@@ -35,6 +35,7 @@ void add_kernel(PassRecords &out, const json &j, int pid) {
     k.device = num<int>(j, "device");
     k.stream = num<std::uint32_t>(j, "stream");
     k.graph = num<std::uint32_t>(j, "graph");
+    k.graph_node = num<std::uint64_t>(j, "graph_node");
     for (int d = 0; d < 3; ++d) {
         if (j.contains("grid") && j["grid"].size() == 3) k.grid[d] = j["grid"][d].get<std::int64_t>();
         if (j.contains("block") && j["block"].size() == 3) k.block[d] = j["block"][d].get<std::int64_t>();
@@ -80,13 +81,54 @@ void add_counters(PassRecords &out, const json &j, int pid) {
     c.launch = num<std::uint64_t>(j, "launch");
     c.passes = num<std::uint64_t>(j, "passes");
     c.correlation = num<std::uint32_t>(j, "correlation");
+    out.counter_sites.emplace_back(pid, num<std::uint64_t>(j, "site"));
     if (j.contains("metrics") && j["metrics"].is_object())
         for (const auto &[k, v] : j["metrics"].items())
             if (v.is_number()) c.metrics[k] = v.get<double>();
     out.counters.push_back(c);
 }
 
+void add_call_site(PassRecords &out, const json &j, int pid) {
+    CallSiteRecord s;
+    s.file = str(j, "file");
+    s.line = num<int>(j, "line");
+    s.function = str(j, "function");
+    s.op = str(j, "op");
+    s.backward = str(j, "backward");
+    const std::string key = s.key();
+    out.sites.emplace(key, s);
+    out.site_keys[{pid, num<std::uint64_t>(j, "site")}] = key;
+}
+
 }  // namespace
+
+std::string CallSiteRecord::key() const {
+    return file + ":" + std::to_string(line) + "|" + function + "|" + op + "|" + backward;
+}
+
+void resolve_call_sites(PassRecords &r) {
+    auto key_of = [&](int pid, std::uint64_t number) -> std::string {
+        auto it = r.site_keys.find({pid, number});
+        return it != r.site_keys.end() ? it->second : "";
+    };
+    // A node's site: its own, or its original's (an executable graph's nodes are clones).
+    auto node_site = [&](int pid, std::uint64_t node) -> std::string {
+        for (int hops = 0; node && hops < 8; ++hops) {
+            if (auto it = r.node_sites.find({pid, node}); it != r.node_sites.end()) return key_of(pid, it->second);
+            auto up = r.node_originals.find({pid, node});
+            node = up != r.node_originals.end() ? up->second : 0;
+        }
+        return "";
+    };
+    for (auto &k : r.kernels) {
+        if (k.graph_node) k.site = node_site(k.pid, k.graph_node);
+        if (!k.site.empty()) continue;
+        auto it = r.launch_sites.find({k.pid, k.correlation});
+        if (it != r.launch_sites.end()) k.site = key_of(k.pid, it->second);
+    }
+    for (std::size_t i = 0; i < r.counters.size() && i < r.counter_sites.size(); ++i)
+        r.counters[i].site = key_of(r.counter_sites[i].first, r.counter_sites[i].second);
+}
 
 void add_record(PassRecords &out, const std::string &line, int pid) {
     json j = json::parse(line);
@@ -122,6 +164,10 @@ void add_record(PassRecords &out, const std::string &line, int pid) {
     else if (type == "metric_groups" && out.metric_groups.empty() && j.contains("groups") && j["groups"].is_array())
         out.metric_groups = j["groups"].get<std::vector<std::vector<std::string>>>();
     else if (type == "launches") out.launches[str(j, "name")] += num<std::uint64_t>(j, "count");
+    else if (type == "callsite") add_call_site(out, j, pid);
+    else if (type == "node_site") out.node_sites[{pid, num<std::uint64_t>(j, "node")}] = num<std::uint64_t>(j, "site");
+    else if (type == "node_clone") out.node_originals[{pid, num<std::uint64_t>(j, "node")}] = num<std::uint64_t>(j, "original");
+    else if (type == "launch_site") out.launch_sites[{pid, num<std::uint64_t>(j, "correlation")}] = num<std::uint64_t>(j, "site");
 }
 
 void read_record_files(const std::string &folder, const std::string &pass,
@@ -154,6 +200,7 @@ void read_record_files(const std::string &folder, const std::string &pass,
 PassRecords read_pass(const std::string &folder, const std::string &pass) {
     PassRecords out;
     read_record_files(folder, pass, [&](const std::string &line, int pid) { add_record(out, line, pid); }, out.notes);
+    resolve_call_sites(out);
     return out;
 }
 

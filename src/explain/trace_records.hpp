@@ -10,10 +10,20 @@
 
 namespace gmexplain {
 
+// Where a launch was made in the user's program (inject/call_sites.hpp).
+struct CallSiteRecord {
+    std::string file, function, op, backward;  // backward: the autograd node running it ("MmBackward0")
+    int line = 0;
+    // One string per distinct site, the same in every pass and process.
+    std::string key() const;
+};
+
 struct KernelRecord {
     std::string mangled, name;  // name: demangled
+    std::string site;           // its call site's key, "" for none
     int device = 0, pid = 0;
     std::uint32_t stream = 0, graph = 0;
+    std::uint64_t graph_node = 0;  // launched by a CUDA graph: its node's id
     std::int64_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
     int registers = 0, static_shared = 0, dynamic_shared = 0, local_per_thread = 0;
     std::uint64_t start = 0, end = 0;
@@ -49,6 +59,7 @@ struct DeviceRecord {
 
 struct CounterRecord {
     std::string mangled, name, chip;
+    std::string site;  // the counted launch's call site's key, "" for none
     std::uint64_t launch = 0, passes = 0;
     std::uint32_t correlation = 0;  // the launch's, as in its kernel record (the single pass)
     std::map<std::string, double> metrics;
@@ -72,7 +83,21 @@ struct PassRecords {
     std::vector<CounterRecord> counters;
     std::map<std::string, std::uint64_t> launches;  // counting pass: launches per mangled name
     std::vector<std::vector<std::string>> metric_groups;  // application replay: the one-pass groups of the metrics
+    std::map<std::string, CallSiteRecord> sites;           // by key
+    // Read but not yet joined (resolve_call_sites): each process numbers its
+    // sites, and names a launch's site by the launch's correlation id.
+    std::map<std::pair<int, std::uint64_t>, std::string> site_keys;     // (pid, site number) -> key
+    std::map<std::pair<int, std::uint64_t>, std::uint64_t> launch_sites;  // (pid, correlation) -> site number
+    std::vector<std::pair<int, std::uint64_t>> counter_sites;            // per counters record: (pid, site number)
+    std::map<std::pair<int, std::uint64_t>, std::uint64_t> node_sites;    // (pid, graph node) -> site number
+    std::map<std::pair<int, std::uint64_t>, std::uint64_t> node_originals;  // (pid, cloned node) -> its original
 };
+
+// Gives each kernel and counters record its call site's key (read_pass does
+// this once every line is read; launch and site records may follow the
+// kernel records they describe). A kernel a CUDA graph ran takes the site
+// that captured (or added) its node, else the graph launch's.
+void resolve_call_sites(PassRecords &records);
 
 // Reads every <pass>-<pid>.jsonl in `folder`; lines that do not parse are
 // counted in notes (a process killed mid-line leaves half a line).

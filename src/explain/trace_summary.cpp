@@ -23,17 +23,19 @@ std::map<std::uint32_t, double> counted_durations_us(const PassRecords &r) {
 }  // namespace
 
 std::vector<KernelSummary> summarize_kernels(const PassRecords &trace) {
-    std::map<std::string, KernelSummary> by_name;
+    std::map<std::pair<std::string, std::string>, KernelSummary> by_name;  // (mangled, site)
     const auto counted = counted_durations_us(trace);
     double all_ms = 0;
     for (const auto &k : trace.kernels) {
-        auto [it, fresh] = by_name.try_emplace(k.mangled);
+        auto [it, fresh] = by_name.try_emplace({k.mangled, k.site});
         KernelSummary &s = it->second;
         const auto replayed = k.correlation ? counted.find(k.correlation) : counted.end();
         const double us = replayed != counted.end() ? replayed->second : (k.end > k.start ? k.end - k.start : 0) / 1e3;
         if (fresh) {
             s.mangled = k.mangled;
             s.name = k.name;
+            s.site = k.site;
+            if (auto site = trace.sites.find(k.site); site != trace.sites.end()) s.call_site = site->second;
             std::copy(k.grid, k.grid + 3, s.grid);
             std::copy(k.block, k.block + 3, s.block);
             s.registers = k.registers;

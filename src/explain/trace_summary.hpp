@@ -12,8 +12,12 @@
 
 namespace gmexplain {
 
+// One kernel at one call site: the launches of a kernel from different lines
+// of the user's program are summarised, ranked and counted apart.
 struct KernelSummary {
     std::string mangled, name;
+    std::string site;         // the call site's key ("" where the launch had none)
+    CallSiteRecord call_site;
     std::uint64_t launches = 0, graph_launches = 0;
     double total_ms = 0, mean_us = 0, min_us = 0, share_of_gpu_time = 0;
     std::int64_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};  // of the first launch
@@ -21,7 +25,13 @@ struct KernelSummary {
     std::uint64_t first_start = 0;  // the first traced launch's start (0: none was traced)
 };
 
-// Every kernel, longest total time first.
+// Whether a counted launch is one of `kernel`'s: the same kernel, at the same
+// call site where the counting run knew one.
+inline bool counts_for(const CounterRecord &c, const KernelSummary &kernel) {
+    return c.mangled == kernel.mangled && (c.site.empty() || c.site == kernel.site);
+}
+
+// Every kernel at each of its call sites, longest total time first.
 std::vector<KernelSummary> summarize_kernels(const PassRecords &trace);
 
 // Named figures of the whole run (see the run-scope rules for their use):

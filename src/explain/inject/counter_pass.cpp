@@ -1,10 +1,14 @@
 #include "explain/inject/counter_pass.hpp"
 
+#include <dlfcn.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
 
+#include "explain/inject/call_sites.hpp"
 #include "explain/inject/cupti_call.hpp"
 #include "explain/inject/cupti_table.hpp"
 #include "explain/inject/kernel_choice.hpp"
@@ -32,18 +36,52 @@ struct State {
     CUpti_SubscriberHandle subscriber = nullptr;
     std::map<CUcontext, ContextProfiler> contexts;
     bool profiler_initialized = false;
-    std::map<std::string, std::uint64_t> launches;  // per mangled name
+    std::map<std::pair<std::string, std::uint32_t>, std::uint64_t> launches;  // per mangled name and call site
     bool failed = false;                            // counting stopped for good
     // The launch being counted (between the ENTER and EXIT callbacks).
     ContextProfiler *running = nullptr;
     std::vector<std::uint8_t> data;
     std::string running_kernel;
+    std::uint32_t running_site = 0;  // its call site (call_sites.hpp), 0 for none
     std::uint64_t running_launch = 0;
     std::uint32_t running_correlation = 0;
     unsigned running_grid[3] = {0, 0, 0}, running_block[3] = {0, 0, 0};  // the launch's, for the runs' join
     KernelChoice choice;  // the kernels this pass works on
+    std::map<std::pair<std::string, std::uint32_t>, std::uint64_t> counted;  // launches counted per kernel and site
 };
 State *g_state = nullptr;
+
+using LaunchKey = std::pair<std::string, std::uint32_t>;  // mangled name, call site
+
+// count_top's view of the trace, under a lock of its own: the activity
+// buffers are delivered on CUPTI's thread, which must never wait for a
+// launch's counting (that holds State::mutex while it calls CUPTI).
+struct TracedTimes {
+    std::mutex mutex;
+    std::map<std::uint32_t, LaunchKey> untimed;  // launches the trace has not delivered yet, by correlation
+    std::map<LaunchKey, double> ns;              // traced time so far per kernel and site
+};
+TracedTimes *g_times = nullptr;
+constexpr std::size_t kUntimedKept = 1u << 16;
+
+void remember_launch(std::uint32_t correlation, const LaunchKey &key) {
+    std::lock_guard<std::mutex> lock(g_times->mutex);
+    if (g_times->untimed.size() >= kUntimedKept) g_times->untimed.erase(g_times->untimed.begin());
+    g_times->untimed[correlation] = key;
+}
+
+// Where `key`'s traced time so far ranks against the `top` longest: untimed
+// while the trace has delivered none of its launches.
+enum class Rank { among, below, untimed };
+Rank rank_of(const LaunchKey &key, std::size_t top) {
+    std::lock_guard<std::mutex> lock(g_times->mutex);
+    auto mine = g_times->ns.find(key);
+    if (mine == g_times->ns.end()) return Rank::untimed;
+    std::size_t longer = 0;
+    for (const auto &[other, ns] : g_times->ns)
+        if (ns > mine->second && ++longer >= top) return Rank::below;
+    return Rank::among;
+}
 
 void counter_note(const std::string &text) { sink_write(Line().field("type", "note").field("text", text)); }
 
@@ -215,7 +253,7 @@ ContextProfiler &profiler_for(CUcontext ctx) {
     return g_state->contexts[ctx] = std::move(p);
 }
 
-void start_count(CUcontext ctx, const std::string &kernel, std::uint64_t launch) {
+void start_count(CUcontext ctx, const std::string &kernel, std::uint32_t site, std::uint64_t launch) {
     const auto &api = cupti();
     ContextProfiler &p = profiler_for(ctx);
     auto ds = GMX_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
@@ -252,6 +290,7 @@ void start_count(CUcontext ctx, const std::string &kernel, std::uint64_t launch)
     cupti_check(api.cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
     g_state->running = &p;
     g_state->running_kernel = kernel;
+    g_state->running_site = site;
     g_state->running_launch = launch;
 }
 
@@ -291,6 +330,7 @@ void finish_count() {
     Line record;
     record.field("type", "counters").field("name", g_state->running_kernel)
         .field("launch", g_state->running_launch).field("correlation", g_state->running_correlation)
+        .field("site", std::uint64_t(g_state->running_site))
         .field("passes", std::uint64_t(p.passes)).field("chip", p.chip)
         .raw("grid", "[" + std::to_string(g[0]) + "," + std::to_string(g[1]) + "," + std::to_string(g[2]) + "]")
         .raw("block", "[" + std::to_string(b[0]) + "," + std::to_string(b[1]) + "," + std::to_string(b[2]) + "]")
@@ -306,6 +346,8 @@ void finish_count() {
 struct LaunchKernelHead {
     CUfunction f;
     unsigned grid[3], block[3];
+    unsigned shared_bytes;
+    CUstream stream;
 };
 struct LaunchKernelExHead {
     const CUlaunchConfig *config;
@@ -326,17 +368,64 @@ void remember_dimensions(CUpti_CallbackId id, const void *params) {
     for (int i = 0; i < 3; ++i) g[i] = p->grid[i], b[i] = p->block[i];
 }
 
+// Whether to count this launch: the ones --launch-skip/--launch-count name;
+// with count_top, a kernel (at its call site) that repeats: once the trace has
+// timed one of its launches, only while its time so far ranks among count_top;
+// before that (the trace is delivered every 50 ms), at its second launch.
+// A kernel launched once is left to the counting run after (--passes 1).
+bool count_this_launch(const LaunchKey &key, std::uint64_t launch, std::uint32_t correlation) {
+    const CounterPlan &plan = g_state->plan;
+    if (plan.count_top == 0)
+        return launch >= plan.launch_skip && launch < plan.launch_skip + plan.launch_count;
+    remember_launch(correlation, key);
+    if (launch < std::max<std::uint64_t>(plan.launch_skip, 1)) return false;
+    auto it = g_state->counted.find(key);
+    const std::uint64_t done = it == g_state->counted.end() ? 0 : it->second;
+    if (done >= plan.launch_count) return false;
+    // The ranking moves as the program runs: at most twice count_top kernels are counted in all.
+    if (done == 0 && g_state->counted.size() >= 2 * plan.count_top) return false;
+    const Rank rank = rank_of(key, plan.count_top);
+    if (rank == Rank::below) return false;
+    ++g_state->counted[key];
+    return true;
+}
+
+// Each call site of a kernel is a kernel of its own here: its launches are
+// numbered apart, so that a kernel first launched at a clean line is also
+// counted at the line that launches it badly.
+// Whether the launch is being captured into a CUDA graph (it runs later, with
+// the graph: nothing to count now). The driver's own query, looked up in the
+// process (the injection library links no CUDA library).
+bool captured(CUpti_CallbackId id, const void *params) {
+    using IsCapturing = CUresult (*)(CUstream, CUstreamCaptureStatus *);
+    static const auto is_capturing = reinterpret_cast<IsCapturing>(dlsym(RTLD_DEFAULT, "cuStreamIsCapturing"));
+    if (!params || !is_capturing) return false;
+    CUstream stream = nullptr;
+    if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
+        const CUlaunchConfig *c = static_cast<const LaunchKernelExHead *>(params)->config;
+        if (c) stream = c->hStream;
+    } else {
+        stream = static_cast<const LaunchKernelHead *>(params)->stream;
+    }
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    return is_capturing(stream, &status) == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 void on_launch(CUpti_CallbackId id, const CUpti_CallbackData &cb) {
+    // The site is looked up before the lock: it may wait for Python's GIL.
+    const bool enter = cb.callbackSite == CUPTI_API_ENTER;
+    const std::uint32_t site = enter && cb.symbolName ? note_launch_site(cb.correlationId) : 0;
     std::lock_guard<std::mutex> lock(g_state->mutex);
     if (g_state->failed) return;
     try {
-        if (cb.callbackSite == CUPTI_API_ENTER) {
-            if (!cb.symbolName || !g_state->choice.wanted(cb.symbolName)) return;
-            const std::uint64_t launch = g_state->launches[cb.symbolName]++;
-            if (launch < g_state->plan.launch_skip || launch >= g_state->plan.launch_skip + g_state->plan.launch_count)
-                return;
+        if (enter) {
+            if (!cb.symbolName || !g_state->choice.wanted(cb.symbolName, site)) return;
+            if (captured(id, cb.functionParams)) return;
+            const LaunchKey key{cb.symbolName, site};
+            const std::uint64_t launch = g_state->launches[key]++;
+            if (!count_this_launch(key, launch, cb.correlationId)) return;
             remember_dimensions(id, cb.functionParams);
-            start_count(cb.context, cb.symbolName, launch);
+            start_count(cb.context, cb.symbolName, site, launch);
             g_state->running_correlation = cb.correlationId;
         } else if (g_state->running) {
             finish_count();
@@ -375,6 +464,12 @@ void on_context_created() {
 void CUPTIAPI callback(void *, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *data) {
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API && is_kernel_launch(id))
         on_launch(id, *static_cast<const CUpti_CallbackData *>(data));
+    else if (is_graph_node_event(domain, id))
+        on_graph_node_event(id, data);
+    else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && is_graph_launch(id)) {
+        const auto &cb = *static_cast<const CUpti_CallbackData *>(data);
+        if (cb.callbackSite == CUPTI_API_ENTER) note_launch_site(cb.correlationId);
+    }
     else if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
         on_context_created();
     else if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
@@ -387,10 +482,22 @@ std::string counters_start(const CounterPlan &plan) {
     const auto &api = cupti();
     if (!api.profiler_reason.empty()) return api.profiler_reason;
     g_state = new State;  // lives to the end of the process: callbacks may come from any thread
+    g_times = new TracedTimes;
     g_state->plan = plan;
+    // count_top ranks by the trace: delivered every 50 ms rather than when a buffer fills.
+    if (plan.count_top && api.cuptiActivityFlushPeriod) api.cuptiActivityFlushPeriod(50);
     g_state->choice.choose(!plan.every_kernel, plan.kernels, plan.kernel_regex, plan.max_kernels);
     return subscribe_to_launches(&g_state->subscriber, callback,
                                  {CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING});
+}
+
+void counters_kernel_traced(std::uint32_t correlation, std::uint64_t ns) {
+    if (!g_times) return;
+    std::lock_guard<std::mutex> lock(g_times->mutex);
+    auto it = g_times->untimed.find(correlation);
+    if (it == g_times->untimed.end()) return;
+    g_times->ns[it->second] += double(ns);
+    g_times->untimed.erase(it);
 }
 
 void counters_stop() {
@@ -398,8 +505,9 @@ void counters_stop() {
     // Profilers still enabled belong to contexts the program never destroyed;
     // the driver tears them down with the process.
     std::lock_guard<std::mutex> lock(g_state->mutex);
-    for (const auto &[name, n] : g_state->launches)
-        sink_write(Line().field("type", "launches").field("name", name).field("count", n));
+    for (const auto &[key, n] : g_state->launches)
+        sink_write(Line().field("type", "launches").field("name", key.first).field("site", std::uint64_t(key.second))
+                       .field("count", n));
 }
 
 }  // namespace gmexplain

@@ -25,6 +25,11 @@ struct CounterPlan {
     std::uint64_t launch_skip = 0;     // launches of each kernel left alone before counting
     std::uint64_t launch_count = 1;    // launches of each kernel counted
     void (*on_context_created)() = nullptr;  // the single pass: the trace's hook (trace_context_created)
+    // The single pass, when > 0: count only the kernels (at their call sites)
+    // whose traced time so far ranks among this many, at a launch after the
+    // trace has timed one of theirs (counters_kernel_traced), instead of the
+    // first launches of every kernel: what a long program can afford.
+    std::size_t count_top = 0;
     bool application_replay = false;   // count one one-pass group of the metrics, each launch run once
     std::size_t metric_group = 0;      //   the group this run counts (the split is written as a record)
 };
@@ -33,5 +38,8 @@ struct CounterPlan {
 std::string counters_start(const CounterPlan &plan);
 // Writes how often each chosen kernel was launched (at exit).
 void counters_stop();
+// The trace's word that launch `correlation` ran for `ns` nanoseconds (called
+// from the activity buffers' delivery; count_top's ranking reads it).
+void counters_kernel_traced(std::uint32_t correlation, std::uint64_t ns);
 
 }  // namespace gmexplain

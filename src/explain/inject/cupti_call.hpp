@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "explain/inject/call_sites.hpp"
 #include "explain/inject/cupti_table.hpp"
 
 namespace gmexplain {
@@ -52,21 +53,68 @@ constexpr CUpti_CallbackId kKernelLaunchCalls[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz};
 
+// The driver calls that launch a CUDA graph: watched for the call site of the
+// graph's kernels (their records carry the graph launch's correlation id).
+constexpr CUpti_CallbackId kGraphLaunchCalls[] = {CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+                                                  CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
+
+inline bool is_graph_launch(CUpti_CallbackId id) {
+    for (CUpti_CallbackId launch : kGraphLaunchCalls)
+        if (id == launch) return true;
+    return false;
+}
+
 inline bool is_kernel_launch(CUpti_CallbackId id) {
     for (CUpti_CallbackId launch : kKernelLaunchCalls)
         if (id == launch) return true;
     return false;
 }
 
-// Subscribes `callback` to every kernel launch and to the resource events
-// named; "" when done, else why not (the pass then does not run).
+// The graph events that give a graph's kernels the line that captured them.
+constexpr CUpti_CallbackId kGraphNodeEvents[] = {CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
+                                                 CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED};
+
+inline std::uint64_t graph_node_id(CUgraphNode node) {
+    std::uint64_t id = 0;
+    const CuptiTable &api = cupti();
+    if (!node || !api.cuptiGetGraphNodeId || api.cuptiGetGraphNodeId(node, &id) != CUPTI_SUCCESS) return 0;
+    return id;
+}
+
+// A kernel node created (inside the capturing launch's callbacks, or by
+// cuGraphAddKernelNode) takes the calling thread's site; a clone its original's.
+inline void on_graph_node_event(CUpti_CallbackId id, const void *data) {
+    const auto *resource = static_cast<const CUpti_ResourceData *>(data);
+    const auto *graph = resource ? static_cast<const CUpti_GraphData *>(resource->resourceDescriptor) : nullptr;
+    if (!graph || graph->nodeType != CU_GRAPH_NODE_TYPE_KERNEL) return;
+    if (id == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED) {
+        if (const std::uint64_t node = graph_node_id(graph->node)) note_graph_node(node);
+    } else if (id == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) {
+        const std::uint64_t node = graph_node_id(graph->node), original = graph_node_id(graph->originalNode);
+        if (node && original) note_graph_node_clone(node, original);
+    }
+}
+
+inline bool is_graph_node_event(CUpti_CallbackDomain domain, CUpti_CallbackId id) {
+    return domain == CUPTI_CB_DOMAIN_RESOURCE &&
+           (id == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED || id == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
+}
+
+// Subscribes `callback` to every kernel and graph launch, to the graph-node
+// events (call sites) and to the resource events named; "" when done, else why not (the pass then does not run).
 inline std::string subscribe_to_launches(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback,
                                          std::initializer_list<CUpti_CallbackId> resource_events) {
     const CuptiTable &api = cupti();
     if (CUptiResult r = api.cuptiSubscribe(subscriber, callback, nullptr); r != CUPTI_SUCCESS)
         return "cuptiSubscribe failed: " + cupti_error(r);
+    for (CUpti_CallbackId id : kGraphLaunchCalls)
+        if (CUptiResult r = api.cuptiEnableCallback(1, *subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id); r != CUPTI_SUCCESS)
+            return "cuptiEnableCallback failed: " + cupti_error(r);
     for (CUpti_CallbackId id : kKernelLaunchCalls)
         if (CUptiResult r = api.cuptiEnableCallback(1, *subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id); r != CUPTI_SUCCESS)
+            return "cuptiEnableCallback failed: " + cupti_error(r);
+    for (CUpti_CallbackId id : kGraphNodeEvents)
+        if (CUptiResult r = api.cuptiEnableCallback(1, *subscriber, CUPTI_CB_DOMAIN_RESOURCE, id); r != CUPTI_SUCCESS)
             return "cuptiEnableCallback failed: " + cupti_error(r);
     for (CUpti_CallbackId id : resource_events)
         if (CUptiResult r = api.cuptiEnableCallback(1, *subscriber, CUPTI_CB_DOMAIN_RESOURCE, id); r != CUPTI_SUCCESS)

@@ -29,6 +29,8 @@ namespace gmexplain {
     X(cuptiActivityEnable)                           \
     X(cuptiActivityDisable)                          \
     X(cuptiActivityFlushAll)                         \
+    X(cuptiActivityFlushPeriod)                      \
+    X(cuptiGetGraphNodeId)                           \
     X(cuptiActivityGetNextRecord)                    \
     X(cuptiActivityGetNumDroppedRecords)
 

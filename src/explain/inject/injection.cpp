@@ -12,6 +12,9 @@
 //                               GMLAB_EXPLAIN_KERNELS, or of every kernel: sass_pass.hpp)
 //   GMLAB_EXPLAIN_KERNEL_REGEX  single: count only kernels whose demangled name matches
 //   GMLAB_EXPLAIN_MAX_KERNELS   single: count at most this many distinct kernels
+//   GMLAB_EXPLAIN_COUNT_TOP     single: count only kernels whose traced time ranks among this
+//                               many, at a later launch (counter_pass.hpp); 0: the first launches
+//   GMLAB_EXPLAIN_CALLSITES     0: no call sites (call_sites.hpp)
 //   GMLAB_EXPLAIN_KERNELS       counters: mangled kernel names, one a line
 //   GMLAB_EXPLAIN_METRICS       counters: metric names, comma separated
 //   GMLAB_EXPLAIN_LAUNCH_SKIP   counters: launches of each kernel left alone first
@@ -81,6 +84,8 @@ CounterPlan counter_plan() {
     if (plan.every_kernel) plan.on_context_created = trace_context_created;
     plan.kernel_regex = env("GMLAB_EXPLAIN_KERNEL_REGEX");
     plan.max_kernels = env_number("GMLAB_EXPLAIN_MAX_KERNELS", 64);
+    if (plan.every_kernel) plan.count_top = env_number("GMLAB_EXPLAIN_COUNT_TOP", 0);
+    if (plan.count_top) plan.max_kernels = ~std::size_t(0);  // every kernel is timed; the ranking chooses
     plan.application_replay = g_pass == "counters" && env("GMLAB_EXPLAIN_REPLAY") == "application";
     plan.metric_group = env_number("GMLAB_EXPLAIN_GROUP", 0);
     return plan;
@@ -136,6 +141,7 @@ int initialize() {
             return 1;
         }
         if (g_pass == "trace") return 1;
+        trace_on_kernel(counters_kernel_traced);
     }
     if (std::string why = counters_start(counter_plan()); !why.empty())
         sink_write(Line().field("type", "counters_unavailable").field("reason", why));

@@ -1,16 +1,19 @@
 // Which kernels a pass of the injection library works on: the ones named
 // (mangled), or, with none named, the first `max_kernels` distinct kernels
 // launched whose demangled or mangled name matches `regex` ("" matches all),
-// each decided at its first launch. Callers hold their pass's lock.
+// each decided at its first launch. A kernel at each of its call sites
+// (call_sites.hpp) is a kernel of its own. Callers hold their pass's lock.
 #pragma once
 
 #include <cxxabi.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <regex>
 #include <set>
 #include <string>
+#include <utility>
 
 namespace gmexplain {
 
@@ -32,9 +35,9 @@ public:
         max_kernels_ = max_kernels;
     }
 
-    bool wanted(const std::string &mangled) {
+    bool wanted(const std::string &mangled, std::uint32_t site = 0) {
         if (by_name_) return named_.count(mangled) > 0;
-        auto it = verdicts_.find(mangled);
+        auto it = verdicts_.find({mangled, site});
         if (it != verdicts_.end()) return it->second;
         bool yes = chosen_ < max_kernels_;
         if (yes && !regex_.empty()) {
@@ -42,7 +45,7 @@ public:
             yes = std::regex_search(demangled(mangled), re) || std::regex_search(mangled, re);
         }
         if (yes) ++chosen_;
-        return verdicts_[mangled] = yes;
+        return verdicts_[{mangled, site}] = yes;
     }
 
 private:
@@ -50,7 +53,7 @@ private:
     std::set<std::string> named_;
     std::string regex_;
     std::size_t max_kernels_ = 0, chosen_ = 0;
-    std::map<std::string, bool> verdicts_;
+    std::map<std::pair<std::string, std::uint32_t>, bool> verdicts_;
 };
 
 }  // namespace gmexplain

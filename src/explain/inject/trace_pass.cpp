@@ -5,6 +5,8 @@
 #include <mutex>
 #include <vector>
 
+#include "explain/inject/call_sites.hpp"
+#include "explain/inject/cupti_call.hpp"
 #include "explain/inject/cupti_table.hpp"
 #include "explain/inject/record_sink.hpp"
 
@@ -61,7 +63,10 @@ std::string triple(std::int64_t x, std::int64_t y, std::int64_t z) {
     return "[" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + "]";
 }
 
+void (*g_kernel_hook)(std::uint32_t, std::uint64_t) = nullptr;
+
 void write_kernel(const CUpti_ActivityKernel10 &k) {
+    if (g_kernel_hook && k.end > k.start) g_kernel_hook(k.correlationId, k.end - k.start);
     Line l;
     l.field("type", "kernel").field("name", k.name).field("device", k.deviceId).field("context", k.contextId)
         .field("stream", k.streamId).raw("grid", triple(k.gridX, k.gridY, k.gridZ))
@@ -69,6 +74,7 @@ void write_kernel(const CUpti_ActivityKernel10 &k) {
         .field("static_shared", k.staticSharedMemory).field("dynamic_shared", k.dynamicSharedMemory)
         .field("local_per_thread", k.localMemoryPerThread).field("start", std::uint64_t(k.start))
         .field("end", std::uint64_t(k.end)).field("graph", k.graphId).field("correlation", k.correlationId);
+    if (k.graphNodeId) l.field("graph_node", std::uint64_t(k.graphNodeId));
     sink_write(l);
 }
 
@@ -173,11 +179,20 @@ void configure_unified_memory(const CuptiTable &api) {
 bool g_unified_memory_wanted = false;
 std::once_flag g_unified_memory_once;
 
-void CUPTIAPI on_resource(void *, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *) {
+// The trace pass's own subscriber: contexts created (for the unified-memory
+// counters) and launches (for their call sites).
+void CUPTIAPI on_callback(void *, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *data) {
     if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) trace_context_created();
+    if (is_graph_node_event(domain, id)) on_graph_node_event(id, data);
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && (is_kernel_launch(id) || is_graph_launch(id))) {
+        const auto &cb = *static_cast<const CUpti_CallbackData *>(data);
+        if (cb.callbackSite == CUPTI_API_ENTER) note_launch_site(cb.correlationId);
+    }
 }
 
 }  // namespace
+
+void trace_on_kernel(void (*hook)(std::uint32_t, std::uint64_t)) { g_kernel_hook = hook; }
 
 void trace_context_created() {
     if (g_unified_memory_wanted) std::call_once(g_unified_memory_once, [] { configure_unified_memory(cupti()); });
@@ -198,9 +213,14 @@ std::string trace_start(bool unified_memory, bool subscribe) {
         }
     }
     g_unified_memory_wanted = unified_memory;
-    if (unified_memory && subscribe) {
-        CUpti_SubscriberHandle subscriber = nullptr;
-        CUptiResult r = api.cuptiSubscribe(&subscriber, on_resource, nullptr);
+    if (!subscribe) return "";
+    CUpti_SubscriberHandle subscriber = nullptr;
+    if (call_sites_wanted()) {
+        if (std::string why = subscribe_to_launches(&subscriber, on_callback, {CUPTI_CBID_RESOURCE_CONTEXT_CREATED});
+            !why.empty())
+            trace_note("call sites and unified-memory counters not traced: " + why);
+    } else if (unified_memory) {
+        CUptiResult r = api.cuptiSubscribe(&subscriber, on_callback, nullptr);
         if (r == CUPTI_SUCCESS)
             r = api.cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
         if (r != CUPTI_SUCCESS) trace_note("unified-memory counters not traced: cuptiSubscribe: " + cupti_error(r));

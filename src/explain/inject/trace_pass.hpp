@@ -3,6 +3,7 @@
 // to the record sink at once.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace gmexplain {
@@ -15,6 +16,9 @@ namespace gmexplain {
 std::string trace_start(bool unified_memory, bool subscribe = true);
 // A context was created: the unified-memory counters can now be configured.
 void trace_context_created();
+// Called with each traced kernel launch's correlation id and duration (the
+// single pass's choice of what to count: counters_kernel_traced).
+void trace_on_kernel(void (*hook)(std::uint32_t correlation, std::uint64_t ns));
 // Flushes every buffer (at exit, and from a fatal signal as a best effort).
 void trace_flush();
 

@@ -1,0 +1,153 @@
+// Call sites: the records the injection library writes for each launch's
+// user line and operator, joined to kernels and counted launches by the front
+// end; the operator read from PyTorch's NVTX ranges; which Python files are
+// the user's; the site as the explanation prints it.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "explain/explain_document.hpp"
+#include "explain/inject/nvtx_ranges.hpp"
+#include "explain/inject/python_frames.hpp"
+#include "explain/trace_records.hpp"
+#include "explain/trace_summary.hpp"
+
+using namespace gmexplain;
+
+namespace {
+
+std::string launch(const char *name, long correlation, long start, long end) {
+    return std::string("{\"type\":\"kernel\",\"name\":\"") + name + "\",\"device\":0,\"grid\":[8,1,1],\"block\":[128,1,1]," +
+           "\"start\":" + std::to_string(start) + ",\"end\":" + std::to_string(end) +
+           ",\"correlation\":" + std::to_string(correlation) + "}";
+}
+std::string site(int number, const char *file, int line, const char *op, const char *backward = "") {
+    return "{\"type\":\"callsite\",\"site\":" + std::to_string(number) + ",\"file\":\"" + file +
+           "\",\"line\":" + std::to_string(line) + ",\"function\":\"forward\",\"op\":\"" + op + "\",\"backward\":\"" +
+           backward + "\"}";
+}
+std::string launch_site(long correlation, int number) {
+    return "{\"type\":\"launch_site\",\"correlation\":" + std::to_string(correlation) + ",\"site\":" + std::to_string(number) + "}";
+}
+
+}  // namespace
+
+TEST(ExplainCallSites, OneKernelAtTwoLinesIsTwoKernels) {
+    PassRecords r;
+    // The kernel records arrive before the launch records that name their sites.
+    for (const auto &l : {launch("_Z4copyv", 10, 0, 1000), launch("_Z4copyv", 11, 2000, 9000), launch("_Z4copyv", 12, 10000, 17000),
+                          site(1, "train.py", 7, "aten::clone"), site(2, "train.py", 12, "aten::clone"),
+                          launch_site(10, 1), launch_site(11, 2), launch_site(12, 2)})
+        add_record(r, l, 42);
+    resolve_call_sites(r);
+    const auto k = summarize_kernels(r);
+    ASSERT_EQ(k.size(), 2u);
+    EXPECT_EQ(k[0].call_site.line, 12);
+    EXPECT_EQ(k[0].launches, 2u);
+    EXPECT_DOUBLE_EQ(k[0].total_ms, 0.014);
+    EXPECT_EQ(k[1].call_site.line, 7);
+    EXPECT_EQ(k[1].call_site.op, "aten::clone");
+    EXPECT_NE(k[0].site, k[1].site);
+}
+
+TEST(ExplainCallSites, SitesAreNumberedPerProcessAndJoinedByContent) {
+    PassRecords r;
+    // Process 1 and process 2 number the same line differently.
+    add_record(r, site(1, "a.py", 3, ""), 1);
+    add_record(r, launch("_Z1kv", 5, 0, 10), 1);
+    add_record(r, launch_site(5, 1), 1);
+    add_record(r, site(1, "b.py", 9, ""), 2);
+    add_record(r, site(2, "a.py", 3, ""), 2);
+    add_record(r, launch("_Z1kv", 5, 20, 30), 2);
+    add_record(r, launch_site(5, 2), 2);
+    resolve_call_sites(r);
+    ASSERT_EQ(r.kernels.size(), 2u);
+    EXPECT_EQ(r.kernels[0].site, r.kernels[1].site);
+    EXPECT_EQ(summarize_kernels(r).size(), 1u);
+}
+
+TEST(ExplainCallSites, CountedLaunchesBelongToTheirSite) {
+    PassRecords r;
+    add_record(r, site(1, "train.py", 7, "aten::clone"), 42);
+    add_record(r, site(2, "train.py", 12, "aten::clone"), 42);
+    add_record(r, "{\"type\":\"counters\",\"name\":\"_Z4copyv\",\"launch\":0,\"site\":2,\"metrics\":{}}", 42);
+    add_record(r, "{\"type\":\"counters\",\"name\":\"_Z4copyv\",\"launch\":0,\"metrics\":{}}", 42);
+    resolve_call_sites(r);
+    ASSERT_EQ(r.counters.size(), 2u);
+    KernelSummary at7, at12;
+    at7.mangled = at12.mangled = "_Z4copyv";
+    for (const auto &[key, s] : r.sites) (s.line == 7 ? at7 : at12).site = key;
+    EXPECT_EQ(at12.site.find("train.py:12"), 0u);
+    EXPECT_TRUE(counts_for(r.counters[0], at12));
+    EXPECT_FALSE(counts_for(r.counters[0], at7));
+    EXPECT_TRUE(counts_for(r.counters[1], at7));  // a record without a site counts for any site of its kernel
+}
+
+TEST(ExplainCallSites, OperatorAndAutogradSequenceFromNvtxRanges) {
+    const auto forward = operator_context({"aten::linear, seq = 4", "aten::addmm, seq = 5", "aten::copy_"});
+    EXPECT_EQ(forward.op, "aten::copy_");
+    EXPECT_EQ(forward.forward_seq, 4);
+    EXPECT_EQ(forward.backward_seq, -1);
+    const auto backward = operator_context({"autograd::engine::evaluate_function: AddmmBackward0, seq = 5", "AddmmBackward0",
+                                            "aten::mm, seq = 9"});
+    EXPECT_EQ(backward.op, "aten::mm");
+    EXPECT_EQ(backward.backward_seq, 5);
+    EXPECT_EQ(backward.backward_node, "AddmmBackward0");
+    EXPECT_EQ(backward.forward_seq, -1);
+    EXPECT_EQ(operator_context({}).op, "");
+    EXPECT_EQ(operator_context({"my range"}).forward_seq, -1);
+}
+
+TEST(ExplainCallSites, UserFilesAreNotLibrariesOrGeneratedCode) {
+    EXPECT_TRUE(is_user_python_file("/home/me/train.py"));
+    EXPECT_TRUE(is_user_python_file("examples/explain/outside/torch_training_step.py"));
+    EXPECT_FALSE(is_user_python_file("/usr/lib/python3/dist-packages/torch/nn/modules/module.py"));
+    EXPECT_FALSE(is_user_python_file("/venv/lib/python3.12/site-packages/triton/runtime/jit.py"));
+    EXPECT_FALSE(is_user_python_file("/usr/lib/python3.12/threading.py"));
+    EXPECT_FALSE(is_user_python_file("/tmp/torchinductor_me/ab/cabcdef.py"));
+    EXPECT_FALSE(is_user_python_file("<frozen importlib._bootstrap>"));
+    EXPECT_FALSE(is_user_python_file("/opt/gmlab/lib/gmlab_explain_python/sitecustomize.py"));
+    EXPECT_FALSE(is_user_python_file(""));
+}
+
+TEST(ExplainCallSites, TextNamesLineSourceAndOperator) {
+    const std::string file = ::testing::TempDir() + "gmx_site.py";
+    {
+        std::ofstream out(file);
+        out << "import torch\n\n    y = x.t().contiguous()   \n";
+    }
+    CallSiteRecord s;
+    s.file = file;
+    s.line = 3;
+    s.function = "Model.forward";
+    s.op = "aten::clone";
+    const auto j = call_site_json(s);
+    EXPECT_EQ(j["source"], "y = x.t().contiguous()");
+    EXPECT_EQ(call_site_text(j), "at " + file + ":3 in Model.forward: y = x.t().contiguous()  [aten::clone]");
+    s.backward = "CloneBackward0";
+    EXPECT_NE(call_site_text(call_site_json(s)).find("[aten::clone, backward: CloneBackward0]"), std::string::npos);
+    s.line = 0;
+    s.backward.clear();
+    EXPECT_EQ(call_site_text(call_site_json(s)), "at an unknown line  [aten::clone]");
+    EXPECT_EQ(call_site_text(nullptr), "");
+    std::remove(file.c_str());
+}
+
+TEST(ExplainCallSites, GraphKernelsTakeTheLineThatCapturedThem) {
+    PassRecords r;
+    // Captured at line 20 (node 7), instantiated (node 9 is 7's clone), replayed from line 30.
+    for (const auto &l : {site(1, "serve.py", 20, "aten::clone"), site(2, "serve.py", 30, ""),
+                          std::string("{\"type\":\"node_site\",\"node\":7,\"site\":1}"),
+                          std::string("{\"type\":\"node_clone\",\"node\":9,\"original\":7}"),
+                          std::string("{\"type\":\"kernel\",\"name\":\"_Z1kv\",\"graph\":3,\"graph_node\":9,\"correlation\":50,"
+                                      "\"start\":0,\"end\":100}"),
+                          std::string("{\"type\":\"kernel\",\"name\":\"_Z1gv\",\"graph\":3,\"graph_node\":11,\"correlation\":50,"
+                                      "\"start\":100,\"end\":200}"),
+                          launch_site(50, 2)})
+        add_record(r, l, 42);
+    resolve_call_sites(r);
+    ASSERT_EQ(r.kernels.size(), 2u);
+    EXPECT_EQ(r.sites.at(r.kernels[0].site).line, 20);  // the capture's line
+    EXPECT_EQ(r.sites.at(r.kernels[1].site).line, 30);  // no node site: the graph launch's line
+}
