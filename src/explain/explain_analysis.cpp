@@ -141,7 +141,7 @@ json explain_kernel(Context &c, const KernelSummary &k, int rank, bool chosen, c
     if (mine.empty()) {
         std::string why = !counting->records.counters_unavailable.empty() ? counting->records.counters_unavailable
                           : k.graph_launches == k.launches
-                              ? "every launch of this kernel came from a CUDA graph, whose kernels are not replayed"
+                              ? "every launch of this kernel came from a CUDA graph, and no counted graph launch ran it (see the notes)"
                           : k.launches <= c.o.launch_skip
                               ? "--launch-skip " + std::to_string(c.o.launch_skip) + " skips all of its " + std::to_string(k.launches) + " launches"
                               : "the counting run did not launch it (the program is not deterministic)";

@@ -81,6 +81,7 @@ void add_counters(PassRecords &out, const json &j, int pid) {
     c.launch = num<std::uint64_t>(j, "launch");
     c.passes = num<std::uint64_t>(j, "passes");
     c.correlation = num<std::uint32_t>(j, "correlation");
+    c.graph = j.contains("graph_range");
     out.counter_sites.emplace_back(pid, num<std::uint64_t>(j, "site"));
     if (j.contains("metrics") && j["metrics"].is_object())
         for (const auto &[k, v] : j["metrics"].items())
@@ -128,6 +129,18 @@ void resolve_call_sites(PassRecords &r) {
     }
     for (std::size_t i = 0; i < r.counters.size() && i < r.counter_sites.size(); ++i)
         r.counters[i].site = key_of(r.counter_sites[i].first, r.counter_sites[i].second);
+    // A counted graph launch's ranges name its kernels: each takes the name
+    // and site of the kernel of that launch it counted.
+    for (auto &c : r.counters) {
+        if (!c.graph) continue;
+        for (const auto &k : r.kernels)
+            if (k.pid == c.pid && k.correlation == c.correlation && (k.mangled == c.mangled || k.name == c.mangled)) {
+                c.mangled = k.mangled;
+                c.name = k.name;
+                c.site = k.site;
+                break;
+            }
+    }
 }
 
 void add_record(PassRecords &out, const std::string &line, int pid) {

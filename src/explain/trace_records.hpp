@@ -60,6 +60,7 @@ struct DeviceRecord {
 struct CounterRecord {
     std::string mangled, name, chip;
     std::string site;  // the counted launch's call site's key, "" for none
+    bool graph = false;  // one kernel of a counted CUDA graph launch (the profiler's range for it)
     std::uint64_t launch = 0, passes = 0;
     std::uint32_t correlation = 0;  // the launch's, as in its kernel record (the single pass)
     std::map<std::string, double> metrics;

@@ -10,12 +10,13 @@ namespace {
 // Launches counted in the single pass ran under the profiler, replayed: their
 // time is the profiler's own measure of one execution (gpu__time_duration),
 // not the traced span.
-std::map<std::uint32_t, double> counted_durations_us(const PassRecords &r) {
-    std::map<std::uint32_t, double> out;
+// (A counted graph launch gives each of its kernels one: the same correlation, by name.)
+std::map<std::pair<std::uint32_t, std::string>, double> counted_durations_us(const PassRecords &r) {
+    std::map<std::pair<std::uint32_t, std::string>, double> out;
     for (const auto &c : r.counters) {
         if (!c.correlation) continue;
         auto d = c.metrics.find("gpu__time_duration.sum");
-        out[c.correlation] = d != c.metrics.end() ? d->second / 1e3 : 0.0;
+        out[{c.correlation, c.mangled}] = d != c.metrics.end() ? d->second / 1e3 : 0.0;
     }
     return out;
 }
@@ -29,7 +30,7 @@ std::vector<KernelSummary> summarize_kernels(const PassRecords &trace) {
     for (const auto &k : trace.kernels) {
         auto [it, fresh] = by_name.try_emplace({k.mangled, k.site});
         KernelSummary &s = it->second;
-        const auto replayed = k.correlation ? counted.find(k.correlation) : counted.end();
+        const auto replayed = k.correlation ? counted.find({k.correlation, k.mangled}) : counted.end();
         const double us = replayed != counted.end() ? replayed->second : (k.end > k.start ? k.end - k.start : 0) / 1e3;
         if (fresh) {
             s.mangled = k.mangled;
@@ -178,7 +179,7 @@ std::map<std::string, double> run_figures(const PassRecords &trace) {
     for (const auto &k : trace.kernels) {
         f["kernel_launches"] += 1;
         if (!timed(k)) {
-            const auto it = counted.find(k.correlation);
+            const auto it = counted.find({k.correlation, k.mangled});
             if (it != counted.end()) f["kernel_ms"] += it->second / 1e3;
             continue;
         }

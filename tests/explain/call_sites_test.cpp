@@ -151,3 +151,24 @@ TEST(ExplainCallSites, GraphKernelsTakeTheLineThatCapturedThem) {
     EXPECT_EQ(r.sites.at(r.kernels[0].site).line, 20);  // the capture's line
     EXPECT_EQ(r.sites.at(r.kernels[1].site).line, 30);  // no node site: the graph launch's line
 }
+
+TEST(ExplainCallSites, CountedGraphLaunchRangesJoinTheirKernels) {
+    PassRecords r;
+    for (const auto &l : {site(1, "serve.py", 20, ""), std::string("{\"type\":\"node_site\",\"node\":7,\"site\":1}"),
+                          std::string("{\"type\":\"kernel\",\"name\":\"_Z1kv\",\"graph\":3,\"graph_node\":7,\"correlation\":50,"
+                                      "\"start\":0,\"end\":100}"),
+                          std::string("{\"type\":\"kernel\",\"name\":\"_Z1gv\",\"graph\":3,\"correlation\":50,\"start\":100,\"end\":300}"),
+                          // The profiler names a range by the kernel (demangled here).
+                          std::string("{\"type\":\"counters\",\"name\":\"k()\",\"correlation\":50,\"graph_range\":0,"
+                                      "\"metrics\":{\"gpu__time_duration.sum\":2000}}")})
+        add_record(r, l, 42);
+    resolve_call_sites(r);
+    ASSERT_EQ(r.counters.size(), 1u);
+    EXPECT_TRUE(r.counters[0].graph);
+    EXPECT_EQ(r.counters[0].mangled, "_Z1kv");
+    EXPECT_EQ(r.sites.at(r.counters[0].site).line, 20);
+    // The counted kernel's time is the profiler's; its graph neighbour keeps its traced time.
+    const auto k = summarize_kernels(r);
+    ASSERT_EQ(k.size(), 2u);
+    for (const auto &s : k) EXPECT_DOUBLE_EQ(s.total_ms, s.mangled == "_Z1kv" ? 0.002 : 0.0002);
+}

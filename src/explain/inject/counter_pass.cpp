@@ -48,6 +48,12 @@ struct State {
     unsigned running_grid[3] = {0, 0, 0}, running_block[3] = {0, 0, 0};  // the launch's, for the runs' join
     KernelChoice choice;  // the kernels this pass works on
     std::map<std::pair<std::string, std::uint32_t>, std::uint64_t> counted;  // launches counted per kernel and site
+    // CUDA graph launches (the single pass): each graph counted at its second
+    // launch (the first may upload it), its kernels as the profiler's ranges.
+    std::size_t running_ranges = 1;  // 1 for a kernel launch
+    std::map<const void *, std::uint64_t> graph_launches;  // per executable graph
+    std::size_t graphs_counted = 0;
+    bool graphs_failed = false;
 };
 State *g_state = nullptr;
 
@@ -253,15 +259,20 @@ ContextProfiler &profiler_for(CUcontext ctx) {
     return g_state->contexts[ctx] = std::move(p);
 }
 
-void start_count(CUcontext ctx, const std::string &kernel, std::uint32_t site, std::uint64_t launch) {
+// A graph launch: as many ranges as it may have kernels.
+constexpr std::size_t kGraphRanges = 256;
+constexpr std::size_t kGraphsCounted = 16;
+
+void start_count(CUcontext ctx, const std::string &kernel, std::uint32_t site, std::uint64_t launch,
+                 std::size_t ranges = 1) {
     const auto &api = cupti();
     ContextProfiler &p = profiler_for(ctx);
     auto ds = GMX_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
     ds.pRangeProfilerObject = p.object;
     ds.pMetricNames = p.names.data();
     ds.numMetrics = p.names.size();
-    ds.maxNumOfRanges = 1;
-    ds.maxNumRangeTreeNodes = 1;
+    ds.maxNumOfRanges = ranges;
+    ds.maxNumRangeTreeNodes = ranges;
     cupti_check(api.cuptiRangeProfilerGetCounterDataSize(&ds), "cuptiRangeProfilerGetCounterDataSize");
     g_state->data.assign(ds.counterDataSize, 0);
     auto di = GMX_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
@@ -279,7 +290,7 @@ void start_count(CUcontext ctx, const std::string &kernel, std::uint32_t site, s
     // User replay with a one-pass configuration: the launch runs once and
     // nothing is replayed; kernel replay saves, replays and restores it.
     sc.replayMode = g_state->plan.application_replay ? CUPTI_UserReplay : CUPTI_KernelReplay;
-    sc.maxRangesPerPass = 1;
+    sc.maxRangesPerPass = ranges;
     sc.numNestingLevels = 1;
     sc.minNestingLevel = 1;
     sc.passIndex = 0;
@@ -290,8 +301,49 @@ void start_count(CUcontext ctx, const std::string &kernel, std::uint32_t site, s
     cupti_check(api.cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
     g_state->running = &p;
     g_state->running_kernel = kernel;
+    g_state->running_ranges = ranges;
     g_state->running_site = site;
     g_state->running_launch = launch;
+}
+
+// The range's name: the kernel's, in auto ranges ("" where CUPTI gives none).
+std::string range_name(const std::vector<std::uint8_t> &data, std::size_t index) {
+    auto ri = GMX_PARAMS(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params);
+    ri.pCounterDataImage = data.data();
+    ri.counterDataImageSize = data.size();
+    ri.rangeIndex = index;
+    ri.rangeDelimiter = "/";
+    if (cupti().cuptiRangeProfilerCounterDataGetRangeInfo(&ri) != CUPTI_SUCCESS || !ri.rangeName) return "";
+    return ri.rangeName;
+}
+
+// One range's metrics, as a counters record.
+void write_range(ContextProfiler &p, std::size_t index, std::size_t ranges) {
+    std::vector<double> values(p.names.size(), 0.0);
+    auto ev = GMX_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+    ev.pHostObject = p.host;
+    ev.pCounterDataImage = g_state->data.data();
+    ev.counterDataImageSize = g_state->data.size();
+    ev.rangeIndex = index;
+    ev.ppMetricNames = p.names.data();
+    ev.numMetrics = p.names.size();
+    ev.pMetricValues = values.data();
+    cupti_check(cupti().cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues");
+    Line metrics;
+    for (std::size_t i = 0; i < p.metrics.size(); ++i) metrics.field(p.metrics[i].c_str(), values[i]);
+    const unsigned *g = g_state->running_grid, *b = g_state->running_block;
+    const bool graph = g_state->running_kernel == "graph";
+    Line record;
+    record.field("type", "counters").field("name", graph ? range_name(g_state->data, index) : g_state->running_kernel)
+        .field("launch", g_state->running_launch).field("correlation", g_state->running_correlation)
+        .field("site", std::uint64_t(g_state->running_site))
+        .field("passes", std::uint64_t(p.passes)).field("chip", p.chip)
+        .raw("grid", "[" + std::to_string(g[0]) + "," + std::to_string(g[1]) + "," + std::to_string(g[2]) + "]")
+        .raw("block", "[" + std::to_string(b[0]) + "," + std::to_string(b[1]) + "," + std::to_string(b[2]) + "]")
+        .field("replay", g_state->plan.application_replay ? "application" : "kernel");
+    if (graph) record.field("graph_range", std::uint64_t(index)).field("graph_ranges", std::uint64_t(ranges));
+    if (g_state->plan.application_replay) record.field("group", std::uint64_t(g_state->plan.metric_group));
+    sink_write(record.raw("metrics", metrics.text()));
 }
 
 void finish_count() {
@@ -314,29 +366,8 @@ void finish_count() {
         counter_note("the range profiler recorded no range for a launch of " + g_state->running_kernel);
         return;
     }
-    std::vector<double> values(p.names.size(), 0.0);
-    auto ev = GMX_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
-    ev.pHostObject = p.host;
-    ev.pCounterDataImage = g_state->data.data();
-    ev.counterDataImageSize = g_state->data.size();
-    ev.rangeIndex = 0;
-    ev.ppMetricNames = p.names.data();
-    ev.numMetrics = p.names.size();
-    ev.pMetricValues = values.data();
-    cupti_check(api.cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues");
-    Line metrics;
-    for (std::size_t i = 0; i < p.metrics.size(); ++i) metrics.field(p.metrics[i].c_str(), values[i]);
-    const unsigned *g = g_state->running_grid, *b = g_state->running_block;
-    Line record;
-    record.field("type", "counters").field("name", g_state->running_kernel)
-        .field("launch", g_state->running_launch).field("correlation", g_state->running_correlation)
-        .field("site", std::uint64_t(g_state->running_site))
-        .field("passes", std::uint64_t(p.passes)).field("chip", p.chip)
-        .raw("grid", "[" + std::to_string(g[0]) + "," + std::to_string(g[1]) + "," + std::to_string(g[2]) + "]")
-        .raw("block", "[" + std::to_string(b[0]) + "," + std::to_string(b[1]) + "," + std::to_string(b[2]) + "]")
-        .field("replay", g_state->plan.application_replay ? "application" : "kernel");
-    if (g_state->plan.application_replay) record.field("group", std::uint64_t(g_state->plan.metric_group));
-    sink_write(record.raw("metrics", metrics.text()));
+    const std::size_t ranges = std::min<std::size_t>(info.numTotalRanges, g_state->running_ranges);
+    for (std::size_t i = 0; i < ranges; ++i) write_range(p, i, ranges);
 }
 
 // The heads of the driver calls' parameter structures (generated_cuda_meta.h's
@@ -427,13 +458,40 @@ void on_launch(CUpti_CallbackId id, const CUpti_CallbackData &cb) {
             remember_dimensions(id, cb.functionParams);
             start_count(cb.context, cb.symbolName, site, launch);
             g_state->running_correlation = cb.correlationId;
-        } else if (g_state->running) {
+        } else if (g_state->running && g_state->running_kernel != "graph") {
             finish_count();
         }
     } catch (const CuptiFailure &f) {
         g_state->failed = true;
         g_state->running = nullptr;
         sink_write(Line().field("type", "counters_unavailable").field("reason", f.what));
+    }
+}
+
+// A CUDA graph launch (the single pass): the graph's kernels counted as the
+// profiler's auto ranges at its second launch. Where the profiler refuses,
+// graphs stay uncounted and kernel launches are counted as before.
+void on_graph_launch(const CUpti_CallbackData &cb) {
+    const bool enter = cb.callbackSite == CUPTI_API_ENTER;
+    const std::uint32_t site = enter ? note_launch_site(cb.correlationId) : 0;
+    std::lock_guard<std::mutex> lock(g_state->mutex);
+    if (g_state->failed || g_state->graphs_failed || !g_state->plan.every_kernel || g_state->plan.application_replay) return;
+    try {
+        if (enter) {
+            const void *exec = cb.functionParams ? *static_cast<const void *const *>(cb.functionParams) : nullptr;
+            if (g_state->running || g_state->graph_launches[exec]++ != 1 || g_state->graphs_counted >= kGraphsCounted) return;
+            ++g_state->graphs_counted;
+            std::fill(g_state->running_grid, g_state->running_grid + 3, 0u);
+            std::fill(g_state->running_block, g_state->running_block + 3, 0u);
+            start_count(cb.context, "graph", site, 1, kGraphRanges);
+            g_state->running_correlation = cb.correlationId;
+        } else if (g_state->running && g_state->running_kernel == "graph") {
+            finish_count();
+        }
+    } catch (const CuptiFailure &f) {
+        g_state->graphs_failed = true;
+        g_state->running = nullptr;
+        counter_note("CUDA graph launches not counted: " + f.what);
     }
 }
 
@@ -466,10 +524,8 @@ void CUPTIAPI callback(void *, CUpti_CallbackDomain domain, CUpti_CallbackId id,
         on_launch(id, *static_cast<const CUpti_CallbackData *>(data));
     else if (is_graph_node_event(domain, id))
         on_graph_node_event(id, data);
-    else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && is_graph_launch(id)) {
-        const auto &cb = *static_cast<const CUpti_CallbackData *>(data);
-        if (cb.callbackSite == CUPTI_API_ENTER) note_launch_site(cb.correlationId);
-    }
+    else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && is_graph_launch(id))
+        on_graph_launch(*static_cast<const CUpti_CallbackData *>(data));
     else if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
         on_context_created();
     else if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)

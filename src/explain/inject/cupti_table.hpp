@@ -53,7 +53,8 @@ namespace gmexplain {
     X(cuptiRangeProfilerStart)                       \
     X(cuptiRangeProfilerStop)                        \
     X(cuptiRangeProfilerDecodeData)                  \
-    X(cuptiRangeProfilerGetCounterDataInfo)
+    X(cuptiRangeProfilerGetCounterDataInfo)          \
+    X(cuptiRangeProfilerCounterDataGetRangeInfo)
 
 // Pass 3 (--lines): SASS metrics per instruction and the cubin's line table.
 #define GMX_SASS_FUNCTIONS(X)                        \
