@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "explain/names/kernel_name.hpp"
 #include "explain/source_lines.hpp"
 
 namespace gmexplain {
@@ -34,6 +35,7 @@ json finding_json(const Finding &f) {
 json kernel_json(const KernelSummary &k, int rank) {
     return {{"rank", rank},
             {"name", k.name},
+            {"short_name", k.short_name},
             {"mangled", k.mangled},
             {"launches", k.launches},
             {"graph_launches", k.graph_launches},
@@ -109,6 +111,22 @@ void print_findings(std::ostringstream &o, const json &findings) {
 
 }  // namespace
 
+std::string kernel_display_name(const json &kernel) {
+    if (kernel.contains("short_name") && kernel["short_name"].is_string()) return kernel["short_name"].get<std::string>();
+    return short_kernel_name(kernel.value("name", std::string()));
+}
+
+void add_short_names(json &doc) {
+    if (!doc.contains("kernels") || !doc["kernels"].is_array()) return;
+    std::vector<std::string> demangled;
+    for (const auto &k : doc["kernels"]) {
+        if (k.contains("short_name")) return;  // written with them
+        demangled.push_back(k.value("name", std::string()));
+    }
+    const auto short_names = distinct_short_names(demangled);
+    for (std::size_t i = 0; i < short_names.size(); ++i) doc["kernels"][i]["short_name"] = short_names[i];
+}
+
 std::string explanation_text(const json &doc) {
     std::ostringstream o;
     std::string command;
@@ -124,7 +142,7 @@ std::string explanation_text(const json &doc) {
     o << "Kernels by total time (" << doc["kernels_total"].get<int>() << " kernels, "
       << fmt("%.3g", doc["run"]["figures"].value("kernel_ms", 0.0)) << " ms on the GPU):\n";
     for (const auto &k : doc["kernels"]) {
-        o << "#" << k["rank"].get<int>() << " " << k["name"].get<std::string>() << "\n";
+        o << "#" << k["rank"].get<int>() << " " << kernel_display_name(k) << "\n";
         o << "   " << k["launches"].get<std::uint64_t>() << " launches, " << fmt("%.3g", k["total_ms"].get<double>())
           << " ms (" << fmt("%.0f", 100 * k["share_of_gpu_time"].get<double>()) << " % of kernel time), grid "
           << k["grid"][0] << "x" << k["grid"][1] << "x" << k["grid"][2] << ", block " << k["block"][0] << "x"

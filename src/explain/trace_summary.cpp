@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "explain/names/kernel_name.hpp"
+
 namespace gmexplain {
 
 namespace {
@@ -59,6 +61,12 @@ std::vector<KernelSummary> summarize_kernels(const PassRecords &trace) {
     std::sort(out.begin(), out.end(), [](const KernelSummary &a, const KernelSummary &b) {
         return a.total_ms != b.total_ms ? a.total_ms > b.total_ms : a.name < b.name;
     });
+    // Named in rank order, so that of two kernels that would share a short
+    // name the longer-running one keeps the plainer.
+    std::vector<std::string> demangled;
+    for (const auto &s : out) demangled.push_back(s.name);
+    const auto short_names = distinct_short_names(demangled);
+    for (std::size_t i = 0; i < out.size(); ++i) out[i].short_name = short_names[i];
     return out;
 }
 

@@ -13,7 +13,8 @@
 namespace gmexplain {
 
 struct KernelSummary {
-    std::string mangled, name;
+    std::string mangled, name;  // name: demangled
+    std::string short_name;     // what a person reads: one line, distinct among the program's kernels (names/kernel_name.hpp)
     std::uint64_t launches = 0, graph_launches = 0;
     double total_ms = 0, mean_us = 0, min_us = 0, share_of_gpu_time = 0;
     std::int64_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};  // of the first launch
@@ -21,7 +22,7 @@ struct KernelSummary {
     std::uint64_t first_start = 0;  // the first traced launch's start (0: none was traced)
 };
 
-// Every kernel, longest total time first.
+// Every kernel, longest total time first, each with its short name.
 std::vector<KernelSummary> summarize_kernels(const PassRecords &trace);
 
 // Named figures of the whole run (see the run-scope rules for their use):
