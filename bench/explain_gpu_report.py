@@ -124,10 +124,11 @@ def outside(out):
             continue
         print('%s: %d kernels, %d finding(s)' % (name, doc['kernels_total'], doc['summary']['findings']))
         for k in counted_kernels(doc):
+            shown = k.get('short_name') or k['name'][:90]  # documents before 1.1 have no short name
             for f in k['findings']:
-                print('  #%d %s: %s: %s [%s; %s]' % (k['rank'], k['name'][:90], f['rule'], f['text'], f['cost'].get('text', 'no cost'), f.get('launches', '')))
+                print('  #%d %s: %s: %s [%s; %s]' % (k['rank'], shown, f['rule'], f['text'], f['cost'].get('text', 'no cost'), f.get('launches', '')))
             if not k['findings']:
-                print('  #%d %s: no finding' % (k['rank'], k['name'][:90]))
+                print('  #%d %s: no finding' % (k['rank'], shown))
         for f in doc['run']['findings']:
             print('  run: %s: %s' % (f['rule'], f['text']))
         for n in doc['notes']:

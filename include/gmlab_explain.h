@@ -44,7 +44,8 @@ void gm_explain_options_init(gm_explain_options *options);
 int gm_explain_run(const gm_explain_options *options, gm_explain **out);
 
 /* Reads an explanation written earlier (gm_explain_json). 0, or 27 with the
- * reason in gm_explain_message. */
+ * reason in gm_explain_message. A document of schema 1.0 gets its kernels'
+ * short_name, as 1.1 writes them. */
 int gm_explain_load(const char *path, gm_explain **out);
 
 /* The document (schema gmlab.explain/1), "" when nothing was collected. */

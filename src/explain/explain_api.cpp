@@ -102,9 +102,10 @@ int gm_explain_load(const char *path, gm_explain **out) {
     try {
         std::ifstream in(text_or_empty(path));
         if (!in) throw std::runtime_error(text_or_empty(path) + ": cannot be read");
-        const auto doc = nlohmann::json::parse(in);
+        auto doc = nlohmann::json::parse(in);
         if (const std::string bad = gmexplain::check_explain_document(doc); !bad.empty())
             throw std::runtime_error(text_or_empty(path) + " is not an explanation: " + bad);
+        gmexplain::add_short_names(doc);
         fill(e, doc);
     } catch (const std::exception &ex) {
         e.exit_code = gmexplain::kExplainFailed;

@@ -1,9 +1,11 @@
 #include "explain/explain_document.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
+#include "explain/names/kernel_name.hpp"
 #include "explain/source_lines.hpp"
 
 namespace gmexplain {
@@ -75,6 +77,7 @@ std::string call_site_text(const json &site) {
 json kernel_json(const KernelSummary &k, int rank) {
     return {{"rank", rank},
             {"name", k.name},
+            {"short_name", k.short_name},
             {"mangled", k.mangled},
             {"launches", k.launches},
             {"graph_launches", k.graph_launches},
@@ -151,6 +154,26 @@ void print_findings(std::ostringstream &o, const json &findings) {
 
 }  // namespace
 
+std::string kernel_display_name(const json &kernel) {
+    if (kernel.contains("short_name") && kernel["short_name"].is_string()) return kernel["short_name"].get<std::string>();
+    return short_kernel_name(kernel.value("name", std::string()));
+}
+
+void add_short_names(json &doc) {
+    if (!doc.contains("kernels") || !doc["kernels"].is_array()) return;
+    std::vector<std::string> demangled;
+    for (const auto &k : doc["kernels"]) {
+        if (k.contains("short_name")) return;  // written with them
+        const std::string name = k.value("name", std::string());
+        if (std::find(demangled.begin(), demangled.end(), name) == demangled.end()) demangled.push_back(name);
+    }
+    const auto short_names = distinct_short_names(demangled);
+    for (auto &k : doc["kernels"]) {
+        const auto at = std::find(demangled.begin(), demangled.end(), k.value("name", std::string())) - demangled.begin();
+        k["short_name"] = short_names[at];
+    }
+}
+
 std::string explanation_text(const json &doc) {
     std::ostringstream o;
     std::string command;
@@ -166,7 +189,7 @@ std::string explanation_text(const json &doc) {
     o << "Kernels by total time (" << doc["kernels_total"].get<int>() << " kernels, "
       << fmt("%.3g", doc["run"]["figures"].value("kernel_ms", 0.0)) << " ms on the GPU):\n";
     for (const auto &k : doc["kernels"]) {
-        o << "#" << k["rank"].get<int>() << " " << k["name"].get<std::string>() << "\n";
+        o << "#" << k["rank"].get<int>() << " " << kernel_display_name(k) << "\n";
         if (const std::string site = call_site_text(k.value("call_site", json())); !site.empty())
             o << "   " << site << "\n";
         o << "   " << k["launches"].get<std::uint64_t>() << " launches, " << fmt("%.3g", k["total_ms"].get<double>())

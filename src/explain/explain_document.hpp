@@ -12,7 +12,8 @@
 
 namespace gmexplain {
 
-constexpr const char *kExplainSchema = "gmlab.explain/1.0";
+// 1.1: each kernel's short_name.
+constexpr const char *kExplainSchema = "gmlab.explain/1.1";
 
 nlohmann::json finding_json(const Finding &f);
 nlohmann::json kernel_json(const KernelSummary &k, int rank);
@@ -30,6 +31,12 @@ nlohmann::json call_site_json(const CallSiteRecord &site);
 // a backward "... [aten::mm, backward: MmBackward0]"; "" for a null site.
 std::string call_site_text(const nlohmann::json &site);
 
+// The name a person reads for a kernel of the document: its short_name.
+std::string kernel_display_name(const nlohmann::json &kernel);
+
+// A document written before short names (schema 1.0): each kernel's
+// short_name, told apart from the others' as a new document's are.
+void add_short_names(nlohmann::json &doc);
 
 // The text summary: kernels ranked by time, each with its findings and gain,
 // then the whole program's findings and the notes.

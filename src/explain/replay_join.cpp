@@ -5,6 +5,8 @@
 #include <set>
 #include <tuple>
 
+#include "explain/names/kernel_name.hpp"
+
 namespace gmexplain {
 
 namespace {
@@ -144,8 +146,9 @@ std::map<std::string, std::string> order_differences(const std::vector<std::vect
             const Placed &a = placed.front()[i], &b = placed[r][i];
             if (a.key() == b.key()) continue;
             const std::string why = "the counted launches ran in another order: " + run_name(r) + "'s launch #" +
-                                    std::to_string(i + 1) + " was " + b.record->name + " launch " + std::to_string(b.launch) +
-                                    " where " + run_name(0) + "'s was " + a.record->name + " launch " + std::to_string(a.launch);
+                                    std::to_string(i + 1) + " was " + short_kernel_name(b.record->name) + " launch " +
+                                    std::to_string(b.launch) + " where " + run_name(0) + "'s was " +
+                                    short_kernel_name(a.record->name) + " launch " + std::to_string(a.launch);
             out.emplace(a.kernel, why);
             out.emplace(b.kernel, why);
             break;
@@ -233,7 +236,7 @@ ApplicationJoin join_application_runs(const std::vector<ApplicationRun> &runs, c
 }
 
 std::string refusal_note(const ReplayRefusal &refusal, const std::string &instead) {
-    return "application replay refused for " + demangle(refusal.mangled) + ": " + refusal.reason +
+    return "application replay refused for " + short_kernel_name(refusal.mangled) + ": " + refusal.reason +
            " (the program is not deterministic); " + instead;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "explain/names/kernel_name.hpp"
+
 namespace gmexplain {
 
 namespace {
@@ -62,6 +64,15 @@ std::vector<KernelSummary> summarize_kernels(const PassRecords &trace) {
     std::sort(out.begin(), out.end(), [](const KernelSummary &a, const KernelSummary &b) {
         return a.total_ms != b.total_ms ? a.total_ms > b.total_ms : a.name < b.name;
     });
+    // Named in rank order, so that of two kernels that would share a short
+    // name the longer-running one keeps the plainer; one kernel at several
+    // call sites keeps one name (its sites tell them apart).
+    std::vector<std::string> demangled;
+    for (const auto &s : out)
+        if (std::find(demangled.begin(), demangled.end(), s.name) == demangled.end()) demangled.push_back(s.name);
+    const auto short_names = distinct_short_names(demangled);
+    for (auto &s : out)
+        s.short_name = short_names[std::find(demangled.begin(), demangled.end(), s.name) - demangled.begin()];
     return out;
 }
 

@@ -15,8 +15,9 @@ namespace gmexplain {
 // One kernel at one call site: the launches of a kernel from different lines
 // of the user's program are summarised, ranked and counted apart.
 struct KernelSummary {
-    std::string mangled, name;
-    std::string site;         // the call site's key ("" where the launch had none)
+    std::string mangled, name;  // name: demangled
+    std::string short_name;     // what a person reads: one line, distinct among the program's kernels (names/kernel_name.hpp)
+    std::string site;           // the call site's key ("" where the launch had none)
     CallSiteRecord call_site;
     std::uint64_t launches = 0, graph_launches = 0;
     double total_ms = 0, mean_us = 0, min_us = 0, share_of_gpu_time = 0;
@@ -31,7 +32,8 @@ inline bool counts_for(const CounterRecord &c, const KernelSummary &kernel) {
     return c.mangled == kernel.mangled && (c.site.empty() || c.site == kernel.site);
 }
 
-// Every kernel at each of its call sites, longest total time first.
+// Every kernel at each of its call sites, longest total time first, each
+// with its short name.
 std::vector<KernelSummary> summarize_kernels(const PassRecords &trace);
 
 // Named figures of the whole run (see the run-scope rules for their use):

@@ -17,17 +17,17 @@ using namespace gmexplain;
 
 namespace {
 
-std::string launch(const char *name, long correlation, long start, long end) {
+std::string launch_line(const char *name, long correlation, long start, long end) {
     return std::string("{\"type\":\"kernel\",\"name\":\"") + name + "\",\"device\":0,\"grid\":[8,1,1],\"block\":[128,1,1]," +
            "\"start\":" + std::to_string(start) + ",\"end\":" + std::to_string(end) +
            ",\"correlation\":" + std::to_string(correlation) + "}";
 }
-std::string site(int number, const char *file, int line, const char *op, const char *backward = "") {
+std::string site_line(int number, const char *file, int line, const char *op, const char *backward = "") {
     return "{\"type\":\"callsite\",\"site\":" + std::to_string(number) + ",\"file\":\"" + file +
            "\",\"line\":" + std::to_string(line) + ",\"function\":\"forward\",\"op\":\"" + op + "\",\"backward\":\"" +
            backward + "\"}";
 }
-std::string launch_site(long correlation, int number) {
+std::string launch_site_line(long correlation, int number) {
     return "{\"type\":\"launch_site\",\"correlation\":" + std::to_string(correlation) + ",\"site\":" + std::to_string(number) + "}";
 }
 
@@ -36,9 +36,9 @@ std::string launch_site(long correlation, int number) {
 TEST(ExplainCallSites, OneKernelAtTwoLinesIsTwoKernels) {
     PassRecords r;
     // The kernel records arrive before the launch records that name their sites.
-    for (const auto &l : {launch("_Z4copyv", 10, 0, 1000), launch("_Z4copyv", 11, 2000, 9000), launch("_Z4copyv", 12, 10000, 17000),
-                          site(1, "train.py", 7, "aten::clone"), site(2, "train.py", 12, "aten::clone"),
-                          launch_site(10, 1), launch_site(11, 2), launch_site(12, 2)})
+    for (const auto &l : {launch_line("_Z4copyv", 10, 0, 1000), launch_line("_Z4copyv", 11, 2000, 9000), launch_line("_Z4copyv", 12, 10000, 17000),
+                          site_line(1, "train.py", 7, "aten::clone"), site_line(2, "train.py", 12, "aten::clone"),
+                          launch_site_line(10, 1), launch_site_line(11, 2), launch_site_line(12, 2)})
         add_record(r, l, 42);
     resolve_call_sites(r);
     const auto k = summarize_kernels(r);
@@ -54,13 +54,13 @@ TEST(ExplainCallSites, OneKernelAtTwoLinesIsTwoKernels) {
 TEST(ExplainCallSites, SitesAreNumberedPerProcessAndJoinedByContent) {
     PassRecords r;
     // Process 1 and process 2 number the same line differently.
-    add_record(r, site(1, "a.py", 3, ""), 1);
-    add_record(r, launch("_Z1kv", 5, 0, 10), 1);
-    add_record(r, launch_site(5, 1), 1);
-    add_record(r, site(1, "b.py", 9, ""), 2);
-    add_record(r, site(2, "a.py", 3, ""), 2);
-    add_record(r, launch("_Z1kv", 5, 20, 30), 2);
-    add_record(r, launch_site(5, 2), 2);
+    add_record(r, site_line(1, "a.py", 3, ""), 1);
+    add_record(r, launch_line("_Z1kv", 5, 0, 10), 1);
+    add_record(r, launch_site_line(5, 1), 1);
+    add_record(r, site_line(1, "b.py", 9, ""), 2);
+    add_record(r, site_line(2, "a.py", 3, ""), 2);
+    add_record(r, launch_line("_Z1kv", 5, 20, 30), 2);
+    add_record(r, launch_site_line(5, 2), 2);
     resolve_call_sites(r);
     ASSERT_EQ(r.kernels.size(), 2u);
     EXPECT_EQ(r.kernels[0].site, r.kernels[1].site);
@@ -69,8 +69,8 @@ TEST(ExplainCallSites, SitesAreNumberedPerProcessAndJoinedByContent) {
 
 TEST(ExplainCallSites, CountedLaunchesBelongToTheirSite) {
     PassRecords r;
-    add_record(r, site(1, "train.py", 7, "aten::clone"), 42);
-    add_record(r, site(2, "train.py", 12, "aten::clone"), 42);
+    add_record(r, site_line(1, "train.py", 7, "aten::clone"), 42);
+    add_record(r, site_line(2, "train.py", 12, "aten::clone"), 42);
     add_record(r, "{\"type\":\"counters\",\"name\":\"_Z4copyv\",\"launch\":0,\"site\":2,\"metrics\":{}}", 42);
     add_record(r, "{\"type\":\"counters\",\"name\":\"_Z4copyv\",\"launch\":0,\"metrics\":{}}", 42);
     resolve_call_sites(r);
@@ -137,14 +137,14 @@ TEST(ExplainCallSites, TextNamesLineSourceAndOperator) {
 TEST(ExplainCallSites, GraphKernelsTakeTheLineThatCapturedThem) {
     PassRecords r;
     // Captured at line 20 (node 7), instantiated (node 9 is 7's clone), replayed from line 30.
-    for (const auto &l : {site(1, "serve.py", 20, "aten::clone"), site(2, "serve.py", 30, ""),
+    for (const auto &l : {site_line(1, "serve.py", 20, "aten::clone"), site_line(2, "serve.py", 30, ""),
                           std::string("{\"type\":\"node_site\",\"node\":7,\"site\":1}"),
                           std::string("{\"type\":\"node_clone\",\"node\":9,\"original\":7}"),
                           std::string("{\"type\":\"kernel\",\"name\":\"_Z1kv\",\"graph\":3,\"graph_node\":9,\"correlation\":50,"
                                       "\"start\":0,\"end\":100}"),
                           std::string("{\"type\":\"kernel\",\"name\":\"_Z1gv\",\"graph\":3,\"graph_node\":11,\"correlation\":50,"
                                       "\"start\":100,\"end\":200}"),
-                          launch_site(50, 2)})
+                          launch_site_line(50, 2)})
         add_record(r, l, 42);
     resolve_call_sites(r);
     ASSERT_EQ(r.kernels.size(), 2u);
@@ -154,7 +154,7 @@ TEST(ExplainCallSites, GraphKernelsTakeTheLineThatCapturedThem) {
 
 TEST(ExplainCallSites, CountedGraphLaunchRangesJoinTheirKernels) {
     PassRecords r;
-    for (const auto &l : {site(1, "serve.py", 20, ""), std::string("{\"type\":\"node_site\",\"node\":7,\"site\":1}"),
+    for (const auto &l : {site_line(1, "serve.py", 20, ""), std::string("{\"type\":\"node_site\",\"node\":7,\"site\":1}"),
                           std::string("{\"type\":\"kernel\",\"name\":\"_Z1kv\",\"graph\":3,\"graph_node\":7,\"correlation\":50,"
                                       "\"start\":0,\"end\":100}"),
                           std::string("{\"type\":\"kernel\",\"name\":\"_Z1gv\",\"graph\":3,\"correlation\":50,\"start\":100,\"end\":300}"),

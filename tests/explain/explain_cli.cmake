@@ -16,6 +16,9 @@ run_gmlab("uncoalesced or strided global access" explain --from-records ${FIXTUR
 run_gmlab("no finding" explain --from-records ${FIXTURES}/strided_access-fixed --lab-run ${LAB} --json ${WORK}/after.json)
 run_gmlab("stride 4 reaches" report ${WORK}/before.json)
 run_gmlab("findings: uncoalesced_global -> none" compare ${WORK}/before.json ${WORK}/after.json)
+# Kernels by their short names: no parameter list.
+run_gmlab("\n#1 scale_strided\n" report ${WORK}/before.json)
+run_gmlab("\nscale_strided\n   time: " compare ${WORK}/before.json ${WORK}/after.json)
 
 # --html: the finding beside its experiment's chart, the kernel's point marked
 # (a build without Chart.js says so instead).
@@ -25,7 +28,7 @@ if(err MATCHES "no Chart.js")
   message(STATUS "no Chart.js in this build: --html not checked")
 else()
   file(READ ${WORK}/explain.html page)
-  if(NOT rc EQUAL 0 OR NOT page MATCHES "<canvas" OR NOT page MATCHES "this kernel: void transpose_tiled")
+  if(NOT rc EQUAL 0 OR NOT page MATCHES "<canvas" OR NOT page MATCHES "this kernel: transpose_tiled")
     message(FATAL_ERROR "--html: exit ${rc}, ${err}; the page has no chart with the kernel's point")
   endif()
 endif()

@@ -133,7 +133,7 @@ TEST(ApplicationReplayJoin, ALaunchCountThatDiffersRefusesThatKernelOnly) {
     ASSERT_EQ(j.counting.counters.size(), 1u);  // _Z1jv still joined
     EXPECT_EQ(j.counting.counters[0].mangled, "_Z1jv");
     const std::string note = refusal_note(j.refused[0], "counted with kernel replay instead (--replay kernel)");
-    EXPECT_EQ(note, "application replay refused for k(): run 2 launched it 5 time(s) where run 1 launched it 3 "
+    EXPECT_EQ(note, "application replay refused for k: run 2 launched it 5 time(s) where run 1 launched it 3 "
                     "(the program is not deterministic); counted with kernel replay instead (--replay kernel)");
 }
 
@@ -281,7 +281,7 @@ TEST(ApplicationReplayRecords, RunsThatDifferAreRefusedWithANote) {
     const auto &k = r.document["kernels"][0];
     EXPECT_FALSE(k["counted"].get<bool>());
     EXPECT_EQ(k["not_counted"], "application replay refused: run 2 launched it 3 time(s) where run 1 launched it 2");
-    EXPECT_TRUE(has_note(r.document, "application replay refused for stride(float const*, float*, int): run 2 launched it 3 "
+    EXPECT_TRUE(has_note(r.document, "application replay refused for stride: run 2 launched it 3 "
                                      "time(s) where run 1 launched it 2 (the program is not deterministic); not counted "
                                      "(use --replay kernel)"));
     EXPECT_NE(explanation_text(r.document).find("application replay refused"), std::string::npos);

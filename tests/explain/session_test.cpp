@@ -149,6 +149,8 @@ TEST(ExplainRecords, CountedKernelGetsItsFindingsAndTextNamesIt) {
     ASSERT_EQ(check_explain_document(r.document), "");
     const auto &k = r.document["kernels"][0];
     EXPECT_EQ(k["name"], "stride(float const*, float*, int)");
+    EXPECT_EQ(k["short_name"], "stride");
+    EXPECT_EQ(k["mangled"], "_Z6stridePKfPfi");
     ASSERT_TRUE(k["counted"].get<bool>());
     ASSERT_EQ(k["findings"].size(), 1u);
     EXPECT_EQ(k["findings"][0]["rule"], "uncoalesced_global");
@@ -156,7 +158,8 @@ TEST(ExplainRecords, CountedKernelGetsItsFindingsAndTextNamesIt) {
     EXPECT_GT(k["findings"][0]["gain_ms"].get<double>(), 0);
     EXPECT_EQ(r.document["kernels"][1]["counted"], false);  // not launched in the counting run: said so
     const std::string text = explanation_text(r.document);
-    EXPECT_NE(text.find("stride(float const*, float*, int)"), std::string::npos);
+    EXPECT_NE(text.find("#1 stride\n"), std::string::npos) << text;  // the short name: no parameter list
+    EXPECT_EQ(text.find("stride(float const*"), std::string::npos);
     EXPECT_NE(text.find("stride 4 reaches"), std::string::npos) << text;
 }
 

@@ -29,6 +29,7 @@ TEST(ExplainTrace, KernelsAreGroupedDemangledAndRankedByTotalTime) {
     const auto k = summarize_kernels(r);
     ASSERT_EQ(k.size(), 3u);
     EXPECT_EQ(k[0].name, "long(float*)");
+    EXPECT_EQ(k[0].short_name, "long");
     EXPECT_DOUBLE_EQ(k[0].total_ms, 0.01);
     EXPECT_EQ(k[1].name, "short()");
     EXPECT_EQ(k[1].launches, 2u);

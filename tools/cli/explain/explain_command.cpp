@@ -134,6 +134,14 @@ std::set<std::string> rules_of(const nlohmann::json &kernel) {
     return out;
 }
 
+// The name a person reads for a kernel of A, B or both: its short name, as A
+// gives it (gm_explain_load gives every kernel one).
+std::string shown_name(const nlohmann::json *a, const nlohmann::json *b, const std::string &name) {
+    for (const nlohmann::json *k : {a, b})
+        if (k && k->contains("short_name") && (*k)["short_name"].is_string()) return (*k)["short_name"].get<std::string>();
+    return name;
+}
+
 std::string joined(const std::set<std::string> &s) {
     std::string out;
     for (const auto &x : s) out += (out.empty() ? "" : ", ") + x;
@@ -162,12 +170,14 @@ int cmd_explain_compare(const std::string &a, const std::string &b) {
     nlohmann::json before, after;
     if (!load_explanation(a, &before, nullptr) || !load_explanation(b, &after, nullptr)) return kExplainFailedCode;
     std::cout << "gmlab compare: explanation A " << a << ", B " << b << " (" << after["device"].value("name", "") << ")\n";
+    // Kernels are matched by their whole demangled name: two short names may be alike.
     std::map<std::string, std::pair<const nlohmann::json *, const nlohmann::json *>> kernels;
     for (const auto &k : before["kernels"]) kernels[k["name"].get<std::string>()].first = &k;
     for (const auto &k : after["kernels"]) kernels[k["name"].get<std::string>()].second = &k;
     for (const auto &[name, pair] : kernels) {
         const auto *ka = pair.first, *kb = pair.second;
-        std::cout << name << "\n   time: " << (ka ? std::to_string((*ka)["total_ms"].get<double>()) + " ms" : "absent") << " -> "
+        std::cout << shown_name(ka, kb, name) << "\n   time: "
+                  << (ka ? std::to_string((*ka)["total_ms"].get<double>()) + " ms" : "absent") << " -> "
                   << (kb ? std::to_string((*kb)["total_ms"].get<double>()) + " ms" : "absent");
         if (ka && kb && (*ka)["total_ms"].get<double>() > 0)
             std::cout << " (B/A " << (*kb)["total_ms"].get<double>() / (*ka)["total_ms"].get<double>() << ")";

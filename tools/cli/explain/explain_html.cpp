@@ -21,30 +21,53 @@ std::string number(double v) {
     return buf;
 }
 
-// The experiment's chart, with the point the finding's cost was read at marked
-// as this kernel's (the series is the one the cost names: "experiment / series").
+// The result with only the series named `series`; null where it has none of that name.
+json with_only_series(const json &result, const std::string &series) {
+    json out = result;
+    out["series"] = json::array();
+    for (const auto &s : result.value("series", json::array()))
+        if (s.value("name", "") == series) out["series"].push_back(s);
+    return out["series"].empty() ? json() : out;
+}
+
+// The series' own line and its spread (which the legend leaves out): its
+// model's line, counters and the experiment's markers belong to the report.
+void keep_series_only(json &chart, const std::string &series) {
+    json kept = json::array();
+    for (const auto &d : chart["datasets"])
+        if (d.value("label", "") == series || d.contains("band")) kept.push_back(d);
+    chart["datasets"] = kept;
+}
+
+}  // namespace
+
 json finding_chart(const json &lab, const json &finding, const std::string &canvas, const std::string &kernel) {
     const json *result = gmreport::find_result(lab, finding.value("experiment", ""));
     if (!result) return nullptr;
     json chart = gmreport::chart_data(*result, canvas);
-    if (chart.is_null()) return chart;
     const json &cost = finding["cost"];
     const std::string source = cost.value("source", "");
     const auto slash = source.find(" / ");
-    if (!cost.value("found", false) || slash == std::string::npos || chart.value("kind", "line") == "bar") return chart;
+    // A cost read from a summary figure names no series: the experiment's chart stands whole beside it.
+    if (chart.is_null() || !cost.value("found", false) || slash == std::string::npos || chart.value("kind", "line") == "bar")
+        return chart;
     const std::string series = source.substr(slash + 3);
-    for (const auto &d : chart["datasets"]) {
-        if (d.value("label", "") != series) continue;
-        for (const auto &p : d["data"])
-            if (p.contains("x") && p["x"].get<double>() == cost.value("at", -1.0))
-                chart["datasets"].push_back({{"label", "this kernel: " + kernel.substr(0, 60)},
-                                             {"data", json::array({p})},
-                                             {"color", "#d62728"},
-                                             {"markers", true}});
-        break;
-    }
-    return chart;
+    const json only = with_only_series(*result, series);
+    if (only.is_null()) return chart;
+    json narrow = gmreport::chart_data(only, canvas);
+    if (narrow.is_null()) return chart;
+    keep_series_only(narrow, series);
+    if (narrow["datasets"].empty()) return chart;
+    for (const auto &p : narrow["datasets"][0]["data"])
+        if (p.contains("x") && p["x"].get<double>() == cost.value("at", -1.0))
+            narrow["datasets"].push_back({{"label", "this kernel: " + kernel},
+                                          {"data", json::array({p})},
+                                          {"color", "#d62728"},
+                                          {"markers", true}});
+    return narrow;
 }
+
+namespace {
 
 void add_finding(std::string &body, json &charts, const json &lab, const json &f, const std::string &kernel) {
     body += "<h3>" + escape_html(f.value("title", "")) + "</h3><p>" + escape_html(f.value("text", "")) + "</p><p>evidence: ";
@@ -65,6 +88,12 @@ void add_finding(std::string &body, json &charts, const json &lab, const json &f
     body += "<p>demonstrated by <code>gmlab run " + escape_html(f.value("experiment", "")) + "</code> on this GPU:</p>"
             "<canvas id=\"" + canvas + "\" width=\"960\" height=\"420\"></canvas>";
     charts.push_back(chart);
+}
+
+// The whole demangled and mangled names, folded away under the short one.
+std::string full_name(const json &kernel) {
+    return "<details><summary>full name</summary><p><code>" + escape_html(kernel.value("name", "")) + "</code></p><p><code>" +
+           escape_html(kernel.value("mangled", "")) + "</code></p></details>";
 }
 
 // --lines: the kernel's source lines, as the text prints them.
@@ -99,10 +128,11 @@ std::string explanation_html(const json &doc) {
     json charts = json::array();
     for (const auto &k : doc["kernels"]) {
         if (!k.value("counted", false)) continue;
-        body += "<h2>#" + std::to_string(k["rank"].get<int>()) + " " + escape_html(k["name"].get<std::string>()) + "</h2><p>" +
+        const std::string name = k.value("short_name", k["name"].get<std::string>());
+        body += "<h2>#" + std::to_string(k["rank"].get<int>()) + " " + escape_html(name) + "</h2>" + full_name(k) + "<p>" +
                 std::to_string(k["launches"].get<std::uint64_t>()) + " launches, " + number(k["total_ms"].get<double>()) + " ms</p>";
         if (k["findings"].empty()) body += "<p>no finding</p>";
-        for (const auto &f : k["findings"]) add_finding(body, charts, lab, f, k["name"].get<std::string>());
+        for (const auto &f : k["findings"]) add_finding(body, charts, lab, f, name);
         add_source_lines(body, k);
     }
     body += "<h2>Whole program</h2>";

@@ -11,6 +11,7 @@ The explanation is made by the gmlab command (it runs the program under its
 injection library); this module starts it and reads its document.
 """
 
+import html
 import json
 import os
 import shutil
@@ -19,7 +20,14 @@ import tempfile
 
 SCHEMA_PREFIX = "gmlab.explain/1"
 
-__all__ = ["Explanation", "ExplainError", "load", "loads", "run"]
+__all__ = ["Explanation", "ExplainError", "kernel_name", "load", "loads", "run"]
+
+
+def kernel_name(kernel):
+    """The name a person reads for a kernel of the document (a dict of its
+    ``kernels``): its ``short_name`` ("elementwise_kernel<direct_copy_kernel_cuda>",
+    schema 1.1), else its whole demangled ``name`` (a 1.0 document)."""
+    return kernel.get("short_name") or kernel.get("name", "")
 
 
 class ExplainError(Exception):
@@ -55,7 +63,9 @@ class Explanation:
         return list(self.document["kernels"])
 
     def findings(self):
-        """Every finding as (kernel name, finding); the whole program's under None."""
+        """Every finding as (kernel name, finding); the whole program's under None.
+        The name is the whole demangled one, as the document keeps it (for
+        the one a person reads, kernel_name() of the kernel's dict)."""
         out = []
         for kernel in self.document["kernels"]:
             for finding in kernel.get("findings", []):
@@ -72,6 +82,36 @@ class Explanation:
     def estimated_gain_ms(self):
         """The sum of the findings' gains in ms (an upper bound), or None without costs."""
         return self.document["summary"].get("estimated_gain_ms")
+
+    def _gain_text(self):
+        gain = self.estimated_gain_ms
+        return "" if gain is None else ", estimated gain up to %.3g ms" % gain
+
+    def __repr__(self):
+        kernels = self.document["kernels"]
+        top = "; top kernel %s" % kernel_name(kernels[0]) if kernels else ""
+        return "<gmlab.explain.Explanation on %s: %d kernel(s), %d finding(s)%s>" % (
+            self.device, len(kernels), len(self.findings()), top)
+
+    def __str__(self):
+        lines = ["gmlab explanation on %s: %d finding(s)%s" % (self.device, len(self.findings()), self._gain_text())]
+        for kernel in self.document["kernels"]:
+            rules = ", ".join(f["rule"] for f in kernel.get("findings", [])) or "no finding"
+            lines.append("#%s %s: %.3g ms, %s" % (kernel.get("rank", "?"), kernel_name(kernel),
+                                                  kernel.get("total_ms", 0.0), rules))
+        return "\n".join(lines)
+
+    def _repr_html_(self):
+        """A table of the kernels for notebooks: short names, the whole name on hover."""
+        rows = []
+        for kernel in self.document["kernels"]:
+            rules = ", ".join(f["rule"] for f in kernel.get("findings", [])) or "no finding"
+            rows.append("<tr><td>%s</td><td title=\"%s\"><code>%s</code></td><td>%.3g</td><td>%s</td></tr>" % (
+                kernel.get("rank", "?"), html.escape(kernel.get("name", "")), html.escape(kernel_name(kernel)),
+                kernel.get("total_ms", 0.0), html.escape(rules)))
+        return ("<p>gmlab explanation on %s: %d finding(s)%s</p><table><tr><th>#</th><th>kernel</th><th>ms</th>"
+                "<th>findings</th></tr>%s</table>" % (html.escape(self.device), len(self.findings()),
+                                                      html.escape(self._gain_text()), "".join(rows)))
 
 
 def loads(text, exit_code=0):

@@ -10,9 +10,10 @@ import pytest
 from gmlab import explain
 
 DOC = {
-    "schema": "gmlab.explain/1.0",
+    "schema": "gmlab.explain/1.1",
     "device": {"name": "NVIDIA H200"},
-    "kernels": [{"rank": 1, "name": "scale_strided(float const*, float*, int, int)", "counted": True,
+    "kernels": [{"rank": 1, "name": "scale_strided(float const*, float*, int, int)", "short_name": "scale_strided",
+                 "total_ms": 1.67, "counted": True,
                  "findings": [{"rule": "uncoalesced_global", "title": "uncoalesced or strided global access",
                                "cost": {"found": True, "text": "on this GPU stride 4 reaches 28 % of stride 1's bandwidth"},
                                "gain_ms": 1.2}]}],
@@ -31,6 +32,31 @@ def test_load_reads_findings_kernels_and_rules(tmp_path):
     assert e.findings()[0][0].startswith("scale_strided")
     assert e.findings()[1][0] is None
     assert e.estimated_gain_ms == 1.2
+
+
+COPY_KERNEL = ("void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<"
+               "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::"
+               "{lambda()#7}::operator()() const::{lambda(float)#1}>(at::TensorIteratorBase&, ...)::{lambda(int)#1}>"
+               "(int, ...)")
+
+
+def test_what_is_printed_names_kernels_by_their_short_name():
+    kernel = dict(DOC["kernels"][0], name=COPY_KERNEL, short_name="elementwise_kernel<direct_copy_kernel_cuda>")
+    e = explain.loads(json.dumps(dict(DOC, kernels=[kernel])))
+    for shown in (repr(e), str(e)):
+        assert "elementwise_kernel<direct_copy_kernel_cuda>" in shown
+        assert COPY_KERNEL not in shown
+    page = e._repr_html_()
+    assert "elementwise_kernel&lt;direct_copy_kernel_cuda&gt;" in page
+    assert "uncoalesced_global" in page and "1.67" in page
+    assert e.findings()[0][0] == COPY_KERNEL  # the document keeps the whole name
+
+
+def test_a_document_without_short_names_shows_the_whole_name():
+    kernel = {k: v for k, v in DOC["kernels"][0].items() if k != "short_name"}
+    e = explain.loads(json.dumps(dict(DOC, schema="gmlab.explain/1.0", kernels=[kernel])))
+    assert explain.kernel_name(e.kernels[0]) == "scale_strided(float const*, float*, int, int)"
+    assert "#1 scale_strided(float const*, float*, int, int): 1.67 ms, uncoalesced_global" in str(e)
 
 
 def test_a_run_document_is_not_an_explanation():
