@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# gmlab explain where ML code lives, on a GPU machine (docs/explain.md, "Call
+# sites"): builds gmlab (the CLI and the injection library, for the GPU
+# present) and the example programs, then explains the PyTorch training step,
+# torch.compile (default and reduce-overhead), Triton, CuPy and JAX programs
+# and the CUDA-graph pair, each timed against the program alone; Nsight Compute
+# on the training step's counted kernels last. Every record is kept (the
+# fixtures CI explains again).
+#   OUT=dir [GM_SITES_ONLY="name ..."] bash scripts/explain-sites-gpu.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=$(realpath -m "${OUT:-/tmp/explain-sites}")
+B=${GM_GPU_BUILD:-/tmp/gm-sites-build}
+EX=/tmp/gmlab-explain-examples
+mkdir -p "$OUT/json" "$OUT/text" "$OUT/records"
+SECONDS=0
+command -v nvcc >/dev/null || export PATH="/usr/local/cuda/bin:$PATH"
+extra=()
+[ -d .carry/include ] && extra+=(-DGM_THIRD_PARTY_INCLUDE="$PWD/.carry/include")
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+{ cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=native "${extra[@]}" &&
+  cmake --build "$B" -j"$(nproc)" --target gmlab-cli; } >"$OUT/build.log" 2>&1 || { grep -E "error|FAILED" "$OUT/build.log" | head -20; exit 1; }
+{ cmake -S examples/explain -B "$EX" -DCMAKE_CUDA_ARCHITECTURES=native -DCMAKE_BUILD_TYPE=Release &&
+  cmake --build "$EX" -j"$(nproc)"; } >>"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; exit 1; }
+echo "[$SECONDS s] built"
+GMLAB=$B/tools/cli/gmlab
+gpu=$(cat "$OUT/gpu.txt")
+case "$gpu" in *H200*) LAB=results/nvidia-h200-standard-suite.json ;; *H100*) LAB=results/nvidia-h100-80gb-hbm3-standard-suite.json ;; *) LAB= ;; esac
+LABOPT=()
+[ -n "$LAB" ] && LABOPT=(--lab-run "$ROOT/$LAB")
+now() { date +%s.%N; }
+: >"$OUT/timings.tsv"
+wanted() { [ -z "${GM_SITES_ONLY:-}" ] || grep -qw "$1" <<<"$GM_SITES_ONLY"; }
+# explain NAME -- COMMAND...: the program alone, then under gmlab explain; seconds of each.
+explain() {
+  local name=$1; shift 2
+  wanted "$name" || return 0
+  local t0 t1 t2 rc
+  t0=$(now); timeout 300 "$@" >"$OUT/text/$name.alone.txt" 2>&1; t1=$(now)
+  timeout 300 "$GMLAB" explain "${LABOPT[@]}" --records "$OUT/records/$name" --json "$OUT/json/$name.json" -- "$@" >"$OUT/text/$name.txt" 2>&1
+  rc=$?; t2=$(now)
+  printf '%s\t%s\t%.2f\t%.2f\n' "$name" "$rc" "$(awk "BEGIN{print $t1 - $t0}")" "$(awk "BEGIN{print $t2 - $t1}")" | tee -a "$OUT/timings.tsv"
+}
+export PYTHONUNBUFFERED=1
+S=examples/explain/outside
+explain torch_training_step -- python3 $S/torch_training_step.py
+explain torch_compile_default -- python3 $S/torch_compile_step.py default
+explain torch_compile_reduce_overhead -- python3 $S/torch_compile_step.py reduce-overhead
+explain triton_softmax -- python3 $S/triton_softmax.py
+explain cupy_rawkernel -- python3 $S/cupy_rawkernel.py
+explain jax_program -- python3 $S/jax_program.py
+for p in ${GM_SITES_PAIRS:-graph_strided strided_access}; do
+  explain "$p-planted" -- "$EX/$p"
+  explain "$p-fixed" -- "$EX/$p" --fixed
+done
+echo "[$SECONDS s] explained"
+if wanted ncu && [ -s "$OUT/json/torch_training_step.json" ]; then
+  filter=$(python3 bench/explain_gpu_report.py --ncu-filter "$OUT/json/torch_training_step.json")
+  count=$(python3 bench/explain_gpu_report.py --ncu-count "$OUT/json/torch_training_step.json")
+  t0=$(now)
+  timeout 300 ncu --section MemoryWorkloadAnalysis_Tables --section SourceCounters -k "regex:$filter" -c "$count" \
+    python3 $S/torch_training_step.py >"$OUT/text/torch_training_step.ncu.txt" 2>&1
+  printf 'torch_training_step.ncu\t%s\t0\t%.2f\n' "$?" "$(awk "BEGIN{print $(now) - $t0}")" | tee -a "$OUT/timings.tsv"
+fi
+tar -C "$OUT" -czf "$OUT/sites.tar.gz" json text records timings.tsv gpu.txt
+echo "[$SECONDS s] done"
