@@ -16,6 +16,9 @@ constexpr const char *kExplainSchema = "gmlab.explain/1.0";
 
 nlohmann::json finding_json(const Finding &f);
 nlohmann::json kernel_json(const KernelSummary &k, int rank);
+// A kernel's traced launches against its counted time (kernels[].traced_vs_counted),
+// with the likely cause of slow launches as text.
+nlohmann::json slowdown_json(const Slowdown &s, int device);
 
 // The text summary: kernels ranked by time, each with its findings and gain,
 // then the whole program's findings and the notes.

@@ -101,6 +101,9 @@ std::string explanation_html(const json &doc) {
         if (!k.value("counted", false)) continue;
         body += "<h2>#" + std::to_string(k["rank"].get<int>()) + " " + escape_html(k["name"].get<std::string>()) + "</h2><p>" +
                 std::to_string(k["launches"].get<std::uint64_t>()) + " launches, " + number(k["total_ms"].get<double>()) + " ms</p>";
+        const json slow = k.value("traced_vs_counted", json::object());
+        if (slow.value("slow_launches", 0) > 0)  // its traced launches far slower than the counted one, and why
+            body += "<p>traced: " + escape_html(slow.value("text", "")) + "<br>likely cause: " + escape_html(slow.value("cause_text", "")) + "</p>";
         if (k["findings"].empty()) body += "<p>no finding</p>";
         for (const auto &f : k["findings"]) add_finding(body, charts, lab, f, k["name"].get<std::string>());
         add_source_lines(body, k);
