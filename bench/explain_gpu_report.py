@@ -24,6 +24,7 @@ EXPECTED = {
     'small_transfers': 'small_transfers',
     'serial_copies': 'copies_not_overlapped',
     'managed_faults': 'unified_memory_faults',
+    'managed_loop': 'unified_memory_faults',
     'malloc_in_loop': 'allocation_in_loop',
     'l2_eviction': 'l2_evicted_reuse',
 }
@@ -135,6 +136,34 @@ def outside(out):
             print('  note: %s' % n)
 
 
+def traced_vs_counted(out):
+    """Each example's unified-memory figures and every kernel whose traced
+    launches took over 3x its counted one, with the cause explain gave: what
+    the managed_loop pair is checked by on a GPU."""
+    print('\nUnified memory and slow traced launches')
+    for program in EXPECTED:
+        for variant in ('planted', 'fixed', 'planted-p2', 'fixed-p2'):
+            doc = load(os.path.join(out, 'json', '%s-%s.json' % (program, variant)))
+            if doc is None:
+                continue
+            rf = doc['run']['figures']
+            slow = [k for k in doc['kernels'] if k.get('traced_vs_counted', {}).get('slow_launches')]
+            if not rf.get('um_gpu_page_faults') and not rf.get('um_bytes_htod') and not slow:
+                continue
+            print('%-28s GPU faults %d (%d groups), HtoD %.3g MiB (on demand %.3g, beside kernels %.3g), '
+                  'DtoH %.3g MiB, CPU faults %d, thrashing %d, throttling %d, remote maps %d, fault kernel ms %.3g, '
+                  'excess ms %.3g, without a record %.3g ms'
+                  % ('%s-%s' % (program, variant), rf.get('um_gpu_page_faults', 0), rf.get('um_gpu_fault_groups', 0),
+                     rf.get('um_bytes_htod', 0) / 2**20, rf.get('um_bytes_htod_on_demand', 0) / 2**20,
+                     rf.get('um_bytes_htod_in_kernels', 0) / 2**20, rf.get('um_bytes_dtoh', 0) / 2**20,
+                     rf.get('um_cpu_page_faults', 0), rf.get('um_thrashing', 0), rf.get('um_throttling', 0),
+                     rf.get('um_remote_map', 0), rf.get('fault_kernel_ms', 0), rf.get('fault_excess_ms', 0),
+                     rf.get('unrecorded_wait_ms', 0)))
+            for k in slow:
+                t = k['traced_vs_counted']
+                print('  #%d %s: %s; %s' % (k['rank'], k['name'][:60], t['text'], t['cause_text']))
+
+
 def bad_inputs(out):
     print('\nBad inputs and robustness (exit codes)')
     for (name, kind), (rc, _, _) in sorted(timings(out).items()):
@@ -158,6 +187,7 @@ def main():
     confusion(out, '-p2')
     costs(out)
     outside(out)
+    traced_vs_counted(out)
     bad_inputs(out)
 
 

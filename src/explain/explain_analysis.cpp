@@ -162,6 +162,13 @@ json explain_kernel(Context &c, const KernelSummary &k, int rank, bool chosen, c
     for (const auto &name : c.book.report)
         if (const auto v = figures.get(name)) shown[name] = *v;
     kj["reported"] = shown;
+    // The counted launch ran under the profiler: where its traced launches took
+    // far longer, the document says so and what overlapped them.
+    const auto duration = counters.find("gpu__time_duration.sum");
+    if (duration != counters.end()) {
+        const Slowdown slow = kernel_slowdown(c.trace, k.mangled, duration->second / 1e3);
+        if (slow.traced_launches) kj["traced_vs_counted"] = slowdown_json(slow, k.device);
+    }
     // Each counted launch is judged on its own counters: launches of one kernel
     // may differ (a kernel called on a contiguous and on a strided view).
     const Verdicts v = judge_launches(c, k, mine);
@@ -246,7 +253,7 @@ json build_document(const Options &o, const RuleBook &book, const PassRun &trace
         if (!is_chosen && rank > std::max(o.kernels, 10)) continue;  // the document lists the chosen and the top ten
         doc["kernels"].push_back(explain_kernel(c, k, rank, is_chosen, counting));
     }
-    const auto figures_map = run_figures(trace.records);
+    const auto figures_map = run_figures(trace.records, counted_times_us(counting ? counting->records : trace.records));
     Figures run_figs(book, figures_map);
     doc["run"]["figures"] = figures_map;
     add_verdicts(c, doc["run"], apply_rules(book, "run", run_figs, c.lab, c.lab_missing));

@@ -152,6 +152,58 @@ void print_findings(std::ostringstream &o, const json &findings) {
     }
 }
 
+// "58.9 ms", "41.2 us": a launch's time in the unit that reads best.
+std::string duration_text(double us) { return us >= 1000 ? fmt("%.3g", us / 1e3) + " ms" : fmt("%.3g", us) + " us"; }
+
+std::string slowdown_summary(const Slowdown &s) {
+    return "its " + std::to_string(s.traced_launches) + " traced launches took " + duration_text(s.traced_mean_us) +
+           " on average (max " + duration_text(s.traced_max_us) + "), " + fmt("%.3g", s.traced_mean_us / s.counted_us) +
+           "x the counted launch's " + duration_text(s.counted_us) + "; " + std::to_string(s.slow_launches) +
+           " of them over " + fmt("%.0f", kSlowRatio) + "x (" + fmt("%.3g", s.excess_ms) + " ms above it in all)";
+}
+
+std::string slowdown_cause(const Slowdown &s, int device) {
+    const double mib = 1024.0 * 1024.0;
+    if (s.cause == "unified_memory") {
+        std::string t = "faults: " + fmt("%.0f", s.gpu_page_faults) + " GPU page faults (" + fmt("%.0f", s.gpu_fault_groups) +
+                        " fault groups) and " + fmt("%.3g", s.migrated_bytes / mib) + " MiB migrated to the device during its launches";
+        if (s.driver_events > 0) t += ", and " + fmt("%.0f", s.driver_events) + " thrashing, throttling or remote-map events";
+        return t + " (unified memory: see the whole program's findings)";
+    }
+    if (s.cause == "managed_memory")
+        return "likely unified memory: " + fmt("%.3g", s.managed_bytes / mib) + " MiB of managed memory were allocated and "
+               "nothing else overlaps its slow launches; no fault or migration record does either, but the driver can "
+               "lose those records before CUPTI sees them";
+    if (s.cause == "concurrent_kernels")
+        return "contention: other kernels ran on device " + std::to_string(device) + " beside its slow launches for " +
+               fmt("%.3g", s.concurrent_ms) + " ms of their " + fmt("%.3g", s.slow_ms) + " ms";
+    if (s.cause == "first_launch")
+        return "first launch: only its first traced launch is slow (first touch of newly allocated memory, cold caches and TLBs)";
+    return "unexplained: no unified-memory fault, migration or driver event and no concurrent kernel overlaps its slow "
+           "launches (clock changes, other processes on the GPU and preemption are not traced)";
+}
+
+// "unified memory: 12 GPU faults, 64 MiB to the device on demand (60 MiB beside kernels), 3 CPU faults".
+std::string unified_memory_text(const json &rf) {
+    const double mib = 1024.0 * 1024.0;
+    std::string t = "unified memory: " + fmt("%.0f", rf.value("um_gpu_page_faults", 0.0)) + " GPU faults, " +
+                    fmt("%.3g", rf.value("um_bytes_htod_on_demand", 0.0) / mib) + " MiB to the device on demand (" +
+                    fmt("%.3g", rf.value("um_bytes_htod_in_kernels", 0.0) / mib) + " MiB beside kernels), " +
+                    fmt("%.0f", rf.value("um_cpu_page_faults", 0.0)) + " CPU faults";
+    const double driver = rf.value("um_thrashing", 0.0) + rf.value("um_throttling", 0.0) + rf.value("um_remote_map", 0.0);
+    if (driver > 0) t += ", " + fmt("%.0f", driver) + " thrashing, throttling or remote-map events";
+    if (rf.value("unrecorded_wait_ms", 0.0) > 0)
+        t += ", " + fmt("%.3g", rf.value("unrecorded_wait_ms", 0.0)) + " ms of slow launches with managed memory and no record";
+    return t;
+}
+
+// "   traced: ..." under a counted kernel whose traced launches were slow.
+std::string slowdown_text(const json &k) {
+    const json t = k.value("traced_vs_counted", json::object());
+    if (t.value("slow_launches", 0) == 0) return "";
+    return "   traced: " + t.value("text", std::string()) + "\n     likely cause: " + t.value("cause_text", std::string()) + "\n";
+}
+
 }  // namespace
 
 std::string kernel_display_name(const json &kernel) {
@@ -172,6 +224,29 @@ void add_short_names(json &doc) {
         const auto at = std::find(demangled.begin(), demangled.end(), k.value("name", std::string())) - demangled.begin();
         k["short_name"] = short_names[at];
     }
+}
+
+json slowdown_json(const Slowdown &s, int device) {
+    const bool slow = s.slow_launches > 0;
+    return {{"counted_us", s.counted_us},
+            {"traced_launches", s.traced_launches},
+            {"traced_mean_us", s.traced_mean_us},
+            {"traced_max_us", s.traced_max_us},
+            {"ratio", s.traced_mean_us / s.counted_us},
+            {"max_ratio", s.traced_max_us / s.counted_us},
+            {"threshold", kSlowRatio},
+            {"slow_launches", s.slow_launches},
+            {"slow_ms", s.slow_ms},
+            {"excess_ms", s.excess_ms},
+            {"cause", slow ? json(s.cause) : json(nullptr)},
+            {"gpu_page_faults", s.gpu_page_faults},
+            {"gpu_fault_groups", s.gpu_fault_groups},
+            {"migrated_to_device_bytes", s.migrated_bytes},
+            {"managed_bytes", s.managed_bytes},
+            {"driver_events", s.driver_events},
+            {"concurrent_ms", s.concurrent_ms},
+            {"text", slow ? slowdown_summary(s) : ""},
+            {"cause_text", slow ? slowdown_cause(s, device) : ""}};
 }
 
 std::string explanation_text(const json &doc) {
@@ -205,6 +280,7 @@ std::string explanation_text(const json &doc) {
         for (const auto &[name, v] : reported.items())
             counted += (counted.empty() ? "" : ", ") + name + " " + fmt("%.3g", v.get<double>());
         if (!counted.empty()) o << "   counted: " << counted << "\n";
+        o << slowdown_text(k);
         if (k["findings"].empty()) o << "   no finding: every rule's condition was false on its counters\n";
         print_findings(o, k["findings"]);
         o << source_lines_text(k);
@@ -217,7 +293,7 @@ std::string explanation_text(const json &doc) {
       << " pageable, " << fmt("%.0f", rf.value("small_copies", 0.0)) << " under 256 KiB, "
       << fmt("%.0f", 100 * rf.value("copy_kernel_overlap_share", 0.0)) << " % beside kernels); "
       << fmt("%.0f", rf.value("device_allocs", 0.0)) << " device allocations (" << fmt("%.0f", rf.value("allocs_between_kernels", 0.0))
-      << " between kernels); " << fmt("%.0f", rf.value("um_gpu_page_faults", 0.0)) << " unified-memory GPU faults\n";
+      << " between kernels); " << unified_memory_text(rf) << "\n";
     if (doc["run"]["findings"].empty()) o << "   no finding\n";
     print_findings(o, doc["run"]["findings"]);
     if (!doc["notes"].empty()) {

@@ -17,6 +17,9 @@ constexpr const char *kExplainSchema = "gmlab.explain/1.1";
 
 nlohmann::json finding_json(const Finding &f);
 nlohmann::json kernel_json(const KernelSummary &k, int rank);
+// A kernel's traced launches against its counted time (kernels[].traced_vs_counted),
+// with the likely cause of slow launches as text.
+nlohmann::json slowdown_json(const Slowdown &s, int device);
 
 // A kernel's call site as the explanation shows it: in the document
 // ("call_site": file, line, function, the ATen operator, the autograd node

@@ -161,7 +161,7 @@ void add_record(PassRecords &out, const std::string &line, int pid) {
                               num<int>(j, "pool") != 0, num<std::uint64_t>(j, "address"), num<int>(j, "device")});
     else if (type == "um")
         out.unified_memory.push_back({str(j, "counter"), num<std::uint64_t>(j, "value"), num<std::uint64_t>(j, "start"),
-                                      num<std::uint64_t>(j, "end")});
+                                      num<std::uint64_t>(j, "end"), num<int>(j, "device"), str(j, "cause")});
     else if (type == "device") {
         DeviceRecord d;
         d.id = num<int>(j, "id");

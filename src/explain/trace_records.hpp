@@ -47,8 +47,13 @@ struct MemoryRecord {
 };
 
 struct UnifiedMemoryRecord {
-    std::string counter;  // bytes_htod, gpu_page_faults, ...
+    std::string counter;  // bytes_htod, bytes_dtoh, gpu_page_faults, cpu_page_faults, thrashing, throttling, remote_map
+    // bytes for transfers; fault groups for a GPU fault; for a CPU fault the
+    // faulting instruction's address (each record is one fault)
     std::uint64_t value = 0, start = 0, end = 0;
+    int device = 0;     // the GPU it is about (in records written before the cause was kept: the destination id)
+    std::string cause;  // transfers: user (a prefetch), coherence, speculative, eviction, access_counters, unknown;
+                        // "" in records written before the cause was kept
 };
 
 struct DeviceRecord {

@@ -153,23 +153,6 @@ void add_allocation_figures(const PassRecords &trace, std::map<std::string, doub
     f["mean_alloc_bytes"] = f["device_allocs"] > 0 ? bytes / f["device_allocs"] : 0;
 }
 
-void add_unified_memory_figures(const PassRecords &trace, std::map<std::string, double> &f) {
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> faults;
-    for (const auto &u : trace.unified_memory) {
-        f["um_" + u.counter] += double(u.value);
-        if (u.counter == "gpu_page_faults") faults.emplace_back(u.start, u.end);
-    }
-    // The kernels that waited on faults: those running when a fault group was served.
-    double ms = 0;
-    for (const auto &k : trace.kernels)
-        for (const auto &[s, e] : faults)
-            if (s < k.end && e > k.start) {
-                ms += (k.end - k.start) / 1e6;
-                break;
-            }
-    f["fault_kernel_ms"] = ms;
-}
-
 }  // namespace
 
 namespace {
@@ -178,12 +161,11 @@ namespace {
 bool timed(const KernelRecord &k) { return k.start != 0 && k.end > k.start; }
 }  // namespace
 
-std::map<std::string, double> run_figures(const PassRecords &trace) {
+std::map<std::string, double> run_figures(const PassRecords &trace, std::map<std::string, double> counted_us) {
     std::map<std::string, double> f;
     for (const char *k : {"copies", "copy_ms", "copy_bytes", "pageable_copies", "pageable_bytes", "pageable_ms",
                           "small_copies", "small_copy_ms", "small_copy_bytes", "device_allocs", "device_frees",
-                          "allocs_between_kernels", "frees_between_kernels", "um_gpu_page_faults", "um_bytes_htod",
-                          "um_bytes_dtoh", "um_cpu_page_faults", "kernel_ms", "kernel_launches"})
+                          "allocs_between_kernels", "frees_between_kernels", "kernel_ms", "kernel_launches"})
         f[k] = 0;
     std::uint64_t lo = std::numeric_limits<std::uint64_t>::max(), hi = 0;
     const auto counted = counted_durations_us(trace);
@@ -209,7 +191,8 @@ std::map<std::string, double> run_figures(const PassRecords &trace) {
     // the profiler's own pauses in the single pass.
     f["gpu_busy_ms"] = f["kernel_ms"] + f["copy_ms"] - f["copy_kernel_overlap_ms"];
     add_allocation_figures(trace, f);
-    add_unified_memory_figures(trace, f);
+    if (counted_us.empty()) counted_us = counted_times_us(trace);
+    add_unified_memory_figures(trace, counted_us, f);
     return f;
 }
 

@@ -97,7 +97,8 @@ TEST(ExplainTrace, UnifiedMemoryFaultsAndTheKernelsThatWaited) {
         R"({"type":"um","counter":"bytes_htod","value":67108864,"start":2000,"end":9000})",
         kernel("_Z1jv", 4000000, 5000000),
     }));
-    EXPECT_EQ(f.at("um_gpu_page_faults"), 40);
+    EXPECT_EQ(f.at("um_gpu_page_faults"), 1);   // one record: one faulting page
+    EXPECT_EQ(f.at("um_gpu_fault_groups"), 40);  // the groups it reports
     EXPECT_EQ(f.at("um_bytes_htod"), 67108864);
     EXPECT_NEAR(f.at("fault_kernel_ms"), 2.999, 1e-9);
 }

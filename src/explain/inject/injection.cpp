@@ -143,8 +143,12 @@ int initialize() {
         if (g_pass == "trace") return 1;
         trace_on_kernel(counters_kernel_traced);
     }
-    if (std::string why = counters_start(counter_plan()); !why.empty())
+    if (std::string why = counters_start(counter_plan()); !why.empty()) {
         sink_write(Line().field("type", "counters_unavailable").field("reason", why));
+        // The counting pass did not subscribe, so its context callback will
+        // never configure the single pass's unified-memory counters.
+        if (g_pass == "single") trace_watch_contexts();
+    }
     return 1;
 }
 

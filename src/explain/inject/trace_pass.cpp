@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <vector>
 
@@ -107,10 +108,40 @@ void write_memory(const CUpti_ActivityMemory4 &m) {
     sink_write(l);
 }
 
+// Why a migration happened (CUpti_ActivityUnifiedMemoryMigrationCause): "user"
+// is a prefetch the program asked for, the others are on demand or the
+// driver's own choice.
+const char *migration_cause(std::uint32_t flags) {
+    switch (flags) {
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_USER: return "user";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_COHERENCE: return "coherence";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_PREFETCH: return "speculative";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_EVICTION: return "eviction";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_ACCESS_COUNTERS: return "access_counters";
+    default: return "unknown";
+    }
+}
+
+// The GPU a record is about. The header says which id to read: a GPU fault
+// names its device in srcId (its dstId is to be ignored), a transfer to the
+// host comes from srcId, everything else goes to dstId.
+std::uint32_t um_device(const CUpti_ActivityUnifiedMemoryCounter3 &u) {
+    const bool from_source = u.counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT ||
+                             u.counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH;
+    return from_source ? u.srcId : u.dstId;
+}
+
+// value: bytes for transfers, thrashing and remote maps; fault groups of one
+// page for a GPU fault; the faulting instruction's address (not a count) for
+// a CPU fault, so the reader counts CPU fault records instead.
 void write_um(const CUpti_ActivityUnifiedMemoryCounter3 &u) {
     Line l;
     l.field("type", "um").field("counter", um_kind(u.counterKind)).field("value", std::uint64_t(u.value))
-        .field("start", std::uint64_t(u.start)).field("end", std::uint64_t(u.end)).field("device", u.dstId);
+        .field("start", std::uint64_t(u.start)).field("end", std::uint64_t(u.end)).field("device", um_device(u))
+        .field("src", u.srcId).field("dst", u.dstId);
+    if (u.counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD ||
+        u.counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH)
+        l.field("cause", migration_cause(u.flags));
     sink_write(l);
 }
 
@@ -154,21 +185,47 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t *buffer, size_t, siz
 
 void trace_note(const std::string &text) { sink_write(Line().field("type", "note").field("text", text)); }
 
-void configure_unified_memory(const CuptiTable &api) {
+// Migrations and faults answer "what moved and why"; thrashing, throttling and
+// remote maps say the driver stopped migrating pages that both sides keep
+// touching (a kernel then waits, or reads them over the link, with few or no
+// faults recorded).
+constexpr CUpti_ActivityUnifiedMemoryCounterKind kBasicCounters[] = {
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT};
+constexpr CUpti_ActivityUnifiedMemoryCounterKind kThrashingCounters[] = {
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THRASHING, CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THROTTLING,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_REMOTE_MAP};
+
+CUptiResult configure_counters(const CuptiTable &api, bool with_thrashing) {
+    std::vector<CUpti_ActivityUnifiedMemoryCounterKind> kinds(std::begin(kBasicCounters), std::end(kBasicCounters));
+    if (with_thrashing) kinds.insert(kinds.end(), std::begin(kThrashingCounters), std::end(kThrashingCounters));
     std::vector<CUpti_ActivityUnifiedMemoryCounterConfig> config;
-    for (auto kind : {CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
-                      CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH,
-                      CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT,
-                      CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT}) {
+    for (auto kind : kinds) {
         CUpti_ActivityUnifiedMemoryCounterConfig c;
         std::memset(&c, 0, sizeof c);
+        // scope and deviceId are ignored since CUDA 7.0 (the header says
+        // deprecated): the counters cover every device of the process.
         c.scope = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_PROCESS_SINGLE_DEVICE;
         c.kind = kind;
         c.deviceId = 0;
         c.enable = 1;
         config.push_back(c);
     }
-    CUptiResult r = api.cuptiActivityConfigureUnifiedMemoryCounter(config.data(), uint32_t(config.size()));
+    return api.cuptiActivityConfigureUnifiedMemoryCounter(config.data(), uint32_t(config.size()));
+}
+
+// Every counter kind where the platform has them; where the thrashing kinds
+// are refused, the four basic ones, so that faults are never lost to them.
+void configure_unified_memory(const CuptiTable &api) {
+    CUptiResult r = configure_counters(api, true);
+    if (r != CUPTI_SUCCESS) {
+        const CUptiResult basic = configure_counters(api, false);
+        if (basic == CUPTI_SUCCESS)
+            trace_note("unified-memory thrashing, throttling and remote-map counters not traced: " + cupti_error(r));
+        r = basic;
+    }
     if (r == CUPTI_SUCCESS) r = api.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
     if (r != CUPTI_SUCCESS) trace_note("unified-memory counters not traced: " + cupti_error(r));
 }
@@ -213,19 +270,24 @@ std::string trace_start(bool unified_memory, bool subscribe) {
         }
     }
     g_unified_memory_wanted = unified_memory;
-    if (!subscribe) return "";
+    if (subscribe) trace_watch_contexts();
+    return "";
+}
+
+void trace_watch_contexts() {
+    const auto &api = cupti();
     CUpti_SubscriberHandle subscriber = nullptr;
-    if (call_sites_wanted()) {
+    if (call_sites_wanted()) {  // launches too, for their call sites
         if (std::string why = subscribe_to_launches(&subscriber, on_callback, {CUPTI_CBID_RESOURCE_CONTEXT_CREATED});
             !why.empty())
             trace_note("call sites and unified-memory counters not traced: " + why);
-    } else if (unified_memory) {
-        CUptiResult r = api.cuptiSubscribe(&subscriber, on_callback, nullptr);
-        if (r == CUPTI_SUCCESS)
-            r = api.cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
-        if (r != CUPTI_SUCCESS) trace_note("unified-memory counters not traced: cuptiSubscribe: " + cupti_error(r));
+        return;
     }
-    return "";
+    if (!g_unified_memory_wanted) return;
+    CUptiResult r = api.cuptiSubscribe(&subscriber, on_callback, nullptr);
+    if (r == CUPTI_SUCCESS)
+        r = api.cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+    if (r != CUPTI_SUCCESS) trace_note("unified-memory counters not traced: cuptiSubscribe: " + cupti_error(r));
 }
 
 void trace_flush() {

@@ -14,6 +14,10 @@ namespace gmexplain {
 // With subscribe false another pass owns the one CUPTI subscriber a process
 // may have, and calls trace_context_created() from its own callback.
 std::string trace_start(bool unified_memory, bool subscribe = true);
+// Subscribes to context creation for the unified-memory counters: for a pass
+// that started with subscribe false whose other pass then never subscribed
+// (counters unavailable), else nothing would configure them.
+void trace_watch_contexts();
 // A context was created: the unified-memory counters can now be configured.
 void trace_context_created();
 // Called with each traced kernel launch's correlation id and duration (the

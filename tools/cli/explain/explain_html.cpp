@@ -131,6 +131,9 @@ std::string explanation_html(const json &doc) {
         const std::string name = k.value("short_name", k["name"].get<std::string>());
         body += "<h2>#" + std::to_string(k["rank"].get<int>()) + " " + escape_html(name) + "</h2>" + full_name(k) + "<p>" +
                 std::to_string(k["launches"].get<std::uint64_t>()) + " launches, " + number(k["total_ms"].get<double>()) + " ms</p>";
+        const json slow = k.value("traced_vs_counted", json::object());
+        if (slow.value("slow_launches", 0) > 0)  // its traced launches far slower than the counted one, and why
+            body += "<p>traced: " + escape_html(slow.value("text", "")) + "<br>likely cause: " + escape_html(slow.value("cause_text", "")) + "</p>";
         if (k["findings"].empty()) body += "<p>no finding</p>";
         for (const auto &f : k["findings"]) add_finding(body, charts, lab, f, name);
         add_source_lines(body, k);
