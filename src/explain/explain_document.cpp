@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "explain/names/kernel_name.hpp"
+#include "explain/program_launch.hpp"
 #include "explain/source_lines.hpp"
 
 namespace gmexplain {
@@ -47,8 +48,20 @@ std::string source_line(const std::string &file, int line) {
     return "";
 }
 
-json call_site_json(const CallSiteRecord &s) {
-    json j = {{"file", s.file}, {"line", s.line}, {"function", s.function}, {"op", s.op}, {"backward", s.backward}};
+json call_site_json(const CallSiteRecord &site) {
+    CallSiteRecord s = site;
+    json j = {{"op", s.op}, {"backward", s.backward}};
+    if (s.address && s.line == 0) {  // a C/C++ program: its executable and the call's address
+        j["executable"] = s.file;
+        j["address"] = s.address;
+        const HostLine host = host_source_line(s.file, s.address);
+        s.file = host.file;
+        s.line = host.line;
+        if (!host.function.empty()) s.function = host.function;
+    }
+    j["file"] = s.file;
+    j["line"] = s.line;
+    j["function"] = s.function;
     j["source"] = source_line(s.file, s.line);
     return j;
 }
@@ -64,6 +77,12 @@ std::string call_site_text(const json &site) {
         if (!function.empty() && function != "<module>") text += " in " + function;
         const std::string source = site.value("source", "");
         if (!source.empty()) text += ": " + source;
+    } else if (!site.value("function", std::string()).empty()) {
+        text = "in " + site.value("function", std::string());  // a C/C++ program without debug lines
+    } else if (site.contains("executable")) {
+        char hex[32];
+        std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(site.value("address", 0ull)));
+        text = "at " + site.value("executable", std::string()) + "+" + hex;
     } else {
         text = "at an unknown line";
     }

@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace gmexplain {
@@ -122,6 +124,44 @@ ProgramExit run_program(const std::string &resolved, const std::vector<std::stri
         out.status = 128 + out.signal;
     }
     return out;
+}
+
+namespace {
+
+// The argument quoted for the shell.
+std::string shell_quoted(const std::string &s) {
+    std::string out = "'";
+    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+}  // namespace
+
+HostLine host_source_line(const std::string &executable, std::uint64_t address) {
+    static std::map<std::pair<std::string, std::uint64_t>, HostLine> known;
+    auto it = known.find({executable, address});
+    if (it != known.end()) return it->second;
+    HostLine out;
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(address));
+    const std::string command = "addr2line -C -f -e " + shell_quoted(executable) + " " + hex + " 2>/dev/null";
+    if (FILE *p = popen(command.c_str(), "r")) {
+        char function[4096] = "", where[4096] = "";
+        if (std::fgets(function, sizeof function, p) && std::fgets(where, sizeof where, p)) {
+            out.function = function;
+            out.function.erase(out.function.find_last_not_of("\r\n") + 1);
+            if (out.function == "??") out.function.clear();
+            std::string w = where;
+            w.erase(w.find_last_not_of("\r\n") + 1);
+            const auto colon = w.rfind(':');
+            if (colon != std::string::npos && w.compare(0, 2, "??") != 0) {
+                out.file = w.substr(0, colon);
+                out.line = std::atoi(w.c_str() + colon + 1);
+            }
+        }
+        pclose(p);
+    }
+    return known[{executable, address}] = out;
 }
 
 }  // namespace gmexplain

@@ -3,6 +3,7 @@
 // injection library's variables and waited for; its own exit status is kept.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,5 +29,14 @@ struct ProgramExit {
 // Runs argv with the extra variables set; stdin, stdout and stderr are the caller's.
 ProgramExit run_program(const std::string &resolved, const std::vector<std::string> &argv,
                         const std::vector<std::pair<std::string, std::string>> &env);
+
+// A C/C++ program's call site (an address in its executable) as a source
+// line: addr2line's answer where it is installed and the program carries
+// debug information (line 0 otherwise), looked up once per address.
+struct HostLine {
+    std::string file, function;
+    int line = 0;
+};
+HostLine host_source_line(const std::string &executable, std::uint64_t address);
 
 }  // namespace gmexplain

@@ -96,6 +96,7 @@ void add_call_site(PassRecords &out, const json &j, int pid) {
     s.function = str(j, "function");
     s.op = str(j, "op");
     s.backward = str(j, "backward");
+    s.address = num<std::uint64_t>(j, "address");
     const std::string key = s.key();
     out.sites.emplace(key, s);
     out.site_keys[{pid, num<std::uint64_t>(j, "site")}] = key;
@@ -104,7 +105,8 @@ void add_call_site(PassRecords &out, const json &j, int pid) {
 }  // namespace
 
 std::string CallSiteRecord::key() const {
-    return file + ":" + std::to_string(line) + "|" + function + "|" + op + "|" + backward;
+    return file + ":" + std::to_string(line) + "|" + function + "|" + op + "|" + backward +
+           (address ? "|" + std::to_string(address) : "");
 }
 
 void resolve_call_sites(PassRecords &r) {

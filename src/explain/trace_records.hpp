@@ -14,6 +14,7 @@ namespace gmexplain {
 struct CallSiteRecord {
     std::string file, function, op, backward;  // backward: the autograd node running it ("MmBackward0")
     int line = 0;
+    std::uint64_t address = 0;  // a C/C++ program's call: file is the executable, line 0 until addr2line reads it
     // One string per distinct site, the same in every pass and process.
     std::string key() const;
 };

@@ -4,12 +4,17 @@
 // the user's; the site as the explanation prints it.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include "explain/explain_document.hpp"
+#include "explain/inject/host_frames.hpp"
 #include "explain/inject/nvtx_ranges.hpp"
 #include "explain/inject/python_frames.hpp"
+#include "explain/program_launch.hpp"
 #include "explain/trace_records.hpp"
 #include "explain/trace_summary.hpp"
 
@@ -129,6 +134,8 @@ TEST(ExplainCallSites, TextNamesLineSourceAndOperator) {
     EXPECT_NE(call_site_text(call_site_json(s)).find("[aten::clone, backward: CloneBackward0]"), std::string::npos);
     s.line = 0;
     s.backward.clear();
+    EXPECT_EQ(call_site_text(call_site_json(s)), "in Model.forward  [aten::clone]");
+    s.function.clear();
     EXPECT_EQ(call_site_text(call_site_json(s)), "at an unknown line  [aten::clone]");
     EXPECT_EQ(call_site_text(nullptr), "");
     std::remove(file.c_str());
@@ -171,4 +178,25 @@ TEST(ExplainCallSites, CountedGraphLaunchRangesJoinTheirKernels) {
     const auto k = summarize_kernels(r);
     ASSERT_EQ(k.size(), 2u);
     for (const auto &s : k) EXPECT_DOUBLE_EQ(s.total_ms, s.mangled == "_Z1kv" ? 0.002 : 0.0002);
+}
+
+TEST(ExplainCallSites, CppCallSiteIsTheExecutablesFrameReadByAddr2line) {
+    const HostFrame frame = program_frame();  // the line named
+    char exe[4096] = "";
+    ASSERT_GT(readlink("/proc/self/exe", exe, sizeof exe - 1), 0);
+    EXPECT_EQ(frame.module, std::string(exe));
+    ASSERT_NE(frame.address, 0u);
+    // This test is built with -g: addr2line finds this file and line (where installed).
+    const HostLine line = host_source_line(frame.module, frame.address);
+    if (std::system("command -v addr2line >/dev/null 2>&1") == 0) {
+        EXPECT_NE(line.file.find("call_sites_test.cpp"), std::string::npos) << line.file;
+        EXPECT_EQ(source_line(line.file, line.line).find("program_frame();  // the line named"),
+                  std::string("const HostFrame frame = ").size());
+    }
+    CallSiteRecord s;
+    s.file = frame.module;
+    s.address = frame.address;
+    const auto j = call_site_json(s);
+    EXPECT_EQ(j["executable"], frame.module);
+    EXPECT_EQ(host_source_line("/nonexistent/program", 0x1234).line, 0);
 }

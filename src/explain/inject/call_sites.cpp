@@ -5,6 +5,7 @@
 #include <mutex>
 #include <tuple>
 
+#include "explain/inject/host_frames.hpp"
 #include "explain/inject/nvtx_ranges.hpp"
 #include "explain/inject/python_frames.hpp"
 #include "explain/inject/record_sink.hpp"
@@ -13,7 +14,7 @@ namespace gmexplain {
 
 namespace {
 
-using SiteKey = std::tuple<std::string, int, std::string, std::string, std::string>;
+using SiteKey = std::tuple<std::string, int, std::string, std::string, std::string, std::uint64_t>;
 
 struct SiteTable {
     std::mutex mutex;
@@ -53,6 +54,11 @@ CallSite site_of_launch(SiteTable &t) {
             s.function = it->second.function;
         }
         s.backward = op.backward_node;
+    } else if (!python_running()) {
+        const HostFrame host = program_frame();
+        s.file = host.module;
+        s.function = host.function;
+        s.address = host.address;
     }
     return s;
 }
@@ -72,12 +78,12 @@ namespace {
 // The site's number, its record written the first time it is seen.
 std::uint32_t number_site(SiteTable &t, const CallSite &s) {
     std::lock_guard<std::mutex> lock(t.mutex);
-    auto [it, fresh] = t.numbers.try_emplace(SiteKey{s.file, s.line, s.function, s.op, s.backward},
+    auto [it, fresh] = t.numbers.try_emplace(SiteKey{s.file, s.line, s.function, s.op, s.backward, s.address},
                                              std::uint32_t(t.numbers.size() + 1));
     if (fresh)
         sink_write(Line().field("type", "callsite").field("site", std::uint64_t(it->second)).field("file", s.file)
                        .field("line", s.line).field("function", s.function).field("op", s.op)
-                       .field("backward", s.backward));
+                       .field("backward", s.backward).field("address", s.address));
     return it->second;
 }
 
@@ -86,7 +92,7 @@ std::uint32_t current_site() {
     if (!call_sites_wanted()) return 0;
     SiteTable &t = sites();
     const CallSite s = site_of_launch(t);
-    if (s.line == 0 && s.op.empty()) return 0;
+    if (s.line == 0 && s.op.empty() && s.address == 0) return 0;
     return number_site(t, s);
 }
 

@@ -1,6 +1,7 @@
 // Where in the user's program each kernel launch was made: the innermost line
 // of the user's own Python code (python_frames.hpp) and, for PyTorch, the ATen
-// operator (nvtx_ranges.hpp). A launch from PyTorch's autograd threads has no
+// operator (nvtx_ranges.hpp); in a program without Python, the innermost frame
+// in the executable (host_frames.hpp). A launch from PyTorch's autograd threads has no
 // Python frame: it gets the line of the forward operator whose backward it runs,
 // matched by the sequence number the two share.
 //
@@ -19,6 +20,7 @@ namespace gmexplain {
 struct CallSite {
     std::string file, function, op, backward;  // backward: the autograd node ("MmBackward0") where it runs one
     int line = 0;
+    std::uint64_t address = 0;  // a C/C++ program's: file is the executable, line 0 (host_frames.hpp)
 };
 
 // The site of the launch the calling thread is making (the driver call's

@@ -128,6 +128,11 @@ bool is_user_python_file(const std::string &file) {
     return true;
 }
 
+bool python_running() {
+    const PyApi &api = python_api();
+    return api.ok && api.is_initialized();
+}
+
 PythonLine python_user_line() {
     const PyApi &api = python_api();
     if (!api.ok || !api.is_initialized()) return {};

@@ -22,6 +22,10 @@ struct PythonLine {
 // taking the GIL there could wait on a thread that waits on them.
 PythonLine python_user_line();
 
+// Whether the process runs a Python interpreter (its frames, not the
+// interpreter's own C, are then the user's code).
+bool python_running();
+
 // Whether a code object's file is the user's own, by its name: not
 // "<frozen ...>" or "<string>", not under lib/python3.X (the standard
 // library), site-packages or dist-packages, not torch.compile's or Triton's

@@ -1,0 +1,24 @@
+// The host call site of a launch in a C or C++ program: the innermost frame
+// of the launching thread's stack that lies in the program's own executable
+// (not the CUDA runtime, the driver, libc or another library), found with
+// backtrace() and dladdr(). Its address is kept as the executable's offset
+// (or absolute address, for an executable that is not position independent),
+// which the front end turns into a file and line with addr2line where the
+// program carries debug information; the function's name comes from the
+// executable's dynamic symbols where it exports them (-rdynamic).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace gmexplain {
+
+struct HostFrame {
+    std::string module;         // the executable's path; "" when no frame lies in it
+    std::uint64_t address = 0;  // for addr2line -e module
+    std::string function;       // demangled, "" where the executable exports no symbol for it
+};
+
+HostFrame program_frame();
+
+}  // namespace gmexplain
