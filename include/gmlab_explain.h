@@ -43,6 +43,13 @@ void gm_explain_options_init(gm_explain_options *options);
  * receives a handle (free it with gm_explain_free) also when the code is not 0. */
 int gm_explain_run(const gm_explain_options *options, gm_explain **out);
 
+/* What an in-process session needs (the Python binding's explain.session()):
+ * KEY=VALUE lines in gm_explain_text: GMLAB_EXPLAIN_INJECTION (the injection
+ * library, whose gmlab_explain_attach(folder) and gmlab_explain_detach() the
+ * session calls) and the variables it reads for these options. options->argv
+ * may be empty. 0, or 2 (bad options) or 26 (no injection library) with the
+ * reason in gm_explain_message. */
+int gm_explain_session_env(const gm_explain_options *options, gm_explain **out);
 /* Reads an explanation written earlier (gm_explain_json). 0, or 27 with the
  * reason in gm_explain_message. A document of schema 1.0 gets its kernels'
  * short_name, as 1.1 writes them. */

@@ -94,6 +94,32 @@ int gm_explain_run(const gm_explain_options *options, gm_explain **out) {
     return e.exit_code;
 }
 
+int gm_explain_session_env(const gm_explain_options *options, gm_explain **out) {
+    if (!out) return gmexplain::kExplainUsage;
+    *out = new (std::nothrow) gm_explain;
+    if (!*out) return gmexplain::kExplainFailed;
+    gm_explain &e = **out;
+    if (!options) {
+        e.message = "options is NULL";
+        return e.exit_code = gmexplain::kExplainUsage;
+    }
+    try {
+        std::string why;
+        const gmexplain::Options o = to_options(*options);
+        const auto env = gmexplain::session_env(o, &why);
+        if (env.empty()) {
+            e.message = why;
+            return e.exit_code = why.rfind("the injection library", 0) == 0 ? gmexplain::kInjectionUnavailable
+                                                                              : gmexplain::kExplainUsage;
+        }
+        for (const auto &[k, v] : env) e.text += k + "=" + v + "\n";
+    } catch (const std::exception &ex) {
+        e.exit_code = gmexplain::kExplainFailed;
+        e.message = ex.what();
+    }
+    return e.exit_code;
+}
+
 int gm_explain_load(const char *path, gm_explain **out) {
     if (!out) return gmexplain::kExplainUsage;
     *out = new (std::nothrow) gm_explain;

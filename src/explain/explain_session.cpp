@@ -323,6 +323,23 @@ std::vector<KernelSummary> choose_kernels(const std::vector<KernelSummary> &all,
     return out;
 }
 
+Env session_env(const Options &options, std::string *why) {
+    Options o = options;
+    if (o.argv.empty()) o.argv = {"(this process)"};  // the session's program is the caller
+    if (std::string bad = validate(o); !bad.empty()) {
+        *why = bad;
+        return {};
+    }
+    if (o.injection.empty() || !is_file(o.injection)) {
+        *why = "the injection library libgmlab_explain_inject.so was not found (looked beside the gmlab executable "
+               "and in ../lib); set GMLAB_EXPLAIN_INJECTION to its path";
+        return {};
+    }
+    Env env = single_env(o);
+    env.emplace_back("GMLAB_EXPLAIN_INJECTION", o.injection);
+    return env;
+}
+
 Outcome explain(const Options &options) {
     Options o = options;
     if (std::string why = validate(o); !why.empty()) return stop(kExplainUsage, why);

@@ -64,6 +64,13 @@ struct Outcome {
 
 Outcome explain(const Options &options);
 
+// What an in-process session (gmlab_explain_attach, the Python binding's
+// explain.session()) needs: the injection library's path as
+// GMLAB_EXPLAIN_INJECTION, and the single pass's variables for these options
+// (metrics, what to count). Empty with `why` set where the options are bad or
+// the library is missing.
+std::vector<std::pair<std::string, std::string>> session_env(const Options &o, std::string *why);
+
 // One run of the program under the injection library, and what it wrote.
 struct PassRun {
     PassRecords records;

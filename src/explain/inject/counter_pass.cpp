@@ -547,6 +547,28 @@ std::string counters_start(const CounterPlan &plan) {
                                  {CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING});
 }
 
+void counters_detach() {
+    if (!g_state) return;
+    std::lock_guard<std::mutex> lock(g_state->mutex);
+    const auto &api = cupti();
+    if (g_state->subscriber) api.cuptiUnsubscribe(g_state->subscriber);
+    g_state->subscriber = nullptr;
+    for (auto &[ctx, p] : g_state->contexts) {
+        if (!p.object) continue;
+        auto d = GMX_PARAMS(CUpti_RangeProfiler_Disable_Params);
+        d.pRangeProfilerObject = p.object;
+        api.cuptiRangeProfilerDisable(&d);
+        p.object = nullptr;
+    }
+    if (g_state->profiler_initialized && api.cuptiProfilerDeInitialize) {
+        auto de = GMX_PARAMS(CUpti_Profiler_DeInitialize_Params);
+        api.cuptiProfilerDeInitialize(&de);
+    }
+    // A callback already past the unsubscription finds nothing to do; the
+    // state itself stays (it may still be read), the next session makes its own.
+    g_state->failed = true;
+}
+
 void counters_kernel_traced(std::uint32_t correlation, std::uint64_t ns) {
     if (!g_times) return;
     std::lock_guard<std::mutex> lock(g_times->mutex);

@@ -38,6 +38,9 @@ struct CounterPlan {
 std::string counters_start(const CounterPlan &plan);
 // Writes how often each chosen kernel was launched (at exit).
 void counters_stop();
+// An in-process session's end: the callbacks unsubscribed, each context's
+// profiler disabled, the profiler deinitialised; counters_start may run again.
+void counters_detach();
 // The trace's word that launch `correlation` ran for `ns` nanoseconds (called
 // from the activity buffers' delivery; count_top's ranking reads it).
 void counters_kernel_traced(std::uint32_t correlation, std::uint64_t ns);

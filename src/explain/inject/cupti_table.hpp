@@ -36,6 +36,7 @@ namespace gmexplain {
 
 #define GMX_PROFILER_FUNCTIONS(X)                    \
     X(cuptiProfilerInitialize)                       \
+    X(cuptiProfilerDeInitialize)                     \
     X(cuptiDeviceGetChipName)                        \
     X(cuptiProfilerGetCounterAvailability)           \
     X(cuptiProfilerHostInitialize)                   \

@@ -22,12 +22,15 @@
 //   GMLAB_EXPLAIN_REPLAY        counters: "application" counts one one-pass group of the
 //                               metrics, each launch run once (records: appreplay<group>-<pid>.jsonl)
 //   GMLAB_EXPLAIN_GROUP         counters with application replay: the group this run counts
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <cstdlib>
 #include <sstream>
 #include <string>
+
+#include <cuda.h>
 
 #include "explain/inject/counter_pass.hpp"
 #include "explain/inject/cupti_table.hpp"
@@ -152,8 +155,107 @@ int initialize() {
     return 1;
 }
 
+// ---- An in-process session (the Python binding's explain.session()) ------
+
+bool g_attached = false;
+std::string g_attach_message;
+
+// A CUDA driver function of the process, looked up (the library links no CUDA library).
+template <class F> F driver_function(const char *name) { return reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name)); }
+
+// The calling thread's CUDA context, or null (none yet, or no driver loaded).
+CUcontext current_context() {
+    CUcontext ctx = nullptr;
+    if (auto get = driver_function<CUresult (*)(CUcontext *)>("cuCtxGetCurrent")) get(&ctx);
+    return ctx;
+}
+
+int attach(const std::string &folder) {
+    if (!g_pass.empty() || g_attached) {
+        g_attach_message = g_attached ? "a session is already open in this process"
+                                      : "this process already runs under gmlab explain (CUDA_INJECTION64_PATH)";
+        return 1;
+    }
+    const auto &api = cupti();
+    if (!api.reason.empty()) {
+        g_attach_message = api.reason;
+        return 1;
+    }
+    setenv("GMLAB_EXPLAIN_OUT", folder.c_str(), 1);
+    setenv("GMLAB_EXPLAIN_PASS", "single", 1);
+    g_pass = "single";
+    sink_open(folder, g_pass);
+    sink_write(Line().field("type", "process").field("pid", std::int64_t(getpid()))
+                   .field("ppid", std::int64_t(getppid())).field("pass", g_pass).field("cupti", api.library)
+                   .field("session", 1));
+    if (std::string why = trace_start(true, false); !why.empty()) {
+        sink_write(Line().field("type", "trace_unavailable").field("reason", why));
+        g_attach_message = why;
+        sink_close();
+        g_pass.clear();
+        return 1;
+    }
+    trace_on_kernel(counters_kernel_traced);
+    if (std::string why = counters_start(counter_plan()); !why.empty()) {
+        sink_write(Line().field("type", "counters_unavailable").field("reason", why));
+        trace_watch_contexts();
+    }
+    // The context exists already: its creation was before the session.
+    if (current_context()) trace_context_created();
+    g_attached = true;
+    return 0;
+}
+
+int detach() {
+    if (!g_attached) {
+        g_attach_message = "no session is open";
+        return 1;
+    }
+    if (current_context())
+        if (auto sync = driver_function<CUresult (*)()>("cuCtxSynchronize")) sync();
+    counters_stop();
+    counters_detach();
+    trace_detach();
+    sink_write(Line().field("type", "exit").field("pid", std::int64_t(getpid())));
+    sink_close();
+    g_attached = false;
+    g_pass.clear();
+    return 0;
+}
+
 }  // namespace
 }  // namespace gmexplain
+
+// An in-process session: what the calling process launches from now on is
+// traced and counted into `folder`, as the single pass does in a program that
+// gmlab explain started, until gmlab_explain_detach(); the front end reads the
+// folder with --from-records. The variables gm_explain_session_env() names
+// must be set first. 0, or 1 with the reason in gmlab_explain_attach_message().
+extern "C" __attribute__((visibility("default"))) int gmlab_explain_attach(const char *folder) {
+    try {
+        if (!folder || !*folder) {
+            gmexplain::g_attach_message = "folder is empty";
+            return 1;
+        }
+        return gmexplain::attach(folder);
+    } catch (...) {
+        gmexplain::g_attach_message = "the session could not start";
+        return 1;
+    }
+}
+
+extern "C" __attribute__((visibility("default"))) int gmlab_explain_detach(void) {
+    try {
+        return gmexplain::detach();
+    } catch (...) {
+        gmexplain::g_attach_message = "the session could not end cleanly";
+        return 1;
+    }
+}
+
+extern "C" __attribute__((visibility("default"))) const char *gmlab_explain_attach_message(void) {
+    return gmexplain::g_attach_message.c_str();
+}
 
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
     // The driver calls this once per process; 1 tells it the library initialised.

@@ -103,6 +103,13 @@ void sink_write(const Line &line) {
     std::fflush(g_sink_file);
 }
 
+void sink_close() {
+    std::lock_guard<std::mutex> lock(g_sink_mutex);
+    if (g_sink_file) std::fclose(g_sink_file);
+    g_sink_file = nullptr;
+    g_sink_dir.clear();
+}
+
 void sink_flush() {
     std::lock_guard<std::mutex> lock(g_sink_mutex);
     if (g_sink_file) std::fflush(g_sink_file);

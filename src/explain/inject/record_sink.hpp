@@ -32,5 +32,7 @@ std::string json_string(const std::string &s);
 void sink_open(const std::string &dir, const std::string &pass);
 void sink_write(const Line &line);
 void sink_flush();
+// Closes the file (an in-process session's end: the next one opens its own folder).
+void sink_close();
 
 }  // namespace gmexplain

@@ -290,6 +290,16 @@ void trace_watch_contexts() {
     if (r != CUPTI_SUCCESS) trace_note("unified-memory counters not traced: cuptiSubscribe: " + cupti_error(r));
 }
 
+void trace_detach() {
+    const auto &api = cupti();
+    if (!api.reason.empty()) return;
+    g_kernel_hook = nullptr;
+    for (auto kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+                      CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER, CUPTI_ACTIVITY_KIND_DEVICE})
+        api.cuptiActivityDisable(kind);
+    trace_flush();
+}
+
 void trace_flush() {
     const auto &api = cupti();
     if (api.cuptiActivityFlushAll) api.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);

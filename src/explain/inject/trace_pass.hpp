@@ -23,6 +23,8 @@ void trace_context_created();
 // Called with each traced kernel launch's correlation id and duration (the
 // single pass's choice of what to count: counters_kernel_traced).
 void trace_on_kernel(void (*hook)(std::uint32_t correlation, std::uint64_t ns));
+// An in-process session's end: every activity kind disabled, the buffers flushed.
+void trace_detach();
 // Flushes every buffer (at exit, and from a fatal signal as a best effort).
 void trace_flush();
 

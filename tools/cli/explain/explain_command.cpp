@@ -53,6 +53,8 @@ CLI::App *add_explain_command(CLI::App &app, ExplainOptions &o) {
     e->add_option("--rules", o.rules_dir, "a folder of rule files to use instead of the built-in ones");
     e->add_option("--records", o.records_dir, "keep the passes' records in this folder");
     e->add_option("--from-records", o.from_records, "explain records kept with --records; runs nothing");
+    e->add_flag("--session-env", o.session_env,
+                "print what an in-process session needs (the Python binding's explain.session()) as KEY=VALUE lines");
     return e;
 }
 
@@ -82,7 +84,7 @@ int cmd_explain(const ExplainOptions &o) {
     if (o.measure_always) opt.measure = 2;
     if (o.measure_never) opt.measure = 0;
     gm_explain *e = nullptr;
-    const int code = gm_explain_run(&opt, &e);
+    const int code = o.session_env ? gm_explain_session_env(&opt, &e) : gm_explain_run(&opt, &e);
     const std::string message = gm_explain_message(e), json = gm_explain_json(e), text = gm_explain_text(e);
     gm_explain_free(e);
     if (!message.empty()) std::cerr << "gmlab explain: " << message << "\n";

@@ -19,6 +19,7 @@ struct ExplainOptions {
     unsigned long long launch_skip = 0, launch_count = 1;
     bool measure_always = false, measure_never = false;  // --measure, --no-measure
     bool lines = false;                                  // --lines
+    bool session_env = false;                            // --session-env
 };
 
 // Registers `explain` on app; returns the subcommand.

@@ -11,6 +11,8 @@ The explanation is made by the gmlab command (it runs the program under its
 injection library); this module starts it and reads its document.
 """
 
+import contextlib
+import ctypes
 import html
 import json
 import os
@@ -20,7 +22,7 @@ import tempfile
 
 SCHEMA_PREFIX = "gmlab.explain/1"
 
-__all__ = ["Explanation", "ExplainError", "kernel_name", "load", "loads", "run"]
+__all__ = ["Explanation", "ExplainError", "Session", "kernel_name", "load", "loads", "run", "session"]
 
 
 def kernel_name(kernel):
@@ -169,9 +171,7 @@ def run(command, kernels=5, kernel_regex=None, launch_skip=0, launch_count=1, pa
         raise ValueError("lines=%r: must be True or False" % (lines,))
     if lines:
         args += ["--lines"]
-    exe = gmlab or os.environ.get("GMLAB") or shutil.which("gmlab")
-    if not exe:
-        raise ExplainError("the gmlab executable was not found (set GMLAB or pass gmlab=)", 26)
+    exe = _gmlab_executable(gmlab)
     with tempfile.TemporaryDirectory(prefix="gmlab-explain-") as tmp:
         doc = os.path.join(tmp, "explanation.json")
         proc = subprocess.run([exe, "explain", "--json", doc] + args + ["--"] + [os.fspath(c) for c in command],
@@ -180,3 +180,125 @@ def run(command, kernels=5, kernel_regex=None, launch_skip=0, launch_count=1, pa
             raise ExplainError(proc.stderr.strip() or "gmlab explain wrote no explanation", proc.returncode)
         with open(doc) as f:
             return Explanation(json.load(f), proc.returncode)
+
+
+def _gmlab_executable(gmlab):
+    exe = gmlab or os.environ.get("GMLAB") or shutil.which("gmlab")
+    if not exe:
+        raise ExplainError("the gmlab executable was not found (set GMLAB or pass gmlab=)", 26)
+    return exe
+
+
+def _session_env(exe, kernels, kernel_regex):
+    """What the injection library reads for a session: gmlab explain --session-env."""
+    args = [exe, "explain", "--session-env"] + _int_option("kernels", kernels, 1)
+    if kernel_regex:
+        args += ["--kernel-regex", kernel_regex]
+    proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        raise ExplainError(proc.stderr.strip() or "gmlab explain --session-env failed", proc.returncode)
+    env = dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
+    # A notebook cell runs its kernels once: count each at its first launch.
+    env["GMLAB_EXPLAIN_COUNT_TOP"] = "0"
+    return env
+
+
+def _torch_operators(on, state):
+    """PyTorch's NVTX annotation of operators (the injection library names each
+    launch's operator from it), on for the session where torch is imported."""
+    import sys
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return
+    try:
+        if on:
+            annotation = torch.autograd.profiler.emit_nvtx(record_shapes=False)
+            annotation.__enter__()
+            state["annotation"] = annotation
+        elif "annotation" in state:
+            state.pop("annotation").__exit__(None, None, None)
+    except Exception:  # an older or newer torch: lines without operators
+        state.pop("annotation", None)
+
+
+class Session:
+    """What ran inside ``with gmlab.explain.session() as s:``: ``s.explanation``
+    (an Explanation) once the block has ended; shown as it in a notebook."""
+
+    def __init__(self):
+        self.explanation = None
+
+    def __repr__(self):
+        return repr(self.explanation) if self.explanation else "<gmlab.explain.Session: open>"
+
+    def _repr_html_(self):
+        if self.explanation is None:
+            return "<p>gmlab explain session: open</p>"
+        return self.explanation._repr_html_()
+
+
+@contextlib.contextmanager
+def session(kernels=5, kernel_regex=None, lab_run=None, measure=None, gmlab=None):
+    """Explains the CUDA work this process does inside the block, without
+    restarting it (a notebook's kernel, an interactive session):
+
+        with gmlab.explain.session() as s:
+            model(x)
+        s.explanation          # an Explanation; its HTML in Jupyter
+
+    gmlab's injection library is loaded into the process and attached to
+    CUDA through CUPTI; what the block launches is traced and its kernels
+    counted at their first launch, and ``gmlab explain --from-records``
+    explains it when the block ends. Where the process cannot be attached to
+    (CUPTI missing, the process already under gmlab explain or another tool),
+    ExplainError says why; run the program under ``gmlab explain -- python3
+    script.py`` instead. Arguments as run()'s."""
+    exe = _gmlab_executable(gmlab)
+    env = _session_env(exe, kernels, kernel_regex)
+    library = env.pop("GMLAB_EXPLAIN_INJECTION")
+    try:
+        inject = ctypes.CDLL(library, mode=ctypes.RTLD_GLOBAL)
+    except OSError as error:
+        raise ExplainError("the injection library %s cannot be loaded: %s" % (library, error), 26)
+    inject.gmlab_explain_attach_message.restype = ctypes.c_char_p
+    saved = {k: os.environ.get(k) for k in list(env) + ["NVTX_INJECTION64_PATH"]}
+    os.environ.update(env)
+    os.environ.setdefault("NVTX_INJECTION64_PATH", library)
+    folder = tempfile.mkdtemp(prefix="gmlab-session-")
+    torch_state = {}
+    try:
+        _torch_operators(True, torch_state)
+        if inject.gmlab_explain_attach(folder.encode()) != 0:
+            why = inject.gmlab_explain_attach_message().decode()
+            raise ExplainError("gmlab explain cannot attach to this process: %s; run the program as "
+                               "`gmlab explain -- python3 script.py` instead" % why, 26)
+        s = Session()
+        try:
+            yield s
+        finally:
+            inject.gmlab_explain_detach()
+        s.explanation = _explain_folder(exe, folder, lab_run, measure)
+    finally:
+        _torch_operators(False, torch_state)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _explain_folder(exe, folder, lab_run, measure):
+    """The records of a session, explained by gmlab explain --from-records."""
+    args = [exe, "explain", "--from-records", folder]
+    if lab_run:
+        args += ["--lab-run", os.fspath(lab_run)]
+    if measure is not None:
+        args += ["--measure" if measure else "--no-measure"]
+    doc = os.path.join(folder, "explanation.json")
+    proc = subprocess.run(args + ["--json", doc], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if not os.path.exists(doc):
+        raise ExplainError(proc.stderr.strip() or "gmlab explain wrote no explanation", proc.returncode)
+    with open(doc) as f:
+        return Explanation(json.load(f), proc.returncode)
+

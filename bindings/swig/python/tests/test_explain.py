@@ -116,3 +116,37 @@ def test_run_without_a_document_raises_with_the_exit_code(tmp_path):
         explain.run(["./nope"], gmlab=exe)
     assert err.value.exit_code == 20
     assert "program not found" in str(err.value)
+
+
+def test_session_asks_gmlab_for_its_variables_and_counts_first_launches(tmp_path):
+    args_file = tmp_path / "args"
+    exe = fake_gmlab(tmp_path, 'echo "$@" > %s\nprintf "GMLAB_EXPLAIN_METRICS=a,b\\nGMLAB_EXPLAIN_COUNT_TOP=10\\n'
+                     'GMLAB_EXPLAIN_INJECTION=%s\\n"\n' % (args_file, tmp_path / "missing.so"))
+    env = explain._session_env(exe, 3, "scale")
+    args = args_file.read_text().split()
+    assert args[:2] == ["explain", "--session-env"]
+    assert args[args.index("--kernels") + 1] == "3" and args[args.index("--kernel-regex") + 1] == "scale"
+    assert env["GMLAB_EXPLAIN_METRICS"] == "a,b"
+    assert env["GMLAB_EXPLAIN_COUNT_TOP"] == "0"  # a notebook cell runs its kernels once
+
+
+def test_session_that_cannot_attach_says_what_to_run_instead(tmp_path):
+    exe = fake_gmlab(tmp_path, 'printf "GMLAB_EXPLAIN_INJECTION=%s\\n"\n' % (tmp_path / "missing.so"))
+    before = dict(os.environ)
+    with pytest.raises(explain.ExplainError) as err:
+        with explain.session(gmlab=exe):
+            pass
+    assert err.value.exit_code == 26
+    assert "cannot be loaded" in str(err.value)
+    assert dict(os.environ) == before  # nothing of the session is left in the environment
+
+
+def test_session_bad_arguments_and_gmlab_refusal(tmp_path):
+    with pytest.raises(ValueError):
+        with explain.session(kernels=0, gmlab=fake_gmlab(tmp_path, "exit 0\n")):
+            pass
+    exe = fake_gmlab(tmp_path, 'echo "gmlab explain: the injection library was not found" >&2\nexit 26\n')
+    with pytest.raises(explain.ExplainError) as err:
+        with explain.session(gmlab=exe):
+            pass
+    assert err.value.exit_code == 26 and "injection library" in str(err.value)
