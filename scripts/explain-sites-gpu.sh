@@ -54,6 +54,21 @@ for p in ${GM_SITES_PAIRS:-graph_strided strided_access}; do
   explain "$p-planted" -- "$EX/$p"
   explain "$p-fixed" -- "$EX/$p" --fixed
 done
+# The in-process session (the Python binding's explain.session()), with the
+# binding's pure-Python module alone on the path (its SWIG part is not needed).
+if wanted torch_session; then
+  mkdir -p /tmp/gm-py/gmlab && : >/tmp/gm-py/gmlab/__init__.py && cp bindings/swig/python/gmlab/explain.py /tmp/gm-py/gmlab/
+  t0=$(now)
+  GMLAB=$GMLAB PYTHONPATH=/tmp/gm-py timeout 300 python3 $S/torch_session.py >"$OUT/text/torch_session.txt" 2>&1
+  printf 'torch_session\t%s\t0\t%.2f\n' "$?" "$(awk "BEGIN{print $(now) - $t0}")" | tee -a "$OUT/timings.tsv"
+  if python3 -c "import nbconvert, ipykernel" 2>/dev/null; then
+    GMLAB=$GMLAB PYTHONPATH=/tmp/gm-py timeout 300 jupyter nbconvert --to html --execute $S/torch_session.ipynb \
+      --output-dir "$OUT/text" >"$OUT/text/torch_session.nbconvert.txt" 2>&1
+    echo "nbconvert: exit $?" | tee -a "$OUT/text/torch_session.nbconvert.txt"
+  else
+    echo "nbconvert or ipykernel is not installed here" | tee "$OUT/text/torch_session.nbconvert.txt"
+  fi
+fi
 echo "[$SECONDS s] explained"
 if wanted ncu && [ -s "$OUT/json/torch_training_step.json" ]; then
   filter=$(python3 bench/explain_gpu_report.py --ncu-filter "$OUT/json/torch_training_step.json")
