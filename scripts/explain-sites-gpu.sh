@@ -78,5 +78,12 @@ if wanted ncu && [ -s "$OUT/json/torch_training_step.json" ]; then
     python3 $S/torch_training_step.py >"$OUT/text/torch_training_step.ncu.txt" 2>&1
   printf 'torch_training_step.ncu\t%s\t0\t%.2f\n' "$?" "$(awk "BEGIN{print $(now) - $t0}")" | tee -a "$OUT/timings.tsv"
 fi
+# The new example kernels under compute-sanitizer's memcheck.
+if wanted sanitizer; then
+  for p in graph_strided managed_loop; do
+    compute-sanitizer --tool memcheck --leak-check full "$EX/$p" >"$OUT/text/$p.memcheck.txt" 2>&1
+    echo "memcheck $p: exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/text/$p.memcheck.txt") clean summary)" | tee -a "$OUT/timings.tsv"
+  done
+fi
 tar -C "$OUT" -czf "$OUT/sites.tar.gz" json text records timings.tsv gpu.txt
 echo "[$SECONDS s] done"

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "explain/explain_document.hpp"
+#include "explain/inject/kernel_choice.hpp"
 #include "explain/explain_session.hpp"
 #include "explain/lab_figures.hpp"
 #include "explain/measure_now.hpp"
@@ -128,7 +129,10 @@ json explain_kernel(Context &c, const KernelSummary &k, int rank, bool chosen, c
     json kj = kernel_json(k, rank);
     kj["counted"] = false;
     if (!chosen) {
-        kj["not_counted"] = "not among the " + std::to_string(c.o.kernels) + " kernels chosen (--kernels, --kernel-regex)";
+        kj["not_counted"] = never_counted(k.mangled)
+                                ? "a framework's or the profiler's own kernel (XLA's autotuning timer, a replay's "
+                                  "memory check), never counted: replaying it would wait for its time-out"
+                                : "not among the " + std::to_string(c.o.kernels) + " kernels chosen (--kernels, --kernel-regex)";
         return kj;
     }
     if (!counting) {

@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "explain/explain_document.hpp"
+#include "explain/inject/kernel_choice.hpp"
 #include "explain/lab_figures.hpp"
 #include "explain/program_launch.hpp"
 #include "explain/replay_join.hpp"
@@ -318,6 +319,7 @@ std::vector<KernelSummary> choose_kernels(const std::vector<KernelSummary> &all,
     std::regex re(o.kernel_regex.empty() ? ".*" : o.kernel_regex);
     for (const auto &k : all) {
         if (!o.kernel_regex.empty() && !std::regex_search(k.name, re) && !std::regex_search(k.mangled, re)) continue;
+        if (never_counted(k.mangled)) continue;  // the injection library never counts them either
         if (static_cast<int>(out.size()) < o.kernels) out.push_back(k);
     }
     return out;

@@ -6,8 +6,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <set>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
+
+#include "explain/inject/kernel_choice.hpp"
 
 namespace gmexplain {
 
@@ -109,19 +113,61 @@ std::string CallSiteRecord::key() const {
            (address ? "|" + std::to_string(address) : "");
 }
 
+namespace {
+
+// A counted graph launch is replayed by the profiler: the trace holds each of
+// its kernels once per replay pass, and the profiler's own kernels, all with
+// the launch's correlation id. One record is kept of each kernel the graph
+// runs (known from its other launches); where the profiler gave the graph
+// one range, not named by kernel, and the graph runs one kernel, the range is
+// that kernel's.
+void tidy_counted_graph_launches(PassRecords &r) {
+    std::set<std::pair<int, std::uint32_t>> counted;
+    for (const auto &c : r.counters)
+        if (c.graph) counted.insert({c.pid, c.correlation});
+    if (counted.empty()) return;
+    std::map<std::pair<int, std::uint32_t>, std::set<std::string>> runs;  // (pid, graph) -> its kernels
+    std::map<std::pair<int, std::uint32_t>, std::uint32_t> graph_of;      // (pid, correlation) -> graph
+    for (const auto &k : r.kernels) {
+        if (!k.graph) continue;
+        graph_of[{k.pid, k.correlation}] = k.graph;
+        if (!counted.count({k.pid, k.correlation})) runs[{k.pid, k.graph}].insert(k.mangled);
+    }
+    std::set<std::tuple<int, std::uint32_t, std::string>> kept;
+    r.kernels.erase(std::remove_if(r.kernels.begin(), r.kernels.end(), [&](const KernelRecord &k) {
+                        if (!counted.count({k.pid, k.correlation})) return false;
+                        const auto &runs_of = runs[{k.pid, k.graph}];
+                        // A graph launched only this once: its kernels are all but the profiler's.
+                        const bool graphs = runs_of.empty() ? !never_counted(k.mangled) : runs_of.count(k.mangled) > 0;
+                        return !graphs || !kept.insert({k.pid, k.correlation, k.mangled}).second;
+                    }), r.kernels.end());
+    for (auto &c : r.counters) {
+        if (!c.graph) continue;
+        const auto &runs_of = runs[{c.pid, graph_of[{c.pid, c.correlation}]}];
+        const bool named = std::any_of(runs_of.begin(), runs_of.end(),
+                                       [&](const std::string &m) { return m == c.mangled || demangle(m) == c.mangled; });
+        if (!named && runs_of.size() == 1) c.mangled = *runs_of.begin();
+    }
+}
+
+}  // namespace
+
 void resolve_call_sites(PassRecords &r) {
+    tidy_counted_graph_launches(r);
     auto key_of = [&](int pid, std::uint64_t number) -> std::string {
         auto it = r.site_keys.find({pid, number});
         return it != r.site_keys.end() ? it->second : "";
     };
-    // A node's site: its own, or its original's (an executable graph's nodes are clones).
+    // A node's site: its first original's (an executable graph's nodes are
+    // clones, created with the line that instantiated them), else its own.
     auto node_site = [&](int pid, std::uint64_t node) -> std::string {
-        for (int hops = 0; node && hops < 8; ++hops) {
-            if (auto it = r.node_sites.find({pid, node}); it != r.node_sites.end()) return key_of(pid, it->second);
+        for (int hops = 0; hops < 8; ++hops) {
             auto up = r.node_originals.find({pid, node});
-            node = up != r.node_originals.end() ? up->second : 0;
+            if (up == r.node_originals.end()) break;
+            node = up->second;
         }
-        return "";
+        auto it = r.node_sites.find({pid, node});
+        return it != r.node_sites.end() ? key_of(pid, it->second) : "";
     };
     for (auto &k : r.kernels) {
         if (k.graph_node) k.site = node_site(k.pid, k.graph_node);

@@ -200,3 +200,45 @@ TEST(ExplainCallSites, CppCallSiteIsTheExecutablesFrameReadByAddr2line) {
     EXPECT_EQ(j["executable"], frame.module);
     EXPECT_EQ(host_source_line("/nonexistent/program", 0x1234).line, 0);
 }
+
+TEST(ExplainCallSites, BackwardNodesAsPyTorchNamesThem) {
+    // The node's own range carries the sequence number of the forward operator that made it.
+    const auto own = operator_context({"MmBackward0, seq = 7, op_id = 40", "aten::mm, op_id = 41"});
+    EXPECT_EQ(own.backward_node, "MmBackward0");
+    EXPECT_EQ(own.backward_seq, 7);
+    EXPECT_EQ(own.op, "aten::mm");
+    const auto both = operator_context({"autograd::engine::evaluate_function: AddmmBackward0",
+                                        "AddmmBackward0, seq = 5", "aten::mm"});
+    EXPECT_EQ(both.backward_node, "AddmmBackward0");
+    EXPECT_EQ(both.backward_seq, 5);
+    EXPECT_EQ(both.forward_seq, -1);
+    EXPECT_EQ(operator_context({"aten::backward_op_of_mine, seq = 3"}).backward_node, "");  // not a node's name
+}
+
+TEST(ExplainCallSites, ACountedGraphLaunchKeepsOneRecordOfEachOfItsKernels) {
+    PassRecords r;
+    auto graph_kernel = [](const char *name, int correlation, int start) {
+        return std::string("{\"type\":\"kernel\",\"name\":\"") + name + "\",\"graph\":2,\"graph_node\":9,\"correlation\":" +
+               std::to_string(correlation) + ",\"start\":" + std::to_string(start) + ",\"end\":" + std::to_string(start + 100) + "}";
+    };
+    for (const auto &l : {site_line(1, "serve.py", 20, ""), site_line(2, "serve.py", 22, ""),
+                          std::string("{\"type\":\"node_site\",\"node\":4,\"site\":1}"),
+                          std::string("{\"type\":\"node_site\",\"node\":9,\"site\":2}"),  // the clone, made at instantiation
+                          std::string("{\"type\":\"node_clone\",\"node\":9,\"original\":4}"),
+                          graph_kernel("_Z1kv", 5, 0),
+                          // The counted launch (6): five replays and the profiler's own kernels.
+                          graph_kernel("_Z1kv", 6, 1000), graph_kernel("_Z1kv", 6, 2000), graph_kernel("WaitNs", 6, 3000),
+                          graph_kernel("tools_memcmp", 6, 4000), graph_kernel("_Z1kv", 6, 5000),
+                          // The profiler's one range for the whole graph, named "0".
+                          std::string("{\"type\":\"counters\",\"name\":\"0\",\"correlation\":6,\"graph_range\":0,"
+                                      "\"metrics\":{\"gpu__time_duration.sum\":50000}}")})
+        add_record(r, l, 42);
+    resolve_call_sites(r);
+    ASSERT_EQ(r.kernels.size(), 2u);  // launch 5, and one record of launch 6
+    EXPECT_EQ(r.counters[0].mangled, "_Z1kv");
+    EXPECT_EQ(r.sites.at(r.kernels[0].site).line, 20);  // the capture's line, not the instantiation's
+    const auto k = summarize_kernels(r);
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].launches, 2u);
+    EXPECT_DOUBLE_EQ(k[0].total_ms, 0.0001 + 0.05);
+}

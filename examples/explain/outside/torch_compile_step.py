@@ -23,8 +23,8 @@ class Mixer(torch.nn.Module):
 
     def forward(self, x, index):
         mixed = x.t().contiguous() * 2.0  # a transpose through memory
-        picked = torch.index_select(mixed.t(), 1, index)  # columns of a strided view
-        return self.proj(picked.t()).sum()
+        picked = torch.index_select(mixed.t(), 0, index)  # rows of a strided view
+        return self.proj(picked).sum()
 
 
 model = Mixer(2048).to(device)

@@ -57,7 +57,6 @@ CallSite site_of_launch(SiteTable &t) {
     } else if (!python_running()) {
         const HostFrame host = program_frame();
         s.file = host.module;
-        s.function = host.function;
         s.address = host.address;
     }
     return s;

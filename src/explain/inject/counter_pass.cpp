@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -48,6 +49,7 @@ struct State {
     unsigned running_grid[3] = {0, 0, 0}, running_block[3] = {0, 0, 0};  // the launch's, for the runs' join
     KernelChoice choice;  // the kernels this pass works on
     std::map<std::pair<std::string, std::uint32_t>, std::uint64_t> counted;  // launches counted per kernel and site
+    std::size_t counted_untimed = 0, counted_ranked = 0;  // kernels count_top chose before and after their timing
     // CUDA graph launches (the single pass): each graph counted at its second
     // launch (the first may upload it), its kernels as the profiler's ranges.
     std::size_t running_ranges = 1;  // 1 for a kernel launch
@@ -377,8 +379,6 @@ void finish_count() {
 struct LaunchKernelHead {
     CUfunction f;
     unsigned grid[3], block[3];
-    unsigned shared_bytes;
-    CUstream stream;
 };
 struct LaunchKernelExHead {
     const CUlaunchConfig *config;
@@ -401,9 +401,11 @@ void remember_dimensions(CUpti_CallbackId id, const void *params) {
 
 // Whether to count this launch: the ones --launch-skip/--launch-count name;
 // with count_top, a kernel (at its call site) that repeats: once the trace has
-// timed one of its launches, only while its time so far ranks among count_top;
-// before that (the trace is delivered every 50 ms), at its second launch.
-// A kernel launched once is left to the counting run after (--passes 1).
+// timed one of its launches, while its time so far ranks among count_top (at
+// most twice count_top kernels so); before that (the trace is delivered every
+// 50 ms), at its second launch (at most count_top kernels so, so that a loop's
+// first kernels do not use up what the longest ones need). A kernel launched
+// once is left to the counting run after (--passes 1).
 bool count_this_launch(const LaunchKey &key, std::uint64_t launch, std::uint32_t correlation) {
     const CounterPlan &plan = g_state->plan;
     if (plan.count_top == 0)
@@ -413,10 +415,13 @@ bool count_this_launch(const LaunchKey &key, std::uint64_t launch, std::uint32_t
     auto it = g_state->counted.find(key);
     const std::uint64_t done = it == g_state->counted.end() ? 0 : it->second;
     if (done >= plan.launch_count) return false;
-    // The ranking moves as the program runs: at most twice count_top kernels are counted in all.
-    if (done == 0 && g_state->counted.size() >= 2 * plan.count_top) return false;
     const Rank rank = rank_of(key, plan.count_top);
     if (rank == Rank::below) return false;
+    if (done == 0) {
+        std::size_t &budget = rank == Rank::untimed ? g_state->counted_untimed : g_state->counted_ranked;
+        if (budget >= (rank == Rank::untimed ? plan.count_top : 2 * plan.count_top)) return false;
+        ++budget;
+    }
     ++g_state->counted[key];
     return true;
 }
@@ -424,22 +429,18 @@ bool count_this_launch(const LaunchKey &key, std::uint64_t launch, std::uint32_t
 // Each call site of a kernel is a kernel of its own here: its launches are
 // numbered apart, so that a kernel first launched at a clean line is also
 // counted at the line that launches it badly.
-// Whether the launch is being captured into a CUDA graph (it runs later, with
-// the graph: nothing to count now). The driver's own query, looked up in the
-// process (the injection library links no CUDA library).
-bool captured(CUpti_CallbackId id, const void *params) {
-    using IsCapturing = CUresult (*)(CUstream, CUstreamCaptureStatus *);
-    static const auto is_capturing = reinterpret_cast<IsCapturing>(dlsym(RTLD_DEFAULT, "cuStreamIsCapturing"));
-    if (!params || !is_capturing) return false;
-    CUstream stream = nullptr;
-    if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
-        const CUlaunchConfig *c = static_cast<const LaunchKernelExHead *>(params)->config;
-        if (c) stream = c->hStream;
-    } else {
-        stream = static_cast<const LaunchKernelHead *>(params)->stream;
+// Stream captures open in the process (any stream: a capture in global mode
+// makes the whole process's launches unsafe to replay).
+std::atomic<int> g_open_captures{0};
+
+void on_capture_call(CUpti_CallbackId id, const CUpti_CallbackData &cb) {
+    if (cb.callbackSite != CUPTI_API_EXIT) return;
+    const auto *result = static_cast<const CUresult *>(cb.functionReturnValue);
+    if (one_of(id, kCaptureBeginCalls)) {
+        if (result && *result == CUDA_SUCCESS) ++g_open_captures;
+    } else if (g_open_captures > 0) {
+        --g_open_captures;
     }
-    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-    return is_capturing(stream, &status) == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 void on_launch(CUpti_CallbackId id, const CUpti_CallbackData &cb) {
@@ -451,7 +452,7 @@ void on_launch(CUpti_CallbackId id, const CUpti_CallbackData &cb) {
     try {
         if (enter) {
             if (!cb.symbolName || !g_state->choice.wanted(cb.symbolName, site)) return;
-            if (captured(id, cb.functionParams)) return;
+            if (g_open_captures > 0) return;  // captured into a graph, not run now
             const LaunchKey key{cb.symbolName, site};
             const std::uint64_t launch = g_state->launches[key]++;
             if (!count_this_launch(key, launch, cb.correlationId)) return;
@@ -522,6 +523,8 @@ void on_context_created() {
 void CUPTIAPI callback(void *, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *data) {
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API && is_kernel_launch(id))
         on_launch(id, *static_cast<const CUpti_CallbackData *>(data));
+    else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && (one_of(id, kCaptureBeginCalls) || one_of(id, kCaptureEndCalls)))
+        on_capture_call(id, *static_cast<const CUpti_CallbackData *>(data));
     else if (is_graph_node_event(domain, id))
         on_graph_node_event(id, data);
     else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && is_graph_launch(id))

@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "explain/inject/call_sites.hpp"
 #include "explain/inject/cupti_table.hpp"
@@ -70,6 +72,21 @@ inline bool is_kernel_launch(CUpti_CallbackId id) {
     return false;
 }
 
+// The driver calls that start and end a stream capture: launches made while
+// one is open are captured into a graph, not run, and are never counted.
+constexpr CUpti_CallbackId kCaptureBeginCalls[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,       CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz};
+constexpr CUpti_CallbackId kCaptureEndCalls[] = {CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture,
+                                                 CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz};
+
+template <std::size_t N> bool one_of(CUpti_CallbackId id, const CUpti_CallbackId (&ids)[N]) {
+    for (CUpti_CallbackId x : ids)
+        if (id == x) return true;
+    return false;
+}
+
 // The graph events that give a graph's kernels the line that captured them.
 constexpr CUpti_CallbackId kGraphNodeEvents[] = {CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
                                                  CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED};
@@ -107,10 +124,11 @@ inline std::string subscribe_to_launches(CUpti_SubscriberHandle *subscriber, CUp
     const CuptiTable &api = cupti();
     if (CUptiResult r = api.cuptiSubscribe(subscriber, callback, nullptr); r != CUPTI_SUCCESS)
         return "cuptiSubscribe failed: " + cupti_error(r);
-    for (CUpti_CallbackId id : kGraphLaunchCalls)
-        if (CUptiResult r = api.cuptiEnableCallback(1, *subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id); r != CUPTI_SUCCESS)
-            return "cuptiEnableCallback failed: " + cupti_error(r);
-    for (CUpti_CallbackId id : kKernelLaunchCalls)
+    std::vector<CUpti_CallbackId> driver_calls(std::begin(kKernelLaunchCalls), std::end(kKernelLaunchCalls));
+    driver_calls.insert(driver_calls.end(), std::begin(kGraphLaunchCalls), std::end(kGraphLaunchCalls));
+    driver_calls.insert(driver_calls.end(), std::begin(kCaptureBeginCalls), std::end(kCaptureBeginCalls));
+    driver_calls.insert(driver_calls.end(), std::begin(kCaptureEndCalls), std::end(kCaptureEndCalls));
+    for (CUpti_CallbackId id : driver_calls)
         if (CUptiResult r = api.cuptiEnableCallback(1, *subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id); r != CUPTI_SUCCESS)
             return "cuptiEnableCallback failed: " + cupti_error(r);
     for (CUpti_CallbackId id : kGraphNodeEvents)

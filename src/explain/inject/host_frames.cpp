@@ -1,6 +1,5 @@
 #include "explain/inject/host_frames.hpp"
 
-#include <cxxabi.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <execinfo.h>
@@ -51,15 +50,6 @@ bool is_executable(const void *base, const char *name, const std::string &path) 
     return known[base] = yes;
 }
 
-std::string demangled_symbol(const char *symbol) {
-    if (!symbol) return "";
-    int status = 0;
-    char *out = abi::__cxa_demangle(symbol, nullptr, nullptr, &status);
-    std::string name = status == 0 && out ? out : symbol;
-    std::free(out);
-    return name;
-}
-
 }  // namespace
 
 HostFrame program_frame() {
@@ -74,7 +64,6 @@ HostFrame program_frame() {
         HostFrame f;
         f.module = exe.path;
         f.address = exe.position_independent ? at - reinterpret_cast<std::uintptr_t>(info.dli_fbase) : at;
-        f.function = demangled_symbol(info.dli_sname);
         return f;
     }
     return {};

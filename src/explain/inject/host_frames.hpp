@@ -3,9 +3,10 @@
 // (not the CUDA runtime, the driver, libc or another library), found with
 // backtrace() and dladdr(). Its address is kept as the executable's offset
 // (or absolute address, for an executable that is not position independent),
-// which the front end turns into a file and line with addr2line where the
-// program carries debug information; the function's name comes from the
-// executable's dynamic symbols where it exports them (-rdynamic).
+// which the front end turns into a function (from the executable's symbol
+// table) and a file and line (where it carries debug information) with
+// addr2line. The dynamic symbol dladdr() finds is not used: in an executable
+// that exports few symbols it is often another function's.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,6 @@ namespace gmexplain {
 struct HostFrame {
     std::string module;         // the executable's path; "" when no frame lies in it
     std::uint64_t address = 0;  // for addr2line -e module
-    std::string function;       // demangled, "" where the executable exports no symbol for it
 };
 
 HostFrame program_frame();

@@ -25,6 +25,15 @@ inline std::string demangled(const std::string &mangled) {
     return name;
 }
 
+// Kernels no pass touches: XLA's autotuning timer (DelayKernel spins until
+// the host releases it: a replay waits for its time-out, seconds each) and the
+// profiler's own kernels of a replay (WaitNs, tools_memcmp).
+inline bool never_counted(const std::string &mangled) {
+    static const std::regex infrastructure(R"((^|::|_Z\d+)(DelayKernel|WaitNs|tools_memcmp)(\(|$|[A-Z]|v|P|I))");
+    const std::string name = demangled(mangled);
+    return std::regex_search(name, infrastructure) || std::regex_search(mangled, infrastructure);
+}
+
 class KernelChoice {
 public:
     // by_name: only `named` is wanted; otherwise the first launched, as above.
@@ -36,15 +45,18 @@ public:
     }
 
     bool wanted(const std::string &mangled, std::uint32_t site = 0) {
-        if (by_name_) return named_.count(mangled) > 0;
         auto it = verdicts_.find({mangled, site});
         if (it != verdicts_.end()) return it->second;
-        bool yes = chosen_ < max_kernels_;
-        if (yes && !regex_.empty()) {
-            const std::regex re(regex_);
-            yes = std::regex_search(demangled(mangled), re) || std::regex_search(mangled, re);
+        bool yes = !never_counted(mangled);
+        if (yes && by_name_) yes = named_.count(mangled) > 0;
+        else if (yes) {
+            yes = chosen_ < max_kernels_;
+            if (yes && !regex_.empty()) {
+                const std::regex re(regex_);
+                yes = std::regex_search(demangled(mangled), re) || std::regex_search(mangled, re);
+            }
+            if (yes) ++chosen_;
         }
-        if (yes) ++chosen_;
         return verdicts_[{mangled, site}] = yes;
     }
 

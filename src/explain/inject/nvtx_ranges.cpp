@@ -60,16 +60,27 @@ bool install(NvtxGetExportTableFunc_t get_table, NvtxCallbackModule module,
 
 const std::vector<std::string> &nvtx_open_ranges() { return t_ranges; }
 
+// An autograd node's range: "MmBackward0" (the node's own, with its
+// sequence number) or "autograd::engine::evaluate_function: MmBackward0".
+bool backward_node(const std::string &name, std::string *node) {
+    const auto evaluate = name.find("evaluate_function: ");
+    const std::string n = evaluate == std::string::npos ? name : name.substr(evaluate + 19);
+    auto end = n.find_last_not_of("0123456789");
+    if (end == std::string::npos || end < 7 || n.compare(end - 7, 8, "Backward") != 0) return false;
+    *node = n;
+    return true;
+}
+
 OperatorContext operator_context(const std::vector<std::string> &ranges) {
     OperatorContext c;
     for (const auto &r : ranges) {
         const std::string name = range_name(r);
         const long long seq = sequence_number(r);
-        const auto evaluate = name.find("evaluate_function: ");
-        if (evaluate != std::string::npos) {
-            c.backward_node = name.substr(evaluate + 19);
-            c.backward_seq = seq;
-        } else if (c.forward_seq < 0 && seq >= 0 && c.backward_seq < 0) {
+        std::string node;
+        if (backward_node(name, &node)) {
+            c.backward_node = node;
+            if (seq >= 0) c.backward_seq = seq;
+        } else if (c.forward_seq < 0 && seq >= 0 && c.backward_node.empty()) {
             c.forward_seq = seq;
         }
         if (name.rfind("aten::", 0) == 0) c.op = name;
