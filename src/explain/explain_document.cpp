@@ -50,7 +50,7 @@ std::string source_line(const std::string &file, int line) {
 
 json call_site_json(const CallSiteRecord &site) {
     CallSiteRecord s = site;
-    json j = {{"op", s.op}, {"backward", s.backward}};
+    json j = {{"op", s.op}, {"inner_op", s.inner_op}, {"backward", s.backward}};
     if (s.address && s.line == 0) {  // a C/C++ program: its executable and the call's address
         j["executable"] = s.file;
         j["address"] = s.address;
@@ -87,6 +87,7 @@ std::string call_site_text(const json &site) {
         text = "at an unknown line";
     }
     std::string tags = op;
+    if (const std::string inner = site.value("inner_op", ""); !inner.empty()) tags += " > " + inner;
     if (!backward.empty()) tags += (tags.empty() ? "" : ", ") + std::string("backward: ") + backward;
     if (!tags.empty()) text += "  [" + tags + "]";
     return text;

@@ -99,6 +99,7 @@ void add_call_site(PassRecords &out, const json &j, int pid) {
     s.line = num<int>(j, "line");
     s.function = str(j, "function");
     s.op = str(j, "op");
+    s.inner_op = str(j, "inner_op");
     s.backward = str(j, "backward");
     s.address = num<std::uint64_t>(j, "address");
     const std::string key = s.key();
@@ -109,7 +110,7 @@ void add_call_site(PassRecords &out, const json &j, int pid) {
 }  // namespace
 
 std::string CallSiteRecord::key() const {
-    return file + ":" + std::to_string(line) + "|" + function + "|" + op + "|" + backward +
+    return file + ":" + std::to_string(line) + "|" + function + "|" + op + "|" + inner_op + "|" + backward +
            (address ? "|" + std::to_string(address) : "");
 }
 

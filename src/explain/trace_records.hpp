@@ -13,6 +13,7 @@ namespace gmexplain {
 // Where a launch was made in the user's program (inject/call_sites.hpp).
 struct CallSiteRecord {
     std::string file, function, op, backward;  // backward: the autograd node running it ("MmBackward0")
+    std::string inner_op;                      // the innermost operator where it differs from op ("aten::gather")
     int line = 0;
     std::uint64_t address = 0;  // a C/C++ program's call: file is the executable, line 0 until addr2line reads it
     // One string per distinct site, the same in every pass and process.

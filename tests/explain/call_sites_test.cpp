@@ -91,7 +91,8 @@ TEST(ExplainCallSites, CountedLaunchesBelongToTheirSite) {
 
 TEST(ExplainCallSites, OperatorAndAutogradSequenceFromNvtxRanges) {
     const auto forward = operator_context({"aten::linear, seq = 4", "aten::addmm, seq = 5", "aten::copy_"});
-    EXPECT_EQ(forward.op, "aten::copy_");
+    EXPECT_EQ(forward.op, "aten::linear");  // what the user's line called
+    EXPECT_EQ(forward.inner_op, "aten::copy_");  // whose kernel it is
     EXPECT_EQ(forward.forward_seq, 4);
     EXPECT_EQ(forward.backward_seq, -1);
     const auto backward = operator_context({"autograd::engine::evaluate_function: AddmmBackward0, seq = 5", "AddmmBackward0",
@@ -130,6 +131,9 @@ TEST(ExplainCallSites, TextNamesLineSourceAndOperator) {
     const auto j = call_site_json(s);
     EXPECT_EQ(j["source"], "y = x.t().contiguous()");
     EXPECT_EQ(call_site_text(j), "at " + file + ":3 in Model.forward: y = x.t().contiguous()  [aten::clone]");
+    s.inner_op = "aten::copy_";
+    EXPECT_EQ(call_site_text(call_site_json(s)), "at " + file + ":3 in Model.forward: y = x.t().contiguous()  [aten::clone > aten::copy_]");
+    s.inner_op.clear();
     s.backward = "CloneBackward0";
     EXPECT_NE(call_site_text(call_site_json(s)).find("[aten::clone, backward: CloneBackward0]"), std::string::npos);
     s.line = 0;

@@ -14,7 +14,7 @@ namespace gmexplain {
 
 namespace {
 
-using SiteKey = std::tuple<std::string, int, std::string, std::string, std::string, std::uint64_t>;
+using SiteKey = std::tuple<std::string, int, std::string, std::string, std::string, std::string, std::uint64_t>;
 
 struct SiteTable {
     std::mutex mutex;
@@ -36,6 +36,7 @@ CallSite site_of_launch(SiteTable &t) {
     const PythonLine py = python_user_line();
     CallSite s;
     s.op = op.op;
+    if (op.inner_op != op.op) s.inner_op = op.inner_op;
     if (py.line > 0) {
         s.file = py.file;
         s.line = py.line;
@@ -77,11 +78,11 @@ namespace {
 // The site's number, its record written the first time it is seen.
 std::uint32_t number_site(SiteTable &t, const CallSite &s) {
     std::lock_guard<std::mutex> lock(t.mutex);
-    auto [it, fresh] = t.numbers.try_emplace(SiteKey{s.file, s.line, s.function, s.op, s.backward, s.address},
+    auto [it, fresh] = t.numbers.try_emplace(SiteKey{s.file, s.line, s.function, s.op, s.inner_op, s.backward, s.address},
                                              std::uint32_t(t.numbers.size() + 1));
     if (fresh)
         sink_write(Line().field("type", "callsite").field("site", std::uint64_t(it->second)).field("file", s.file)
-                       .field("line", s.line).field("function", s.function).field("op", s.op)
+                       .field("line", s.line).field("function", s.function).field("op", s.op).field("inner_op", s.inner_op)
                        .field("backward", s.backward).field("address", s.address));
     return it->second;
 }

@@ -19,6 +19,7 @@ namespace gmexplain {
 
 struct CallSite {
     std::string file, function, op, backward;  // backward: the autograd node ("MmBackward0") where it runs one
+    std::string inner_op;                      // the innermost operator, where it differs from op
     int line = 0;
     std::uint64_t address = 0;  // a C/C++ program's: file is the executable, line 0 (host_frames.hpp)
 };

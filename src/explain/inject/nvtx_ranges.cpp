@@ -83,7 +83,10 @@ OperatorContext operator_context(const std::vector<std::string> &ranges) {
         } else if (c.forward_seq < 0 && seq >= 0 && c.backward_node.empty()) {
             c.forward_seq = seq;
         }
-        if (name.rfind("aten::", 0) == 0) c.op = name;
+        if (name.rfind("aten::", 0) == 0) {
+            if (c.op.empty()) c.op = name;
+            c.inner_op = name;
+        }
     }
     return c;
 }

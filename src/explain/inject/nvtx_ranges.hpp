@@ -13,12 +13,13 @@ namespace gmexplain {
 // The calling thread's open ranges, outermost first.
 const std::vector<std::string> &nvtx_open_ranges();
 
-// From the open ranges: the innermost ATen operator ("aten::index_select"), ""
-// if none; the sequence number of the outermost range that carries one (the
+// From the open ranges: the outermost ATen operator (the one the user's line
+// called: "aten::index_select") and the innermost (the one whose kernel it
+// is: "aten::gather"), "" if none; the sequence number of the outermost range that carries one (the
 // forward operator whose backward shares it), -1 if none; and, on an autograd
 // thread, the sequence number of the backward node being evaluated, -1 if none.
 struct OperatorContext {
-    std::string op;
+    std::string op, inner_op;
     long long forward_seq = -1;
     long long backward_seq = -1;
     std::string backward_node;  // "MmBackward0"
