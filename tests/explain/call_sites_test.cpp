@@ -6,12 +6,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 
 #include "explain/explain_document.hpp"
 #include "explain/inject/host_frames.hpp"
+#include "explain/inject/kernel_choice.hpp"
 #include "explain/inject/nvtx_ranges.hpp"
 #include "explain/inject/python_frames.hpp"
 #include "explain/program_launch.hpp"
@@ -245,4 +247,63 @@ TEST(ExplainCallSites, ACountedGraphLaunchKeepsOneRecordOfEachOfItsKernels) {
     ASSERT_EQ(k.size(), 1u);
     EXPECT_EQ(k[0].launches, 2u);
     EXPECT_DOUBLE_EQ(k[0].total_ms, 0.0001 + 0.05);
+}
+
+// Records captured on an H100 (driver 580.159, CUDA 13.0) by
+// scripts/explain-sites-gpu.sh: each kernel at its user line and operator.
+namespace {
+const std::string kSitesFixtures = GMX_SOURCE_DIR "/tests/explain/fixtures/sites-h100/";
+const KernelSummary *at_line(const std::vector<KernelSummary> &kernels, const std::string &name_part, int line) {
+    for (const auto &k : kernels)
+        if (k.name.find(name_part) != std::string::npos && k.call_site.line == line) return &k;
+    return nullptr;
+}
+}  // namespace
+
+TEST(ExplainCallSitesRecorded, TorchTrainingStepKernelsAtTheirLines) {
+    const PassRecords r = read_pass(kSitesFixtures + "torch_training_step", "single");
+    const auto kernels = summarize_kernels(r);
+    const auto *copy = at_line(kernels, "direct_copy_kernel_cuda", 26);  // transposed = table.t().contiguous()
+    ASSERT_NE(copy, nullptr);
+    EXPECT_EQ(copy->call_site.op, "aten::copy_");
+    EXPECT_EQ(copy->launches, 5u);
+    EXPECT_EQ(copy->short_name, "elementwise_kernel<direct_copy_kernel_cuda>");
+    const auto *gather = at_line(kernels, "_scatter_gather_elementwise_kernel", 28);  // torch.index_select(table.t(), ...)
+    ASSERT_NE(gather, nullptr);
+    EXPECT_EQ(gather->call_site.op, "aten::gather");
+    // The same copy kernel also runs inside the layer's forward (line 20): a kernel of its own there.
+    EXPECT_NE(at_line(kernels, "direct_copy_kernel_cuda", 20), nullptr);
+    // The forward's GEMMs at the line that called the layer; the optimizer's kernels at optimizer.step().
+    const auto *gemm = at_line(kernels, "sm80_xmma_gemm", 20);
+    ASSERT_NE(gemm, nullptr);
+    EXPECT_EQ(gemm->call_site.op, "aten::addmm");
+    EXPECT_NE(at_line(kernels, "multi_tensor_apply_kernel", 22), nullptr);
+    // Counted launches join their kernel at its site: the copy at line 26 was counted (in the run after).
+    const PassRecords counting = read_pass(kSitesFixtures + "torch_training_step", "counters");
+    EXPECT_TRUE(std::any_of(counting.counters.begin(), counting.counters.end(),
+                            [&](const CounterRecord &c) { return counts_for(c, *copy); }));
+    EXPECT_FALSE(std::any_of(counting.counters.begin(), counting.counters.end(), [&](const CounterRecord &c) {
+        return counts_for(c, *at_line(kernels, "direct_copy_kernel_cuda", 20)) && c.site == copy->site;
+    }));
+}
+
+TEST(ExplainCallSitesRecorded, JaxKernelsAtTheLineThatCalledTheJittedFunction) {
+    const PassRecords r = read_pass(kSitesFixtures + "jax_program", "single");
+    const auto kernels = summarize_kernels(r);
+    EXPECT_NE(at_line(kernels, "input_reduce_fusion", 20), nullptr);  // out = transposed_mean(a)
+    // XLA's autotuning timer is listed, never chosen.
+    EXPECT_TRUE(std::any_of(kernels.begin(), kernels.end(), [](const KernelSummary &k) { return never_counted(k.mangled); }));
+}
+
+TEST(ExplainCallSitesRecorded, GraphCountedAsOneRangeJoinsItsOneKernelAtItsCaptureSite) {
+    const PassRecords r = read_pass(kSitesFixtures + "graph_strided-planted", "single");
+    const auto kernels = summarize_kernels(r);
+    ASSERT_EQ(kernels.size(), 1u);  // the replay's extra records and the profiler's kernels dropped
+    EXPECT_EQ(kernels[0].short_name, "scale_in_graph");
+    EXPECT_EQ(kernels[0].launches, 20u);
+    EXPECT_EQ(kernels[0].graph_launches, 20u);
+    ASSERT_EQ(r.counters.size(), 1u);
+    EXPECT_TRUE(counts_for(r.counters[0], kernels[0]));
+    // The capture's site (the launch inside cudaStreamBeginCapture/EndCapture), not the instantiation's.
+    EXPECT_EQ(kernels[0].call_site.address, 67939u);
 }
