@@ -45,6 +45,7 @@ explain() {
 export PYTHONUNBUFFERED=1
 S=examples/explain/outside
 explain torch_training_step -- python3 $S/torch_training_step.py
+explain torch_transformer_loop -- python3 $S/torch_transformer_loop.py
 explain torch_compile_default -- python3 $S/torch_compile_step.py default
 explain torch_compile_reduce_overhead -- python3 $S/torch_compile_step.py reduce-overhead
 explain triton_softmax -- python3 $S/triton_softmax.py
@@ -77,6 +78,14 @@ if wanted ncu && [ -s "$OUT/json/torch_training_step.json" ]; then
   timeout 300 ncu --section MemoryWorkloadAnalysis_Tables --section SourceCounters -k "regex:$filter" -c "$count" \
     python3 $S/torch_training_step.py >"$OUT/text/torch_training_step.ncu.txt" 2>&1
   printf 'torch_training_step.ncu\t%s\t0\t%.2f\n' "$?" "$(awk "BEGIN{print $(now) - $t0}")" | tee -a "$OUT/timings.tsv"
+fi
+if wanted ncu && [ -s "$OUT/json/torch_transformer_loop.json" ]; then
+  filter=$(python3 bench/explain_gpu_report.py --ncu-filter "$OUT/json/torch_transformer_loop.json")
+  count=$(python3 bench/explain_gpu_report.py --ncu-count "$OUT/json/torch_transformer_loop.json")
+  t0=$(now)
+  timeout 300 ncu --section MemoryWorkloadAnalysis_Tables --section SourceCounters -k "regex:$filter" -c "$count" \
+    python3 $S/torch_transformer_loop.py >"$OUT/text/torch_transformer_loop.ncu.txt" 2>&1
+  printf 'torch_transformer_loop.ncu\t%s\t0\t%.2f\n' "$?" "$(awk "BEGIN{print $(now) - $t0}")" | tee -a "$OUT/timings.tsv"
 fi
 # The new example kernels under compute-sanitizer's memcheck.
 if wanted sanitizer; then
