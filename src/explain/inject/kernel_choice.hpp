@@ -31,7 +31,9 @@ inline std::string demangled(const std::string &mangled) {
 // function's own name (no std::regex: its recursion overflows the stack of a
 // callback thread on a name of thousands of characters).
 inline bool never_counted(const std::string &mangled) {
-    const std::string name = demangled(mangled);
+    std::string name = demangled(mangled);
+    for (auto at = name.find("(anonymous namespace)"); at != std::string::npos; at = name.find("(anonymous namespace)"))
+        name.erase(at, 21);
     const std::string function = name.substr(0, name.find('('));
     const auto scope = function.rfind("::");
     const std::string base = scope == std::string::npos ? function : function.substr(scope + 2);
