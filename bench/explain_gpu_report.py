@@ -27,6 +27,7 @@ EXPECTED = {
     'managed_loop': 'unified_memory_faults',
     'malloc_in_loop': 'allocation_in_loop',
     'l2_eviction': 'l2_evicted_reuse',
+    'graph_bank_conflicts': 'shared_bank_conflicts',
 }
 OUTSIDE = ['torch_training_step', 'cupy_rawkernel', 'triton_softmax', 'torch_training_step-p2']
 

@@ -57,7 +57,7 @@ ncu_on() {
 }
 
 EXTRA=()
-PATTERNS="strided_access misaligned_access bank_conflicts local_memory low_bandwidth pageable_transfers small_transfers serial_copies managed_faults managed_loop malloc_in_loop l2_eviction"
+PATTERNS="strided_access misaligned_access bank_conflicts local_memory low_bandwidth pageable_transfers small_transfers serial_copies managed_faults managed_loop malloc_in_loop l2_eviction graph_bank_conflicts"
 # The default (one run: trace and count together), then --passes 2 (trace, then count).
 for p in $PATTERNS; do
   explain "$p-planted" -- "$EX/$p"

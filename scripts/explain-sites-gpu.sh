@@ -51,7 +51,7 @@ explain torch_compile_reduce_overhead -- python3 $S/torch_compile_step.py reduce
 explain triton_softmax -- python3 $S/triton_softmax.py
 explain cupy_rawkernel -- python3 $S/cupy_rawkernel.py
 explain jax_program -- python3 $S/jax_program.py
-for p in ${GM_SITES_PAIRS:-graph_strided strided_access}; do
+for p in ${GM_SITES_PAIRS:-graph_bank_conflicts graph_strided managed_loop strided_access}; do
   explain "$p-planted" -- "$EX/$p"
   explain "$p-fixed" -- "$EX/$p" --fixed
 done

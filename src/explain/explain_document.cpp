@@ -48,16 +48,39 @@ std::string source_line(const std::string &file, int line) {
     return "";
 }
 
-json call_site_json(const CallSiteRecord &site) {
+namespace {
+
+// A frame of the CUDA runtime linked into the program, or the kernel's own
+// host stub: not the user's line.
+bool runtime_frame(const std::string &function, const std::string &kernel) {
+    if (function.empty()) return false;
+    for (const char *prefix : {"libcudart_static", "cuda", "__cuda", "__device_stub__", "cudart::", "__nv", "_GLOBAL__"})
+        if (function.rfind(prefix, 0) == 0) return true;
+    auto plain = [](std::string f) { return f.rfind("void ", 0) == 0 ? f.substr(5) : f; };
+    return !kernel.empty() && plain(function) == plain(kernel);
+}
+
+}  // namespace
+
+json call_site_json(const CallSiteRecord &site, const std::string &kernel) {
     CallSiteRecord s = site;
     json j = {{"op", s.op}, {"inner_op", s.inner_op}, {"backward", s.backward}};
-    if (s.address && s.line == 0) {  // a C/C++ program: its executable and the call's address
+    if (!s.addresses.empty() && s.line == 0) {  // a C/C++ program: its executable and the calls' addresses
         j["executable"] = s.file;
-        j["address"] = s.address;
-        const HostLine host = host_source_line(s.file, s.address);
+        j["addresses"] = s.addresses;
+        std::uint64_t chosen = s.addresses.front();
+        HostLine host = host_source_line(s.file, chosen);
+        for (auto a : s.addresses) {
+            const HostLine h = host_source_line(s.file, a);
+            if (runtime_frame(h.function, kernel)) continue;
+            chosen = a;
+            host = h;
+            break;
+        }
+        j["address"] = chosen;
         s.file = host.file;
         s.line = host.line;
-        if (!host.function.empty()) s.function = host.function;
+        if (!host.function.empty() && !runtime_frame(host.function, kernel)) s.function = host.function;
     }
     j["file"] = s.file;
     j["line"] = s.line;
@@ -111,7 +134,7 @@ json kernel_json(const KernelSummary &k, int rank) {
             {"dynamic_shared_bytes", k.dynamic_shared},
             {"local_bytes_per_thread", k.local_per_thread},
             {"device", k.device},
-            {"call_site", k.site.empty() ? json(nullptr) : call_site_json(k.call_site)}};
+            {"call_site", k.site.empty() ? json(nullptr) : call_site_json(k.call_site, k.name)}};
 }
 
 namespace {

@@ -28,7 +28,9 @@ nlohmann::json slowdown_json(const Slowdown &s, int device);
 // The text of line `line` of `file`, spaces trimmed; "" where it cannot be read.
 std::string source_line(const std::string &file, int line);
 
-nlohmann::json call_site_json(const CallSiteRecord &site);
+// A C/C++ program's site is its innermost frame that is neither the CUDA
+// runtime linked into the program nor `kernel`'s own host stub.
+nlohmann::json call_site_json(const CallSiteRecord &site, const std::string &kernel = "");
 
 // "at train.py:12 in forward: y = x.t().contiguous()  [aten::clone]", or for
 // a backward "... [aten::mm, backward: MmBackward0]"; "" for a null site.

@@ -73,6 +73,19 @@ void dimensions(const json &j, const char *key, std::int64_t (&out)[3]) {
         if (j[key][i].is_number()) out[i] = j[key][i].get<std::int64_t>();
 }
 
+// No bytes moved by instructions that made requests: the SASS-patching
+// metric was not collected for that launch (a CUDA graph's range, counted on
+// an H100, reports 0), not measured as zero; the figures that read it fall
+// back as they do where it is missing.
+void drop_impossible_sass_bytes(std::map<std::string, double> &m) {
+    for (const char *op : {"ld", "st"}) {
+        const std::string bytes = std::string("sm__sass_data_bytes_mem_global_op_") + op + ".sum";
+        const std::string requests = std::string("l1tex__t_requests_pipe_lsu_mem_global_op_") + op + ".sum";
+        auto b = m.find(bytes), r = m.find(requests);
+        if (b != m.end() && r != m.end() && b->second == 0 && r->second > 0) m.erase(b);
+    }
+}
+
 void add_counters(PassRecords &out, const json &j, int pid) {
     CounterRecord c;
     c.pid = pid;
@@ -90,6 +103,7 @@ void add_counters(PassRecords &out, const json &j, int pid) {
     if (j.contains("metrics") && j["metrics"].is_object())
         for (const auto &[k, v] : j["metrics"].items())
             if (v.is_number()) c.metrics[k] = v.get<double>();
+    drop_impossible_sass_bytes(c.metrics);
     out.counters.push_back(c);
 }
 
@@ -101,7 +115,12 @@ void add_call_site(PassRecords &out, const json &j, int pid) {
     s.op = str(j, "op");
     s.inner_op = str(j, "inner_op");
     s.backward = str(j, "backward");
-    s.address = num<std::uint64_t>(j, "address");
+    if (j.contains("addresses") && j["addresses"].is_array()) {
+        for (const auto &a : j["addresses"])
+            if (a.is_number_unsigned()) s.addresses.push_back(a.get<std::uint64_t>());
+    } else if (const auto one = num<std::uint64_t>(j, "address")) {  // records of the first version: one frame
+        s.addresses.push_back(one);
+    }
     const std::string key = s.key();
     out.sites.emplace(key, s);
     out.site_keys[{pid, num<std::uint64_t>(j, "site")}] = key;
@@ -109,9 +128,15 @@ void add_call_site(PassRecords &out, const json &j, int pid) {
 
 }  // namespace
 
+std::string CallSiteRecord::address_text() const {
+    std::string out;
+    for (auto a : addresses) out += "|" + std::to_string(a);
+    return out;
+}
+
 std::string CallSiteRecord::key() const {
     return file + ":" + std::to_string(line) + "|" + function + "|" + op + "|" + inner_op + "|" + backward +
-           (address ? "|" + std::to_string(address) : "");
+           address_text();
 }
 
 namespace {

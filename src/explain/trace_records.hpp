@@ -15,9 +15,10 @@ struct CallSiteRecord {
     std::string file, function, op, backward;  // backward: the autograd node running it ("MmBackward0")
     std::string inner_op;                      // the innermost operator where it differs from op ("aten::gather")
     int line = 0;
-    std::uint64_t address = 0;  // a C/C++ program's call: file is the executable, line 0 until addr2line reads it
+    std::vector<std::uint64_t> addresses;  // a C/C++ program's: file is the executable, line 0; innermost frame first
     // One string per distinct site, the same in every pass and process.
     std::string key() const;
+    std::string address_text() const;
 };
 
 struct KernelRecord {

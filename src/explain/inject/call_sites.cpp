@@ -14,7 +14,7 @@ namespace gmexplain {
 
 namespace {
 
-using SiteKey = std::tuple<std::string, int, std::string, std::string, std::string, std::string, std::uint64_t>;
+using SiteKey = std::tuple<std::string, int, std::string, std::string, std::string, std::string, std::vector<std::uint64_t>>;
 
 struct SiteTable {
     std::mutex mutex;
@@ -58,7 +58,7 @@ CallSite site_of_launch(SiteTable &t) {
     } else if (!python_running()) {
         const HostFrame host = program_frame();
         s.file = host.module;
-        s.address = host.address;
+        s.addresses = host.addresses;
     }
     return s;
 }
@@ -75,15 +75,21 @@ bool call_sites_wanted() {
 
 namespace {
 
+std::string address_list(const std::vector<std::uint64_t> &addresses) {
+    std::string out;
+    for (auto a : addresses) out += (out.empty() ? "" : ",") + std::to_string(a);
+    return "[" + out + "]";
+}
+
 // The site's number, its record written the first time it is seen.
 std::uint32_t number_site(SiteTable &t, const CallSite &s) {
     std::lock_guard<std::mutex> lock(t.mutex);
-    auto [it, fresh] = t.numbers.try_emplace(SiteKey{s.file, s.line, s.function, s.op, s.inner_op, s.backward, s.address},
+    auto [it, fresh] = t.numbers.try_emplace(SiteKey{s.file, s.line, s.function, s.op, s.inner_op, s.backward, s.addresses},
                                              std::uint32_t(t.numbers.size() + 1));
     if (fresh)
         sink_write(Line().field("type", "callsite").field("site", std::uint64_t(it->second)).field("file", s.file)
                        .field("line", s.line).field("function", s.function).field("op", s.op).field("inner_op", s.inner_op)
-                       .field("backward", s.backward).field("address", s.address));
+                       .field("backward", s.backward).raw("addresses", address_list(s.addresses)));
     return it->second;
 }
 
@@ -92,7 +98,7 @@ std::uint32_t current_site() {
     if (!call_sites_wanted()) return 0;
     SiteTable &t = sites();
     const CallSite s = site_of_launch(t);
-    if (s.line == 0 && s.op.empty() && s.address == 0) return 0;
+    if (s.line == 0 && s.op.empty() && s.addresses.empty()) return 0;
     return number_site(t, s);
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gmexplain {
 
@@ -21,7 +22,7 @@ struct CallSite {
     std::string file, function, op, backward;  // backward: the autograd node ("MmBackward0") where it runs one
     std::string inner_op;                      // the innermost operator, where it differs from op
     int line = 0;
-    std::uint64_t address = 0;  // a C/C++ program's: file is the executable, line 0 (host_frames.hpp)
+    std::vector<std::uint64_t> addresses;  // a C/C++ program's: file is the executable, line 0 (host_frames.hpp)
 };
 
 // The site of the launch the calling thread is making (the driver call's

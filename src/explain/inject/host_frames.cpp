@@ -52,21 +52,20 @@ bool is_executable(const void *base, const char *name, const std::string &path) 
 
 }  // namespace
 
-HostFrame program_frame() {
+HostFrame program_frame(std::size_t depth) {
     const Executable &exe = executable();
     void *frames[48];
     const int n = backtrace(frames, 48);
-    for (int i = 1; i < n; ++i) {  // frames[0] is this function's own
+    HostFrame f;
+    for (int i = 1; i < n && f.addresses.size() < depth; ++i) {  // frames[0] is this function's own
         Dl_info info;
         if (!dladdr(frames[i], &info) || !is_executable(info.dli_fbase, info.dli_fname, exe.path)) continue;
         // A return address: the call instruction is the byte before it.
         const auto at = reinterpret_cast<std::uintptr_t>(frames[i]) - 1;
-        HostFrame f;
         f.module = exe.path;
-        f.address = exe.position_independent ? at - reinterpret_cast<std::uintptr_t>(info.dli_fbase) : at;
-        return f;
+        f.addresses.push_back(exe.position_independent ? at - reinterpret_cast<std::uintptr_t>(info.dli_fbase) : at);
     }
-    return {};
+    return f;
 }
 
 }  // namespace gmexplain

@@ -10,15 +10,20 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <string>
+#include <vector>
 
 namespace gmexplain {
 
 struct HostFrame {
-    std::string module;         // the executable's path; "" when no frame lies in it
-    std::uint64_t address = 0;  // for addr2line -e module
+    std::string module;                   // the executable's path; "" when no frame lies in it
+    std::vector<std::uint64_t> addresses;  // for addr2line -e module, innermost first
 };
 
-HostFrame program_frame();
+// The innermost `depth` frames in the executable: a program linked with the
+// static CUDA runtime runs the runtime's launch code, then the kernel's host
+// stub, in its own executable before the user's line; the front end skips them.
+HostFrame program_frame(std::size_t depth = 6);
 
 }  // namespace gmexplain
