@@ -170,6 +170,39 @@ CUcontext current_context() {
     return ctx;
 }
 
+// The device record CUPTI writes when tracing starts before the context:
+// read from the driver for a session that attaches later.
+void write_current_device() {
+    using GetDevice = CUresult (*)(CUdevice *);
+    using GetName = CUresult (*)(char *, int, CUdevice);
+    using GetAttribute = CUresult (*)(int *, CUdevice_attribute, CUdevice);
+    using TotalMem = CUresult (*)(size_t *, CUdevice);
+    const auto get_device = driver_function<GetDevice>("cuCtxGetDevice");
+    const auto get_name = driver_function<GetName>("cuDeviceGetName");
+    const auto attribute = driver_function<GetAttribute>("cuDeviceGetAttribute");
+    const auto total = driver_function<TotalMem>("cuDeviceTotalMem_v2");
+    CUdevice device = 0;
+    char name[256] = "";
+    if (!get_device || !get_name || !attribute || get_device(&device) != CUDA_SUCCESS ||
+        get_name(name, sizeof name, device) != CUDA_SUCCESS)
+        return;
+    auto value = [&](CUdevice_attribute a) {
+        int v = 0;
+        return attribute(&v, a, device) == CUDA_SUCCESS ? v : 0;
+    };
+    size_t bytes = 0;
+    if (total) total(&bytes, device);
+    // Bandwidth as CUPTI's record gives it (KB/s): memory clock (kHz) x bus width (bytes) x 2.
+    const std::uint64_t kbs = std::uint64_t(value(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)) *
+                              std::uint64_t(value(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH) / 8) * 2;
+    sink_write(Line().field("type", "device").field("id", int(device)).field("name", std::string(name))
+                   .field("sm_count", value(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT))
+                   .field("memory_bytes", std::uint64_t(bytes)).field("memory_bandwidth_kbs", kbs)
+                   .field("l2_bytes", value(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE))
+                   .field("compute_capability", value(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
+                                                    value(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)));
+}
+
 int attach(const std::string &folder) {
     if (!g_pass.empty() || g_attached) {
         g_attach_message = g_attached ? "a session is already open in this process"
@@ -200,8 +233,12 @@ int attach(const std::string &folder) {
         sink_write(Line().field("type", "counters_unavailable").field("reason", why));
         trace_watch_contexts();
     }
-    // The context exists already: its creation was before the session.
-    if (current_context()) trace_context_created();
+    // The context exists already: its creation was before the session, and
+    // so was CUPTI's record of its device.
+    if (current_context()) {
+        trace_context_created();
+        write_current_device();
+    }
     g_attached = true;
     return 0;
 }
