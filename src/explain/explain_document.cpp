@@ -121,6 +121,7 @@ json kernel_json(const KernelSummary &k, int rank) {
     return {{"rank", rank},
             {"name", k.name},
             {"short_name", k.short_name},
+            {"library", kernel_library(k.name)},
             {"mangled", k.mangled},
             {"launches", k.launches},
             {"graph_launches", k.graph_launches},
@@ -307,7 +308,9 @@ std::string explanation_text(const json &doc) {
     o << "Kernels by total time (" << doc["kernels_total"].get<int>() << " kernels, "
       << fmt("%.3g", doc["run"]["figures"].value("kernel_ms", 0.0)) << " ms on the GPU):\n";
     for (const auto &k : doc["kernels"]) {
-        o << "#" << k["rank"].get<int>() << " " << kernel_display_name(k) << "\n";
+        o << "#" << k["rank"].get<int>() << " " << kernel_display_name(k);
+        if (const std::string library = k.value("library", ""); !library.empty()) o << " (" << library << ")";
+        o << "\n";
         if (const std::string site = call_site_text(k.value("call_site", json())); !site.empty())
             o << "   " << site << "\n";
         o << "   " << k["launches"].get<std::uint64_t>() << " launches, " << fmt("%.3g", k["total_ms"].get<double>())

@@ -73,16 +73,19 @@ void dimensions(const json &j, const char *key, std::int64_t (&out)[3]) {
         if (j[key][i].is_number()) out[i] = j[key][i].get<std::int64_t>();
 }
 
-// No bytes moved by instructions that made requests: the SASS-patching
-// metric was not collected for that launch (a CUDA graph's range, counted on
-// an H100, reports 0), not measured as zero; the figures that read it fall
-// back as they do where it is missing.
+// Fewer SASS data bytes than requests (less than a byte a warp request,
+// which no load or store moves): the SASS-patching metric did not see the
+// instructions that made the requests (a CUDA graph's range reports 0 on an
+// H100; cuBLAS's and CUTLASS's GEMMs, whose global loads are asynchronous
+// copies to shared memory, report 0 or a few bytes), rather than measuring
+// them. The figures that read it fall back as where it is missing, so that
+// no rule judges coalescing on a count that does not describe the loads.
 void drop_impossible_sass_bytes(std::map<std::string, double> &m) {
     for (const char *op : {"ld", "st"}) {
         const std::string bytes = std::string("sm__sass_data_bytes_mem_global_op_") + op + ".sum";
         const std::string requests = std::string("l1tex__t_requests_pipe_lsu_mem_global_op_") + op + ".sum";
         auto b = m.find(bytes), r = m.find(requests);
-        if (b != m.end() && r != m.end() && b->second == 0 && r->second > 0) m.erase(b);
+        if (b != m.end() && r != m.end() && r->second > 0 && b->second < r->second) m.erase(b);
     }
 }
 

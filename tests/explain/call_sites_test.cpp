@@ -12,9 +12,11 @@
 #include <fstream>
 
 #include "explain/explain_document.hpp"
+#include "explain/explain_session.hpp"
 #include "explain/inject/host_frames.hpp"
 #include "explain/inject/kernel_choice.hpp"
 #include "explain/inject/nvtx_ranges.hpp"
+#include "explain/names/kernel_name.hpp"
 #include "explain/inject/python_frames.hpp"
 #include "explain/program_launch.hpp"
 #include "explain/trace_records.hpp"
@@ -311,4 +313,34 @@ TEST(ExplainCallSitesRecorded, GraphCountedAsOneRangeJoinsItsOneKernelAtItsCaptu
     // The capture's site (the launch inside cudaStreamBeginCapture/EndCapture), not the instantiation's.
     ASSERT_FALSE(kernels[0].call_site.addresses.empty());
     EXPECT_EQ(kernels[0].call_site.addresses.front(), 67939u);
+}
+
+// The training step's records explained again: cuBLAS's and CUTLASS's GEMMs
+// (global loads through asynchronous copies, which the SASS byte counter does
+// not see) get no coalescing finding; the user's transpose and gather do.
+TEST(ExplainCallSitesRecorded, LibraryGemmsAreNotToldToCoalesce) {
+    Options o;
+    o.from_records = kSitesFixtures + "torch_training_step";
+    o.lab_run = GMX_SOURCE_DIR "/results/nvidia-h100-80gb-hbm3-standard-suite.json";
+    o.measure = kMeasureNever;
+    const auto r = explain(o);
+    ASSERT_EQ(check_explain_document(r.document), "") << r.message;
+    int libraries = 0;
+    for (const auto &k : r.document["kernels"]) {
+        const std::string name = k["name"], library = k.value("library", "");
+        const auto findings = k.value("findings", nlohmann::json::array());
+        if (!library.empty()) {
+            ++libraries;
+            EXPECT_TRUE(findings.empty()) << name;
+        }
+        const bool user_pattern = name.find("direct_copy_kernel_cuda") != std::string::npos && k["call_site"]["line"] == 26;
+        if (user_pattern) {
+            ASSERT_EQ(findings.size(), 1u);
+            EXPECT_EQ(findings[0]["rule"], "uncoalesced_global");
+        }
+    }
+    EXPECT_GE(libraries, 3);
+    EXPECT_EQ(kernel_library("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas"), "cuBLAS");
+    EXPECT_EQ(kernel_library("void cutlass::Kernel2<cutlass_80_simt_sgemm_128x256_8x4_nt_align1>(cutlass_80_simt_sgemm_128x256_8x4_nt_align1::Params)"), "CUTLASS");
+    EXPECT_EQ(kernel_library("scale_strided(float const*, float*, int, int)"), "");
 }

@@ -154,7 +154,9 @@ TEST(KernelName, TheDocumentAndTheTextOfAPyTorchProgram) {
     }
     const std::string text = explanation_text(r.document);
     for (const auto &k : r.document["kernels"]) {
-        const std::string heading = "#" + std::to_string(k["rank"].get<int>()) + " " + k["short_name"].get<std::string>() + "\n";
+        const std::string library = k.value("library", "");
+        const std::string heading = "#" + std::to_string(k["rank"].get<int>()) + " " + k["short_name"].get<std::string>() +
+                                    (library.empty() ? "" : " (" + library + ")") + "\n";
         EXPECT_NE(text.find(heading), std::string::npos) << heading;
         if (k["name"] != k["short_name"]) EXPECT_EQ(text.find(k["name"].get<std::string>()), std::string::npos);
     }

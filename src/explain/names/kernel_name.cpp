@@ -2,6 +2,7 @@
 
 #include <cxxabi.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -111,6 +112,22 @@ std::vector<std::string> distinct_short_names(const std::vector<std::string> &ke
     for (auto &s : out)
         if (const int n = ++seen[s]; n > 1) s = names::numbered(s, n, max_chars);
     return out;
+}
+
+std::string kernel_library(const std::string &name) {
+    std::string lower = name;
+    for (char &c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    auto has = [&](const char *part) { return lower.find(part) != std::string::npos; };
+    auto starts = [&](const char *part) { return lower.rfind(part, 0) == 0; };
+    if (has("cublas") || starts("sm80_xmma") || starts("sm90_xmma") || starts("sm100_xmma") || starts("ampere_") ||
+        starts("volta_") || starts("turing_") || starts("gemv2") || starts("gemvx") || starts("gemmk1"))
+        return "cuBLAS";
+    if (has("cudnn")) return "cuDNN";
+    if (has("cutlass")) return "CUTLASS";
+    if (starts("nccl") || has("::nccl")) return "NCCL";
+    if (has("curand")) return "cuRAND";
+    if (has("cufft") || starts("regular_fft") || starts("vector_fft")) return "cuFFT";
+    return "";
 }
 
 }  // namespace gmexplain

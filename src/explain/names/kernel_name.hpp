@@ -34,4 +34,9 @@ std::string short_kernel_name(const std::string &name, std::size_t max_chars = k
 // where those are alike too, the later ones are numbered: "name (2)".
 std::vector<std::string> distinct_short_names(const std::vector<std::string> &names, std::size_t max_chars = kShortNameMax);
 
+// The NVIDIA library a kernel belongs to, by its name ("cuBLAS", "CUTLASS",
+// "cuDNN", "NCCL", "cuRAND", "cuFFT"), "" for the program's own: such a
+// kernel is fixed by calling the library differently, not by editing it.
+std::string kernel_library(const std::string &name);
+
 }  // namespace gmexplain
