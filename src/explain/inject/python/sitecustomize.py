@@ -15,6 +15,7 @@ It never changes what the program computes. GMLAB_EXPLAIN_TORCH_OPS=0 turns
 the operator names off.
 """
 
+import atexit
 import importlib.abc
 import importlib.util
 import os
@@ -38,17 +39,32 @@ def _note(text):
         pass
 
 
+def _without_synchronize(torch, action):
+    """emit_nvtx synchronises the device on entry and exit: not here, where
+    that would initialise CUDA at import, or touch it at exit."""
+    synchronize = torch.cuda.synchronize
+    torch.cuda.synchronize = lambda *args, **kwargs: None
+    try:
+        action()
+    finally:
+        torch.cuda.synchronize = synchronize
+
+
 def _annotate_torch_operators(torch):
     try:
-        profiler = torch.autograd.profiler
-        synchronize = torch.cuda.synchronize
-        torch.cuda.synchronize = lambda *args, **kwargs: None
-        try:
-            profiler.emit_nvtx(record_shapes=False).__enter__()
-        finally:
-            torch.cuda.synchronize = synchronize
+        annotation = torch.autograd.profiler.emit_nvtx(record_shapes=False)
+        _without_synchronize(torch, annotation.__enter__)
     except Exception as error:  # an older or newer torch: lines without operators
         _note("PyTorch operators not named: emit_nvtx failed: %s" % error)
+        return
+
+    def stop():  # else PyTorch warns of a leaked callback at exit
+        try:
+            _without_synchronize(torch, lambda: annotation.__exit__(None, None, None))
+        except Exception:
+            pass
+
+    atexit.register(stop)
 
 
 class _AfterTorchImport(importlib.abc.MetaPathFinder):
