@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
 #include "explain/names/kernel_name.hpp"
@@ -35,18 +34,6 @@ json finding_json(const Finding &f) {
             {"launches", f.launches}, {"see_also", f.see_also}};
 }
 
-std::string source_line(const std::string &file, int line) {
-    if (file.empty() || line <= 0) return "";
-    std::ifstream in(file);
-    std::string text;
-    for (int n = 1; n <= line && std::getline(in, text); ++n)
-        if (n == line) {
-            const auto first = text.find_first_not_of(" \t");
-            const auto last = text.find_last_not_of(" \t\r");
-            return first == std::string::npos ? "" : text.substr(first, last - first + 1);
-        }
-    return "";
-}
 
 namespace {
 

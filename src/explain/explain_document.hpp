@@ -25,9 +25,6 @@ nlohmann::json slowdown_json(const Slowdown &s, int device);
 // ("call_site": file, line, function, the ATen operator, the autograd node
 // where the launch ran a backward, and the line's source text where the file
 // can be read) and as one line of text.
-// The text of line `line` of `file`, spaces trimmed; "" where it cannot be read.
-std::string source_line(const std::string &file, int line);
-
 // A C/C++ program's site is its innermost frame that is neither the CUDA
 // runtime linked into the program nor `kernel`'s own host stub.
 nlohmann::json call_site_json(const CallSiteRecord &site, const std::string &kernel = "");

@@ -63,6 +63,7 @@ bool global_excess(double requests, double sectors, double ideal) {
 // The line's JSON: its figures per request, the issues it has and their text.
 json line_json(const LineRecord &r) {
     json j = {{"file", source_file_name(r.path)}, {"path", r.path}, {"line", r.line}, {"instructions", r.instructions}};
+    if (const std::string text = source_line(r.path, static_cast<int>(r.line)); !text.empty()) j["source"] = text;
     json issues = json::array();
     std::vector<std::string> texts;
     double excess = 0;
@@ -236,6 +237,19 @@ void add_source_lines(json &doc, const LinesRecords &records, double seconds, st
     for (const auto &n : records.notes) doc["notes"].push_back(n.rfind("lines: ", 0) == 0 ? n : "lines: " + n);
 }
 
+std::string source_line(const std::string &file, int line) {
+    if (file.empty() || line <= 0) return "";
+    std::ifstream in(file);
+    std::string text;
+    for (int n = 1; n <= line && std::getline(in, text); ++n)
+        if (n == line) {
+            const auto first = text.find_first_not_of(" \t");
+            const auto last = text.find_last_not_of(" \t\r");
+            return first == std::string::npos ? "" : text.substr(first, last - first + 1);
+        }
+    return "";
+}
+
 std::string source_lines_text(const json &kernel) {
     if (kernel.contains("lines_missing")) return "   source lines: none: " + kernel["lines_missing"].get<std::string>() + "\n";
     if (!kernel.contains("lines")) return "";
@@ -245,9 +259,11 @@ std::string source_lines_text(const json &kernel) {
     if (kernel["lines"].empty())
         return out + "   - none of its " + std::to_string(kernel.value("lines_measured", 0)) +
                " lines uses more global sectors than ideal, conflicts in shared memory or touches local memory\n";
-    for (const auto &l : kernel["lines"])
+    for (const auto &l : kernel["lines"]) {
         out += "   - line " + std::to_string(l["line"].get<unsigned>()) + " of " + l["file"].get<std::string>() + ": " +
                l["text"].get<std::string>() + "\n";
+        if (l.contains("source")) out += "       | " + l["source"].get<std::string>() + "\n";
+    }
     return out;
 }
 

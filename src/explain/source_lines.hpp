@@ -12,6 +12,11 @@
 
 namespace gmexplain {
 
+// The text of line `line` of `file`, spaces trimmed; "" where it cannot be
+// read (a call site's line; a kernel line in a file still on disk, such as
+// the Python source torch.compile's Inductor generated).
+std::string source_line(const std::string &file, int line);
+
 // One source line of one kernel: its instructions' SASS metrics, summed over
 // the launches the pass saw. Requests are warp-level instructions.
 struct LineRecord {
