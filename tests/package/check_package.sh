@@ -52,7 +52,7 @@ for f in $elfs; do
   # ldd with a clean environment: every library resolves, none from the
   # toolkit's directories or the build tree.
   resolved=$(env -u LD_LIBRARY_PATH ldd "$f")
-  if echo "$resolved" | grep -q 'not found'; then fail "$f: $(echo "$resolved" | grep 'not found')"; fi
+  if grep -q 'not found' <<<"$resolved"; then fail "$f: $(echo "$resolved" | grep 'not found')"; fi
   # (The unpacked package itself may lie inside the build tree: its own files do not count.)
   if echo "$resolved" | grep -v "=> $work/" | grep -Eq "$toolkit|/cuda[^ ]*/(lib|targets)|$build"; then
     fail "$f resolves libraries from the toolkit or the build tree:
@@ -65,7 +65,7 @@ readelf -d "$lib" | grep -Eq '\(NEEDED\).*(libcurl|libz\.)' && fail "libgmlab.so
 # ldd's output is kept first: grep -q stops reading at the first match, and
 # under pipefail the writer's SIGPIPE would then fail the check at random.
 loaded=$(env -u LD_LIBRARY_PATH ldd "$root/bin/gmlab")
-echo "$loaded" | grep -q "$root/bin/../lib/libgmlab.so\|$root/lib/libgmlab.so" ||
+grep -q "$root/bin/../lib/libgmlab.so\|$root/lib/libgmlab.so" <<<"$loaded" ||
   fail "the unpacked gmlab does not load the unpacked libgmlab.so: $(echo "$loaded" | grep gmlab)"
 
 # The unpacked command runs from an empty directory.
@@ -107,12 +107,12 @@ fi
 if command -v dpkg-deb >/dev/null; then
   contents=$(dpkg-deb -c "$deb")
   for f in ./usr/bin/gmlab ./usr/include/gmlab.h ./usr/lib/pkgconfig/gmlab.pc ./usr/lib/cmake/gmlab/gmlabConfig.cmake; do
-    echo "$contents" | grep -q " $f\$" || fail "$f is not in the .deb"
+    grep -q " $f\$" <<<"$contents" || fail "$f is not in the .deb"
   done
-  echo "$contents" | grep -q ' ./usr/lib/libgmlab.so.[0-9]' || fail "libgmlab.so.N is not in the .deb"
+  grep -q ' ./usr/lib/libgmlab.so.[0-9]' <<<"$contents" || fail "libgmlab.so.N is not in the .deb"
   depends=$(dpkg-deb -f "$deb" Depends)
   echo "deb Depends: $depends"
-  if [ "$with_upload" = 1 ]; then echo "$depends" | grep -q 'libcurl' || fail "the .deb does not declare libcurl"; fi
+  if [ "$with_upload" = 1 ]; then grep -q 'libcurl' <<<"$depends" || fail "the .deb does not declare libcurl"; fi
   gmlab_needs=$(readelf -d "$root/bin/gmlab" | awk '/\(NEEDED\)/ {print $NF}' | tr -d '[]')
   if grep -q '^libz\.so' <<<"$gmlab_needs"; then grep -q 'zlib1g' <<<"$depends" || fail "gmlab needs zlib; the .deb does not declare zlib1g"; fi
   if grep -q '^libzstd\.so' <<<"$gmlab_needs"; then grep -q 'libzstd1' <<<"$depends" || fail "gmlab needs libzstd; the .deb does not declare libzstd1"; fi

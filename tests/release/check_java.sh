@@ -56,7 +56,7 @@ for class in Gmlab Context Buffer Result Run Status Transpose Matmul AccessPrope
   grep -q 'class="block"' "$work/javadoc/org/gmlab/$class.html" || fail "the javadoc of $class has no description"
 done
 grep -qE "Enum( Class)? Status" "$work/javadoc/org/gmlab/Status.html" || fail "Status is not an enum"
-zip_list "$jar" | grep -q "^README.md " || fail "the jar has no README.md"
+grep -q "^README.md " <<<"$(zip_list "$jar")" || fail "the jar has no README.md"
 [ -f "$dir/README.md" ] || fail "the Maven folder has no README.md"
 ok "javadoc: no SWIG internals, a description for every class; README.md in the jar and the Maven folder"
 

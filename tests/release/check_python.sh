@@ -39,7 +39,7 @@ admitted = {m for m in range(0, 40) if admits(m)}
 assert admitted == carried, (sorted(admitted), sorted(carried))
 PY
 ok "Requires-Python: $requires, the interpreters the wheel carries"
-readelf -d "$work"/unpacked/gmlab/libgmlab.so.* | grep -q 'NEEDED.*libcudart' && fail "libgmlab in the wheel needs libcudart"
+grep -q 'NEEDED.*libcudart' <<<"$(readelf -d "$work"/unpacked/gmlab/libgmlab.so.*)" && fail "libgmlab in the wheel needs libcudart"
 ok "libgmlab in the wheel has the CUDA runtime inside"
 
 # The README's steps from an empty folder, with a saved run as run.json, and
