@@ -71,22 +71,19 @@ if wanted torch_session; then
   fi
 fi
 echo "[$SECONDS s] explained"
-if wanted ncu && [ -s "$OUT/json/torch_training_step.json" ]; then
-  filter=$(python3 bench/explain_gpu_report.py --ncu-filter "$OUT/json/torch_training_step.json")
-  count=$(python3 bench/explain_gpu_report.py --ncu-count "$OUT/json/torch_training_step.json")
+# Nsight Compute's memory tables and source counters on the kernels explain counted in NAME.
+ncu_time() {
+  local name=$1 filter count t0
+  wanted ncu && [ -s "$OUT/json/$name.json" ] || return 0
+  filter=$(python3 bench/explain_gpu_report.py --ncu-filter "$OUT/json/$name.json")
+  count=$(python3 bench/explain_gpu_report.py --ncu-count "$OUT/json/$name.json")
   t0=$(now)
   timeout 300 ncu --section MemoryWorkloadAnalysis_Tables --section SourceCounters -k "regex:$filter" -c "$count" \
-    python3 $S/torch_training_step.py >"$OUT/text/torch_training_step.ncu.txt" 2>&1
-  printf 'torch_training_step.ncu\t%s\t0\t%.2f\n' "$?" "$(awk "BEGIN{print $(now) - $t0}")" | tee -a "$OUT/timings.tsv"
-fi
-if wanted ncu && [ -s "$OUT/json/torch_transformer_loop.json" ]; then
-  filter=$(python3 bench/explain_gpu_report.py --ncu-filter "$OUT/json/torch_transformer_loop.json")
-  count=$(python3 bench/explain_gpu_report.py --ncu-count "$OUT/json/torch_transformer_loop.json")
-  t0=$(now)
-  timeout 300 ncu --section MemoryWorkloadAnalysis_Tables --section SourceCounters -k "regex:$filter" -c "$count" \
-    python3 $S/torch_transformer_loop.py >"$OUT/text/torch_transformer_loop.ncu.txt" 2>&1
-  printf 'torch_transformer_loop.ncu\t%s\t0\t%.2f\n' "$?" "$(awk "BEGIN{print $(now) - $t0}")" | tee -a "$OUT/timings.tsv"
-fi
+    python3 $S/$name.py >"$OUT/text/$name.ncu.txt" 2>&1
+  printf '%s.ncu\t%s\t0\t%.2f\n' "$name" "$?" "$(awk "BEGIN{print $(now) - $t0}")" | tee -a "$OUT/timings.tsv"
+}
+ncu_time torch_training_step
+ncu_time torch_transformer_loop
 # The new example kernels under compute-sanitizer's memcheck.
 if wanted sanitizer; then
   for p in graph_strided managed_loop; do

@@ -2,19 +2,7 @@
 // columns: the 32 threads of a warp hit one bank (32-way conflicts).
 // Fixed: the tile padded to 33 columns (transpose's shared_padded kernel).
 #include "example_common.cuh"
-
-constexpr int kTile = 32;
-
-template <int Pad> __global__ void transpose_tiled(const float *in, float *out, int n) {
-    __shared__ float tile[kTile][kTile + Pad];
-    const int x = blockIdx.x * kTile + threadIdx.x;
-    for (int j = threadIdx.y; j < kTile; j += blockDim.y)
-        tile[j][threadIdx.x] = in[static_cast<long long>(blockIdx.y * kTile + j) * n + x];
-    __syncthreads();
-    const int tx = blockIdx.y * kTile + threadIdx.x;
-    for (int j = threadIdx.y; j < kTile; j += blockDim.y)
-        out[static_cast<long long>(blockIdx.x * kTile + j) * n + tx] = tile[threadIdx.x][j];
-}
+#include "tiled_transpose.cuh"
 
 int main(int argc, char **argv) {
     const bool fixed = fixed_variant(argc, argv);

@@ -25,6 +25,25 @@ inline bool fixed_variant(int argc, char **argv) {
     return false;
 }
 
+// Captures what `launch` launches on a stream into a CUDA graph and replays
+// the graph `reps` times, as an inference server or a CUDA-graph training
+// loop runs its kernels.
+template <class Launch> void run_as_graph(Launch launch, int reps) {
+    cudaStream_t stream;
+    EX_CHECK(cudaStreamCreate(&stream));
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    EX_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    launch(stream);
+    EX_CHECK(cudaStreamEndCapture(stream, &graph));
+    EX_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int rep = 0; rep < reps; ++rep) EX_CHECK(cudaGraphLaunch(exec, stream));
+    EX_CHECK(cudaStreamSynchronize(stream));
+    EX_CHECK(cudaGraphExecDestroy(exec));
+    EX_CHECK(cudaGraphDestroy(graph));
+    EX_CHECK(cudaStreamDestroy(stream));
+}
+
 // Checks the sum of n floats on the host against the expected value, so that
 // each example verifies its own result.
 inline void expect_close(double got, double want, const char *what) {

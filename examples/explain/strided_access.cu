@@ -3,11 +3,7 @@
 // Fixed: the data the kernel needs is stored contiguously; every warp reads
 // 32 neighbouring floats.
 #include "example_common.cuh"
-
-__global__ void scale_strided(const float *in, float *out, int n, int stride) {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = 2.0f * in[static_cast<long long>(i) * stride];
-}
+#include "strided_scale.cuh"
 
 int main(int argc, char **argv) {
     const bool fixed = fixed_variant(argc, argv);

@@ -60,17 +60,15 @@ constexpr CUpti_CallbackId kKernelLaunchCalls[] = {
 constexpr CUpti_CallbackId kGraphLaunchCalls[] = {CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
                                                   CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
 
-inline bool is_graph_launch(CUpti_CallbackId id) {
-    for (CUpti_CallbackId launch : kGraphLaunchCalls)
-        if (id == launch) return true;
+template <std::size_t N> bool one_of(CUpti_CallbackId id, const CUpti_CallbackId (&ids)[N]) {
+    for (CUpti_CallbackId x : ids)
+        if (id == x) return true;
     return false;
 }
 
-inline bool is_kernel_launch(CUpti_CallbackId id) {
-    for (CUpti_CallbackId launch : kKernelLaunchCalls)
-        if (id == launch) return true;
-    return false;
-}
+inline bool is_graph_launch(CUpti_CallbackId id) { return one_of(id, kGraphLaunchCalls); }
+
+inline bool is_kernel_launch(CUpti_CallbackId id) { return one_of(id, kKernelLaunchCalls); }
 
 // The driver calls that start and end a stream capture: launches made while
 // one is open are captured into a graph, not run, and are never counted.
@@ -80,12 +78,6 @@ constexpr CUpti_CallbackId kCaptureBeginCalls[] = {
     CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz};
 constexpr CUpti_CallbackId kCaptureEndCalls[] = {CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture,
                                                  CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz};
-
-template <std::size_t N> bool one_of(CUpti_CallbackId id, const CUpti_CallbackId (&ids)[N]) {
-    for (CUpti_CallbackId x : ids)
-        if (id == x) return true;
-    return false;
-}
 
 // The graph events that give a graph's kernels the line that captured them.
 constexpr CUpti_CallbackId kGraphNodeEvents[] = {CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
