@@ -161,8 +161,10 @@ TEST(Glance, TheReportOpensWithIt) {
     // One screen: the glance is fewer than 30 lines.
     EXPECT_LT(std::count(t.begin() + at, t.begin() + first_result, '\n'), 30);
     EXPECT_EQ(t.find("crowd median"), std::string::npos);
-    EXPECT_NE(t.find("not measured [1]", at), std::string::npos);
-    EXPECT_NE(t.find("[1] not measured: peer is not applicable here", at), std::string::npos);
+    // Footnote 1 is the L2 row's caveat (its figure is below the DRAM read), 2 peer's absence.
+    EXPECT_NE(t.find("GB/s [1]", at), std::string::npos);
+    EXPECT_NE(t.find("not measured [2]", at), std::string::npos);
+    EXPECT_NE(t.find("[2] not measured: peer is not applicable here", at), std::string::npos);
     std::ostringstream md;
     gmreport::write_run_text(md, h100(), true);
     EXPECT_NE(md.str().find("## This GPU at a glance"), std::string::npos);
@@ -171,7 +173,26 @@ TEST(Glance, TheReportOpensWithIt) {
         const std::size_t sec = h.find("<section id=\"glance\">");
         ASSERT_NE(sec, std::string::npos);
         EXPECT_LT(sec, h.find("<section id=\"stream\">"));
-        EXPECT_NE(h.find("<td class=\"missing\">not measured<sup>1</sup></td>", sec), std::string::npos);
+        EXPECT_NE(h.find("<td class=\"missing\">not measured<sup>2</sup></td>", sec), std::string::npos);
         EXPECT_EQ(h.find("crowd median"), std::string::npos);
     }
+}
+
+TEST(Glance, AnL2FigureBelowTheDramReadSaysItIsNotL2sLimit) {
+    // The committed H200 run of e5ee7e1: the best series declared L2 (l2_persist) reads below DRAM.
+    const json &run = run_named("nvidia-h200-standard-suite-e5ee7e1.json");
+    const json g = gmreport::glance(run);
+    const json &l2 = row_labelled(g, "L2 bandwidth (best series declared L2)");
+    const double read = summary_value(run, "read_write", "read_gbs");
+    ASSERT_LT(l2["value"].get<double>(), read);
+    EXPECT_NE(l2.value("caveat", "").find("not L2's limit"), std::string::npos);
+    std::ostringstream text;
+    gmreport::write_glance_text(text, g, false);
+    EXPECT_NE(text.str().find("not L2's limit"), std::string::npos);
+    EXPECT_NE(gmreport::glance_html(g).find("not L2&#39;s limit"), std::string::npos);
+    // Where the L2 figure is above the DRAM read, no caveat.
+    json above = run;
+    for (json &r : above["results"])
+        if (r["experiment"]["name"] == "read_write") r["summary"]["read_gbs"] = 1.0;
+    EXPECT_FALSE(row_labelled(gmreport::glance(above), "L2 bandwidth (best series declared L2)").contains("caveat"));
 }
