@@ -103,10 +103,11 @@ Env single_env(const Options &o) {
             {"GMLAB_EXPLAIN_LAUNCH_COUNT", std::to_string(o.launch_count)}};
 }
 
-// A counting pass for the named kernels only.
+// A counting pass for the named kernels only, each at its call site where
+// the trace knew one ("mangled<TAB>site key": kernel_choice.hpp).
 Env counters_env(const Options &o, const std::vector<KernelSummary> &kernels) {
     std::string names;
-    for (const auto &k : kernels) names += k.mangled + "\n";
+    for (const auto &k : kernels) names += k.mangled + (k.site.empty() ? "" : "\t" + k.site) + "\n";
     return {{"GMLAB_EXPLAIN_KERNELS", names},
             {"GMLAB_EXPLAIN_METRICS", metric_list(o)},
             {"GMLAB_EXPLAIN_LAUNCH_SKIP", std::to_string(o.launch_skip)},

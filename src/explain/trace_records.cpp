@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "explain/inject/kernel_choice.hpp"
+#include "explain/inject/site_key.hpp"
 
 namespace gmexplain {
 
@@ -131,16 +132,7 @@ void add_call_site(PassRecords &out, const json &j, int pid) {
 
 }  // namespace
 
-std::string CallSiteRecord::address_text() const {
-    std::string out;
-    for (auto a : addresses) out += "|" + std::to_string(a);
-    return out;
-}
-
-std::string CallSiteRecord::key() const {
-    return file + ":" + std::to_string(line) + "|" + function + "|" + op + "|" + inner_op + "|" + backward +
-           address_text();
-}
+std::string CallSiteRecord::key() const { return site_key(file, line, function, op, inner_op, backward, addresses); }
 
 namespace {
 

@@ -18,7 +18,6 @@ struct CallSiteRecord {
     std::vector<std::uint64_t> addresses;  // a C/C++ program's: file is the executable, line 0; innermost frame first
     // One string per distinct site, the same in every pass and process.
     std::string key() const;
-    std::string address_text() const;
 };
 
 struct KernelRecord {

@@ -16,6 +16,7 @@
 #include "explain/inject/host_frames.hpp"
 #include "explain/inject/kernel_choice.hpp"
 #include "explain/inject/nvtx_ranges.hpp"
+#include "explain/inject/site_key.hpp"
 #include "explain/names/kernel_name.hpp"
 #include "explain/inject/python_frames.hpp"
 #include "explain/program_launch.hpp"
@@ -343,4 +344,27 @@ TEST(ExplainCallSitesRecorded, LibraryGemmsAreNotToldToCoalesce) {
     EXPECT_EQ(kernel_library("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas"), "cuBLAS");
     EXPECT_EQ(kernel_library("void cutlass::Kernel2<cutlass_80_simt_sgemm_128x256_8x4_nt_align1>(cutlass_80_simt_sgemm_128x256_8x4_nt_align1::Params)"), "CUTLASS");
     EXPECT_EQ(kernel_library("scale_strided(float const*, float*, int, int)"), "");
+}
+
+namespace {
+std::string two_sites(std::uint32_t number) {
+    return number == 1 ? site_key("a.py", 7, "f", "aten::clone", "", "", {}) : site_key("a.py", 12, "f", "aten::clone", "", "", {});
+}
+}  // namespace
+
+TEST(ExplainCallSites, TheCountingRunCountsAKernelAtTheSiteItIsNamedFor) {
+    KernelChoice choice;
+    choice.choose(true, {"_Z4copyv\t" + two_sites(2), "_Z5otherv"}, "", 64, two_sites);
+    EXPECT_FALSE(choice.wanted("_Z4copyv", 1));  // the clean line 7
+    EXPECT_TRUE(choice.wanted("_Z4copyv", 2));   // the line 12 it was chosen at
+    EXPECT_FALSE(choice.wanted("_Z4copyv", 0));  // a launch without a site
+    EXPECT_TRUE(choice.wanted("_Z5otherv", 1));  // named without a site: every site
+    EXPECT_TRUE(choice.wanted("_Z5otherv", 0));
+    // The front end's key of the same site is the injection library's.
+    CallSiteRecord s;
+    s.file = "a.py";
+    s.line = 12;
+    s.function = "f";
+    s.op = "aten::clone";
+    EXPECT_EQ(s.key(), two_sites(2));
 }

@@ -9,6 +9,7 @@
 #include "explain/inject/nvtx_ranges.hpp"
 #include "explain/inject/python_frames.hpp"
 #include "explain/inject/record_sink.hpp"
+#include "explain/inject/site_key.hpp"
 
 namespace gmexplain {
 
@@ -19,6 +20,7 @@ using SiteKey = std::tuple<std::string, int, std::string, std::string, std::stri
 struct SiteTable {
     std::mutex mutex;
     std::map<SiteKey, std::uint32_t> numbers;
+    std::map<std::uint32_t, std::string> keys;  // site_key.hpp's, by number
     // The forward operator's site per autograd sequence number, for its backward.
     std::map<long long, CallSite> forward_by_seq;
 };
@@ -86,10 +88,12 @@ std::uint32_t number_site(SiteTable &t, const CallSite &s) {
     std::lock_guard<std::mutex> lock(t.mutex);
     auto [it, fresh] = t.numbers.try_emplace(SiteKey{s.file, s.line, s.function, s.op, s.inner_op, s.backward, s.addresses},
                                              std::uint32_t(t.numbers.size() + 1));
-    if (fresh)
+    if (fresh) {
+        t.keys[it->second] = site_key(s.file, s.line, s.function, s.op, s.inner_op, s.backward, s.addresses);
         sink_write(Line().field("type", "callsite").field("site", std::uint64_t(it->second)).field("file", s.file)
                        .field("line", s.line).field("function", s.function).field("op", s.op).field("inner_op", s.inner_op)
                        .field("backward", s.backward).raw("addresses", address_list(s.addresses)));
+    }
     return it->second;
 }
 
@@ -103,6 +107,13 @@ std::uint32_t current_site() {
 }
 
 }  // namespace
+
+std::string site_key_of(std::uint32_t number) {
+    SiteTable &t = sites();
+    std::lock_guard<std::mutex> lock(t.mutex);
+    auto it = t.keys.find(number);
+    return it != t.keys.end() ? it->second : "";
+}
 
 std::uint32_t note_launch_site(std::uint32_t correlation) {
     const std::uint32_t number = current_site();

@@ -37,6 +37,9 @@ std::uint32_t note_launch_site(std::uint32_t correlation);
 void note_graph_node(std::uint64_t node_id);
 void note_graph_node_clone(std::uint64_t node_id, std::uint64_t original_id);
 
+// The key of site `number` (site_key.hpp), "" for 0 or a number not given out.
+std::string site_key_of(std::uint32_t number);
+
 // Whether sites are looked for (GMLAB_EXPLAIN_CALLSITES is not "0").
 bool call_sites_wanted();
 

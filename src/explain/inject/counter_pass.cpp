@@ -545,7 +545,7 @@ std::string counters_start(const CounterPlan &plan) {
     g_state->plan = plan;
     // count_top ranks by the trace: delivered every 50 ms rather than when a buffer fills.
     if (plan.count_top && api.cuptiActivityFlushPeriod) api.cuptiActivityFlushPeriod(50);
-    g_state->choice.choose(!plan.every_kernel, plan.kernels, plan.kernel_regex, plan.max_kernels);
+    g_state->choice.choose(!plan.every_kernel, plan.kernels, plan.kernel_regex, plan.max_kernels, site_key_of);
     return subscribe_to_launches(&g_state->subscriber, callback,
                                  {CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING});
 }

@@ -43,9 +43,17 @@ inline bool never_counted(const std::string &mangled) {
 class KernelChoice {
 public:
     // by_name: only `named` is wanted; otherwise the first launched, as above.
-    void choose(bool by_name, const std::set<std::string> &named, const std::string &regex, std::size_t max_kernels) {
+    // `named`: mangled names, or "mangled<TAB>site key" for a kernel at one
+    // call site only (site_key.hpp; then site_key_of names a launch's site).
+    void choose(bool by_name, const std::set<std::string> &named, const std::string &regex, std::size_t max_kernels,
+                std::string (*site_key_of)(std::uint32_t) = nullptr) {
         by_name_ = by_name;
-        named_ = named;
+        site_key_of_ = site_key_of;
+        for (const auto &n : named) {
+            const auto tab = n.find('\t');
+            if (tab == std::string::npos) named_.insert(n);
+            else named_sites_.insert({n.substr(0, tab), n.substr(tab + 1)});
+        }
         regex_ = regex;
         max_kernels_ = max_kernels;
     }
@@ -54,7 +62,9 @@ public:
         auto it = verdicts_.find({mangled, site});
         if (it != verdicts_.end()) return it->second;
         bool yes = !never_counted(mangled);
-        if (yes && by_name_) yes = named_.count(mangled) > 0;
+        if (yes && by_name_)
+            yes = named_.count(mangled) > 0 ||
+                  (site && site_key_of_ && named_sites_.count({mangled, site_key_of_(site)}) > 0);
         else if (yes) {
             yes = chosen_ < max_kernels_;
             if (yes && !regex_.empty()) {
@@ -69,6 +79,8 @@ public:
 private:
     bool by_name_ = true;
     std::set<std::string> named_;
+    std::set<std::pair<std::string, std::string>> named_sites_;
+    std::string (*site_key_of_)(std::uint32_t) = nullptr;
     std::string regex_;
     std::size_t max_kernels_ = 0, chosen_ = 0;
     std::map<std::pair<std::string, std::uint32_t>, bool> verdicts_;
