@@ -18,6 +18,7 @@
 #include "explain/source_lines.hpp"
 #include "explain/trace_records.hpp"
 #include "explain/trace_summary.hpp"
+#include "explain/inject/variables.hpp"
 
 namespace gmexplain {
 
@@ -96,11 +97,11 @@ std::string metric_list(const Options &o) {
 // launches they name of every kernel instead.
 Env single_env(const Options &o) {
     const bool by_rank = o.launch_skip == 0 && o.launch_count == 1;
-    return {{"GMLAB_EXPLAIN_KERNEL_REGEX", o.kernel_regex},
-            {"GMLAB_EXPLAIN_COUNT_TOP", by_rank ? std::to_string(2 * o.kernels) : "0"},
-            {"GMLAB_EXPLAIN_METRICS", metric_list(o)},
-            {"GMLAB_EXPLAIN_LAUNCH_SKIP", std::to_string(o.launch_skip)},
-            {"GMLAB_EXPLAIN_LAUNCH_COUNT", std::to_string(o.launch_count)}};
+    return {{vars::kKernelRegex, o.kernel_regex},
+            {vars::kCountTop, by_rank ? std::to_string(2 * o.kernels) : "0"},
+            {vars::kMetrics, metric_list(o)},
+            {vars::kLaunchSkip, std::to_string(o.launch_skip)},
+            {vars::kLaunchCount, std::to_string(o.launch_count)}};
 }
 
 // A counting pass for the named kernels only, each at its call site where
@@ -108,10 +109,10 @@ Env single_env(const Options &o) {
 Env counters_env(const Options &o, const std::vector<KernelSummary> &kernels) {
     std::string names;
     for (const auto &k : kernels) names += k.mangled + (k.site.empty() ? "" : "\t" + k.site) + "\n";
-    return {{"GMLAB_EXPLAIN_KERNELS", names},
-            {"GMLAB_EXPLAIN_METRICS", metric_list(o)},
-            {"GMLAB_EXPLAIN_LAUNCH_SKIP", std::to_string(o.launch_skip)},
-            {"GMLAB_EXPLAIN_LAUNCH_COUNT", std::to_string(o.launch_count)}};
+    return {{vars::kKernels, names},
+            {vars::kMetrics, metric_list(o)},
+            {vars::kLaunchSkip, std::to_string(o.launch_skip)},
+            {vars::kLaunchCount, std::to_string(o.launch_count)}};
 }
 
 // Which passes records kept with --records came from.
@@ -156,10 +157,10 @@ PassRun run_pass(const Options &o, const std::string &resolved, const std::strin
 // context is collected). Records kept earlier are read as they are.
 void add_lines_pass(const Options &o, const std::string &resolved, const std::string &folder,
                     const std::vector<KernelSummary> &chosen, nlohmann::json &doc) {
-    const Env skip = {{"GMLAB_EXPLAIN_LAUNCH_SKIP", std::to_string(o.launch_skip)}};
+    const Env skip = {{vars::kLaunchSkip, std::to_string(o.launch_skip)}};
     auto lines_run = [&](const std::string &where, const std::string &names) {
         Env env = skip;
-        env.emplace_back("GMLAB_EXPLAIN_KERNELS", names);
+        env.emplace_back(vars::kKernels, names);
         run_pass(o, resolved, where, "lines", env);
     };
     std::string names;
@@ -187,7 +188,7 @@ void add_lines_pass(const Options &o, const std::string &resolved, const std::st
 // hook that sits beside it first on PYTHONPATH.
 Env call_site_env(const std::string &injection) {
     Env env;
-    if (const char *off = std::getenv("GMLAB_EXPLAIN_CALLSITES"); off && std::string(off) == "0") return env;
+    if (const char *off = std::getenv(vars::kCallSites); off && std::string(off) == "0") return env;
     env.emplace_back("NVTX_INJECTION64_PATH", injection);
     const std::string hook = injection.substr(0, injection.find_last_of('/') + 1) + "gmlab_explain_python";
     const char *path = std::getenv("PYTHONPATH");
@@ -199,8 +200,8 @@ PassRun run_pass(const Options &o, const std::string &resolved, const std::strin
                  std::vector<std::pair<std::string, std::string>> env) {
     env.emplace_back("CUDA_INJECTION64_PATH", o.injection);
     for (auto &e : call_site_env(o.injection)) env.push_back(std::move(e));
-    env.emplace_back("GMLAB_EXPLAIN_OUT", folder);
-    env.emplace_back("GMLAB_EXPLAIN_PASS", pass);
+    env.emplace_back(vars::kOut, folder);
+    env.emplace_back(vars::kPass, pass);
     PassRun r;
     if (o.from_records.empty()) r.exit = run_program(resolved, o.argv, env);
     r.records = read_pass(folder, pass);
@@ -219,8 +220,8 @@ struct ApplicationReplay {
 
 Env application_env(const Options &o, const std::vector<KernelSummary> &kernels, std::size_t group) {
     Env env = counters_env(o, kernels);
-    env.emplace_back("GMLAB_EXPLAIN_REPLAY", "application");
-    env.emplace_back("GMLAB_EXPLAIN_GROUP", std::to_string(group));
+    env.emplace_back(vars::kReplay, "application");
+    env.emplace_back(vars::kGroup, std::to_string(group));
     return env;
 }
 
@@ -308,7 +309,7 @@ void describe_application_replay(json &doc, const ApplicationReplay &a) {
 }  // namespace
 
 std::string find_injection(const std::string &exe_dir) {
-    if (const char *env = std::getenv("GMLAB_EXPLAIN_INJECTION"); env && *env) return is_file(env) ? env : "";
+    if (const char *env = std::getenv(vars::kInjection); env && *env) return is_file(env) ? env : "";
     for (const std::string &p : {exe_dir + "/libgmlab_explain_inject.so", exe_dir + "/../lib/libgmlab_explain_inject.so",
                                  exe_dir + "/../lib64/libgmlab_explain_inject.so"})
         if (is_file(p)) return p;
@@ -339,7 +340,7 @@ Env session_env(const Options &options, std::string *why) {
         return {};
     }
     Env env = single_env(o);
-    env.emplace_back("GMLAB_EXPLAIN_INJECTION", o.injection);
+    env.emplace_back(vars::kInjection, o.injection);
     return env;
 }
 

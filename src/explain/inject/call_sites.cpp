@@ -10,6 +10,7 @@
 #include "explain/inject/python_frames.hpp"
 #include "explain/inject/record_sink.hpp"
 #include "explain/inject/site_key.hpp"
+#include "explain/inject/variables.hpp"
 
 namespace gmexplain {
 
@@ -69,7 +70,7 @@ CallSite site_of_launch(SiteTable &t) {
 
 bool call_sites_wanted() {
     static const bool wanted = [] {
-        const char *v = std::getenv("GMLAB_EXPLAIN_CALLSITES");
+        const char *v = std::getenv(vars::kCallSites);
         return !(v && std::string(v) == "0");
     }();
     return wanted;

@@ -37,6 +37,7 @@
 #include "explain/inject/record_sink.hpp"
 #include "explain/inject/sass_pass.hpp"
 #include "explain/inject/trace_pass.hpp"
+#include "explain/inject/variables.hpp"
 
 namespace gmexplain {
 namespace {
@@ -75,42 +76,42 @@ void on_fatal_signal(int sig) {
 
 CounterPlan counter_plan() {
     CounterPlan plan;
-    std::istringstream kernels(env("GMLAB_EXPLAIN_KERNELS"));
+    std::istringstream kernels(env(vars::kKernels));
     for (std::string line; std::getline(kernels, line);)
         if (!line.empty()) plan.kernels.insert(line);
-    std::istringstream metrics(env("GMLAB_EXPLAIN_METRICS"));
+    std::istringstream metrics(env(vars::kMetrics));
     for (std::string m; std::getline(metrics, m, ',');)
         if (!m.empty()) plan.metrics.push_back(m);
-    plan.launch_skip = env_number("GMLAB_EXPLAIN_LAUNCH_SKIP", 0);
-    plan.launch_count = env_number("GMLAB_EXPLAIN_LAUNCH_COUNT", 1);
+    plan.launch_skip = env_number(vars::kLaunchSkip, 0);
+    plan.launch_count = env_number(vars::kLaunchCount, 1);
     plan.every_kernel = g_pass == "single";
     if (plan.every_kernel) plan.on_context_created = trace_context_created;
-    plan.kernel_regex = env("GMLAB_EXPLAIN_KERNEL_REGEX");
-    plan.max_kernels = env_number("GMLAB_EXPLAIN_MAX_KERNELS", 64);
-    if (plan.every_kernel) plan.count_top = env_number("GMLAB_EXPLAIN_COUNT_TOP", 0);
+    plan.kernel_regex = env(vars::kKernelRegex);
+    plan.max_kernels = env_number(vars::kMaxKernels, 64);
+    if (plan.every_kernel) plan.count_top = env_number(vars::kCountTop, 0);
     if (plan.count_top) plan.max_kernels = ~std::size_t(0);  // every kernel is timed; the ranking chooses
-    plan.application_replay = g_pass == "counters" && env("GMLAB_EXPLAIN_REPLAY") == "application";
-    plan.metric_group = env_number("GMLAB_EXPLAIN_GROUP", 0);
+    plan.application_replay = g_pass == "counters" && env(vars::kReplay) == "application";
+    plan.metric_group = env_number(vars::kGroup, 0);
     return plan;
 }
 
 // The records' file name: the pass, or with application replay one name per
 // run (each run of the program counts one group of metrics; the front end joins them).
 std::string records_name() {
-    if (g_pass != "counters" || env("GMLAB_EXPLAIN_REPLAY") != "application") return g_pass;
-    return "appreplay" + std::to_string(env_number("GMLAB_EXPLAIN_GROUP", 0));
+    if (g_pass != "counters" || env(vars::kReplay) != "application") return g_pass;
+    return "appreplay" + std::to_string(env_number(vars::kGroup, 0));
 }
 
 // Pass 3 selects kernels as the counting passes do (GMLAB_EXPLAIN_KERNELS, or
 // every kernel that GMLAB_EXPLAIN_KERNEL_REGEX matches) and skips as they do.
 LinesPlan lines_plan() {
     LinesPlan plan;
-    std::istringstream kernels(env("GMLAB_EXPLAIN_KERNELS"));
+    std::istringstream kernels(env(vars::kKernels));
     for (std::string line; std::getline(kernels, line);)
         if (!line.empty()) plan.kernels.insert(line);
-    plan.kernel_regex = env("GMLAB_EXPLAIN_KERNEL_REGEX");
-    plan.max_kernels = env_number("GMLAB_EXPLAIN_MAX_KERNELS", 64);
-    plan.launch_skip = env_number("GMLAB_EXPLAIN_LAUNCH_SKIP", 0);
+    plan.kernel_regex = env(vars::kKernelRegex);
+    plan.max_kernels = env_number(vars::kMaxKernels, 64);
+    plan.launch_skip = env_number(vars::kLaunchSkip, 0);
     return plan;
 }
 
@@ -121,9 +122,9 @@ void start_lines() {
 }
 
 int initialize() {
-    const std::string out = env("GMLAB_EXPLAIN_OUT");
+    const std::string out = env(vars::kOut);
     if (out.empty()) return 1;  // loaded without gmlab explain: stay out of the way
-    g_pass = env("GMLAB_EXPLAIN_PASS");
+    g_pass = env(vars::kPass);
     if (g_pass != "counters" && g_pass != "single" && g_pass != "lines") g_pass = "trace";
     sink_open(out, records_name());
     const auto &api = cupti();
@@ -214,8 +215,8 @@ int attach(const std::string &folder) {
         g_attach_message = api.reason;
         return 1;
     }
-    setenv("GMLAB_EXPLAIN_OUT", folder.c_str(), 1);
-    setenv("GMLAB_EXPLAIN_PASS", "single", 1);
+    setenv(vars::kOut, folder.c_str(), 1);
+    setenv(vars::kPass, "single", 1);
     g_pass = "single";
     sink_open(folder, g_pass);
     sink_write(Line().field("type", "process").field("pid", std::int64_t(getpid()))
