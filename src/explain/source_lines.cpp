@@ -9,6 +9,7 @@
 #include <set>
 
 #include "explain/trace_records.hpp"
+#include "explain/inject/record_types.hpp"
 
 namespace gmexplain {
 
@@ -163,12 +164,12 @@ void add_kernel_lines(json &kernel, const LinesRecords &r, std::size_t top) {
 void add_lines_record(LinesRecords &out, const std::string &line, int pid) {
     const json j = json::parse(line);
     const std::string type = record_text(j, "type");
-    if (type == "process") out.pids.push_back(pid);
-    else if (type == "line") out.lines.push_back(line_record(j));
-    else if (type == "lines_no_info") out.without_line_info[record_text(j, "name")] += record_number(j, "instructions");
-    else if (type == "lines_unavailable") out.unavailable = record_text(j, "reason");
-    else if (type == "launches") out.launches[record_text(j, "name")] += static_cast<std::uint64_t>(record_number(j, "count"));
-    else if (type == "note") out.notes.push_back(record_text(j, "text"));
+    if (type == records::kProcess) out.pids.push_back(pid);
+    else if (type == records::kLine) out.lines.push_back(line_record(j));
+    else if (type == records::kLinesNoInfo) out.without_line_info[record_text(j, "name")] += record_number(j, "instructions");
+    else if (type == records::kLinesUnavailable) out.unavailable = record_text(j, "reason");
+    else if (type == records::kLaunches) out.launches[record_text(j, "name")] += static_cast<std::uint64_t>(record_number(j, "count"));
+    else if (type == records::kNote) out.notes.push_back(record_text(j, "text"));
 }
 
 LinesRecords read_lines(const std::string &folder) {

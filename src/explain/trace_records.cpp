@@ -13,6 +13,7 @@
 
 #include "explain/inject/kernel_choice.hpp"
 #include "explain/inject/site_key.hpp"
+#include "explain/inject/record_types.hpp"
 
 namespace gmexplain {
 
@@ -215,23 +216,23 @@ void resolve_call_sites(PassRecords &r) {
 void add_record(PassRecords &out, const std::string &line, int pid) {
     json j = json::parse(line);
     const std::string type = str(j, "type");
-    if (type == "process") out.pids.push_back(pid);
-    else if (type == "exit") ++out.exits;
-    else if (type == "signal") out.signals.push_back(num<int>(j, "signal"));
-    else if (type == "note") out.notes.push_back(str(j, "text"));
-    else if (type == "trace_unavailable") out.trace_unavailable = str(j, "reason");
-    else if (type == "counters_unavailable") out.counters_unavailable = str(j, "reason");
-    else if (type == "dropped") out.dropped = std::max(out.dropped, num<std::uint64_t>(j, "count"));
-    else if (type == "kernel") add_kernel(out, j, pid);
-    else if (type == "memcpy") add_copy(out, j, false);
-    else if (type == "memset") add_copy(out, j, true);
-    else if (type == "memory")
+    if (type == records::kProcess) out.pids.push_back(pid);
+    else if (type == records::kExit) ++out.exits;
+    else if (type == records::kSignal) out.signals.push_back(num<int>(j, "signal"));
+    else if (type == records::kNote) out.notes.push_back(str(j, "text"));
+    else if (type == records::kTraceUnavailable) out.trace_unavailable = str(j, "reason");
+    else if (type == records::kCountersUnavailable) out.counters_unavailable = str(j, "reason");
+    else if (type == records::kDropped) out.dropped = std::max(out.dropped, num<std::uint64_t>(j, "count"));
+    else if (type == records::kKernel) add_kernel(out, j, pid);
+    else if (type == records::kMemcpy) add_copy(out, j, false);
+    else if (type == records::kMemset) add_copy(out, j, true);
+    else if (type == records::kMemory)
         out.memory.push_back({str(j, "op"), str(j, "memory"), num<std::uint64_t>(j, "bytes"), num<std::uint64_t>(j, "time"),
                               num<int>(j, "pool") != 0, num<std::uint64_t>(j, "address"), num<int>(j, "device")});
-    else if (type == "um")
+    else if (type == records::kUm)
         out.unified_memory.push_back({str(j, "counter"), num<std::uint64_t>(j, "value"), num<std::uint64_t>(j, "start"),
                                       num<std::uint64_t>(j, "end"), num<int>(j, "device"), str(j, "cause")});
-    else if (type == "device") {
+    else if (type == records::kDevice) {
         DeviceRecord d;
         d.id = num<int>(j, "id");
         d.name = str(j, "name");
@@ -242,14 +243,14 @@ void add_record(PassRecords &out, const std::string &line, int pid) {
         d.l2_bytes = num<std::uint64_t>(j, "l2_bytes");
         if (std::none_of(out.devices.begin(), out.devices.end(), [&](const DeviceRecord &e) { return e.id == d.id; }))
             out.devices.push_back(d);
-    } else if (type == "counters") add_counters(out, j, pid);
-    else if (type == "metric_groups" && out.metric_groups.empty() && j.contains("groups") && j["groups"].is_array())
+    } else if (type == records::kCounters) add_counters(out, j, pid);
+    else if (type == records::kMetricGroups && out.metric_groups.empty() && j.contains("groups") && j["groups"].is_array())
         out.metric_groups = j["groups"].get<std::vector<std::vector<std::string>>>();
-    else if (type == "launches") out.launches[str(j, "name")] += num<std::uint64_t>(j, "count");
-    else if (type == "callsite") add_call_site(out, j, pid);
-    else if (type == "node_site") out.node_sites[{pid, num<std::uint64_t>(j, "node")}] = num<std::uint64_t>(j, "site");
-    else if (type == "node_clone") out.node_originals[{pid, num<std::uint64_t>(j, "node")}] = num<std::uint64_t>(j, "original");
-    else if (type == "launch_site") out.launch_sites[{pid, num<std::uint64_t>(j, "correlation")}] = num<std::uint64_t>(j, "site");
+    else if (type == records::kLaunches) out.launches[str(j, "name")] += num<std::uint64_t>(j, "count");
+    else if (type == records::kCallsite) add_call_site(out, j, pid);
+    else if (type == records::kNodeSite) out.node_sites[{pid, num<std::uint64_t>(j, "node")}] = num<std::uint64_t>(j, "site");
+    else if (type == records::kNodeClone) out.node_originals[{pid, num<std::uint64_t>(j, "node")}] = num<std::uint64_t>(j, "original");
+    else if (type == records::kLaunchSite) out.launch_sites[{pid, num<std::uint64_t>(j, "correlation")}] = num<std::uint64_t>(j, "site");
 }
 
 void read_record_files(const std::string &folder, const std::string &pass,

@@ -11,6 +11,7 @@
 #include "explain/inject/record_sink.hpp"
 #include "explain/inject/site_key.hpp"
 #include "explain/inject/variables.hpp"
+#include "explain/inject/record_types.hpp"
 
 namespace gmexplain {
 
@@ -91,7 +92,7 @@ std::uint32_t number_site(SiteTable &t, const CallSite &s) {
                                              std::uint32_t(t.numbers.size() + 1));
     if (fresh) {
         t.keys[it->second] = site_key(s.file, s.line, s.function, s.op, s.inner_op, s.backward, s.addresses);
-        sink_write(Line().field("type", "callsite").field("site", std::uint64_t(it->second)).field("file", s.file)
+        sink_write(Line().field("type", records::kCallsite).field("site", std::uint64_t(it->second)).field("file", s.file)
                        .field("line", s.line).field("function", s.function).field("op", s.op).field("inner_op", s.inner_op)
                        .field("backward", s.backward).raw("addresses", address_list(s.addresses)));
     }
@@ -119,19 +120,19 @@ std::string site_key_of(std::uint32_t number) {
 std::uint32_t note_launch_site(std::uint32_t correlation) {
     const std::uint32_t number = current_site();
     if (number)
-        sink_write(Line().field("type", "launch_site").field("correlation", std::uint64_t(correlation))
+        sink_write(Line().field("type", records::kLaunchSite).field("correlation", std::uint64_t(correlation))
                        .field("site", std::uint64_t(number)));
     return number;
 }
 
 void note_graph_node(std::uint64_t node_id) {
     if (const std::uint32_t number = current_site())
-        sink_write(Line().field("type", "node_site").field("node", node_id).field("site", std::uint64_t(number)));
+        sink_write(Line().field("type", records::kNodeSite).field("node", node_id).field("site", std::uint64_t(number)));
 }
 
 void note_graph_node_clone(std::uint64_t node_id, std::uint64_t original_id) {
     if (call_sites_wanted())
-        sink_write(Line().field("type", "node_clone").field("node", node_id).field("original", original_id));
+        sink_write(Line().field("type", records::kNodeClone).field("node", node_id).field("original", original_id));
 }
 
 }  // namespace gmexplain

@@ -15,6 +15,7 @@
 #include "explain/inject/kernel_choice.hpp"
 #include "explain/inject/metric_groups.hpp"
 #include "explain/inject/record_sink.hpp"
+#include "explain/inject/record_types.hpp"
 
 namespace gmexplain {
 
@@ -91,7 +92,7 @@ Rank rank_of(const LaunchKey &key, std::size_t top) {
     return Rank::among;
 }
 
-void counter_note(const std::string &text) { sink_write(Line().field("type", "note").field("text", text)); }
+void counter_note(const std::string &text) { sink_write(Line().field("type", records::kNote).field("text", text)); }
 
 // A range-profiler host object configured with metrics on one chip: its
 // configuration image and how many passes that needs.
@@ -197,7 +198,7 @@ void keep_one_group(const CuptiTable &api, ContextProfiler &p, std::vector<std::
         p.metrics, [&](const std::vector<std::string> &list) { return passes_needed(api, p.chip, availability, list); });
     std::string groups;
     for (const auto &g : split.groups) groups += (groups.empty() ? "" : ",") + json_list(g);
-    sink_write(Line().field("type", "metric_groups").field("chip", p.chip)
+    sink_write(Line().field("type", records::kMetricGroups).field("chip", p.chip)
                    .field("group", std::uint64_t(g_state->plan.metric_group)).raw("groups", "[" + groups + "]")
                    .raw("too_large", json_list(split.too_large)));
     if (!split.too_large.empty()) {
@@ -336,7 +337,7 @@ void write_range(ContextProfiler &p, std::size_t index, std::size_t ranges) {
     const unsigned *g = g_state->running_grid, *b = g_state->running_block;
     const bool graph = g_state->running_kernel == "graph";
     Line record;
-    record.field("type", "counters").field("name", graph ? range_name(g_state->data, index) : g_state->running_kernel)
+    record.field("type", records::kCounters).field("name", graph ? range_name(g_state->data, index) : g_state->running_kernel)
         .field("launch", g_state->running_launch).field("correlation", g_state->running_correlation)
         .field("site", std::uint64_t(g_state->running_site))
         .field("passes", std::uint64_t(p.passes)).field("chip", p.chip)
@@ -465,7 +466,7 @@ void on_launch(CUpti_CallbackId id, const CUpti_CallbackData &cb) {
     } catch (const CuptiFailure &f) {
         g_state->failed = true;
         g_state->running = nullptr;
-        sink_write(Line().field("type", "counters_unavailable").field("reason", f.what));
+        sink_write(Line().field("type", records::kCountersUnavailable).field("reason", f.what));
     }
 }
 
@@ -516,7 +517,7 @@ void on_context_created() {
         initialize_profiler();
     } catch (const CuptiFailure &f) {
         g_state->failed = true;
-        sink_write(Line().field("type", "counters_unavailable").field("reason", f.what));
+        sink_write(Line().field("type", records::kCountersUnavailable).field("reason", f.what));
     }
 }
 
@@ -587,7 +588,7 @@ void counters_stop() {
     // the driver tears them down with the process.
     std::lock_guard<std::mutex> lock(g_state->mutex);
     for (const auto &[key, n] : g_state->launches)
-        sink_write(Line().field("type", "launches").field("name", key.first).field("site", std::uint64_t(key.second))
+        sink_write(Line().field("type", records::kLaunches).field("name", key.first).field("site", std::uint64_t(key.second))
                        .field("count", n));
 }
 

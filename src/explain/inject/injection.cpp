@@ -38,6 +38,7 @@
 #include "explain/inject/sass_pass.hpp"
 #include "explain/inject/trace_pass.hpp"
 #include "explain/inject/variables.hpp"
+#include "explain/inject/record_types.hpp"
 
 namespace gmexplain {
 namespace {
@@ -61,14 +62,14 @@ void at_exit() {
     if (g_pass == "lines") lines_stop();
     if (g_pass != "trace") counters_stop();
     trace_flush();
-    sink_write(Line().field("type", "exit").field("pid", std::int64_t(getpid())));
+    sink_write(Line().field("type", records::kExit).field("pid", std::int64_t(getpid())));
     sink_flush();
 }
 
 // A crashing program: flush what the activity buffers hold, then let the
 // signal do what it would have done.
 void on_fatal_signal(int sig) {
-    sink_write(Line().field("type", "signal").field("signal", sig));
+    sink_write(Line().field("type", records::kSignal).field("signal", sig));
     trace_flush();
     std::signal(sig, SIG_DFL);
     std::raise(sig);
@@ -118,7 +119,7 @@ LinesPlan lines_plan() {
 // The lines pass runs alone: no trace, no range profiler beside the SASS patching.
 void start_lines() {
     if (std::string why = lines_start(lines_plan()); !why.empty())
-        sink_write(Line().field("type", "lines_unavailable").field("reason", why));
+        sink_write(Line().field("type", records::kLinesUnavailable).field("reason", why));
 }
 
 int initialize() {
@@ -128,7 +129,7 @@ int initialize() {
     if (g_pass != "counters" && g_pass != "single" && g_pass != "lines") g_pass = "trace";
     sink_open(out, records_name());
     const auto &api = cupti();
-    sink_write(Line().field("type", "process").field("pid", std::int64_t(getpid()))
+    sink_write(Line().field("type", records::kProcess).field("pid", std::int64_t(getpid()))
                    .field("ppid", std::int64_t(getppid())).field("pass", g_pass).field("cupti", api.library));
     std::atexit(at_exit);
     for (int sig : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, on_fatal_signal);
@@ -141,14 +142,14 @@ int initialize() {
     // the front end leaves the counted launches' replayed times out of the trace.
     if (g_pass != "counters") {
         if (std::string why = trace_start(true, g_pass == "trace"); !why.empty()) {
-            sink_write(Line().field("type", "trace_unavailable").field("reason", why));
+            sink_write(Line().field("type", records::kTraceUnavailable).field("reason", why));
             return 1;
         }
         if (g_pass == "trace") return 1;
         trace_on_kernel(counters_kernel_traced);
     }
     if (std::string why = counters_start(counter_plan()); !why.empty()) {
-        sink_write(Line().field("type", "counters_unavailable").field("reason", why));
+        sink_write(Line().field("type", records::kCountersUnavailable).field("reason", why));
         // The counting pass did not subscribe, so its context callback will
         // never configure the single pass's unified-memory counters.
         if (g_pass == "single") trace_watch_contexts();
@@ -196,7 +197,7 @@ void write_current_device() {
     // Bandwidth as CUPTI's record gives it (KB/s): memory clock (kHz) x bus width (bytes) x 2.
     const std::uint64_t kbs = std::uint64_t(value(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)) *
                               std::uint64_t(value(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH) / 8) * 2;
-    sink_write(Line().field("type", "device").field("id", int(device)).field("name", std::string(name))
+    sink_write(Line().field("type", records::kDevice).field("id", int(device)).field("name", std::string(name))
                    .field("sm_count", value(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT))
                    .field("memory_bytes", std::uint64_t(bytes)).field("memory_bandwidth_kbs", kbs)
                    .field("l2_bytes", value(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE))
@@ -219,11 +220,11 @@ int attach(const std::string &folder) {
     setenv(vars::kPass, "single", 1);
     g_pass = "single";
     sink_open(folder, g_pass);
-    sink_write(Line().field("type", "process").field("pid", std::int64_t(getpid()))
+    sink_write(Line().field("type", records::kProcess).field("pid", std::int64_t(getpid()))
                    .field("ppid", std::int64_t(getppid())).field("pass", g_pass).field("cupti", api.library)
                    .field("session", 1));
     if (std::string why = trace_start(true, false); !why.empty()) {
-        sink_write(Line().field("type", "trace_unavailable").field("reason", why));
+        sink_write(Line().field("type", records::kTraceUnavailable).field("reason", why));
         g_attach_message = why;
         sink_close();
         g_pass.clear();
@@ -231,7 +232,7 @@ int attach(const std::string &folder) {
     }
     trace_on_kernel(counters_kernel_traced);
     if (std::string why = counters_start(counter_plan()); !why.empty()) {
-        sink_write(Line().field("type", "counters_unavailable").field("reason", why));
+        sink_write(Line().field("type", records::kCountersUnavailable).field("reason", why));
         trace_watch_contexts();
     }
     // The context exists already: its creation was before the session, and
@@ -254,7 +255,7 @@ int detach() {
     counters_stop();
     counters_detach();
     trace_detach();
-    sink_write(Line().field("type", "exit").field("pid", std::int64_t(getpid())));
+    sink_write(Line().field("type", records::kExit).field("pid", std::int64_t(getpid())));
     sink_close();
     g_attached = false;
     g_pass.clear();

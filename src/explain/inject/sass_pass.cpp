@@ -13,6 +13,7 @@
 #include "explain/inject/cupti_table.hpp"
 #include "explain/inject/kernel_choice.hpp"
 #include "explain/inject/record_sink.hpp"
+#include "explain/inject/record_types.hpp"
 
 namespace gmexplain {
 // A namespace of its own: the injection library is built as one translation
@@ -91,7 +92,7 @@ struct State {
 };
 State *g_state = nullptr;
 
-void lines_note(const std::string &text) { sink_write(Line().field("type", "note").field("text", "lines: " + text)); }
+void lines_note(const std::string &text) { sink_write(Line().field("type", records::kNote).field("text", "lines: " + text)); }
 
 // The SASS metrics API needs the profiler initialised, and that only once a
 // context exists (as for the counting pass).
@@ -122,7 +123,7 @@ void write_chip_metrics(const std::string &chip) {
             n.find("local") != std::string::npos)
             names += (names.empty() ? "" : ",") + n;
     }
-    sink_write(Line().field("type", "sass_metrics").field("chip", chip).field("names", names));
+    sink_write(Line().field("type", records::kSassMetrics).field("chip", chip).field("names", names));
 }
 
 // SetConfig once per device: the metrics the chip has, summed over the whole GPU.
@@ -170,7 +171,7 @@ void synchronize(CUcontext ctx) {
 // What each flush found (why: at a context's end or the exit):
 // how a run that names no line can be told from one that collected nothing.
 void flush_record(const char *why, std::size_t records, std::size_t instances, std::size_t unnamed) {
-    sink_write(Line().field("type", "lines_flush").field("at", why).field("records", std::uint64_t(records))
+    sink_write(Line().field("type", records::kLinesFlush).field("at", why).field("records", std::uint64_t(records))
                    .field("instances", std::uint64_t(instances)).field("unnamed", std::uint64_t(unnamed)));
 }
 
@@ -244,7 +245,7 @@ void enable(CUcontext ctx) {
 
 void give_up(const CuptiFailure &f) {
     g_state->failed = true;
-    sink_write(Line().field("type", "lines_unavailable").field("reason", f.what));
+    sink_write(Line().field("type", records::kLinesUnavailable).field("reason", f.what));
 }
 
 void on_launch(const CUpti_CallbackData &cb) {
@@ -398,7 +399,7 @@ void add_instruction(LineFigures &f, const MetricSums &m) {
 void write_line(const std::string &function, const SourceLine &where, const LineFigures &f) {
     Line sass;
     for (const auto &[name, v] : f.sass) sass.field(name.c_str(), v);
-    sink_write(Line().field("type", "line").field("name", function).field("file", where.file)
+    sink_write(Line().field("type", records::kLine).field("name", function).field("file", where.file)
                    .field("line", std::uint64_t(where.line)).field("instructions", f.instructions)
                    .field("global_ld_requests", f.ld_requests).field("global_ld_sectors", f.ld_sectors)
                    .field("global_ld_ideal_sectors", f.ld_ideal).field("global_st_requests", f.st_requests)
@@ -428,7 +429,7 @@ void write_lines() {
         for (const auto &[where, figures] : lines) write_line(function, SourceLine{where.first, where.second}, figures);
     for (const auto &[function, n] : without_line)
         if (!per_kernel.count(function))
-            sink_write(Line().field("type", "lines_no_info").field("name", function).field("instructions", n)
+            sink_write(Line().field("type", records::kLinesNoInfo).field("name", function).field("instructions", n)
                            .field("cubins", std::uint64_t(g_state->cubins.size())));
 }
 
@@ -459,7 +460,7 @@ void stop() {
     }
     write_lines();
     for (const auto &[name, n] : g_state->launches)
-        if (g_state->choice.wanted(name)) sink_write(Line().field("type", "launches").field("name", name).field("count", n));
+        if (g_state->choice.wanted(name)) sink_write(Line().field("type", records::kLaunches).field("name", name).field("count", n));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "explain/inject/cupti_call.hpp"
 #include "explain/inject/cupti_table.hpp"
 #include "explain/inject/record_sink.hpp"
+#include "explain/inject/record_types.hpp"
 
 namespace gmexplain {
 
@@ -69,7 +70,7 @@ void (*g_kernel_hook)(std::uint32_t, std::uint64_t) = nullptr;
 void write_kernel(const CUpti_ActivityKernel10 &k) {
     if (g_kernel_hook && k.end > k.start) g_kernel_hook(k.correlationId, k.end - k.start);
     Line l;
-    l.field("type", "kernel").field("name", k.name).field("device", k.deviceId).field("context", k.contextId)
+    l.field("type", records::kKernel).field("name", k.name).field("device", k.deviceId).field("context", k.contextId)
         .field("stream", k.streamId).raw("grid", triple(k.gridX, k.gridY, k.gridZ))
         .raw("block", triple(k.blockX, k.blockY, k.blockZ)).field("registers", unsigned(k.registersPerThread))
         .field("static_shared", k.staticSharedMemory).field("dynamic_shared", k.dynamicSharedMemory)
@@ -81,7 +82,7 @@ void write_kernel(const CUpti_ActivityKernel10 &k) {
 
 void write_memcpy(const CUpti_ActivityMemcpy6 &m) {
     Line l;
-    l.field("type", "memcpy").field("kind", memcpy_kind(m.copyKind)).field("src", memory_kind(m.srcKind))
+    l.field("type", records::kMemcpy).field("kind", memcpy_kind(m.copyKind)).field("src", memory_kind(m.srcKind))
         .field("dst", memory_kind(m.dstKind)).field("bytes", std::uint64_t(m.bytes))
         .field("start", std::uint64_t(m.start)).field("end", std::uint64_t(m.end)).field("device", m.deviceId)
         .field("stream", m.streamId).field("graph", m.graphId);
@@ -90,7 +91,7 @@ void write_memcpy(const CUpti_ActivityMemcpy6 &m) {
 
 void write_memset(const CUpti_ActivityMemset4 &m) {
     Line l;
-    l.field("type", "memset").field("bytes", std::uint64_t(m.bytes)).field("start", std::uint64_t(m.start))
+    l.field("type", records::kMemset).field("bytes", std::uint64_t(m.bytes)).field("start", std::uint64_t(m.start))
         .field("end", std::uint64_t(m.end)).field("device", m.deviceId).field("stream", m.streamId)
         .field("memory", memory_kind(m.memoryKind));
     sink_write(l);
@@ -101,7 +102,7 @@ void write_memory(const CUpti_ActivityMemory4 &m) {
                      : m.memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE  ? "free"
                                                                                                  : "other";
     Line l;
-    l.field("type", "memory").field("op", op).field("memory", memory_kind(m.memoryKind))
+    l.field("type", records::kMemory).field("op", op).field("memory", memory_kind(m.memoryKind))
         .field("bytes", std::uint64_t(m.bytes)).field("time", std::uint64_t(m.timestamp))
         .field("address", std::uint64_t(m.address)).field("device", m.deviceId)
         .field("pool", m.memoryPoolConfig.memoryPoolType != CUPTI_ACTIVITY_MEMORY_POOL_TYPE_INVALID ? 1 : 0);
@@ -136,7 +137,7 @@ std::uint32_t um_device(const CUpti_ActivityUnifiedMemoryCounter3 &u) {
 // a CPU fault, so the reader counts CPU fault records instead.
 void write_um(const CUpti_ActivityUnifiedMemoryCounter3 &u) {
     Line l;
-    l.field("type", "um").field("counter", um_kind(u.counterKind)).field("value", std::uint64_t(u.value))
+    l.field("type", records::kUm).field("counter", um_kind(u.counterKind)).field("value", std::uint64_t(u.value))
         .field("start", std::uint64_t(u.start)).field("end", std::uint64_t(u.end)).field("device", um_device(u))
         .field("src", u.srcId).field("dst", u.dstId);
     if (u.counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD ||
@@ -147,7 +148,7 @@ void write_um(const CUpti_ActivityUnifiedMemoryCounter3 &u) {
 
 void write_device(const CUpti_ActivityDevice5 &d) {
     Line l;
-    l.field("type", "device").field("id", d.id).field("name", d.name)
+    l.field("type", records::kDevice).field("id", d.id).field("name", d.name)
         .field("sm_count", d.numMultiprocessors).field("memory_bytes", std::uint64_t(d.globalMemorySize))
         .field("memory_bandwidth_kbs", std::uint64_t(d.globalMemoryBandwidth))
         .field("l2_bytes", d.l2CacheSize).field("compute_capability", d.computeCapabilityMajor * 10 + d.computeCapabilityMinor);
@@ -179,11 +180,11 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t *buffer, size_t, siz
     }
     size_t dropped = 0;
     if (api.cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS && dropped > 0)
-        sink_write(Line().field("type", "dropped").field("count", std::uint64_t(dropped)));
+        sink_write(Line().field("type", records::kDropped).field("count", std::uint64_t(dropped)));
     std::free(buffer);
 }
 
-void trace_note(const std::string &text) { sink_write(Line().field("type", "note").field("text", text)); }
+void trace_note(const std::string &text) { sink_write(Line().field("type", records::kNote).field("text", text)); }
 
 // Migrations and faults answer "what moved and why"; thrashing, throttling and
 // remote maps say the driver stopped migrating pages that both sides keep
