@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "core/measurement/settings.hpp"
+#include "core/device/settings.hpp"
 
 using gmlab::Settings;
 

@@ -10,7 +10,7 @@
 //
 // Experiments never call CUPTI: they declare a CounterSet (which counters
 // explain them and which of their predictions each derived figure should
-// equal) next to their predictions, and call measure_counters() in harness.hpp.
+// equal) next to their predictions, and call measure_counters() (core/experiment/point_protocol.hpp).
 #pragma once
 
 #include <cstddef>

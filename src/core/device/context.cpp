@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "core/measurement/harness.hpp"
 #include "core/units.hpp"
 #include "shared_kernels/harness_kernels.cuh"
 
@@ -80,22 +79,6 @@ void ContextState::hold_stream() {
     // a launch and another event.
     const long long cycles = static_cast<long long>(info_.clock_khz) * 20 / 1000;
     GM_CUDA(kernels::launch_spin(std::max(cycles, 20000LL), stream_));
-}
-
-double ContextState::memcpy_peak_gbs() {
-    if (memcpy_gbs_ > 0) return memcpy_gbs_;
-    // Large enough to leave L2 far behind, small enough for any budget.
-    std::size_t bytes = std::max<std::size_t>(4 * info_.l2_bytes, 256 * kMiB);
-    bytes = std::min(bytes, memory_budget() / 2);
-    bytes = bytes / 256 * 256;
-    if (bytes == 0) fail(GM_ERROR_OUT_OF_MEMORY, "no device memory left to measure the copy peak");
-    DeviceArray src(*this, bytes), dst(*this, bytes);
-    GM_CUDA(cudaMemsetAsync(src.get(), 1, bytes, stream_));
-    Stats t = time_launch(*this, [&](cudaStream_t s) {
-        return cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, s);
-    });
-    memcpy_gbs_ = bandwidth_gbs(2.0 * static_cast<double>(bytes), t.median);
-    return memcpy_gbs_;
 }
 
 const CounterAvailability &ContextState::counter_availability() {

@@ -10,7 +10,7 @@
 
 #include "core/counters/counters.hpp"
 #include "core/device/device_info.hpp"
-#include "core/measurement/settings.hpp"
+#include "core/device/settings.hpp"
 
 namespace gmlab {
 
@@ -53,9 +53,9 @@ public:
     // behind it and the host's enqueue time stays out of the event interval.
     void hold_stream();
 
-    // cudaMemcpy device-to-device bandwidth (bytes read + written per second),
-    // measured once per context through the harness.
-    double memcpy_peak_gbs();
+    // cudaMemcpy device-to-device bandwidth (GB/s) once memcpy_peak_gbs
+    // (measurement/harness.hpp) has measured it on this context; 0 before.
+    double memcpy_gbs = 0.0;
 
     // Hardware counters (counters.hpp): whether they can be read on this
     // context, checked once with a short counted launch; never throws.
@@ -72,7 +72,6 @@ private:
     std::size_t flush_bytes_ = 0;
     std::size_t live_bytes_ = 0;
     std::size_t peak_bytes_ = 0;
-    double memcpy_gbs_ = 0.0;
     std::string broken_;
 };
 

@@ -5,6 +5,7 @@
 #include "core/device/nvml_state.hpp"
 #include "core/error.hpp"
 #include "core/experiment/kernel_resources.hpp"
+#include "core/measurement/harness.hpp"
 #include "core/units.hpp"
 
 namespace gmlab {
@@ -111,7 +112,7 @@ Result run_experiment(ContextState &ctx, const std::string &name, const json &gi
     r.parameters = params.json();
     r.theoretical_gbs = ctx.info().theoretical_bandwidth_gbs();
     r.dram_theoretical_gbs = r.theoretical_gbs;
-    r.memcpy_gbs = ctx.memcpy_peak_gbs();
+    r.memcpy_gbs = memcpy_peak_gbs(ctx);
     r.memory_budget_bytes = ctx.memory_budget();
     r.counters_mode = counter_mode_name(ctx.settings.counters);
     if (ctx.settings.counters == CounterMode::Off) {

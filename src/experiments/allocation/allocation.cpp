@@ -17,6 +17,7 @@
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
 #include "core/units.hpp"
+#include "core/experiment/point_protocol.hpp"
 #include "core/measurement/harness.hpp"
 #include "experiments/allocation/allocation.cuh"
 #include "experiments/allocation/allocation_model.hpp"

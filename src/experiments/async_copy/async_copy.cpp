@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
+#include "core/experiment/point_protocol.hpp"
 #include "core/measurement/harness.hpp"
 #include "experiments/common/point_checks.hpp"
 #include "experiments/async_copy/async_copy.cuh"

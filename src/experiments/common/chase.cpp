@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "core/experiment/point_protocol.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/statistics.hpp"
 #include "core/measurement/verify.hpp"

@@ -12,6 +12,7 @@
 #include "core/experiment/quantity.hpp"
 #include "core/experiment/result.hpp"
 #include "core/measurement/verify.hpp"
+#include "core/experiment/point_protocol.hpp"
 
 namespace gmlab {
 

@@ -4,6 +4,7 @@
 #include "core/experiment/registry.hpp"
 #include "experiments/common/point_checks.hpp"
 #include "shared_kernels/fill_pattern.cuh"
+#include "core/experiment/point_protocol.hpp"
 
 namespace gmlab {
 

@@ -12,6 +12,7 @@
 #include "core/device/context.hpp"
 #include "core/experiment/params.hpp"
 #include "core/experiment/result.hpp"
+#include "core/experiment/point_protocol.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 

@@ -17,6 +17,7 @@
 #include "core/device/host_memory.hpp"
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
+#include "core/experiment/point_protocol.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/units.hpp"
 #include "experiments/l2_partitions/l2_partitions.cuh"

@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
+#include "core/experiment/point_protocol.hpp"
 #include "core/measurement/harness.hpp"
 #include "experiments/common/point_checks.hpp"
 #include "experiments/pitch_2d/pitch_2d.cuh"

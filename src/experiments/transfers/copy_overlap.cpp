@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/experiment/registry.hpp"
 #include "core/units.hpp"
+#include "core/experiment/point_protocol.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 #include "experiments/transfers/streams.hpp"

@@ -1,4 +1,4 @@
-#include "core/measurement/settings.hpp"
+#include "core/device/settings.hpp"
 
 #include <cmath>
 #include <cstring>
