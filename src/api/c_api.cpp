@@ -8,11 +8,11 @@
 
 #include "core/device/buffer.hpp"
 #include "core/device/handles.hpp"
+#include "core/device/l2_window.hpp"
 #include "core/device/nvml_health.hpp"
 #include "core/error.hpp"
 #include "core/experiment/kernel_resources.hpp"
 #include "core/experiment/registry.hpp"
-#include "operations/l2_window.hpp"
 #include "operations/matmul.hpp"
 #include "operations/stencil.hpp"
 #include "operations/transpose.hpp"

@@ -14,11 +14,6 @@ namespace gmlab {
 
 using kernels::kStencilRadius;
 
-std::mutex &constant_memory_mutex() {
-    static std::mutex m;
-    return m;
-}
-
 void check_stencil_args(std::size_t in_bytes, std::size_t out_bytes, std::size_t n, const float *coefficients) {
     if (!coefficients) invalid("coefficients must not be NULL");
     if (n == 0) invalid("n must be at least 1, got 0");
@@ -35,7 +30,7 @@ void stencil(ContextState &ctx, const gm_buffer &in, gm_buffer &out, std::size_t
     ctx.activate();
     cudaStream_t st = ctx.stream();
     if (constant) {
-        std::lock_guard<std::mutex> lock(constant_memory_mutex());
+        std::lock_guard<std::mutex> lock(kernels::constant_memory_mutex());
         GM_CUDA(kernels::set_stencil_coefficients(coefficients, st));
         GM_CUDA(kernels::launch_stencil(true, static_cast<const float *>(in.ptr), static_cast<float *>(out.ptr), n, nullptr, 256, 8, st));
         GM_CUDA(cudaStreamSynchronize(st));

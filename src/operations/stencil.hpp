@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstddef>
-#include <mutex>
 
 #include "core/device/handles.hpp"
 
@@ -13,11 +12,6 @@ namespace gmlab {
 
 // Throws Error(GM_ERROR_INVALID_ARGUMENT) naming the argument (host only).
 void check_stencil_args(std::size_t in_bytes, std::size_t out_bytes, std::size_t n, const float *coefficients);
-// __constant__ symbols belong to the process: whoever writes them (the
-// stencil's coefficients, the broadcast's words) holds this until the kernels
-// reading them have finished.
-std::mutex &constant_memory_mutex();
-
 // Runs the stencil on the context's stream and waits for it.
 void stencil(ContextState &ctx, const gm_buffer &in, gm_buffer &out, std::size_t n, const float *coefficients, bool constant);
 

@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/device/l2_window.hpp"
 #include "core/error.hpp"
-#include "operations/l2_window.hpp"
 
 using namespace gmlab;
 

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/experiment/registry.hpp"
-#include "core/units.hpp"
 #include "core/experiment/point_protocol.hpp"
+#include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
+#include "core/units.hpp"
 #include "experiments/alignment/alignment.cuh"
 #include "experiments/common/point_checks.hpp"
 #include "shared_kernels/fill_pattern.cuh"

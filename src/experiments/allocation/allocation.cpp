@@ -15,10 +15,10 @@
 
 #include "core/device/host_memory.hpp"
 #include "core/error.hpp"
-#include "core/experiment/registry.hpp"
-#include "core/units.hpp"
 #include "core/experiment/point_protocol.hpp"
+#include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
+#include "core/units.hpp"
 #include "experiments/allocation/allocation.cuh"
 #include "experiments/allocation/allocation_model.hpp"
 #include "experiments/allocation/pool_guards.hpp"

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/experiment/registry.hpp"
 #include "core/experiment/point_protocol.hpp"
+#include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
-#include "experiments/common/point_checks.hpp"
 #include "experiments/async_copy/async_copy.cuh"
+#include "experiments/common/point_checks.hpp"
 #include "shared_kernels/fill_pattern.cuh"
 #include "shared_kernels/pattern.hpp"
 

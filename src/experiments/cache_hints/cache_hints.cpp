@@ -12,16 +12,16 @@
 #include <string>
 #include <vector>
 
+#include "core/device/l2_window.hpp"
 #include "core/error.hpp"
-#include "core/experiment/registry.hpp"
 #include "core/experiment/point_protocol.hpp"
+#include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 #include "core/units.hpp"
 #include "experiments/cache_hints/cache_hints.cuh"
 #include "experiments/cache_hints/fetch_limit.hpp"
 #include "experiments/cache_hints/hint_models.hpp"
-#include "operations/l2_window.hpp"
 #include "shared_kernels/fill_pattern.cuh"
 
 namespace gmlab {

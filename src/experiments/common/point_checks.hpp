@@ -9,10 +9,10 @@
 #include <string>
 
 #include "core/experiment/figure.hpp"
+#include "core/experiment/point_protocol.hpp"
 #include "core/experiment/quantity.hpp"
 #include "core/experiment/result.hpp"
 #include "core/measurement/verify.hpp"
-#include "core/experiment/point_protocol.hpp"
 
 namespace gmlab {
 

@@ -1,10 +1,10 @@
 #include "experiments/common/thread_results.hpp"
 
 #include "core/error.hpp"
+#include "core/experiment/point_protocol.hpp"
 #include "core/experiment/registry.hpp"
 #include "experiments/common/point_checks.hpp"
 #include "shared_kernels/fill_pattern.cuh"
-#include "core/experiment/point_protocol.hpp"
 
 namespace gmlab {
 

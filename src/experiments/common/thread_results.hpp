@@ -11,8 +11,8 @@
 
 #include "core/device/context.hpp"
 #include "core/experiment/params.hpp"
-#include "core/experiment/result.hpp"
 #include "core/experiment/point_protocol.hpp"
+#include "core/experiment/result.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 

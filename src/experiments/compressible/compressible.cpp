@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/experiment/registry.hpp"
-#include "core/units.hpp"
 #include "core/experiment/point_protocol.hpp"
+#include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
+#include "core/units.hpp"
 #include "experiments/compressible/compressible.cuh"
 #include "experiments/compressible/compressible_data.hpp"
 #include "experiments/compressible/compressible_memory.hpp"

@@ -1,6 +1,6 @@
 // Experiment family "constant memory": a warp reading k distinct __constant__
 // words, and the nine-point 1D stencil with its coefficients in constant memory
-// vs read through __ldg (the kernels of gm_stencil_constant, operations/stencil.hpp).
+// vs read through __ldg (the kernels of gm_stencil_constant too).
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -8,15 +8,14 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/experiment/registry.hpp"
-#include "core/units.hpp"
 #include "core/experiment/point_protocol.hpp"
+#include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
+#include "core/units.hpp"
 #include "experiments/common/point_checks.hpp"
 #include "experiments/common/reference_copy.hpp"
 #include "experiments/constant_memory/constant_memory.cuh"
-#include "operations/stencil.hpp"
 #include "shared_kernels/pattern.hpp"
 
 namespace gmlab {
@@ -83,7 +82,7 @@ void run_constant_broadcast(ContextState &ctx, const Params &params, Result &out
     require_memory(ctx, threads * sizeof(float), "constant_broadcast");
     DeviceArray buf(ctx, threads * sizeof(float));
     std::vector<float> host(threads);
-    std::lock_guard<std::mutex> lock(constant_memory_mutex());
+    std::lock_guard<std::mutex> lock(kernels::constant_memory_mutex());
     GM_CUDA(kernels::set_constant_table(table.data(), ctx.stream()));
     Series s;
     s.name = "distinct constant addresses per warp";
@@ -170,7 +169,7 @@ void run_stencil(ContextState &ctx, const Params &params, Result &out) {
     for (std::size_t i = 0; i < n; ++i) f[i] = static_cast<float>(pattern_word(i, kSeed) >> 8) * (1.0f / 16777216.0f) - 0.5f;
     GM_CUDA(cudaMemcpyAsync(in.get(), f.data(), bytes, cudaMemcpyHostToDevice, st));
     GM_CUDA(cudaMemcpyAsync(coef.get(), kDefaultCoefficients, sizeof kDefaultCoefficients, cudaMemcpyHostToDevice, st));
-    std::lock_guard<std::mutex> lock(constant_memory_mutex());
+    std::lock_guard<std::mutex> lock(kernels::constant_memory_mutex());
     GM_CUDA(kernels::set_stencil_coefficients(kDefaultCoefficients, st));
     const CounterSet counters = counter_sets::shared_banks() + counter_sets::dram();
     std::map<std::string, double> bw, ms;

@@ -109,4 +109,9 @@ cudaError_t launch_stencil(bool constant, const float *in, float *out, std::size
     return cudaGetLastError();
 }
 
+std::mutex &constant_memory_mutex() {
+    static std::mutex mutex;
+    return mutex;
+}
+
 }  // namespace gmlab::kernels

@@ -4,10 +4,16 @@
 #pragma once
 
 #include <cstddef>
+#include <mutex>
 
 #include <cuda_runtime_api.h>
 
 namespace gmlab::kernels {
+
+// __constant__ symbols belong to the process: whoever writes them (the
+// stencil's coefficients, the broadcast's words; the experiment here and
+// gm_stencil_constant) holds this until the kernels reading them have finished.
+std::mutex &constant_memory_mutex();
 
 constexpr int kConstTableWords = 96;  // 64 iteration offsets + up to 32 distinct lanes
 

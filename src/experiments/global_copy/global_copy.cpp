@@ -8,8 +8,8 @@
 
 #include "core/device/host_memory.hpp"
 #include "core/error.hpp"
-#include "core/experiment/registry.hpp"
 #include "core/experiment/point_protocol.hpp"
+#include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 #include "core/units.hpp"

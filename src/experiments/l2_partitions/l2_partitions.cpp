@@ -16,15 +16,15 @@
 
 #include "core/device/host_memory.hpp"
 #include "core/error.hpp"
-#include "core/experiment/registry.hpp"
 #include "core/experiment/point_protocol.hpp"
+#include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/units.hpp"
+#include "experiments/common/chase.hpp"
+#include "experiments/common/latency_model.hpp"
 #include "experiments/l2_partitions/l2_partitions.cuh"
 #include "experiments/l2_partitions/partition_model.hpp"
 #include "experiments/l2_partitions/pinned_chase.hpp"
-#include "experiments/common/chase.hpp"
-#include "experiments/common/latency_model.hpp"
 
 namespace gmlab {
 

@@ -7,14 +7,14 @@
 #include <vector>
 
 #include "core/device/host_memory.hpp"
+#include "core/device/l2_window.hpp"
 #include "core/error.hpp"
-#include "core/experiment/registry.hpp"
 #include "core/experiment/point_protocol.hpp"
+#include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 #include "core/units.hpp"
 #include "experiments/l2_persist/l2_persist.cuh"
-#include "operations/l2_window.hpp"
 #include "shared_kernels/fill_pattern.cuh"
 #include "shared_kernels/pattern.hpp"
 

@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/experiment/registry.hpp"
 #include "core/experiment/point_protocol.hpp"
+#include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "experiments/common/chase.hpp"
-#include "experiments/latency/latency.cuh"
 #include "experiments/common/latency_model.hpp"
+#include "experiments/latency/latency.cuh"
 
 namespace gmlab {
 

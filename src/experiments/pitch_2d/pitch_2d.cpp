@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/experiment/registry.hpp"
 #include "core/experiment/point_protocol.hpp"
+#include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "experiments/common/point_checks.hpp"
 #include "experiments/pitch_2d/pitch_2d.cuh"

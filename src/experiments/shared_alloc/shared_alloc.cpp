@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/experiment/registry.hpp"
-#include "core/units.hpp"
 #include "core/experiment/point_protocol.hpp"
+#include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
+#include "core/units.hpp"
 #include "experiments/common/point_checks.hpp"
 #include "experiments/shared_alloc/shared_alloc.cuh"
 #include "shared_kernels/fill_pattern.cuh"

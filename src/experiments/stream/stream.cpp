@@ -7,14 +7,14 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/experiment/registry.hpp"
-#include "core/units.hpp"
 #include "core/experiment/point_protocol.hpp"
+#include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
+#include "core/units.hpp"
 #include "experiments/common/point_checks.hpp"
-#include "shared_kernels/stream_ops.cuh"
 #include "shared_kernels/pattern.hpp"
+#include "shared_kernels/stream_ops.cuh"
 
 namespace gmlab {
 

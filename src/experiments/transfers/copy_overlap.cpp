@@ -9,14 +9,14 @@
 
 #include "core/device/host_memory.hpp"
 #include "core/error.hpp"
-#include "core/experiment/registry.hpp"
-#include "core/units.hpp"
 #include "core/experiment/point_protocol.hpp"
+#include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
-#include "experiments/transfers/streams.hpp"
+#include "core/units.hpp"
 #include "experiments/common/point_checks.hpp"
 #include "experiments/common/transfer_common.hpp"
+#include "experiments/transfers/streams.hpp"
 #include "experiments/transfers/transfers.cuh"
 
 namespace gmlab {

@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/experiment/registry.hpp"
-#include "core/units.hpp"
 #include "core/experiment/point_protocol.hpp"
+#include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
-#include "experiments/transfers/streams.hpp"
+#include "core/units.hpp"
 #include "experiments/common/transfer_common.hpp"
+#include "experiments/transfers/streams.hpp"
 #include "experiments/transfers/transfers.cuh"
 #include "shared_kernels/fill_pattern.cuh"
 #include "shared_kernels/pattern.hpp"

@@ -7,11 +7,11 @@
 
 #include "core/device/host_memory.hpp"
 #include "core/error.hpp"
-#include "core/experiment/registry.hpp"
-#include "core/units.hpp"
 #include "core/experiment/point_protocol.hpp"
+#include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
+#include "core/units.hpp"
 #include "experiments/common/point_checks.hpp"
 #include "experiments/common/transfer_common.hpp"
 #include "experiments/transfers/transfers.cuh"

@@ -6,13 +6,13 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/experiment/registry.hpp"
 #include "core/experiment/point_protocol.hpp"
+#include "core/experiment/registry.hpp"
 #include "core/measurement/harness.hpp"
 #include "core/measurement/verify.hpp"
 #include "experiments/common/point_checks.hpp"
 #include "experiments/common/reference_copy.hpp"
-#include "operations/transpose.hpp"
+#include "experiments/transpose/transpose.cuh"
 #include "shared_kernels/fill_pattern.cuh"
 #include "shared_kernels/pattern.hpp"
 

@@ -1,4 +1,4 @@
-#include "operations/l2_window.hpp"
+#include "core/device/l2_window.hpp"
 
 #include <algorithm>
 #include <cmath>
