@@ -3,6 +3,7 @@
 // not collected and why.
 #include <algorithm>
 #include <ctime>
+#include <limits>
 #include <set>
 
 #include "explain/explain_document.hpp"
@@ -79,15 +80,21 @@ struct Context {
     bool any_gain = false;
 };
 
-void add_verdicts(Context &c, json &into, const Verdicts &v) {
+// The findings into the document and the summary. A kernel's gains count
+// together at most its own time (`limit_ms`); the document says where the
+// limit applied (gain_limited_to_ms).
+void add_verdicts(Context &c, json &into, const Verdicts &v, double limit_ms = std::numeric_limits<double>::infinity()) {
     into["findings"] = json::array();
+    double sum = 0;
     for (const auto &f : v.findings) {
         into["findings"].push_back(finding_json(f));
         ++c.findings;
-        if (f.gain_ms) {
-            c.gain_ms += *f.gain_ms;
-            c.any_gain = true;
-        }
+        sum += f.gain_ms.value_or(0);
+    }
+    if (const auto gain = combined_gain_ms(v.findings, limit_ms)) {
+        c.gain_ms += *gain;
+        c.any_gain = true;
+        if (*gain < sum) into["gain_limited_to_ms"] = *gain;
     }
     into["not_evaluated"] = v.not_evaluated;
 }
@@ -176,7 +183,7 @@ json explain_kernel(Context &c, const KernelSummary &k, int rank, bool chosen, c
     // Each counted launch is judged on its own counters: launches of one kernel
     // may differ (a kernel called on a contiguous and on a strided view).
     const Verdicts v = judge_launches(c, k, mine);
-    add_verdicts(c, kj, v);
+    add_verdicts(c, kj, v, k.total_ms);
     if (!c.attainable)
         for (const auto *r : mine)
             c.awaits_attainable = c.awaits_attainable || awaits_attainable(c.book, kernel_base(k, r->metrics, std::nullopt, c.trace));

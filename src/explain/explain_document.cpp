@@ -316,6 +316,8 @@ std::string explanation_text(const json &doc) {
         o << slowdown_text(k);
         if (k["findings"].empty()) o << "   no finding: every rule's condition was false on its counters\n";
         print_findings(o, k["findings"]);
+        if (k.contains("gain_limited_to_ms"))
+            o << "   together at most the kernel's own time: " << fmt("%.3g", k["gain_limited_to_ms"].get<double>()) << " ms\n";
         o << source_lines_text(k);
         for (const auto &n : k["not_evaluated"]) o << "   (not evaluated: " << n.get<std::string>() << ")\n";
     }

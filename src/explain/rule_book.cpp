@@ -183,6 +183,14 @@ std::optional<double> Figures::get(const std::string &name) const {
     return v;
 }
 
+std::optional<double> combined_gain_ms(const std::vector<Finding> &findings, double limit_ms) {
+    std::optional<double> sum;
+    for (const auto &f : findings)
+        if (f.gain_ms) sum = sum.value_or(0) + *f.gain_ms;
+    if (sum && *sum > limit_ms) sum = limit_ms;
+    return sum;
+}
+
 std::string fill_template(const std::string &text, const Lookup &figures) {
     std::string out;
     for (std::size_t i = 0; i < text.size();) {

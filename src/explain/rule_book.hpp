@@ -83,6 +83,11 @@ struct Verdicts {
 Verdicts apply_rules(const RuleBook &book, const std::string &scope, Figures &figures, const LabRun *lab,
                      const std::string &lab_missing);
 
+// What the findings of one subject could save together: their gains' sum, at
+// most `limit_ms` (a kernel's findings cannot save more than the kernel's own
+// time, however many name it); nullopt where none has a gain.
+std::optional<double> combined_gain_ms(const std::vector<Finding> &findings, double limit_ms);
+
 // "{name}" and "{name:.1f}" replaced by the figures' values.
 std::string fill_template(const std::string &text, const Lookup &figures);
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
+#include <optional>
 
 #include "explain/lab_figures.hpp"
 #include "explain/rule_book.hpp"
@@ -100,4 +102,18 @@ TEST(ExplainRules, TemplatesFillFigures) {
         return std::nullopt;
     };
     EXPECT_EQ(fill_template("{share:.0%} and {x:.2f} and {y}", look), "26 % and 3.14 and ?");
+}
+
+TEST(ExplainGains, AKernelsFindingsSaveTogetherAtMostItsTime) {
+    auto finding = [](std::optional<double> gain) {
+        Finding f;
+        f.gain_ms = gain;
+        return f;
+    };
+    EXPECT_FALSE(combined_gain_ms({}, 5.0).has_value());
+    EXPECT_FALSE(combined_gain_ms({finding(std::nullopt)}, 5.0).has_value());
+    EXPECT_DOUBLE_EQ(*combined_gain_ms({finding(1.0), finding(std::nullopt), finding(2.5)}, 5.0), 3.5);
+    // Two findings of 3 ms each on a kernel of 4 ms: together 4 ms, not 6.
+    EXPECT_DOUBLE_EQ(*combined_gain_ms({finding(3.0), finding(3.0)}, 4.0), 4.0);
+    EXPECT_DOUBLE_EQ(*combined_gain_ms({finding(3.0)}, std::numeric_limits<double>::infinity()), 3.0);
 }
