@@ -40,7 +40,9 @@ std::vector<KernelSummary> summarize_kernels(const PassRecords &trace);
 // copy_ms, copy_bytes, pageable_copies, pageable_bytes, pageable_ms,
 // small_copies, small_copy_ms, copy_kernel_overlap_share, serial_span_ms,
 // device_allocs, device_frees, allocs_between_kernels, mean_alloc_bytes,
-// kernel_ms, gpu_span_ms, gpu_busy_ms, and the unified-memory figures below.
+// kernel_ms, gpu_span_ms, gpu_busy_ms, copy_before_kernels_ms, removable_busy_ms
+// (what overlapping copies with kernels can remove at best), and the
+// unified-memory figures below.
 // `counted_us` is each counted kernel's profiler time per launch
 // (counted_times_us); empty: read from the trace's own counters (the single pass).
 std::map<std::string, double> run_figures(const PassRecords &trace, std::map<std::string, double> counted_us = {});

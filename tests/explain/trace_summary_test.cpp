@@ -113,3 +113,18 @@ TEST(ExplainTrace, ProcessesSignalsAndRefusalsAreKept) {
     EXPECT_EQ(r.dropped, 3u);
     EXPECT_THROW(add_record(const_cast<PassRecords &>(r), "{half a line", 1), std::exception);
 }
+
+TEST(ExplainTrace, OverlapCanRemoveAtMostWhatTheEnginesDoNotShare) {
+    // A one-time upload of 40 ms before any kernel, then 50 ms of kernels and a
+    // 2 ms download: the upload cannot run beside the kernels that need it,
+    // so overlapping removes at most the download.
+    const auto r = records({copy("HtoD", "pinned", "device", 1 << 30, 0, 40000000), kernel("_Z1kv", 41000000, 91000000),
+                            copy("DtoH", "device", "pinned", 1 << 20, 92000000, 94000000)});
+    const auto f = run_figures(r);
+    EXPECT_DOUBLE_EQ(f.at("copy_before_kernels_ms"), 40.0);
+    EXPECT_NEAR(f.at("removable_busy_ms"), 2.0, 1e-9);
+    // Copies to and from the device between kernels: busy time can fall to the longest engine's work.
+    const auto loop = records({kernel("_Z1kv", 1000000, 2000000), copy("HtoD", "pinned", "device", 1 << 20, 2000000, 6000000),
+                               copy("DtoH", "device", "pinned", 1 << 20, 6000000, 9000000), kernel("_Z1kv", 9000000, 10000000)});
+    EXPECT_NEAR(run_figures(loop).at("removable_busy_ms"), 9.0 - 4.0, 1e-9);
+}
