@@ -34,7 +34,7 @@ import time
 
 SERVER_TESTS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, SERVER_TESTS)
-from harness import Checks, Server, arguments, as_new_run, default_db, fresh_workdir, load_document, trimmed, wait_until  # noqa: E402
+from harness import Checks, Server, arguments, as_new_run, default_db, fresh_workdir, load_document, trimmed, wait_until, rss_bytes  # noqa: E402
 import zstd_codec  # noqa: E402
 
 OPEN = ["--write-rate", "0", "--read-rate", "0", "--expensive-rate", "0"]
@@ -76,13 +76,6 @@ def raw_request(port, source, method, path, body=b"", headers=None, timeout=30):
     except ValueError:
         return status, rest.decode(errors="replace")
 
-
-def rss(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return 0
 
 
 def offset_copy_only(doc, points, sid, name_suffix=""):
@@ -248,7 +241,7 @@ def memory(c, args, doc, db, rounds=24):
     try:
         for i in range(rounds):
             st, _ = post(srv, doc | {"submission_id": "costs-memory-%d" % i})
-        genuine = rss(srv.proc.pid)
+        genuine = rss_bytes(srv.proc.pid)
         # The request (refused before it is parsed), and one padded
         # to pass that check (parsed, then refused: 2.4 million array items).
         bombs = [zstd_codec.compress(b"[" + b"1," * ((16 << 20) // 2 - 2) + b"1]", level=3),
@@ -267,7 +260,7 @@ def memory(c, args, doc, db, rounds=24):
         for t in threads:
             t.join()
         time.sleep(0.5)
-        after = rss(srv.proc.pid)
+        after = rss_bytes(srv.proc.pid)
         c.check("memory: the hostile zstd requests are refused 4xx", statuses and all(s and 400 <= s < 500 for s in statuses),
                 statuses)
         c.check("memory: RSS after %d hostile requests (8 at once) %.0f MiB, within 10 %% (+24 MiB) of %.0f MiB after %d genuine"

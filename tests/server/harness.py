@@ -121,6 +121,18 @@ class Server:
         self.log.close()
 
 
+def rss_bytes(pid):
+    """The process's resident memory (VmRSS), in bytes; 0 once it is gone."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def wait_until(check, seconds=10, step=0.1):
     """The first true value of check() within `seconds`, else its last value."""
     deadline = time.time() + seconds

@@ -14,16 +14,12 @@ import time
 SERVER_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, SERVER_TESTS)
 sys.path.insert(0, os.path.join(SERVER_TESTS, "fixtures"))
-from harness import Checks, Server, default_db, fresh_workdir  # noqa: E402
+from harness import Checks, Server, default_db, fresh_workdir, rss_bytes  # noqa: E402
 import crowd_fill  # noqa: E402
 
 
 def rss_mb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
+    return rss_bytes(pid) / (1024 * 1024)
 
 
 def main():

@@ -26,7 +26,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from harness import Checks, Server, arguments, as_new_run, default_db, fresh_workdir, load_document, trimmed  # noqa: E402
+from harness import Checks, Server, arguments, as_new_run, default_db, fresh_workdir, load_document, trimmed, rss_bytes  # noqa: E402
 from slow_client_test import connect, raise_fd_limit, read_response  # noqa: E402
 
 MIB = 1 << 20
@@ -70,13 +70,6 @@ def get_within_a_second(c, srv, after):
     dt = time.monotonic() - t0
     c.check("after %s: a normal GET answers within 1 s" % after, st == 200 and dt < 1.0, (st, dt))
 
-
-def rss(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return 0
 
 
 class Trickle(threading.Thread):
@@ -183,13 +176,13 @@ def budget(c, srv):
 def memory_bound(c, srv):
     """96 connections each try to send 1 MiB - 2 bytes and stall: with a
     budget of 4 MiB the server holds about that, not 96 MiB."""
-    before = rss(srv.proc.pid)
+    before = rss_bytes(srv.proc.pid)
     peak = [before]
     stop = threading.Event()
 
     def sample():
         while not stop.wait(0.05):
-            peak[0] = max(peak[0], rss(srv.proc.pid))
+            peak[0] = max(peak[0], rss_bytes(srv.proc.pid))
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
