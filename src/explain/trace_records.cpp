@@ -75,22 +75,6 @@ void dimensions(const json &j, const char *key, std::int64_t (&out)[3]) {
         if (j[key][i].is_number()) out[i] = j[key][i].get<std::int64_t>();
 }
 
-// Fewer SASS data bytes than requests (less than a byte a warp request,
-// which no load or store moves): the SASS-patching metric did not see the
-// instructions that made the requests (a CUDA graph's range reports 0 on an
-// H100; cuBLAS's and CUTLASS's GEMMs, whose global loads are asynchronous
-// copies to shared memory, report 0 or a few bytes), rather than measuring
-// them. The figures that read it fall back as where it is missing, so that
-// no rule judges coalescing on a count that does not describe the loads.
-void drop_impossible_sass_bytes(std::map<std::string, double> &m) {
-    for (const char *op : {"ld", "st"}) {
-        const std::string bytes = std::string("sm__sass_data_bytes_mem_global_op_") + op + ".sum";
-        const std::string requests = std::string("l1tex__t_requests_pipe_lsu_mem_global_op_") + op + ".sum";
-        auto b = m.find(bytes), r = m.find(requests);
-        if (b != m.end() && r != m.end() && r->second > 0 && b->second < r->second) m.erase(b);
-    }
-}
-
 void add_counters(PassRecords &out, const json &j, int pid) {
     CounterRecord c;
     c.pid = pid;
@@ -108,7 +92,6 @@ void add_counters(PassRecords &out, const json &j, int pid) {
     if (j.contains("metrics") && j["metrics"].is_object())
         for (const auto &[k, v] : j["metrics"].items())
             if (v.is_number()) c.metrics[k] = v.get<double>();
-    drop_impossible_sass_bytes(c.metrics);
     out.counters.push_back(c);
 }
 
