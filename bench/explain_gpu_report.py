@@ -165,6 +165,71 @@ def traced_vs_counted(out):
                 print('  #%d %s: %s; %s' % (k['rank'], k['name'][:60], t['text'], t['cause_text']))
 
 
+def region_ms(out, name):
+    """The median of the program's timed regions ("region_ms: X" lines), or None."""
+    try:
+        text = open(os.path.join(out, 'regions', name + '.txt')).read()
+    except OSError:
+        return None
+    values = sorted(float(v) for v in re.findall(r'^region_ms: ([0-9.]+)$', text, re.M))
+    if not values:
+        return None
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def ncu_speedup(out, program):
+    """Nsight Compute's largest "Est. Speedup" on the planted program's kernels
+    (percent of the kernel's time) and the rule's first words, or None."""
+    try:
+        text = open(os.path.join(out, 'ncu', program + '-planted.txt')).read()
+    except OSError:
+        return None
+    best = None
+    for m in re.finditer(r'Est\. (?:Local |Global )?Speedup: ([0-9.]+)%\s*\n?\s*(.{0,70})', text):
+        pct = float(m.group(1))
+        if best is None or pct > best[0]:
+            best = (pct, ' '.join(m.group(2).split()))
+    return best
+
+
+def finding_gain(doc, rule):
+    """The estimated gain of RULE in a document (ms; the largest where named
+    more than once), whether a cost was found, and the kernels' traced time."""
+    gains, kernel_ms = [], 0.0
+    for f in doc['run']['findings']:
+        if f['rule'] == rule:
+            gains.append(f.get('gain_ms'))
+    for k in doc['kernels']:
+        for f in k.get('findings', []):
+            if f['rule'] == rule:
+                gains.append(f.get('gain_ms'))
+                kernel_ms += k.get('total_ms', 0) or 0
+    known = [g for g in gains if g is not None]
+    return (max(known) if known else None), bool(gains), kernel_ms
+
+
+def gains(out):
+    """Each pair's estimated gain beside the gain its fix realised (medians of
+    the programs' timed regions), and Nsight Compute's estimate on the same
+    kernel where it printed one."""
+    print('\nEstimated against realized gain (ms; realized = median planted region - median fixed region)')
+    print('%-22s %-24s %9s %9s %9s %7s  %s' % ('program', 'rule', 'estimate', 'planted', 'fixed', 'est/real', 'ncu'))
+    for program, rule in EXPECTED.items():
+        doc = load(os.path.join(out, 'json', '%s-planted.json' % program))
+        planted, fixed = region_ms(out, program + '-planted'), region_ms(out, program + '-fixed')
+        if doc is None or planted is None or fixed is None:
+            print('%-22s %-24s (not measured)' % (program, rule))
+            continue
+        estimate, named, kernel_ms = finding_gain(doc, rule)
+        realized = planted - fixed
+        ratio = '%7.2f' % (estimate / realized) if estimate is not None and realized > 0 else '      -'
+        ncu = ncu_speedup(out, program)
+        ncu_text = '%.0f %% of %.3g ms = %.3g ms (%s)' % (ncu[0], kernel_ms, ncu[0] / 100 * kernel_ms, ncu[1]) if ncu and kernel_ms else ''
+        print('%-22s %-24s %9s %9.3f %9.3f %s  %s' % (program, rule, '%.3f' % estimate if estimate is not None else ('no cost' if named else 'not named'),
+                                                     planted, fixed, ratio, ncu_text))
+
+
 def bad_inputs(out):
     print('\nBad inputs and robustness (exit codes)')
     for (name, kind), (rc, _, _) in sorted(timings(out).items()):
@@ -189,6 +254,7 @@ def main():
     costs(out)
     outside(out)
     traced_vs_counted(out)
+    gains(out)
     bad_inputs(out)
 
 

@@ -11,7 +11,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/explain-gpu}
 GMLAB=${GMLAB:-$ROOT/build/tools/cli/gmlab}
 EX=${EXAMPLES_BUILD:-/tmp/gmlab-explain-examples}
-mkdir -p "$OUT/json" "$OUT/text" "$OUT/records" "$OUT/ncu"
+mkdir -p "$OUT/json" "$OUT/text" "$OUT/records" "$OUT/ncu" "$OUT/regions"
 TIMES=$OUT/timings.tsv
 : > "$TIMES"
 
@@ -34,7 +34,9 @@ now() { date +%s.%N; }
 explain() {
   local name=$1; shift; shift
   local t0 t1 t2 rc
-  t0=$(now); timeout "${EXPLAIN_TIMEOUT:-120}" "$@" > /dev/null 2>&1; t1=$(now)
+  t0=$(now); timeout "${EXPLAIN_TIMEOUT:-120}" "$@" > "$OUT/regions/$name.txt" 2>&1; t1=$(now)
+  # The program alone again, for the median of its timed region (the realized gain).
+  for ((r = 1; r < ${GAIN_RUNS:-1}; ++r)); do timeout "${EXPLAIN_TIMEOUT:-120}" "$@" >> "$OUT/regions/$name.txt" 2>&1; done
   timeout "${EXPLAIN_TIMEOUT:-120}" "$GMLAB" explain "${LABOPT[@]}" "${EXTRA[@]}" --records "$OUT/records/$name" --json "$OUT/json/$name.json" -- "$@" \
     > "$OUT/text/$name.txt" 2>&1
   rc=$?; t2=$(now)
@@ -49,7 +51,7 @@ ncu_on() {
   filter=$(python3 "$ROOT/bench/explain_gpu_report.py" --ncu-filter "$json") || return
   count=$(python3 "$ROOT/bench/explain_gpu_report.py" --ncu-count "$json")
   t0=$(now)
-  timeout 300 ncu --section MemoryWorkloadAnalysis_Tables --section SourceCounters -k "regex:$filter" -c "$count" "$@" \
+  timeout 300 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis_Tables --section SourceCounters -k "regex:$filter" -c "$count" "$@" \
     > "$OUT/ncu/$name.txt" 2>&1
   rc=$?; t1=$(now)
   printf '%s\tncu\t%s\t0\t%s\n' "$name" "$rc" "$(awk "BEGIN{print $t1 - $t0}")" >> "$TIMES"
@@ -59,10 +61,14 @@ ncu_on() {
 EXTRA=()
 PATTERNS="strided_access misaligned_access bank_conflicts local_memory low_bandwidth pageable_transfers small_transfers serial_copies managed_faults managed_loop malloc_in_loop l2_eviction graph_bank_conflicts"
 # The default (one run: trace and count together), then --passes 2 (trace, then count).
+# Each program alone GAIN_RUNS times first: planted less fixed, as medians of
+# their timed regions, is the gain the fix realised (bench/explain_gpu_report.py).
+GAIN_RUNS=${EXPLAIN_GAIN_RUNS:-5}
 for p in $PATTERNS; do
   explain "$p-planted" -- "$EX/$p"
   explain "$p-fixed" -- "$EX/$p" --fixed
 done
+GAIN_RUNS=1
 EXTRA=(--passes 2)
 for p in $PATTERNS; do
   explain "$p-planted-p2" -- "$EX/$p"
@@ -97,7 +103,7 @@ bad crash "$GMLAB" explain --json "$OUT/json/exit_crash.json" -- "$EX/exit_statu
 bad two-processes "$GMLAB" explain --json "$OUT/json/two_processes.json" -- bash -c "$EX/strided_access && $EX/bank_conflicts"
 
 # Nsight Compute on the same programs and kernels, last: the slowest part.
-for p in strided_access bank_conflicts local_memory low_bandwidth; do
+for p in ${NCU_PATTERNS:-strided_access misaligned_access bank_conflicts local_memory low_bandwidth l2_eviction}; do
   ncu_on "$p-planted" "$OUT/json/$p-planted.json" -- "$EX/$p"
 done
 EXTRA=(--passes 2 --launch-count 2)
@@ -105,5 +111,5 @@ explain torch_training_step-p2 -- python3 "$ROOT/examples/explain/outside/torch_
 ncu_on torch_training_step "$OUT/json/torch_training_step.json" -- python3 "$ROOT/examples/explain/outside/torch_training_step.py"
 
 tar -C "$OUT" -czf "$OUT/records.tar.gz" records
-tar -C "$OUT" -czf "$OUT/documents.tar.gz" json text ncu
+tar -C "$OUT" -czf "$OUT/documents.tar.gz" json text ncu regions timings.tsv
 python3 "$ROOT/bench/explain_gpu_report.py" "$OUT" | tee "$OUT/report.txt"

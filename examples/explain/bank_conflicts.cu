@@ -12,12 +12,14 @@ int main(int argc, char **argv) {
     EX_CHECK(cudaMalloc(&out, sizeof(float) * n * n));
     EX_CHECK(cudaMemset(in, 0, sizeof(float) * n * n));
     const dim3 grid(n / kTile, n / kTile), block(kTile, 8);
+    TimedRegion region;
     for (int rep = 0; rep < 10; ++rep) {
         if (fixed) transpose_tiled<1><<<grid, block>>>(in, out, n);
         else transpose_tiled<0><<<grid, block>>>(in, out, n);
     }
     EX_CHECK(cudaGetLastError());
     EX_CHECK(cudaDeviceSynchronize());
+    region.end();
     EX_CHECK(cudaFree(in));
     EX_CHECK(cudaFree(out));
     std::printf("bank_conflicts (%s): done\n", fixed ? "fixed" : "planted");

@@ -4,6 +4,7 @@
 // explain should name nothing.
 #pragma once
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +19,26 @@
             std::exit(1);                                                                                \
         }                                                                                                \
     } while (0)
+
+// Times the part of the program that holds its pattern, on the host clock with
+// the device idle at both ends, and prints it as "region_ms: X". The planted
+// program's region less its fixed twin's is the gain the fix realised, which
+// scripts/explain-gpu.sh sets beside the gain explain estimated.
+class TimedRegion {
+  public:
+    TimedRegion() {
+        EX_CHECK(cudaDeviceSynchronize());
+        start_ = std::chrono::steady_clock::now();
+    }
+    void end() {
+        EX_CHECK(cudaDeviceSynchronize());
+        const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start_;
+        std::printf("region_ms: %.4f\n", ms.count());
+    }
+
+  private:
+    std::chrono::steady_clock::time_point start_;
+};
 
 inline bool fixed_variant(int argc, char **argv) {
     for (int i = 1; i < argc; ++i)

@@ -15,12 +15,14 @@ int main(int argc, char **argv) {
     EX_CHECK(cudaMalloc(&out, sizeof(float) * n * n));
     EX_CHECK(cudaMemset(in, 0, sizeof(float) * n * n));
     const dim3 grid(n / kTile, n / kTile), block(kTile, 8);
+    TimedRegion region;
     run_as_graph(
         [&](cudaStream_t stream) {
             if (fixed) transpose_tiled<1><<<grid, block, 0, stream>>>(in, out, n);
             else transpose_tiled<0><<<grid, block, 0, stream>>>(in, out, n);
         },
         10);
+    region.end();
     EX_CHECK(cudaFree(in));
     EX_CHECK(cudaFree(out));
     std::printf("graph_bank_conflicts (%s): done\n", fixed ? "fixed" : "planted");

@@ -14,7 +14,9 @@ int main(int argc, char **argv) {
     EX_CHECK(cudaMalloc(&in, sizeof(float) * n * 4));
     EX_CHECK(cudaMalloc(&out, sizeof(float) * n));
     EX_CHECK(cudaMemset(in, 0, sizeof(float) * n * 4));
+    TimedRegion region;
     run_as_graph([&](cudaStream_t stream) { scale_strided<<<n / 256, 256, 0, stream>>>(in, out, n, stride); }, 20);
+    region.end();
     EX_CHECK(cudaFree(in));
     EX_CHECK(cudaFree(out));
     std::printf("graph_strided (%s): done\n", fixed ? "fixed" : "planted");

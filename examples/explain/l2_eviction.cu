@@ -55,9 +55,11 @@ int main(int argc, char **argv) {
     // 1.0 everywhere: each launch's sum is n_stream, checked below.
     fill_ones<<<blocks, threads>>>(stream, n_stream);
     fill_ones<<<blocks, threads>>>(table, n_table);
+    TimedRegion region;
     for (int rep = 0; rep < 20; ++rep)
         table_gather<<<blocks, threads>>>(stream, table, block_sums, n_stream, fixed ? -n_table : n_table);
     EX_CHECK(cudaGetLastError());
+    region.end();
     float *sums = nullptr;  // pinned: the one copy back is not a pageable transfer
     EX_CHECK(cudaMallocHost(&sums, sizeof(float) * blocks));
     EX_CHECK(cudaMemcpy(sums, block_sums, sizeof(float) * blocks, cudaMemcpyDeviceToHost));

@@ -32,12 +32,14 @@ int main(int argc, char **argv) {
     EX_CHECK(cudaMalloc(&keys, sizeof(int) * n));
     EX_CHECK(cudaMalloc(&out, sizeof(float) * n));
     EX_CHECK(cudaMemset(keys, 0, sizeof(int) * n));
+    TimedRegion region;
     for (int rep = 0; rep < 10; ++rep) {
         if (fixed) bins_registers<<<n / 256, 256>>>(keys, out, n);
         else bins_local<<<n / 256, 256>>>(keys, out, n);
     }
     EX_CHECK(cudaGetLastError());
     EX_CHECK(cudaDeviceSynchronize());
+    region.end();
     EX_CHECK(cudaFree(keys));
     EX_CHECK(cudaFree(out));
     std::printf("local_memory (%s): done\n", fixed ? "fixed" : "planted");

@@ -19,9 +19,11 @@ int main(int argc, char **argv) {
     int sms = 0;
     EX_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     const int blocks = fixed ? sms * 8 : 16;
+    TimedRegion region;
     for (int rep = 0; rep < 5; ++rep) copy_grid_stride<<<blocks, 256>>>(in, out, n);
     EX_CHECK(cudaGetLastError());
     EX_CHECK(cudaDeviceSynchronize());
+    region.end();
     EX_CHECK(cudaFree(in));
     EX_CHECK(cudaFree(out));
     std::printf("low_bandwidth (%s): done\n", fixed ? "fixed" : "planted");

@@ -14,6 +14,7 @@ int main(int argc, char **argv) {
     const int n = 1 << 20, steps = 200;
     float *scratch = nullptr;
     if (fixed) EX_CHECK(cudaMalloc(&scratch, sizeof(float) * n));
+    TimedRegion region;
     for (int s = 0; s < steps; ++s) {
         if (!fixed) EX_CHECK(cudaMalloc(&scratch, sizeof(float) * n));
         step<<<n / 256, 256>>>(scratch, n);
@@ -22,6 +23,7 @@ int main(int argc, char **argv) {
     }
     if (fixed) EX_CHECK(cudaFree(scratch));
     EX_CHECK(cudaDeviceSynchronize());
+    region.end();
     std::printf("malloc_in_loop (%s): done\n", fixed ? "fixed" : "planted");
     return 0;
 }

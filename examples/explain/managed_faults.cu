@@ -20,6 +20,7 @@ int main(int argc, char **argv) {
     EX_CHECK(cudaMalloc(&out, sizeof(float)));
     EX_CHECK(cudaMemset(out, 0, sizeof(float)));
     for (long long i = 0; i < n; ++i) data[i] = 1.0f / 1024;
+    TimedRegion region;
     if (fixed) {
         cudaMemLocation where{};
         where.type = cudaMemLocationTypeDevice;
@@ -28,6 +29,7 @@ int main(int argc, char **argv) {
     }
     sum<<<1024, 256>>>(data, n, out);
     EX_CHECK(cudaGetLastError());
+    region.end();
     float total = 0;
     EX_CHECK(cudaMemcpy(&total, out, sizeof(float), cudaMemcpyDeviceToHost));
     expect_close(total, n / 1024.0, "managed_faults result");

@@ -49,6 +49,7 @@ int main(int argc, char **argv) {
     float *data = nullptr;
     EX_CHECK(cudaMallocManaged(&data, kBytes));
     for (long long i = 0; i < kFloats; ++i) data[i] = 0.0f;
+    TimedRegion region;
     for (int round = 0; round < kRounds; ++round) {
         if (fixed) prefetch(data, cudaMemLocationTypeHost);
         for (long long i = 0; i < kFloats; i += kStrideFloats) data[i] += 1.0f;
@@ -57,6 +58,7 @@ int main(int argc, char **argv) {
         EX_CHECK(cudaGetLastError());
         EX_CHECK(cudaDeviceSynchronize());
     }
+    region.end();
     if (fixed) prefetch(data, cudaMemLocationTypeHost);
     check(data);
     EX_CHECK(cudaFree(data));

@@ -15,9 +15,11 @@ int main(int argc, char **argv) {
     EX_CHECK(cudaMalloc(&in, sizeof(float) * (n + 32)));
     EX_CHECK(cudaMalloc(&out, sizeof(float) * n));
     EX_CHECK(cudaMemset(in, 0, sizeof(float) * (n + 32)));
+    TimedRegion region;
     for (int rep = 0; rep < 20; ++rep) copy_offset<<<n / 256, 256>>>(in, out, n, offset);
     EX_CHECK(cudaGetLastError());
     EX_CHECK(cudaDeviceSynchronize());
+    region.end();
     EX_CHECK(cudaFree(in));
     EX_CHECK(cudaFree(out));
     std::printf("misaligned_access (%s): done\n", fixed ? "fixed" : "planted");

@@ -20,12 +20,14 @@ int main(int argc, char **argv) {
     if (!host) return 1;
     std::memset(host, 0, sizeof(float) * n);
     EX_CHECK(cudaMalloc(&dev, sizeof(float) * n));
+    TimedRegion region;
     for (int rep = 0; rep < 4; ++rep) {
         EX_CHECK(cudaMemcpy(dev, host, sizeof(float) * n, cudaMemcpyHostToDevice));
         touch<<<static_cast<unsigned>((n + 255) / 256), 256>>>(dev, n);
         EX_CHECK(cudaGetLastError());
         EX_CHECK(cudaMemcpy(host, dev, sizeof(float) * n, cudaMemcpyDeviceToHost));
     }
+    region.end();
     expect_close(host[n - 1], 4.0, "pageable_transfers result");
     EX_CHECK(cudaFree(dev));
     if (fixed) EX_CHECK(cudaFreeHost(host));

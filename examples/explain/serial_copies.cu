@@ -21,6 +21,7 @@ int main(int argc, char **argv) {
     EX_CHECK(cudaMalloc(&dev, sizeof(float) * chunk * chunks));
     cudaStream_t s[4];
     for (int k = 0; k < streams; ++k) EX_CHECK(cudaStreamCreate(&s[k]));
+    TimedRegion region;
     for (int c = 0; c < chunks; ++c) {
         cudaStream_t st = s[c % streams];
         float *h = host + static_cast<long long>(c) * chunk, *d = dev + static_cast<long long>(c) * chunk;
@@ -30,6 +31,7 @@ int main(int argc, char **argv) {
         EX_CHECK(cudaMemcpyAsync(h, d, sizeof(float) * chunk, cudaMemcpyDeviceToHost, st));
     }
     EX_CHECK(cudaDeviceSynchronize());
+    region.end();
     for (int k = 0; k < streams; ++k) EX_CHECK(cudaStreamDestroy(s[k]));
     EX_CHECK(cudaFree(dev));
     EX_CHECK(cudaFreeHost(host));

@@ -19,6 +19,7 @@ int main(int argc, char **argv) {
     for (long long i = 0; i < static_cast<long long>(rows) * row_floats; ++i) host[i] = 1.0f;
     EX_CHECK(cudaMalloc(&dev, bytes));
     EX_CHECK(cudaMalloc(&out, sizeof(float) * rows));
+    TimedRegion region;
     for (int rep = 0; rep < 3; ++rep) {
         if (fixed) {
             EX_CHECK(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice));
@@ -31,6 +32,7 @@ int main(int argc, char **argv) {
         sum_rows<<<rows, 256>>>(dev, out, row_floats);
         EX_CHECK(cudaGetLastError());
     }
+    region.end();
     float first = 0;
     EX_CHECK(cudaMemcpy(&first, out, sizeof(float), cudaMemcpyDeviceToHost));
     expect_close(first, row_floats, "small_transfers result");

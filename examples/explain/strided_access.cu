@@ -12,9 +12,11 @@ int main(int argc, char **argv) {
     EX_CHECK(cudaMalloc(&in, sizeof(float) * n * 4));
     EX_CHECK(cudaMalloc(&out, sizeof(float) * n));
     EX_CHECK(cudaMemset(in, 0, sizeof(float) * n * 4));
+    TimedRegion region;
     for (int rep = 0; rep < 20; ++rep) scale_strided<<<n / 256, 256>>>(in, out, n, stride);
     EX_CHECK(cudaGetLastError());
     EX_CHECK(cudaDeviceSynchronize());
+    region.end();
     EX_CHECK(cudaFree(in));
     EX_CHECK(cudaFree(out));
     std::printf("strided_access (%s): done\n", fixed ? "fixed" : "planted");
