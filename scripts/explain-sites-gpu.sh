@@ -63,7 +63,7 @@ if wanted torch_session; then
   GMLAB=$GMLAB PYTHONPATH=/tmp/gm-py timeout 300 python3 $S/torch_session.py >"$OUT/text/torch_session.txt" 2>&1
   printf 'torch_session\t%s\t0\t%.2f\n' "$?" "$(awk "BEGIN{print $(now) - $t0}")" | tee -a "$OUT/timings.tsv"
   if python3 -c "import nbconvert, ipykernel" 2>/dev/null; then
-    GMLAB=$GMLAB PYTHONPATH=/tmp/gm-py timeout 300 jupyter nbconvert --to html --execute $S/torch_session.ipynb \
+    GMLAB=$GMLAB PYTHONPATH=/tmp/gm-py timeout 300 python3 -m nbconvert --to html --execute $S/torch_session.ipynb \
       --output-dir "$OUT/text" >"$OUT/text/torch_session.nbconvert.txt" 2>&1
     echo "nbconvert: exit $?" | tee -a "$OUT/text/torch_session.nbconvert.txt"
   else
