@@ -70,7 +70,10 @@ for p in $PATTERNS; do
 done
 GAIN_RUNS=1
 EXTRA=(--passes 2)
-for p in $PATTERNS; do
+# EXPLAIN_SHORT=1 leaves out the second passes and the outside programs
+# (scripts/explain-sites-gpu.sh explains those at their lines).
+SHORT=${EXPLAIN_SHORT:-0}
+[ "$SHORT" = 1 ] || for p in $PATTERNS; do
   explain "$p-planted-p2" -- "$EX/$p"
   explain "$p-fixed-p2" -- "$EX/$p" --fixed
 done
@@ -78,7 +81,7 @@ EXTRA=(--launch-count 2)
 
 # Outside programs, as they are.
 export PYTHONUNBUFFERED=1
-for s in torch_training_step cupy_rawkernel triton_softmax; do
+[ "$SHORT" = 1 ] || for s in torch_training_step cupy_rawkernel triton_softmax; do
   explain "$s" -- python3 "$ROOT/examples/explain/outside/$s.py"
 done
 
@@ -107,8 +110,8 @@ for p in ${NCU_PATTERNS:-strided_access misaligned_access bank_conflicts local_m
   ncu_on "$p-planted" "$OUT/json/$p-planted.json" -- "$EX/$p"
 done
 EXTRA=(--passes 2 --launch-count 2)
-explain torch_training_step-p2 -- python3 "$ROOT/examples/explain/outside/torch_training_step.py"
-ncu_on torch_training_step "$OUT/json/torch_training_step.json" -- python3 "$ROOT/examples/explain/outside/torch_training_step.py"
+[ "$SHORT" = 1 ] || explain torch_training_step-p2 -- python3 "$ROOT/examples/explain/outside/torch_training_step.py"
+[ "$SHORT" = 1 ] || ncu_on torch_training_step "$OUT/json/torch_training_step.json" -- python3 "$ROOT/examples/explain/outside/torch_training_step.py"
 
 tar -C "$OUT" -czf "$OUT/records.tar.gz" records
 tar -C "$OUT" -czf "$OUT/documents.tar.gz" json text ncu regions timings.tsv
