@@ -88,7 +88,7 @@ void add_verdicts(Context &c, json &into, const Verdicts &v, double limit_ms = s
     double sum = 0;
     for (const auto &f : v.findings) {
         into["findings"].push_back(finding_json(f));
-        ++c.findings;
+        if (f.limiting) ++c.findings;  // present but not limiting: listed, not counted
         sum += f.gain_ms.value_or(0);
     }
     if (const auto gain = combined_gain_ms(v.findings, limit_ms)) {

@@ -31,7 +31,8 @@ json finding_json(const Finding &f) {
     return {{"rule", f.rule},       {"title", f.title},         {"text", f.text},
             {"experiment", f.experiment}, {"evidence", evidence}, {"cost", cost},
             {"gain_ms", f.gain_ms ? json(*f.gain_ms) : json(nullptr)}, {"fix", f.fix}, {"guide", f.guide},
-            {"launches", f.launches}, {"see_also", f.see_also}};
+            {"launches", f.launches}, {"see_also", f.see_also}, {"limiting", f.limiting},
+            {"not_limiting", f.limiting ? json(nullptr) : json(f.not_limiting)}};
 }
 
 
@@ -175,7 +176,10 @@ void print_findings(std::ostringstream &o, const json &findings) {
         else
             o << "     cost: not measured on this GPU: " << f["cost"]["missing"].get<std::string>() << "\n"
               << to_measure_text(f["cost"]);
-        if (!f["gain_ms"].is_null()) o << "     estimated gain: up to " << fmt("%.3g", f["gain_ms"].get<double>()) << " ms\n";
+        if (!f.value("limiting", true))
+            o << "     present, not limiting: " << f.value("not_limiting", std::string()) << "\n";
+        else if (!f["gain_ms"].is_null())
+            o << "     estimated gain: up to " << fmt("%.3g", f["gain_ms"].get<double>()) << " ms\n";
         o << "     demonstrated by: gmlab run " << f["experiment"].get<std::string>();
         for (const auto &e : f.value("see_also", json::array())) o << ", gmlab run " << e.get<std::string>();
         o << "\n";

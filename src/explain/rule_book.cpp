@@ -90,6 +90,9 @@ Rule parse_rule(const json &j, const std::string &origin) {
         if (!j["see_also"].is_array()) throw std::invalid_argument(origin + ": field \"see_also\" must be a list of experiment names");
         for (const auto &e : j["see_also"]) r.see_also.push_back(e.get<std::string>());
     }
+    r.limiting = need_string(j, "limiting", origin, false);
+    r.not_limiting_text = need_string(j, "not_limiting", origin, !r.limiting.empty());
+    check_expression(r.limiting, origin, "limiting");
     check_expression(r.when, origin, "when");
     check_expression(r.gain, origin, "gain");
     check_expression(r.cost.at, origin, "cost.at");
@@ -149,7 +152,7 @@ std::vector<std::string> RuleBook::metrics() const {
     std::vector<std::string> todo;
     for (const auto &r : rules) {
         if (r.scope != "kernel") continue;
-        for (const auto &e : {r.when, r.gain, r.cost.at, r.cost.baseline})
+        for (const auto &e : {r.when, r.gain, r.cost.at, r.cost.baseline, r.limiting})
             if (!e.empty())
                 for (const auto &n : names_in(e)) todo.push_back(n);
         for (const auto &e : r.evidence) todo.push_back(e);
@@ -247,6 +250,14 @@ Finding make_finding(const Rule &rule, Figures &figures, const LabRun *lab, cons
         f.measure = measurement_request(rule.cost, figures.lookup());
     }
     f.text = fill_template(rule.finding, figures.lookup());
+    if (!rule.limiting.empty()) {
+        const auto limits = evaluate(rule.limiting, figures.lookup());
+        if (limits && *limits == 0) {
+            f.limiting = false;
+            f.gain_ms.reset();
+            f.not_limiting = fill_template(rule.not_limiting_text, figures.lookup());
+        }
+    }
     return f;
 }
 

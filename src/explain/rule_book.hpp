@@ -27,6 +27,11 @@ struct Rule {
     CostSpec cost;
     std::string cost_text;              // how the cost prints ({cost}, {cost_pct}, {cost_at}, {cost_baseline})
     std::string gain;                   // expression: the time a fix saves, in ms, from the figures and {cost}
+    // Optional: whether the memory path the rule names limits the kernel
+    // (0: the pattern is present but something else, such as the compute
+    // units, sets the kernel's time; no gain then). Unknown counts as limiting.
+    std::string limiting;
+    std::string not_limiting_text;      // why not, from the figures
 };
 
 struct RuleBook {
@@ -49,6 +54,8 @@ struct Finding {
     std::string cost_text;
     std::optional<double> gain_ms;
     std::string launches;  // kernel findings: "2 of 4 counted launches"
+    bool limiting = true;  // false: present, not limiting (no gain, not in the summary)
+    std::string not_limiting;  // the evidence for that
     std::vector<std::string> see_also;
     // Without a cost: what to measure to get it ({"experiment", "parameters"}, the
     // parameters without the experiment's --quick ones; null where the point

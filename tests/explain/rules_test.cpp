@@ -117,3 +117,55 @@ TEST(ExplainGains, AKernelsFindingsSaveTogetherAtMostItsTime) {
     EXPECT_DOUBLE_EQ(*combined_gain_ms({finding(3.0), finding(3.0)}, 4.0), 4.0);
     EXPECT_DOUBLE_EQ(*combined_gain_ms({finding(3.0)}, std::numeric_limits<double>::infinity()), 3.0);
 }
+
+namespace {
+// The uncoalesced_global verdict on a kernel of 10 ms that uses 4x the sectors
+// its data needs, with the units' busy shares given.
+Finding strided_verdict(std::map<std::string, double> busy) {
+    const RuleBook book = load_rules();
+    const LabRun lab = committed_h200();
+    std::map<std::string, double> base = {{"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 16e6},
+                                          {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1e6},
+                                          {"sm__sass_data_bytes_mem_global_op_ld.sum", 128e6},
+                                          {"time_ms", 10.0}};
+    base.insert(busy.begin(), busy.end());
+    Figures figures(book, base);
+    const Verdicts v = apply_rules(book, "kernel", figures, &lab, "");
+    const auto it = std::find_if(v.findings.begin(), v.findings.end(), [](const Finding &f) { return f.rule == "uncoalesced_global"; });
+    EXPECT_NE(it, v.findings.end());
+    return it == v.findings.end() ? Finding{} : *it;
+}
+}  // namespace
+
+// A memory pattern on a kernel whose compute units set its time (a GEMM on the
+// tensor pipes) is present but not limiting: listed with its evidence, no gain.
+TEST(ExplainLimiter, APatternOnAComputeBoundKernelIsPresentNotLimiting) {
+    const Finding gemm = strided_verdict({{"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", 85},
+                                          {"lts__throughput.avg.pct_of_peak_sustained_elapsed", 30},
+                                          {"dram__throughput.avg.pct_of_peak_sustained_elapsed", 12},
+                                          {"l1tex__t_sectors.avg.pct_of_peak_sustained_elapsed", 40}});
+    EXPECT_FALSE(gemm.limiting);
+    EXPECT_FALSE(gemm.gain_ms.has_value());
+    EXPECT_NE(gemm.not_limiting.find("85 %"), std::string::npos) << gemm.not_limiting;
+    EXPECT_NE(gemm.not_limiting.find("40 %"), std::string::npos) << gemm.not_limiting;
+}
+
+TEST(ExplainLimiter, AMemoryBoundKernelKeepsItsGain) {
+    const Finding copy = strided_verdict({{"sm__inst_executed.avg.pct_of_peak_sustained_active", 20},
+                                          {"lts__throughput.avg.pct_of_peak_sustained_elapsed", 75},
+                                          {"dram__throughput.avg.pct_of_peak_sustained_elapsed", 88}});
+    EXPECT_TRUE(copy.limiting);
+    ASSERT_TRUE(copy.gain_ms.has_value());
+    EXPECT_GT(*copy.gain_ms, 0);
+    // Busy compute beside a memory path as busy is not "compute-bound" either.
+    EXPECT_TRUE(strided_verdict({{"sm__inst_executed.avg.pct_of_peak_sustained_active", 70},
+                                 {"dram__throughput.avg.pct_of_peak_sustained_elapsed", 65}})
+                    .limiting);
+}
+
+// Records counted before the busy shares existed judge as before.
+TEST(ExplainLimiter, WithoutBusyCountsEveryPatternIsLimiting) {
+    const Finding old = strided_verdict({});
+    EXPECT_TRUE(old.limiting);
+    EXPECT_TRUE(old.gain_ms.has_value());
+}
