@@ -91,3 +91,20 @@ TEST(ExplainHtml, KernelsAreHeadedByTheirShortNames) {
     EXPECT_EQ(page.find(escaped, at + 1), std::string::npos);
     EXPECT_NE(page.rfind("<details>", at), std::string::npos);
 }
+
+TEST(ExplainHtml, APatternNotLimitingShowsWhyAndNoGain) {
+    if (!gmreport::html_available()) GTEST_SKIP() << "this build has no Chart.js: --html is not available";
+    json finding = finding_costed_at("stride_copy", "stride_copy / guide, 4-byte words", 4);
+    finding["gain_ms"] = nullptr;
+    finding["limiting"] = false;
+    finding["not_limiting"] = "the compute units are 85 % busy";
+    const json doc = {{"command", {"python3", "train.py"}},
+                      {"device", {{"name", "NVIDIA H200"}}},
+                      {"lab", {{"run", kH200Run}}},
+                      {"kernels", {{{"rank", 1}, {"name", "sm90_xmma_gemm"}, {"mangled", "sm90_xmma_gemm"}, {"launches", 10},
+                                    {"total_ms", 3.0}, {"counted", true}, {"findings", {finding}}}}},
+                      {"run", {{"findings", json::array()}}}};
+    const std::string page = gmcli::explanation_html(doc);
+    EXPECT_NE(page.find("present, not limiting: the compute units are 85 % busy"), std::string::npos);
+    EXPECT_EQ(page.find("estimated gain"), std::string::npos);
+}

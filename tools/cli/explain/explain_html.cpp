@@ -80,7 +80,10 @@ void add_finding(std::string &body, json &charts, const json &lab, const json &f
                 ")</p>";
     else
         body += "<p>cost: not measured on this GPU: " + escape_html(f["cost"].value("missing", "")) + "</p>";
-    if (f.contains("gain_ms") && !f["gain_ms"].is_null()) body += "<p>estimated gain: up to " + number(f["gain_ms"].get<double>()) + " ms</p>";
+    if (!f.value("limiting", true))
+        body += "<p>present, not limiting: " + escape_html(f.value("not_limiting", std::string())) + "</p>";
+    else if (f.contains("gain_ms") && !f["gain_ms"].is_null())
+        body += "<p>estimated gain: up to " + number(f["gain_ms"].get<double>()) + " ms</p>";
     body += "<p>fix: " + escape_html(f.value("fix", "")) + "</p>";
     const std::string canvas = "finding" + std::to_string(charts.size());
     json chart = finding_chart(lab, f, canvas, kernel);

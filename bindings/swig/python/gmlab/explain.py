@@ -76,6 +76,12 @@ class Explanation:
             out.append((None, finding))
         return out
 
+    def limiting_findings(self):
+        """The findings that limit their kernel (or the program): the ones the
+        summary counts. A pattern present on a kernel whose compute units set
+        its time is listed with ``"limiting": False`` and no gain."""
+        return [(k, f) for k, f in self.findings() if f.get("limiting", True)]
+
     def rules(self):
         """The set of rule ids named anywhere."""
         return {finding["rule"] for _, finding in self.findings()}
@@ -93,12 +99,12 @@ class Explanation:
         kernels = self.document["kernels"]
         top = "; top kernel %s" % kernel_name(kernels[0]) if kernels else ""
         return "<gmlab.explain.Explanation on %s: %d kernel(s), %d finding(s)%s>" % (
-            self.device, len(kernels), len(self.findings()), top)
+            self.device, len(kernels), len(self.limiting_findings()), top)
 
     def __str__(self):
-        lines = ["gmlab explanation on %s: %d finding(s)%s" % (self.device, len(self.findings()), self._gain_text())]
+        lines = ["gmlab explanation on %s: %d finding(s)%s" % (self.device, len(self.limiting_findings()), self._gain_text())]
         for kernel in self.document["kernels"]:
-            rules = ", ".join(f["rule"] for f in kernel.get("findings", [])) or "no finding"
+            rules = ", ".join(_rule_text(f) for f in kernel.get("findings", [])) or "no finding"
             lines.append("#%s %s: %.3g ms, %s" % (kernel.get("rank", "?"), kernel_name(kernel),
                                                   kernel.get("total_ms", 0.0), rules))
         return "\n".join(lines)
@@ -107,13 +113,17 @@ class Explanation:
         """A table of the kernels for notebooks: short names, the whole name on hover."""
         rows = []
         for kernel in self.document["kernels"]:
-            rules = ", ".join(f["rule"] for f in kernel.get("findings", [])) or "no finding"
+            rules = ", ".join(_rule_text(f) for f in kernel.get("findings", [])) or "no finding"
             rows.append("<tr><td>%s</td><td title=\"%s\"><code>%s</code></td><td>%.3g</td><td>%s</td></tr>" % (
                 kernel.get("rank", "?"), html.escape(kernel.get("name", "")), html.escape(kernel_name(kernel)),
                 kernel.get("total_ms", 0.0), html.escape(rules)))
         return ("<p>gmlab explanation on %s: %d finding(s)%s</p><table><tr><th>#</th><th>kernel</th><th>ms</th>"
-                "<th>findings</th></tr>%s</table>" % (html.escape(self.device), len(self.findings()),
+                "<th>findings</th></tr>%s</table>" % (html.escape(self.device), len(self.limiting_findings()),
                                                       html.escape(self._gain_text()), "".join(rows)))
+
+
+def _rule_text(finding):
+    return finding["rule"] if finding.get("limiting", True) else finding["rule"] + " (present, not limiting)"
 
 
 def loads(text, exit_code=0):

@@ -34,6 +34,18 @@ def test_load_reads_findings_kernels_and_rules(tmp_path):
     assert e.estimated_gain_ms == 1.2
 
 
+def test_a_pattern_present_but_not_limiting_is_listed_and_not_counted():
+    gemm = {"rank": 2, "name": "sm90_xmma_gemm", "short_name": "sm90_xmma_gemm", "total_ms": 3.0, "counted": True,
+            "findings": [{"rule": "uncoalesced_global", "gain_ms": None, "limiting": False,
+                          "not_limiting": "the compute units are 85 % busy"}]}
+    e = explain.loads(json.dumps(dict(DOC, kernels=DOC["kernels"] + [gemm])))
+    assert len(e.findings()) == 3
+    assert len(e.limiting_findings()) == 2
+    assert "finding(s)" in str(e) and ": 2 finding(s)" in str(e)
+    assert "uncoalesced_global (present, not limiting)" in str(e)
+    assert "uncoalesced_global (present, not limiting)" in e._repr_html_()
+
+
 COPY_KERNEL = ("void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<"
                "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::"
                "{lambda()#7}::operator()() const::{lambda(float)#1}>(at::TensorIteratorBase&, ...)::{lambda(int)#1}>"
