@@ -29,7 +29,7 @@ std::pair<double, double> band(const json &p, const std::string &field) {
 
 // A dashed vertical line from the lowest to the highest y of the chart at
 // each marker's x (a capacity found by the experiment).
-void add_markers(json &datasets, const ChartSpec &spec, const json &summary, bool bytes_x) {
+void add_markers(json &datasets, const Chart &spec, const json &summary, bool bytes_x) {
     double lo = INFINITY, hi = -INFINITY;
     for (const json &d : datasets)
         for (const json &pt : d["data"]) {
@@ -54,12 +54,11 @@ void add_markers(json &datasets, const ChartSpec &spec, const json &summary, boo
 
 }  // namespace
 
-ChartSpec chart_spec(const std::string &experiment) {
-    if (std::optional<ChartSpec> declared = declared_chart(experiment)) return *declared;
+Chart chart_spec(const std::string &experiment) {
+    if (std::optional<Chart> declared = declared_chart(experiment)) return *declared;
     // An experiment this library does not know (a document from another
     // version) or that declares no chart: its series against their x.
-    ChartSpec generic;
-    generic.experiment = experiment;
+    Chart generic;
     generic.explanation = "Measurements of " + experiment + ".";
     return generic;
 }
@@ -84,7 +83,7 @@ double point_field(const json &p, const std::string &field) {
 }
 
 json chart_data(const json &result, const std::string &canvas_id) {
-    const ChartSpec spec = chart_spec(result["experiment"]["name"].get<std::string>());
+    const Chart spec = chart_spec(result["experiment"]["name"].get<std::string>());
     std::vector<const json *> series;
     for (const json &s : result["series"]) {
         const std::string variant = s.value("variant", "");
@@ -175,7 +174,7 @@ json chart_data(const json &result, const std::string &canvas_id) {
 json published_rows(const json &result) {
     json rows = json::array();
     if (!result.contains("published")) return rows;
-    const ChartSpec spec = chart_spec(result["experiment"]["name"].get<std::string>());
+    const Chart spec = chart_spec(result["experiment"]["name"].get<std::string>());
     const json &figures = result["published"]["figures"];
     // A figure "simple_gbs" belongs to the series of variant "simple" and its
     // bandwidth; "constant_ms" to variant "constant" and its median time.

@@ -11,11 +11,8 @@
 
 namespace gmreport {
 
-// The chart a description's "chart" object declares, for `experiment`.
-ChartSpec chart_from_description(const std::string &experiment, const nlohmann::json &chart);
-
 // The chart this library's experiment of that name declares; none for an
 // experiment the library does not know or that declares no chart.
-std::optional<ChartSpec> declared_chart(const std::string &experiment);
+std::optional<Chart> declared_chart(const std::string &experiment);
 
 }  // namespace gmreport

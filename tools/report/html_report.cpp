@@ -179,7 +179,7 @@ std::string html_report(const json &run, const json &crowd) {
     for (const json &r : run["results"]) {
         interruption_point();
         const std::string name = r["experiment"]["name"];
-        const ChartSpec spec = chart_spec(name);
+        const Chart spec = chart_spec(name);
         h << "<section id=\"" << escape_html(name) << "\">\n<h2>" << escape_html(name) << "</h2>\n<p>"
           << escape_html(r["experiment"].value("summary", "")) << " <em>" << escape_html(r["experiment"].value("guide_section", ""))
           << "</em></p>\n<p class=\"what\"><strong>What this shows.</strong> " << escape_html(spec.explanation) << "</p>\n";

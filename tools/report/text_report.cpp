@@ -40,7 +40,7 @@ void heading(std::ostream &os, const std::string &text, int level, bool markdown
 
 // What the "of memcpy" column divides a point's bandwidth by: the
 // experiment's own cudaMemcpy at the same x where it times one
-// (ChartSpec::memcpy_series), else the context's reference copy.
+// (Chart::memcpy_series), else the context's reference copy.
 class MemcpyBase {
 public:
     explicit MemcpyBase(const json &r) {

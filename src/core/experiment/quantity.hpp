@@ -4,34 +4,22 @@
 // fractions of the theoretical DRAM bandwidth and of cudaMemcpy only where
 // they move through DRAM. A latency, a call's cost, a count or a ratio carries
 // its own figure and nothing derived from bytes (gmlab.result/1.3,
-// docs/result-schema.md).
+// docs/result-schema.md). The names and their table are the vocabulary's,
+// shared with the server (vocabulary/quantity.hpp).
 #pragma once
 
 #include <string>
 
+#include "vocabulary/quantity.hpp"
+
 namespace gmlab {
 
-enum class Quantity {
-    Undeclared,     // a series that forgot to say: refused when the result is written
-    DramBandwidth,  // device memory (DRAM) read and written, GB/s
-    L2Bandwidth,    // global accesses served by L2 (a working set that fits it), GB/s
-    L1Bandwidth,    // L1 / shared memory (and distributed shared memory), GB/s
-    LinkBandwidth,  // a link: PCIe, NVLink-C2C or NVLink between GPUs, GB/s
-    Latency,        // one dependent access, in cycles or time
-    Time,           // the cost of one call or operation
-    Count,          // events counted (faults, bytes migrated, ...)
-    Ratio,          // a dimensionless ratio (speed-up, error, share)
-    Rate,           // operations per second that are not bytes
-};
+using Quantity = gmvocab::Quantity;
+using gmvocab::is_bandwidth;
+using gmvocab::quantity_label;
+using gmvocab::quantity_name;
 
-// The name written into documents ("dram_bandwidth", ...) and a label for
-// axes and tables ("DRAM bandwidth").
-const char *quantity_name(Quantity q);
-const char *quantity_label(Quantity q);
 // Parses quantity_name's text; false for an unknown name.
-bool quantity_from_name(const std::string &name, Quantity *out);
-
-// True for the four bandwidths: their points carry bytes and bandwidth_gbs.
-bool is_bandwidth(Quantity q);
+inline bool quantity_from_name(const std::string &name, Quantity *out) { return gmvocab::parse_quantity(name, out); }
 
 }  // namespace gmlab

@@ -3,29 +3,6 @@
 namespace gmserver {
 namespace {
 
-struct Entry {
-    Quantity quantity;
-    const char *name, *label;
-};
-
-constexpr Entry kQuantities[] = {
-    {Quantity::DramBandwidth, "dram_bandwidth", "DRAM bandwidth"},
-    {Quantity::L2Bandwidth, "l2_bandwidth", "L2 bandwidth"},
-    {Quantity::L1Bandwidth, "l1_shared_bandwidth", "L1 / shared-memory bandwidth"},
-    {Quantity::LinkBandwidth, "link_bandwidth", "link bandwidth"},
-    {Quantity::Latency, "latency", "latency"},
-    {Quantity::Time, "time_per_call", "time per call"},
-    {Quantity::Count, "count", "count"},
-    {Quantity::Ratio, "ratio", "ratio"},
-    {Quantity::Rate, "rate", "rate"},
-};
-
-const Entry &entry(Quantity q) {
-    for (const Entry &e : kQuantities)
-        if (e.quantity == q) return e;
-    return kQuantities[0];
-}
-
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
@@ -36,23 +13,6 @@ bool host_link_experiment(std::string_view e) {
 }
 
 }  // namespace
-
-bool parse_quantity(std::string_view name, Quantity *out) {
-    for (const Entry &e : kQuantities)
-        if (name == e.name) {
-            *out = e.quantity;
-            return true;
-        }
-    return false;
-}
-
-const char *quantity_name(Quantity q) { return entry(q).name; }
-const char *quantity_label(Quantity q) { return entry(q).label; }
-
-bool is_bandwidth(Quantity q) {
-    return q == Quantity::DramBandwidth || q == Quantity::L2Bandwidth || q == Quantity::L1Bandwidth ||
-           q == Quantity::LinkBandwidth;
-}
 
 // The series of the 1.0-1.2 releases, by what they plotted and measured
 // (src/experiments/*: the same choices the 1.3 library declares).

@@ -8,15 +8,17 @@
 #include <string>
 #include <string_view>
 
+#include "vocabulary/quantity.hpp"
+
 namespace gmserver {
 
-enum class Quantity { DramBandwidth, L2Bandwidth, L1Bandwidth, LinkBandwidth, Latency, Time, Count, Ratio, Rate };
-
-// "dram_bandwidth", ... as the library writes them; false for any other text.
-bool parse_quantity(std::string_view name, Quantity *out);
-const char *quantity_name(Quantity q);
-const char *quantity_label(Quantity q);
-bool is_bandwidth(Quantity q);
+// The quantities, their names ("dram_bandwidth", ... as the library writes
+// them) and labels: the vocabulary's table, the library's own.
+using Quantity = gmvocab::Quantity;
+using gmvocab::is_bandwidth;
+using gmvocab::parse_quantity;
+using gmvocab::quantity_label;
+using gmvocab::quantity_name;
 
 // The quantity of a series of a document before 1.3, from what the library of
 // that release wrote: the experiment's name, the series' name and its y.field.

@@ -74,7 +74,7 @@ std::string after_crumbs(const std::string &page, const std::string &html) {
 
 
 // x as drawn: the report draws byte-sized x in MiB where its spec says so.
-double drawn_x(const gmreport::ChartSpec &spec, double x) {
+double drawn_x(const gmreport::Chart &spec, double x) {
     const std::string mib = "(MiB)";
     const bool in_mib = spec.x_title.size() >= mib.size() && spec.x_title.compare(spec.x_title.size() - mib.size(), mib.size(), mib) == 0;
     return in_mib ? x / 1048576.0 : x;
@@ -117,7 +117,7 @@ using Prefetched = std::map<std::string, std::map<std::string, json>>;
 json models_chart(Crowd &crowd, const std::string &experiment, const std::vector<ModelRef> &models, const std::string &series_wanted,
                   const std::map<std::string, double> &divide, const std::string &canvas, std::vector<std::string> *series_names,
                   const Prefetched *prefetched = nullptr) {
-    const gmreport::ChartSpec spec = gmreport::chart_spec(experiment);
+    const gmreport::Chart spec = gmreport::chart_spec(experiment);
     json datasets = json::array(), labels = json::array();
     std::string field;
     std::vector<std::pair<std::size_t, json>> aggs;
@@ -254,7 +254,7 @@ std::string page_experiment(Crowd &crowd, const std::string &name, const std::st
         return "<th title=\"" + escape_html(title) + "\"><a href=\"" + href(link) + "\">" + label_html + "</a>" +
                (current ? (descending ? " &darr;" : " &uarr;") : "") + "</th>";
     };
-    const gmreport::ChartSpec spec = gmreport::chart_spec(name);
+    const gmreport::Chart spec = gmreport::chart_spec(name);
     std::ostringstream h;
     h << crumbs(name) << "<h1>" << escape_html(name) << " across GPU models</h1>\n<p class=\"what\"><strong>What this shows.</strong> "
       << escape_html(spec.explanation) << "</p>\n<p>View: ";

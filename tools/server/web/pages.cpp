@@ -84,7 +84,7 @@ std::string field_title(const std::string &field) {
 }
 
 // x as drawn: the report draws byte-sized x in MiB where its spec says so.
-double drawn_x(const gmreport::ChartSpec &spec, double x) {
+double drawn_x(const gmreport::Chart &spec, double x) {
     const std::string mib = "(MiB)";
     const bool in_mib = spec.x_title.size() >= mib.size() && spec.x_title.compare(spec.x_title.size() - mib.size(), mib.size(), mib) == 0;
     return in_mib ? x / 1048576.0 : x;
@@ -106,7 +106,7 @@ std::vector<const json *> bar_series(const json &agg) {
 // Chart of one GPU's aggregate: a median line with a q1..q3 band per series,
 // or for bar experiments one bar per series with its q1..q3 range.
 json aggregate_chart(const std::string &experiment, const json &agg, const std::string &canvas) {
-    const gmreport::ChartSpec spec = gmreport::chart_spec(experiment);
+    const gmreport::Chart spec = gmreport::chart_spec(experiment);
     if (!agg.contains("series") || agg["series"].empty()) return nullptr;
     const std::string field = agg["series"][0].value("field", "");
     json chart = {{"canvas", canvas}, {"kind", spec.kind}, {"y_title", spec.y_title.empty() ? field_title(field) : spec.y_title},
@@ -252,7 +252,7 @@ std::string tolerance_text(double tolerance) {
 // the experiment's chart above.
 json counters_chart(const std::string &experiment, const json &agg, const std::vector<CounterFigure> &figures,
                     const std::string &canvas) {
-    const gmreport::ChartSpec spec = gmreport::chart_spec(experiment);
+    const gmreport::Chart spec = gmreport::chart_spec(experiment);
     if (spec.kind != "line" || figures.empty()) return nullptr;
     std::vector<std::string> series;  // the experiment chart's order, then any other
     if (agg.contains("series"))
@@ -422,7 +422,7 @@ std::string page_gpu(const GpuIdentity &gpu, const std::vector<std::pair<std::st
     json charts = json::array();
     for (const auto &[exp, agg] : experiments) {
         check_request_deadline();
-        const gmreport::ChartSpec spec = gmreport::chart_spec(exp);
+        const gmreport::Chart spec = gmreport::chart_spec(exp);
         h << "<section id=\"" << escape_html(exp) << "\">\n<h2>" << escape_html(exp) << "</h2>\n<p class=\"what\"><strong>What this shows.</strong> "
           << escape_html(spec.explanation) << "</p>\n";
         // An experiment that was not applicable (peer with one GPU) has no points.
@@ -515,7 +515,7 @@ std::string page_compare_gpus(const GpuIdentity &a, const json &agg_a, const Gpu
         }
         const json &gb = *found->second;
         by_name_b.erase(found);
-        const gmreport::ChartSpec spec = gmreport::chart_spec(exp);
+        const gmreport::Chart spec = gmreport::chart_spec(exp);
         // Series both models have, with their points at the same x.
         struct Row {
             std::string series;
