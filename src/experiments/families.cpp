@@ -14,26 +14,22 @@
     FAMILY(stream)            \
     FAMILY(read_write)        \
     FAMILY(global_copy)       \
-    FAMILY(l2)                \
-    FAMILY(bank)              \
+    FAMILY(l2_persist)        \
+    FAMILY(bank_conflicts)    \
     FAMILY(matmul)            \
     FAMILY(transpose)         \
     FAMILY(shared_alloc)      \
     FAMILY(async_copy)        \
     FAMILY(tma_copy)          \
     FAMILY(cluster_shared)    \
-    FAMILY(constant)          \
+    FAMILY(constant_memory)   \
     FAMILY(texture)           \
-    FAMILY(transfer)          \
-    FAMILY(zero_copy)         \
-    FAMILY(copy_overlap)      \
-    FAMILY(peer)              \
+    FAMILY(transfers)         \
     FAMILY(latency)           \
-    FAMILY(memory_spaces)     \
     FAMILY(local_memory)      \
     FAMILY(register_pressure) \
     FAMILY(alignment)         \
-    FAMILY(pitch)             \
+    FAMILY(pitch_2d)          \
     FAMILY(managed_memory)    \
     FAMILY(allocation)        \
     FAMILY(compressible)      \

@@ -227,6 +227,27 @@ def source_files(root):
                     yield os.path.relpath(os.path.join(d, f), root).replace(os.sep, '/')
 
 
+FAMILY_LINE = re.compile(r'^\s*FAMILY\((\w+)\)', re.M)
+
+
+def family_name_problems(root, rules):
+    """Each family of src/experiments/families.cpp is named after its folder
+    (add_<folder>_experiments), and every family folder is listed once."""
+    path = os.path.join(root, 'src', 'experiments', 'families.cpp')
+    if not os.path.isfile(path):
+        return []
+    listed = FAMILY_LINE.findall(open(path).read())
+    base = os.path.join(root, 'src', 'experiments')
+    folders = sorted(f for f in os.listdir(base)
+                     if os.path.isdir(os.path.join(base, f)) and 'src/experiments/' + f not in rules)
+    problems = ['src/experiments/families.cpp lists the family "%s", but no folder src/experiments/%s holds it' % (n, n)
+                for n in listed if n not in folders]
+    problems += ['src/experiments/%s is a family folder that src/experiments/families.cpp does not list' % f
+                 for f in folders if f not in listed]
+    problems += ['src/experiments/families.cpp lists "%s" twice' % n for n in sorted(set(listed)) if listed.count(n) > 1]
+    return problems
+
+
 def check(root, max_files, max_function_lines=150):
     doc = open(os.path.join(root, 'docs', 'architecture.md')).read()
     rules = read_table(doc, 'Include rules')
@@ -271,6 +292,7 @@ def check(root, max_files, max_function_lines=150):
             shared = os.path.isfile(os.path.join(root, 'src', 'shared_kernels', fam + '_ops.cu'))
             if not any(f.endswith('.cpp') for f in files) or not (shared or any(f.endswith('.cu') for f in files)):
                 problems.append('src/experiments/%s must hold its host code (.cpp) and its kernels (.cu)' % fam)
+    problems += family_name_problems(root, rules)
     for folder, files in sorted(per_folder.items()):
         if len(files) > max_files:
             problems.append('%s holds %d source files (at most %d): split it by concern' % (folder, len(files), max_files))
@@ -300,6 +322,9 @@ SELF_TEST_DOC = '''# map
 
 SELF_TEST_CASES = {
     'clean': ({}, 0),
+    'families named after their folders': ({'src/experiments/families.cpp': '    FAMILY(x)\n    FAMILY(y)\n'}, 0),
+    'a family named unlike its folder': ({'src/experiments/families.cpp': '    FAMILY(x)\n    FAMILY(why)\n'}, 1),
+    'a family folder the list leaves out': ({'src/experiments/families.cpp': '    FAMILY(x)\n'}, 1),
     'core includes an experiment': ({'src/core/a.cpp': '#include "experiments/x/x.cuh"\n'}, 1),
     'a family includes another family\'s kernels': ({'src/experiments/y/y.cpp': '#include "experiments/x/x.cuh"\n'}, 1),
     'a family includes another family\'s host header': ({'src/experiments/y/y.cpp': '#include "experiments/x/x.hpp"\n'}, 1),

@@ -159,7 +159,7 @@ Chart bank_conflicts_chart() {
 
 }  // namespace
 
-void add_bank_experiments(std::vector<Experiment> &out) {
+void add_bank_conflicts_experiments(std::vector<Experiment> &out) {
     Experiment e;
     e.name = "bank_conflicts";
     e.guide_section = "Best Practices Guide: Shared Memory and Memory Banks";

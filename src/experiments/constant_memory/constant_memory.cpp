@@ -233,7 +233,7 @@ Chart stencil_chart() {
 
 }  // namespace
 
-void add_constant_experiments(std::vector<Experiment> &out) {
+void add_constant_memory_experiments(std::vector<Experiment> &out) {
     Experiment cb;
     cb.name = "constant_broadcast";
     cb.guide_section = "Best Practices Guide: Constant Memory";

@@ -261,7 +261,7 @@ Chart l2_persist_chart() {
 
 }  // namespace
 
-void add_l2_experiments(std::vector<Experiment> &out) {
+void add_l2_persist_experiments(std::vector<Experiment> &out) {
     Experiment e;
     e.name = "l2_persist";
     e.guide_section = "Best Practices Guide: L2 Cache, L2 Cache Access Window and Tuning the Access Window Hit-Ratio";

@@ -328,9 +328,8 @@ Chart latency_chart() {
     return c;
 }
 
-}  // namespace
-
-void add_latency_experiments(std::vector<Experiment> &out) {
+// The pointer chase's experiment, "latency".
+void add_latency_chase(std::vector<Experiment> &out) {
     Experiment e;
     e.name = "latency";
     e.guide_section = "Beyond the guide: memory latency by pointer chasing (Programming Guide: Device Memory Accesses)";
@@ -358,6 +357,17 @@ void add_latency_experiments(std::vector<Experiment> &out) {
         {"dram_ns", "DRAM latency"},
     };
     out.push_back(std::move(e));
+}
+
+}  // namespace
+
+void add_memory_spaces_experiments(std::vector<Experiment> &out);  // memory_spaces.cpp
+
+// The latency family: the pointer chase, then the memory spaces' latencies
+// (memory_spaces.cpp), in the standard suite's order.
+void add_latency_experiments(std::vector<Experiment> &out) {
+    add_latency_chase(out);
+    add_memory_spaces_experiments(out);
 }
 
 }  // namespace gmlab

@@ -174,7 +174,7 @@ Chart pitch_2d_chart() {
 
 }  // namespace
 
-void add_pitch_experiments(std::vector<Experiment> &out) {
+void add_pitch_2d_experiments(std::vector<Experiment> &out) {
     Experiment e;
     e.name = "pitch_2d";
     e.guide_section = "Programming Guide: Device Memory Accesses (two-dimensional arrays, cudaMallocPitch)";
