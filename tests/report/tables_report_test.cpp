@@ -3,13 +3,16 @@
 // against the context's reference copy (and labelled so), and compare's sizes
 // printed as the report prints them. Host only.
 #include <cmath>
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "chart_specs.hpp"
 #include "compare.hpp"
+#include "gmlab.h"
 #include "html_report.hpp"
 #include "table.hpp"
 #include "text_report.hpp"
@@ -192,3 +195,33 @@ TEST(CompareSizes, HtmlPrintsSizesAndDrawsMiB) {
 }
 
 }  // namespace
+
+// The report reads a point's fields as the library does (the vocabulary's one
+// lookup): every field of every point of a committed run, deciles included.
+TEST(PointFields, TheReportReadsEveryFieldAsTheLibraryDoes) {
+    std::ifstream in(GM_SOURCE_DIR "/results/nvidia-h200-standard-suite.json");
+    const json run = json::parse(in);
+    int compared = 0;
+    for (const json &result : run["results"]) {
+        if (!result.contains("series") || result["series"].empty()) continue;
+        gm_result *r = nullptr;
+        ASSERT_EQ(gm_result_from_json(&r, result.dump().c_str()), GM_OK) << result["experiment"]["name"];
+        const json &p = result["series"][0]["points"][0];
+        std::vector<std::string> fields = {"median_ms", "min_ms", "max_ms", "mean_ms", "stddev_ms", "repetitions", "p10_ms", "p90_ms"};
+        for (auto it = p.begin(); it != p.end(); ++it)
+            if (it.value().is_number()) fields.push_back(it.key());
+        for (const std::string &f : fields) {
+            double library = NAN;
+            const gm_status st = gm_result_point_value(&library, r, 0, 0, f.c_str());
+            const double report = gmreport::point_field(p, f);
+            if (st == GM_OK) {
+                EXPECT_DOUBLE_EQ(report, library) << result["experiment"]["name"] << " " << f;
+                ++compared;
+            } else {
+                EXPECT_TRUE(std::isnan(report)) << result["experiment"]["name"] << " " << f;
+            }
+        }
+        gm_result_destroy(r);
+    }
+    EXPECT_GT(compared, 200);
+}

@@ -6,6 +6,7 @@
 
 #include "declared_charts.hpp"
 #include "table.hpp"
+#include "vocabulary/point_fields.hpp"
 
 namespace gmreport {
 
@@ -63,24 +64,7 @@ Chart chart_spec(const std::string &experiment) {
     return generic;
 }
 
-double point_field(const json &p, const std::string &field) {
-    static const std::map<std::string, const char *> time_fields = {
-        {"median_ms", "median"}, {"min_ms", "min"}, {"max_ms", "max"}, {"mean_ms", "mean"}, {"stddev_ms", "stddev"}, {"repetitions", "n"}};
-    if (auto it = time_fields.find(field); it != time_fields.end()) return p["time_ms"][it->second].get<double>();
-    if (field.rfind("predicted.", 0) == 0) {
-        const std::string k = field.substr(10);
-        return p.contains("predicted") && p["predicted"].contains(k) ? p["predicted"][k].get<double>() : NAN;
-    }
-    if (field.rfind("counters.", 0) == 0) {
-        const std::string k = field.substr(9);
-        return p.contains("counters") && p["counters"].is_object() && p["counters"].contains(k) && p["counters"][k].is_number()
-                   ? p["counters"][k].get<double>()
-                   : NAN;
-    }
-    if (p.contains(field) && p[field].is_number()) return p[field].get<double>();
-    if (p.contains("values") && p["values"].contains(field)) return p["values"][field].get<double>();
-    return NAN;
-}
+double point_field(const json &p, const std::string &field) { return gmvocab::point_field(p, field).value_or(NAN); }
 
 json chart_data(const json &result, const std::string &canvas_id) {
     const Chart spec = chart_spec(result["experiment"]["name"].get<std::string>());

@@ -32,7 +32,8 @@ nlohmann::json chart_data(const nlohmann::json &result, const std::string &canva
 nlohmann::json published_rows(const nlohmann::json &result);
 
 // The headline value of a point: its series' y field, looked up as
-// gm_result_point_value does (top level, time_ms, values, predicted.*, counters.*).
+// gm_result_point_value does (the vocabulary's point_field); NaN where the
+// point has no such field.
 double point_field(const nlohmann::json &point, const std::string &field);
 
 }  // namespace gmreport

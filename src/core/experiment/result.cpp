@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/measurement/harness.hpp"
+#include "vocabulary/point_fields.hpp"
 
 namespace gmlab {
 
@@ -233,35 +234,15 @@ double point_value(const json &doc, std::size_t series, std::size_t point, const
         invalid("point must be in 0.." + std::to_string(static_cast<long long>(points.size()) - 1) +
                 ", got " + std::to_string(point));
     const json &p = points[point];
-    static const std::map<std::string, const char *> time_fields = {
-        {"median_ms", "median"}, {"min_ms", "min"},       {"max_ms", "max"},
-        {"mean_ms", "mean"},     {"stddev_ms", "stddev"}, {"repetitions", "n"}};
-    if (auto it = time_fields.find(field); it != time_fields.end()) return p.at("time_ms").at(it->second).get<double>();
-    // "p10_ms" .. "p90_ms": the deciles, from a compact document's quantiles
-    // or from the samples of a full /1 one.
-    if (field.size() == 6 && field[0] == 'p' && field[1] >= '1' && field[1] <= '9' && field[2] == '0' &&
-        field.compare(3, 3, "_ms") == 0) {
-        const std::size_t k = static_cast<std::size_t>(field[1] - '1');
+    if (const auto v = gmvocab::point_field(p, field)) return *v;
+    // A decile of a full /1 document that kept its samples but no quantiles.
+    if (gmvocab::decile_of_field(field)) {
         const Stats st = stats_from_json(p.at("time_ms"));
-        if (st.has_quantiles) return st.quantiles[k];
+        if (st.has_quantiles) return st.quantiles[*gmvocab::decile_of_field(field)];
         invalid("field '" + field + "': this point has neither time_ms.quantiles nor time_ms.samples");
     }
-    const std::string prefix = "predicted.", counters = "counters.";
-    if (field.compare(0, prefix.size(), prefix) == 0) {
-        const std::string key = field.substr(prefix.size());
-        if (p.contains("predicted") && p["predicted"].contains(key)) return p["predicted"][key].get<double>();
-    } else if (field.compare(0, counters.size(), counters) == 0) {
-        const std::string key = field.substr(counters.size());
-        if (p.contains("counters") && p["counters"].is_object() && p["counters"].contains(key) &&
-            p["counters"][key].is_number())
-            return p["counters"][key].get<double>();
-    } else if (p.contains(field) && p[field].is_number()) {
-        return p[field].get<double>();
-    } else if (p.contains("values") && p["values"].contains(field)) {
-        return p["values"][field].get<double>();
-    }
     // Name what this point does have, so that the caller can correct the call.
-    std::string known = "median_ms, min_ms, max_ms, mean_ms, stddev_ms, repetitions, p10_ms..p90_ms";
+    std::string known = gmvocab::kPointStatisticFields;
     for (auto it = p.begin(); it != p.end(); ++it)
         if (it.value().is_number()) known += ", " + it.key();
     if (p.contains("values"))
