@@ -4,7 +4,7 @@
 #include <cmath>
 #include <map>
 
-#include "declared_charts.hpp"
+#include "library_descriptions.hpp"
 #include "table.hpp"
 #include "vocabulary/point_fields.hpp"
 

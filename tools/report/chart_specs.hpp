@@ -1,6 +1,6 @@
 // How each experiment is drawn and explained, as the experiment declares it
 // beside its figures (Experiment::chart in the library, read through its
-// description: declared_charts.hpp), and the chart data drawn from a result.
+// description: library_descriptions.hpp), and the chart data drawn from a result.
 #pragma once
 
 #include <string>

@@ -9,6 +9,7 @@
 #include <simdjson.h>
 
 #include "gmlab.h"
+#include "library_descriptions.hpp"
 
 namespace gmserver {
 namespace {
@@ -25,13 +26,8 @@ struct ComparedRow {
 const std::vector<ComparedRow> &compared_rows() {
     static const std::vector<ComparedRow> rows = [] {
         std::vector<ComparedRow> out;
-        for (std::size_t i = 0; i < gm_experiment_count(); ++i) {
-            const char *name = gm_experiment_name(i);
-            char *text = nullptr;
-            if (!name || gm_experiment_describe_json(&text, name) != GM_OK) continue;
-            const json d = json::parse(text, nullptr, false);
-            gm_free_string(text);
-            if (!d.is_object() || !d.contains("compared_figures")) continue;
+        for (const auto &[name, d] : gmreport::library_descriptions()) {
+            if (!d.contains("compared_figures")) continue;
             for (const json &c : d["compared_figures"])
                 out.push_back({name, c.value("key", ""), c.value("label", ""), c.value("unit", "")});
         }
