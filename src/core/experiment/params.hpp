@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -38,6 +39,17 @@ ParamSpec int_list_param(std::string name, std::vector<long long> def, long long
                          long long max, std::string description, std::string unit = "");
 ParamSpec enum_list_param(std::string name, std::vector<std::string> def,
                           std::vector<std::string> choices, std::string description);
+
+// A declaration that names what it sets besides the constructor's fields:
+// with_multiple_of(int_param("block_size", ...), 32), never params[1].multiple_of.
+inline ParamSpec with_multiple_of(ParamSpec p, long long multiple) {
+    p.multiple_of = multiple;
+    return p;
+}
+inline ParamSpec with_allowed(ParamSpec p, std::vector<long long> values) {
+    p.allowed = std::move(values);
+    return p;
+}
 
 const char *type_name(ParamType t);
 nlohmann::json describe(const ParamSpec &p);

@@ -485,10 +485,9 @@ void add_cluster_shared_experiments(std::vector<Experiment> &out) {
     e.params = {
         std::move(sizes),
         int_param("hops", 1024, 16, 1 << 20, "timed dependent loads per chase"),
-        int_param("slice_bytes", 4096, 16, 64 * 1024, "bytes each block sends to each other block per round (cluster size x slice within shared memory)", "bytes"),
+        with_multiple_of(int_param("slice_bytes", 4096, 16, 64 * 1024, "bytes each block sends to each other block per round (cluster size x slice within shared memory)", "bytes"), 16),
         int_param("rounds", 256, 1, 1 << 16, "exchange rounds per launch"),
     };
-    e.params[2].multiple_of = 16;
     e.axes = {{}, "cluster_sizes"};  // Its series run along the cluster sizes.
     e.run = run_cluster_shared;
     e.quick = {{"cluster_sizes", {1, 2, 8}}, {"hops", 256}, {"rounds", 16}};

@@ -238,15 +238,13 @@ void add_read_write_experiments(std::vector<Experiment> &out) {
                 "the two halves of the guide's bytes-read-plus-written figure.";
     e.params = {
         size_param("array_bytes", 0, 0, 1LL << 40, "bytes of the array; 0 chooses max(4 x L2, 256 MiB) within the memory budget"),
-        int_param("block_size", 256, 32, 1024, "threads per block of the load and store kernels", "threads"),
-        int_param("loads", 8, 4, 16, "16-byte vectors each thread of the read requests before it adds any"),
+        with_multiple_of(int_param("block_size", 256, 32, 1024, "threads per block of the load and store kernels", "threads"), 32),
+        with_allowed(int_param("loads", 8, 4, 16, "16-byte vectors each thread of the read requests before it adds any"), {4, 8, 16}),
         enum_param("load_hint", "default", {"default", "l2_256b"},
                    "the read's loads: plain ld.global, or ld.global.nc.L1::no_allocate.L2::256B (256-byte L2 fetches)"),
         bool_param("read_loads_sweep", true,
                    "also time the read with the other numbers of loads in flight (4, 8, 16): series read_loads<n>"),
     };
-    e.params[1].multiple_of = 32;
-    e.params[2].allowed = {4, 8, 16};
     e.quick = {{"array_bytes", 64 * kMiB}};
     e.figures = {kDirectionGbs, kWriteOverRead};
     e.compared = {

@@ -229,10 +229,10 @@ void add_stream_experiments(std::vector<Experiment> &out) {
         size_param("array_bytes", 0, 0, 1LL << 40, "bytes per array; 0 chooses max(4 x L2, 256 MiB) within the memory budget"),
         enum_list_param("kernels", {"copy", "scale", "add", "triad"}, {"copy", "scale", "add", "triad"},
                         "which STREAM kernels to time"),
-        int_param("block_size", 256, 32, 1024, "threads per block", "threads"),
+        with_multiple_of(int_param("block_size", 256, 32, 1024, "threads per block", "threads"), 32),
         // One vector per thread measured fastest on an H200 (bench/stream_tune.sh):
         // consecutive blocks then stream through consecutive DRAM pages.
-        int_param("unroll", 1, 1, 8, "16-byte vectors per thread, loaded before any is stored"),
+        with_allowed(int_param("unroll", 1, 1, 8, "16-byte vectors per thread, loaded before any is stored"), {1, 2, 4, 8}),
         enum_param("cache_hint", "default", {"default", "streaming"},
                    "default loads and stores, or the evict-first streaming hint (ld/st.global.cs)"),
         enum_param("grid", "one_pass", {"one_pass", "persistent"},
@@ -240,8 +240,6 @@ void add_stream_experiments(std::vector<Experiment> &out) {
         double_param("scalar", 0.4, -1e6, 1e6, "the scalar of scale and triad"),
         bool_param("include_memcpy", true, "also time cudaMemcpyAsync device-to-device on the same arrays"),
     };
-    e.params[2].multiple_of = 32;
-    e.params[3].allowed = {1, 2, 4, 8};
     e.axes = {{"kernels"}, ""};  // A series per kernel.
     e.run = run_stream;
     e.quick = {{"array_bytes", 64 * kMiB}};

@@ -644,26 +644,22 @@ void add_tma_copy_experiments(std::vector<Experiment> &out) {
                 "against cp.async and register copies, over bulk/tile size and pipeline stages; the best TMA copy of 1 GiB "
                 "against our stream copy and cudaMemcpy, and instructions issued per byte.";
     e.params = {
-        size_param("array_bytes", kDefaultArray, 1 << 20, 1LL << 40,
-                   "bytes copied (two arrays of this size); the default 1 GiB shrinks to fit the memory budget"),
-        int_list_param("sizes", default_sizes(), 16, 256 * static_cast<long long>(kKiB),
+        with_multiple_of(size_param("array_bytes", kDefaultArray, 1 << 20, 1LL << 40,
+                   "bytes copied (two arrays of this size); the default 1 GiB shrinks to fit the memory budget"), 16),
+        with_multiple_of(int_list_param("sizes", default_sizes(), 16, 256 * static_cast<long long>(kKiB),
                        "bytes per bulk copy / tile / chunk: a multiple of 16, and stages x size within the shared memory per block",
-                       "bytes"),
+                       "bytes"), 16),
         int_list_param("stages", default_stages(), 1, kMaxStages, "shared buffers in the ring (one mbarrier each)"),
         enum_list_param("paths", kPaths, kPaths, "bulk and tensor (TMA), cp_async, registers"),
-        int_param("tile_cols", 64, 4, kMaxBoxDim,
+        with_multiple_of(int_param("tile_cols", 64, 4, kMaxBoxDim,
                   "tensor path: tile width in 4-byte elements (the box's inner dimension, at most 256); its rows are size / (4 tile_cols)",
-                  "elements"),
-        int_param("matrix_cols", 8192, 4, 1 << 24, "tensor path: the array as rows of this many 4-byte elements", "elements"),
+                  "elements"), 4),
+        with_multiple_of(int_param("matrix_cols", 8192, 4, 1 << 24, "tensor path: the array as rows of this many 4-byte elements", "elements"), 4),
         bool_param("include_references", true, "also time our stream copy kernel and cudaMemcpy on the same arrays"),
         enum_param("grid", "persistent", {"persistent", "one_pass"},
                    "the TMA paths' grid: persistent (as many blocks as fit, block b taking chunks b, b + grid, ...) or "
                    "one_pass (block b copies the `stages` consecutive chunks from b x stages once; the grid covers the array)"),
     };
-    e.params[0].multiple_of = 16;
-    e.params[1].multiple_of = 16;
-    e.params[4].multiple_of = 4;
-    e.params[5].multiple_of = 4;
     e.axes = kAxes;
     e.run = run_tma_copy;
     e.quick = {{"array_bytes", 64 * kMiB}, {"sizes", {1024, 16384}}, {"stages", {1, 3}}};
