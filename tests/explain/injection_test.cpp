@@ -7,10 +7,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <string>
 
+#include "explain/inject/record_sink.hpp"
 #include "explain/trace_records.hpp"
 
 namespace {
@@ -34,6 +36,27 @@ int initialize_in_child(const std::string &out, const std::string &cupti) {
     int status = 0;
     waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// As initialize_in_child, then the program crashes with `sig` (raised twice:
+// while the sink's lock would be free, as in a real crash); the signal that
+// ended the child, or -1.
+int crash_in_child(const std::string &out, int sig) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+        setenv("GMLAB_EXPLAIN_OUT", out.c_str(), 1);
+        setenv("GMLAB_EXPLAIN_PASS", "trace", 1);
+        setenv("GM_CUPTI_LIBRARY", "libm.so.6", 1);  // no CUPTI: only the sink and the handler work
+        void *h = dlopen(GMX_INJECTION, RTLD_NOW | RTLD_LOCAL);
+        if (!h) _exit(100);
+        auto init = reinterpret_cast<int (*)()>(dlsym(h, "InitializeInjection"));
+        if (!init || init() != 1) _exit(101);
+        raise(sig);
+        _exit(102);  // not reached: the handler lets the signal end the process
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFSIGNALED(status) ? WTERMSIG(status) : -1;
 }
 
 std::string injection_folder() {
@@ -70,4 +93,26 @@ TEST(ExplainInjection, ALibraryThatIsNotCuptiIsRefusedWithAReason) {
     const auto r = gmexplain::read_pass(dir, "trace");
     ASSERT_EQ(r.pids.size(), 1u);
     EXPECT_NE(r.trace_unavailable.find("libm.so.6 has no cupti"), std::string::npos) << r.trace_unavailable;
+}
+
+// A crash is recorded from the handler with write(2) alone, and the program
+// still ends by its signal, as it would have without explain.
+TEST(ExplainInjection, ACrashIsRecordedAndTheSignalStillEndsTheProgram) {
+    for (int sig : {SIGSEGV, SIGABRT}) {
+        const std::string dir = injection_folder();
+        EXPECT_EQ(crash_in_child(dir, sig), sig);
+        const auto r = gmexplain::read_pass(dir, "trace");
+        ASSERT_EQ(r.pids.size(), 1u);
+        ASSERT_EQ(r.signals.size(), 1u);
+        EXPECT_EQ(r.signals[0], sig);
+        EXPECT_EQ(r.exits, 0);
+    }
+}
+
+TEST(ExplainInjection, TheSignalRecordIsWrittenWithoutAllocating) {
+    char buf[64];
+    const std::size_t n = gmexplain::signal_record(buf, sizeof buf, 11);
+    EXPECT_EQ(std::string(buf, n), "{\"type\":\"signal\",\"signal\":11}\n");
+    EXPECT_EQ(gmexplain::signal_record(buf, 10, 11), 0u);  // too small: nothing half-written
+    EXPECT_EQ(std::string(buf, gmexplain::signal_record(buf, sizeof buf, 6)), "{\"type\":\"signal\",\"signal\":6}\n");
 }

@@ -66,13 +66,21 @@ void at_exit() {
     sink_flush();
 }
 
-// A crashing program: flush what the activity buffers hold, then let the
-// signal do what it would have done.
+// A crashing program: its signal recorded with async-signal-safe calls only
+// (no CUPTI flush, no lock, no stdio: the crash may have come while the
+// program or CUPTI held them), then the signal does what it would have done:
+// SA_RESETHAND restored its default action before this ran.
 void on_fatal_signal(int sig) {
-    sink_write(Line().field("type", records::kSignal).field("signal", sig));
-    trace_flush();
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
+    sink_write_signal(sig);
+    raise(sig);
+}
+
+void catch_fatal_signals() {
+    struct sigaction sa {};
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+    for (int sig : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL}) sigaction(sig, &sa, nullptr);
 }
 
 CounterPlan counter_plan() {
@@ -132,7 +140,7 @@ int initialize() {
     sink_write(Line().field("type", records::kProcess).field("pid", std::int64_t(getpid()))
                    .field("ppid", std::int64_t(getppid())).field("pass", g_pass).field("cupti", api.library));
     std::atexit(at_exit);
-    for (int sig : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, on_fatal_signal);
+    catch_fatal_signals();
     if (g_pass == "lines") {
         start_lines();
         return 1;

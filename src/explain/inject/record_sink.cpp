@@ -2,9 +2,13 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
+
+#include "explain/inject/record_types.hpp"
 
 namespace gmexplain {
 
@@ -13,6 +17,10 @@ std::mutex g_sink_mutex;
 std::FILE *g_sink_file = nullptr;
 pid_t g_sink_owner = 0;
 std::string g_sink_dir, g_sink_pass;
+// What a signal handler may read without the lock: the file's descriptor and
+// the process it belongs to (a forked child has its parent's until it writes).
+std::atomic<int> g_signal_fd{-1};
+std::atomic<pid_t> g_signal_fd_owner{0};
 
 void reopen_for_this_process() {
     // After fork() the child still holds the parent's FILE: it writes its own file.
@@ -20,6 +28,8 @@ void reopen_for_this_process() {
     g_sink_owner = getpid();
     const std::string path = g_sink_dir + "/" + g_sink_pass + "-" + std::to_string(g_sink_owner) + ".jsonl";
     g_sink_file = std::fopen(path.c_str(), "a");
+    g_signal_fd.store(g_sink_file ? fileno(g_sink_file) : -1);
+    g_signal_fd_owner.store(g_sink_owner);
 }
 }  // namespace
 
@@ -105,6 +115,7 @@ void sink_write(const Line &line) {
 
 void sink_close() {
     std::lock_guard<std::mutex> lock(g_sink_mutex);
+    g_signal_fd.store(-1);
     if (g_sink_file) std::fclose(g_sink_file);
     g_sink_file = nullptr;
     g_sink_dir.clear();
@@ -113,6 +124,35 @@ void sink_close() {
 void sink_flush() {
     std::lock_guard<std::mutex> lock(g_sink_mutex);
     if (g_sink_file) std::fflush(g_sink_file);
+}
+
+std::size_t signal_record(char *buf, std::size_t size, int sig) noexcept {
+    char digits[16];
+    std::size_t n = 0;
+    unsigned value = sig < 0 ? 0u : static_cast<unsigned>(sig);
+    do {
+        digits[n++] = static_cast<char>('0' + value % 10);
+        value /= 10;
+    } while (value && n < sizeof digits);
+    const char *head = "{\"type\":\"";
+    const char *middle = "\",\"signal\":";
+    const std::size_t need = std::strlen(head) + std::strlen(records::kSignal) + std::strlen(middle) + n + 2;
+    if (need > size) return 0;
+    std::size_t at = 0;
+    for (const char *part : {head, records::kSignal, middle})
+        for (const char *c = part; *c; ++c) buf[at++] = *c;
+    while (n) buf[at++] = digits[--n];
+    buf[at++] = '}';
+    buf[at++] = '\n';
+    return at;
+}
+
+void sink_write_signal(int sig) noexcept {
+    const int fd = g_signal_fd.load();
+    if (fd < 0 || g_signal_fd_owner.load() != getpid()) return;
+    char line[64];
+    const std::size_t n = signal_record(line, sizeof line, sig);
+    if (n && write(fd, line, n) < 0) return;  // nothing more a handler can do
 }
 
 }  // namespace gmexplain

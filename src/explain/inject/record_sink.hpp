@@ -3,6 +3,7 @@
 // a program that crashes keeps every record delivered before the crash.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -34,5 +35,16 @@ void sink_write(const Line &line);
 void sink_flush();
 // Closes the file (an in-process session's end: the next one opens its own folder).
 void sink_close();
+
+// For a fatal signal's handler, which may do only async-signal-safe work: the
+// record {"type":"signal","signal":N} written with write(2) to this process's
+// file, without the sink's lock or stdio (the crash may have come while either
+// was held). Nothing is flushed from CUPTI there: the trace asks CUPTI to
+// deliver its buffers periodically instead, which bounds what a crash loses
+// (docs/explain.md, "Robustness").
+void sink_write_signal(int sig) noexcept;
+// That record's text with its newline, into buf; its length (0 where buf is
+// too small). Pure and async-signal-safe.
+std::size_t signal_record(char *buf, std::size_t size, int sig) noexcept;
 
 }  // namespace gmexplain

@@ -270,6 +270,10 @@ std::string trace_start(bool unified_memory, bool subscribe) {
             trace_note("activity kind " + std::to_string(int(kind)) + " not traced: " + cupti_error(r));
         }
     }
+    // Buffers delivered at least every 100 ms, not only when full or at exit:
+    // a program that crashes loses at most the last period's records (the
+    // signal handler cannot flush CUPTI safely).
+    if (api.cuptiActivityFlushPeriod) api.cuptiActivityFlushPeriod(100);
     g_unified_memory_wanted = unified_memory;
     if (subscribe) trace_watch_contexts();
     return "";
