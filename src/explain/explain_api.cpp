@@ -1,5 +1,7 @@
 // The C functions of include/gmlab_explain.h over the explain session. No
-// exception leaves them: each becomes exit code 27 and a message.
+// exception leaves them: each becomes exit code 27 (GM_ERROR_INTERNAL) and a
+// message. The previous release's names (gm_explain_run, _session_env, _load,
+// _free) call the same code and return the exit code.
 #include <unistd.h>
 
 #include <fstream>
@@ -54,13 +56,10 @@ void fill(gm_explain &e, const nlohmann::json &doc) {
     e.text = gmexplain::explanation_text(doc);
 }
 
-}  // namespace
-
-extern "C" {
-
-void gm_explain_options_init(gm_explain_options *o) {
+void options_init(gm_explain_options *o) {
     if (!o) return;
     *o = gm_explain_options{};
+    o->struct_size = sizeof(gm_explain_options);
     o->kernels = 5;
     o->launch_count = 1;
     o->replay = "kernel";
@@ -69,7 +68,7 @@ void gm_explain_options_init(gm_explain_options *o) {
     o->measure = gmexplain::kMeasureWhereNoRun;
 }
 
-int gm_explain_run(const gm_explain_options *options, gm_explain **out) {
+int run_program(const gm_explain_options *options, gm_explain **out) {
     if (!out) return gmexplain::kExplainUsage;
     *out = new (std::nothrow) gm_explain;
     if (!*out) return gmexplain::kExplainFailed;
@@ -94,7 +93,7 @@ int gm_explain_run(const gm_explain_options *options, gm_explain **out) {
     return e.exit_code;
 }
 
-int gm_explain_session_env(const gm_explain_options *options, gm_explain **out) {
+int session_env(const gm_explain_options *options, gm_explain **out) {
     if (!out) return gmexplain::kExplainUsage;
     *out = new (std::nothrow) gm_explain;
     if (!*out) return gmexplain::kExplainFailed;
@@ -120,7 +119,7 @@ int gm_explain_session_env(const gm_explain_options *options, gm_explain **out) 
     return e.exit_code;
 }
 
-int gm_explain_load(const char *path, gm_explain **out) {
+int load_document(const char *path, gm_explain **out) {
     if (!out) return gmexplain::kExplainUsage;
     *out = new (std::nothrow) gm_explain;
     if (!*out) return gmexplain::kExplainFailed;
@@ -140,10 +139,68 @@ int gm_explain_load(const char *path, gm_explain **out) {
     return e.exit_code;
 }
 
+// The status of a call from the exit code it gave (the header says which).
+gm_status status_of(int exit_code) {
+    switch (exit_code) {
+    case gmexplain::kExplainUsage:
+    case gmexplain::kProgramNotFound:
+    case gmexplain::kProgramNotExecutable:
+    case gmexplain::kScriptWithoutInterpreter:
+    case gmexplain::kRegexMatchedNothing: return GM_ERROR_INVALID_ARGUMENT;
+    case gmexplain::kInjectionUnavailable: return GM_ERROR_NOT_SUPPORTED;
+    case gmexplain::kExplainFailed: return GM_ERROR_INTERNAL;
+    default: return GM_OK;  // explained: 0, the program's own status, not CUDA, no kernel
+    }
+}
+
+// A handle that says why options of another release (or never initialised)
+// are refused.
+gm_status refuse_options(gm_explain **out, const gm_explain_options &options) {
+    *out = new (std::nothrow) gm_explain;
+    if (!*out) return GM_ERROR_OUT_OF_MEMORY;
+    (*out)->exit_code = gmexplain::kExplainUsage;
+    (*out)->message = "options->struct_size is " + std::to_string(options.struct_size) +
+                      ", not sizeof(gm_explain_options) = " + std::to_string(sizeof(gm_explain_options)) +
+                      ": fill the options with gm_explain_options_init";
+    return GM_ERROR_INVALID_ARGUMENT;
+}
+
+}  // namespace
+
+extern "C" {
+
+void gm_explain_options_init(gm_explain_options *o) { options_init(o); }
+
+gm_status gm_explain_program(gm_explain **out, const gm_explain_options *options) {
+    if (!out) return GM_ERROR_INVALID_ARGUMENT;
+    if (options && options->struct_size != sizeof(gm_explain_options)) return refuse_options(out, *options);
+    const int code = run_program(options, out);
+    return *out ? status_of(code) : GM_ERROR_OUT_OF_MEMORY;
+}
+
+gm_status gm_explain_session(gm_explain **out, const gm_explain_options *options) {
+    if (!out) return GM_ERROR_INVALID_ARGUMENT;
+    if (options && options->struct_size != sizeof(gm_explain_options)) return refuse_options(out, *options);
+    const int code = session_env(options, out);
+    return *out ? status_of(code) : GM_ERROR_OUT_OF_MEMORY;
+}
+
+gm_status gm_explain_open(gm_explain **out, const char *path) {
+    if (!out) return GM_ERROR_INVALID_ARGUMENT;
+    const int code = load_document(path, out);
+    if (!*out) return GM_ERROR_OUT_OF_MEMORY;
+    return code == 0 ? GM_OK : GM_ERROR_INVALID_ARGUMENT;
+}
+
+int gm_explain_run(const gm_explain_options *options, gm_explain **out) { return run_program(options, out); }
+int gm_explain_session_env(const gm_explain_options *options, gm_explain **out) { return session_env(options, out); }
+int gm_explain_load(const char *path, gm_explain **out) { return load_document(path, out); }
+
 const char *gm_explain_json(const gm_explain *e) { return e ? e->json.c_str() : ""; }
 const char *gm_explain_text(const gm_explain *e) { return e ? e->text.c_str() : ""; }
 const char *gm_explain_message(const gm_explain *e) { return e ? e->message.c_str() : ""; }
 int gm_explain_exit_code(const gm_explain *e) { return e ? e->exit_code : gmexplain::kExplainUsage; }
-void gm_explain_free(gm_explain *e) { delete e; }
+void gm_explain_destroy(gm_explain *e) { delete e; }
+void gm_explain_free(gm_explain *e) { gm_explain_destroy(e); }
 
 }  // extern "C"

@@ -276,7 +276,7 @@ int detach() {
 // An in-process session: what the calling process launches from now on is
 // traced and counted into `folder`, as the single pass does in a program that
 // gmlab explain started, until gmlab_explain_detach(); the front end reads the
-// folder with --from-records. The variables gm_explain_session_env() names
+// folder with --from-records. The variables gm_explain_session() names
 // must be set first. 0, or 1 with the reason in gmlab_explain_attach_message().
 extern "C" __attribute__((visibility("default"))) int gmlab_explain_attach(const char *folder) {
     try {

@@ -84,9 +84,12 @@ int cmd_explain(const ExplainOptions &o) {
     if (o.measure_always) opt.measure = 2;
     if (o.measure_never) opt.measure = 0;
     gm_explain *e = nullptr;
-    const int code = o.session_env ? gm_explain_session_env(&opt, &e) : gm_explain_run(&opt, &e);
+    // The command exits with explain's code (the status says only which kind of failure it was).
+    if (o.session_env) gm_explain_session(&e, &opt);
+    else gm_explain_program(&e, &opt);
+    const int code = e ? gm_explain_exit_code(e) : kExplainFailedCode;
     const std::string message = gm_explain_message(e), json = gm_explain_json(e), text = gm_explain_text(e);
-    gm_explain_free(e);
+    gm_explain_destroy(e);
     if (!message.empty()) std::cerr << "gmlab explain: " << message << "\n";
     if (!text.empty()) std::cout << text << std::flush;
     if (!o.json_file.empty() && !json.empty()) {
@@ -116,18 +119,18 @@ namespace gmcli {
 
 namespace {
 
-// The explanation document at `path`, checked by the library (gm_explain_load).
+// The explanation document at `path`, checked by the library (gm_explain_open).
 bool load_explanation(const std::string &path, nlohmann::json *doc, std::string *text) {
     gm_explain *e = nullptr;
-    const int code = gm_explain_load(path.c_str(), &e);
+    const bool ok = gm_explain_open(&e, path.c_str()) == GM_OK;
     const std::string message = gm_explain_message(e);
-    if (code == 0) {
+    if (ok) {
         *doc = nlohmann::json::parse(gm_explain_json(e));
         if (text) *text = gm_explain_text(e);
     }
-    gm_explain_free(e);
-    if (code != 0) std::cerr << "gmlab: " << message << "\n";
-    return code == 0;
+    gm_explain_destroy(e);
+    if (!ok) std::cerr << "gmlab: " << message << "\n";
+    return ok;
 }
 
 std::set<std::string> rules_of(const nlohmann::json &kernel) {
@@ -137,7 +140,7 @@ std::set<std::string> rules_of(const nlohmann::json &kernel) {
 }
 
 // The name a person reads for a kernel of A, B or both: its short name, as A
-// gives it (gm_explain_load gives every kernel one).
+// gives it (gm_explain_open gives every kernel one).
 std::string shown_name(const nlohmann::json *a, const nlohmann::json *b, const std::string &name) {
     for (const nlohmann::json *k : {a, b})
         if (k && k->contains("short_name") && (*k)["short_name"].is_string()) return (*k)["short_name"].get<std::string>();
