@@ -13,6 +13,8 @@
 #include <cupti_range_profiler.h>
 #include <cupti_result.h>
 #include <cupti_target.h>
+
+#include "cupti/cupti_functions.hpp"
 #else
 #define GM_HAVE_CUPTI_HEADERS 0
 #endif
@@ -21,30 +23,14 @@ namespace gmlab {
 
 #if GM_HAVE_CUPTI_HEADERS
 
+// The range profiler's sequence (shared with explain's injection library),
+// and what only the counters call.
 #define GM_CUPTI_FUNCTIONS(X)                    \
     X(cuptiGetResultString)                      \
-    X(cuptiProfilerInitialize)                   \
     X(cuptiProfilerDeviceSupported)              \
-    X(cuptiDeviceGetChipName)                    \
-    X(cuptiProfilerGetCounterAvailability)       \
-    X(cuptiProfilerHostInitialize)               \
-    X(cuptiProfilerHostDeinitialize)             \
-    X(cuptiProfilerHostConfigAddMetrics)         \
-    X(cuptiProfilerHostGetConfigImageSize)       \
-    X(cuptiProfilerHostGetConfigImage)           \
-    X(cuptiProfilerHostGetNumOfPasses)           \
-    X(cuptiProfilerHostEvaluateToGpuValues)      \
-    X(cuptiRangeProfilerEnable)                  \
-    X(cuptiRangeProfilerDisable)                 \
-    X(cuptiRangeProfilerGetCounterDataSize)      \
-    X(cuptiRangeProfilerCounterDataImageInitialize) \
-    X(cuptiRangeProfilerSetConfig)               \
-    X(cuptiRangeProfilerStart)                   \
-    X(cuptiRangeProfilerStop)                    \
+    GM_CUPTI_RANGE_PROFILER_FUNCTIONS(X)         \
     X(cuptiRangeProfilerPushRange)               \
-    X(cuptiRangeProfilerPopRange)                \
-    X(cuptiRangeProfilerDecodeData)              \
-    X(cuptiRangeProfilerGetCounterDataInfo)
+    X(cuptiRangeProfilerPopRange)
 
 struct CuptiApi {
 #define GM_CUPTI_MEMBER(f) decltype(&::f) f = nullptr;
@@ -54,19 +40,13 @@ struct CuptiApi {
 
 // The activity API, for the unified-memory counters: it needs libcupti only
 // (not libnvperf_host, not the range profiler), so it is loaded on its own.
-#define GM_CUPTI_ACTIVITY_FUNCTIONS(X)           \
-    X(cuptiGetResultString)                      \
-    X(cuptiActivityConfigureUnifiedMemoryCounter) \
-    X(cuptiActivityRegisterCallbacks)            \
-    X(cuptiActivityEnable)                       \
-    X(cuptiActivityDisable)                      \
-    X(cuptiActivityFlushAll)                     \
-    X(cuptiActivityGetNextRecord)                \
-    X(cuptiActivityGetNumDroppedRecords)
+#define GM_CUPTI_COUNTER_ACTIVITY_FUNCTIONS(X) \
+    X(cuptiGetResultString)                    \
+    GM_CUPTI_ACTIVITY_FUNCTIONS(X)
 
 struct CuptiActivityApi {
 #define GM_CUPTI_MEMBER(f) decltype(&::f) f = nullptr;
-    GM_CUPTI_ACTIVITY_FUNCTIONS(GM_CUPTI_MEMBER)
+    GM_CUPTI_COUNTER_ACTIVITY_FUNCTIONS(GM_CUPTI_MEMBER)
 #undef GM_CUPTI_MEMBER
 };
 

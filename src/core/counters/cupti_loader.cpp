@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <iterator>
 #include <mutex>
 
 #include "core/counters/counters.hpp"
@@ -31,7 +32,7 @@ void load_activity_api(void *handle, CuptiLoad &out) {
         out.activity_reason = out.library + " has no " #f ": its activity API cannot count unified memory"; \
         return;                                                                                   \
     }
-    GM_CUPTI_ACTIVITY_FUNCTIONS(GM_CUPTI_LOAD_ACTIVITY)
+    GM_CUPTI_COUNTER_ACTIVITY_FUNCTIONS(GM_CUPTI_LOAD_ACTIVITY)
 #undef GM_CUPTI_LOAD_ACTIVITY
     out.activity = std::move(activity);
 }
@@ -47,9 +48,10 @@ CuptiLoad dlopen_cupti() {
     std::vector<std::string> names;
     if (const char *env = std::getenv("GM_CUPTI_LIBRARY"); env && *env)
         names = {env};
-    else
-        names = {"libcupti.so.13", "libcupti.so.12", "libcupti.so", "/usr/local/cuda/lib64/libcupti.so",
-                 "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so"};
+    else {
+        names.assign(std::begin(gmcupti::kCuptiLibraryNames), std::end(gmcupti::kCuptiLibraryNames));
+        names.insert(names.end(), std::begin(gmcupti::kCuptiLibraryPaths), std::end(gmcupti::kCuptiLibraryPaths));
+    }
     void *handle = nullptr;
     std::string first_error;
     for (const auto &n : names) {

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <iterator>
 #include <mutex>
 #include <vector>
 
@@ -11,7 +12,7 @@ namespace gmexplain {
 namespace {
 
 void *open_cupti(std::string *name, std::string *error) {
-    const std::vector<std::string> names = {"libcupti.so.13", "libcupti.so.12", "libcupti.so"};
+    const std::vector<std::string> names(std::begin(gmcupti::kCuptiLibraryNames), std::end(gmcupti::kCuptiLibraryNames));
     // A libcupti the program already loaded is the one to share: two copies in
     // one process would each believe they own the profiler.
     for (const auto &n : names)
@@ -22,8 +23,7 @@ void *open_cupti(std::string *name, std::string *error) {
     std::vector<std::string> tries;
     if (const char *env = std::getenv("GM_CUPTI_LIBRARY"); env && *env) tries.push_back(env);
     tries.insert(tries.end(), names.begin(), names.end());
-    tries.push_back("/usr/local/cuda/lib64/libcupti.so");
-    tries.push_back("/usr/local/cuda/extras/CUPTI/lib64/libcupti.so");
+    tries.insert(tries.end(), std::begin(gmcupti::kCuptiLibraryPaths), std::end(gmcupti::kCuptiLibraryPaths));
     for (const auto &n : tries) {
         if (void *h = dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL)) {
             *name = n;

@@ -16,45 +16,26 @@
 #include <cupti_sass_metrics.h>
 #include <cupti_target.h>
 
+#include "cupti/cupti_functions.hpp"
+
 namespace gmexplain {
 
+// The activity API (its shared part with the library's counters, and what
+// only the trace needs) and the callbacks.
 #define GMX_CUPTI_FUNCTIONS(X)                       \
     X(cuptiGetResultString)                          \
     X(cuptiGetDeviceId)                              \
     X(cuptiSubscribe)                                \
     X(cuptiUnsubscribe)                              \
     X(cuptiEnableCallback)                           \
-    X(cuptiActivityConfigureUnifiedMemoryCounter)    \
-    X(cuptiActivityRegisterCallbacks)                \
-    X(cuptiActivityEnable)                           \
-    X(cuptiActivityDisable)                          \
-    X(cuptiActivityFlushAll)                         \
+    GM_CUPTI_ACTIVITY_FUNCTIONS(X)                   \
     X(cuptiActivityFlushPeriod)                      \
-    X(cuptiGetGraphNodeId)                           \
-    X(cuptiActivityGetNextRecord)                    \
-    X(cuptiActivityGetNumDroppedRecords)
+    X(cuptiGetGraphNodeId)
 
+// The range profiler's sequence, shared with the library's counters.
 #define GMX_PROFILER_FUNCTIONS(X)                    \
-    X(cuptiProfilerInitialize)                       \
     X(cuptiProfilerDeInitialize)                     \
-    X(cuptiDeviceGetChipName)                        \
-    X(cuptiProfilerGetCounterAvailability)           \
-    X(cuptiProfilerHostInitialize)                   \
-    X(cuptiProfilerHostDeinitialize)                 \
-    X(cuptiProfilerHostConfigAddMetrics)             \
-    X(cuptiProfilerHostGetConfigImageSize)           \
-    X(cuptiProfilerHostGetConfigImage)               \
-    X(cuptiProfilerHostGetNumOfPasses)               \
-    X(cuptiProfilerHostEvaluateToGpuValues)          \
-    X(cuptiRangeProfilerEnable)                      \
-    X(cuptiRangeProfilerDisable)                     \
-    X(cuptiRangeProfilerGetCounterDataSize)          \
-    X(cuptiRangeProfilerCounterDataImageInitialize)  \
-    X(cuptiRangeProfilerSetConfig)                   \
-    X(cuptiRangeProfilerStart)                       \
-    X(cuptiRangeProfilerStop)                        \
-    X(cuptiRangeProfilerDecodeData)                  \
-    X(cuptiRangeProfilerGetCounterDataInfo)          \
+    GM_CUPTI_RANGE_PROFILER_FUNCTIONS(X)             \
     X(cuptiRangeProfilerCounterDataGetRangeInfo)
 
 // Pass 3 (--lines): SASS metrics per instruction and the cubin's line table.
