@@ -184,6 +184,25 @@ TEST(Registry, ResolveParamsChecksWithoutADevice) {
     }
 }
 
+// What resolving gives can be resolved again to itself, for every experiment's
+// defaults and its quick parameters: the CLI runs each experiment with the
+// parameters it resolved and checked, and gm_run's own resolution of them
+// must change nothing.
+TEST(Registry, ResolvedParametersResolveToThemselves) {
+    for (size_t i = 0; i < gm_experiment_count(); ++i) {
+        const std::string name = gm_experiment_name(i);
+        char *text = nullptr;
+        ASSERT_EQ(gm_experiment_describe_json(&text, name.c_str()), GM_OK);
+        const json described = json::parse(take(text));
+        for (const json &given : {json::object(), described.value("quick_parameters", json::object())}) {
+            ASSERT_EQ(gm_experiment_resolve_params(&text, name.c_str(), given.dump().c_str()), GM_OK) << name;
+            const json once = json::parse(take(text));
+            ASSERT_EQ(gm_experiment_resolve_params(&text, name.c_str(), once.dump().c_str()), GM_OK) << name << " " << once;
+            EXPECT_EQ(json::parse(take(text)), once) << name;
+        }
+    }
+}
+
 TEST(Settings, NamesAndLookups) {
     EXPECT_STREQ(gm_setting_name(GM_SETTING_MEMORY_FRACTION), "memory_fraction");
     EXPECT_EQ(gm_setting_name(static_cast<gm_setting>(42)), nullptr);

@@ -22,6 +22,7 @@
 #include "consistency.hpp"
 #include "document.hpp"
 #include "html_report.hpp"
+#include "library_descriptions.hpp"
 #include "table.hpp"
 #include "text_report.hpp"
 #ifdef GM_HAVE_UPLOAD
@@ -72,10 +73,12 @@ ContextPtr open_context(int device, int *exit_code) {
 
 std::string mib(const json &v) { return bytes_text(v.get<double>()); }
 
+// An experiment's description from the library's descriptions, read once
+// (tools/report/library_descriptions); null for a name the library lacks.
 json describe(const std::string &name) {
-    char *out = nullptr;
-    if (gm_experiment_describe_json(&out, name.c_str()) != GM_OK) return json();
-    return json::parse(take(out));
+    for (const auto &[known, d] : gmreport::library_descriptions())
+        if (known == name) return d;
+    return json();
 }
 
 std::vector<std::string> default_suite() {
@@ -468,7 +471,8 @@ int run_on_device(const RunOptions &given, json *run_doc) {
         char *resolved = nullptr;
         if (gm_status s = gm_experiment_resolve_params(&resolved, n.c_str(), params[n].dump().c_str()); s != GM_OK)
             return report_error(s, n, gm_last_error());
-        gm_free_string(resolved);
+        params[n] = json::parse(take(resolved));  // the run gets what was checked, every parameter named
+
     }
     int code = kOk;
     ContextPtr ctx = open_context(opt.device, &code);
