@@ -62,6 +62,16 @@ if wanted torch_session; then
   t0=$(now)
   GMLAB=$GMLAB PYTHONPATH=/tmp/gm-py timeout 300 python3 $S/torch_session.py >"$OUT/text/torch_session.txt" 2>&1
   printf 'torch_session\t%s\t0\t%.2f\n' "$?" "$(awk "BEGIN{print $(now) - $t0}")" | tee -a "$OUT/timings.tsv"
+  # Without Jupyter: Ubuntu's packages of it (scripts/jupyter-debs.py), unpacked
+  # here and put at the END of the interpreter's path (a .pth file), so that
+  # what the interpreter has wins.
+  if ! python3 -c "import nbconvert, ipykernel" 2>/dev/null && ls "${JUPYTER_DEBS:-.carry/jupyter}"/*.deb >/dev/null 2>&1; then
+    rm -rf /tmp/gm-jupyter && for d in "${JUPYTER_DEBS:-.carry/jupyter}"/*.deb; do dpkg-deb -x "$d" /tmp/gm-jupyter; done
+    site=$(python3 -c "import site; print([p for p in site.getsitepackages() if p.endswith('-packages')][0])")
+    echo /tmp/gm-jupyter/usr/lib/python3/dist-packages >"$site/zz-gm-jupyter.pth"
+    export LD_LIBRARY_PATH=/tmp/gm-jupyter/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export JUPYTER_PATH=/tmp/gm-jupyter/usr/share/jupyter
+  fi
   if python3 -c "import nbconvert, ipykernel" 2>/dev/null; then
     GMLAB=$GMLAB PYTHONPATH=/tmp/gm-py timeout 300 python3 -m nbconvert --to html --execute $S/torch_session.ipynb \
       --output-dir "$OUT/text" >"$OUT/text/torch_session.nbconvert.txt" 2>&1
