@@ -11,7 +11,9 @@
 #include "consistency.hpp"
 #include "document.hpp"
 #include "html_report.hpp"
+#include "library_descriptions.hpp"
 #include "text_report.hpp"
+#include "vocabulary/consistency.hpp"
 
 using nlohmann::json;
 
@@ -246,4 +248,30 @@ TEST(Consistency, WritesTheCommittedRunWithItsBlock) {
     run["consistency"] = gmreport::consistency(run);
     std::ofstream("sample_run_consistency.json") << run.dump(2);
     EXPECT_TRUE(std::ifstream("sample_run_consistency.json").good());
+}
+
+// The section is built from what the experiments declare (their descriptions'
+// "consistency"): every declared figure, renamed or not, must be found in the
+// committed run, so that renaming a summary key, a series or a device field
+// without its declaration fails here instead of dropping out of the section.
+TEST(Consistency, EveryDeclaredFigureIsInTheCommittedRun) {
+    const json block = gmreport::consistency(committed());
+    int declared = 0;
+    for (const auto &[experiment, d] : gmreport::library_descriptions()) {
+        if (!d.contains("consistency")) continue;
+        for (const json &j : d["consistency"]) {
+            const gmvocab::ConsistencyFigure f = gmvocab::consistency_from_json(j);
+            bool known = false;
+            for (const auto &q : gmvocab::kSharedQuantities) known = known || f.quantity == q.name;
+            EXPECT_TRUE(known) << experiment << " declares an unknown quantity " << f.quantity;
+            const json *g = group(block, f.quantity);
+            ASSERT_NE(g, nullptr) << f.quantity;
+            const std::string holder = f.from_device ? "device" : experiment;
+            const json *found = figure(*g, holder, f.key);
+            EXPECT_NE(found, nullptr) << holder << " " << f.key << " (" << f.quantity << ") is not in the committed run";
+            if (found && !f.high_key.empty()) EXPECT_TRUE(found->contains("high")) << holder << " " << f.high_key;
+            ++declared;
+        }
+    }
+    EXPECT_EQ(declared, 35);  // the figures of the nine quantities
 }

@@ -11,7 +11,9 @@
 #include "document.hpp"
 #include "dram_ordering.hpp"
 #include "html_report.hpp"
+#include "library_descriptions.hpp"
 #include "table.hpp"
+#include "vocabulary/consistency.hpp"
 
 namespace gmreport {
 
@@ -19,99 +21,33 @@ using nlohmann::json;
 
 namespace {
 
-// How a group's figures are judged. Spread: point figures, flagged where the
-// largest and smallest of those expected to agree differ by more than the
-// tolerance of their median. Bracket: a capacity a sweep finds lies between
-// the last size that still fitted and the first that did not; the brackets
-// (each widened by the tolerance) must overlap.
-enum class Rule { Spread, Bracket };
+using gmvocab::ConsistencyRule;
 enum class Role { Agree, Shown };
 
+// One figure of a quantity, as an experiment declared it
+// (Experiment::consistency, read from its description).
 struct Source {
-    const char *experiment;  // "device": the run's device block
-    const char *key;         // the summary key (or device field)
-    const char *high_key;    // Bracket: the first size past the capacity; nullptr for a figure that is a point
+    std::string experiment;  // "device": the run's device block
+    std::string key;         // the summary key (or device field, or "<series>@<x>")
+    std::string high_key;    // Bracket: the first size past the capacity; "" for a figure that is a point
     Role role;
-    const char *what;        // what the figure is, in a few words
-    const char *reason;      // Shown: why it measures something else
+    std::string what;        // what the figure is, in a few words
+    std::string reason;      // Shown: why it measures something else
 };
 
-struct QuantitySpec {
-    const char *name, *label, *unit;
-    Rule rule;
-    double tolerance;
-    std::vector<Source> sources;
-};
-
-constexpr Role A = Role::Agree, S = Role::Shown;
-
-// Which figures are expected to agree, and which are only shown beside them.
-// Keys as the experiments write them into their summaries.
-const std::vector<QuantitySpec> &pairs() {
-    static const std::vector<QuantitySpec> q = {
-        {"l2_hit_latency", "L2 hit latency (near partition)", "cycles", Rule::Spread, 0.05,
-         {{"latency", "l2_near_cycles", nullptr, A, "ld.cg chase, its first L2 level", ""},
-          {"l2_partitions", "near_cycles", nullptr, A, "chase pinned to one SM, lines of its own partition", ""},
-          {"memory_spaces", "l2_cycles", nullptr, A, "dependent loads of a ring resident in L2", ""},
-          {"cluster_shared", "l2_cycles", nullptr, A, "1 MiB ring of 128-byte lines, ld.global.cg", ""},
-          {"latency", "l2_far_cycles", nullptr, S, "ld.cg chase, its second L2 level",
-           "far partition: a hit in the other half of L2, across the fabric between them"}}},
-        {"l2_far_hit_latency", "L2 hit latency (far partition)", "cycles", Rule::Spread, 0.05,
-         {{"latency", "l2_far_cycles", nullptr, A, "ld.cg chase, its second L2 level", ""},
-          {"l2_partitions", "far_cycles", nullptr, A, "chase pinned to one SM, lines of the other partition", ""}}},
-        {"l1_hit_latency", "L1 hit latency", "cycles", Rule::Spread, 0.05,
-         {{"latency", "l1_cycles", nullptr, A, "ld.ca chase, its first level", ""},
-          {"memory_spaces", "l1_cycles", nullptr, A, "dependent ld.ca loads of a ring resident in L1", ""}}},
-        {"dram_latency", "DRAM latency", "cycles", Rule::Spread, 0.05,
-         {{"latency", "dram_cycles", nullptr, A, "cold ld.cg chase, L2 flushed before each launch", ""},
-          {"memory_spaces", "dram_cycles", nullptr, A, "dependent loads of a ring larger than L2, L2 flushed", ""},
-          {"latency", "dram_level_cycles", nullptr, S, "warm ld.cg chase, its level past L2",
-           "a warm chase past L2 still hits L2 part of the time and walks a larger ring's pages"}}},
-        {"shared_latency", "Shared-memory latency", "cycles", Rule::Spread, 0.05,
-         {{"memory_spaces", "shared_cycles", nullptr, A, "ld.shared chase", ""},
-          {"cluster_shared", "local_cycles", nullptr, A, "ld.shared chase of the block's own shared memory", ""},
-          {"cluster_shared", "local_generic_cycles", nullptr, S, "generic ld of the same shared nodes",
-           "a generic ld first decides which memory its address is in; ld.shared does not"},
-          {"cluster_shared", "remote_cycles", nullptr, S, "ld.shared::cluster of another block's shared memory",
-           "distributed shared memory: another SM's shared memory, over the network between the cluster's SMs"}}},
-        {"dram_copy_bandwidth", "DRAM copy bandwidth", "GB/s", Rule::Spread, 0.03,
-         {{"stream", "copy_gbs", nullptr, A, "STREAM copy kernel, 2 x 256 MiB", ""},
-          {"tma_copy", "stream_copy_gbs", nullptr, S, "the same copy kernel on 1 GiB (tma_copy's reference)",
-           "four times stream's arrays: on an H200 2.2-2.7 % faster in each of three runs, where the launch and the "
-           "grid's last wave weigh less"},
-          {"transpose", "copy_w4_gbs", nullptr, A, "the copy kernel on transpose's 4-byte matrix", ""},
-          {"transpose", "copy_w8_gbs", nullptr, A, "the copy kernel on transpose's 8-byte matrix", ""},
-          {"stream", "cudaMemcpy_gbs", nullptr, S, "cudaMemcpy device to device",
-           "the driver's copy, not the copy kernel"},
-          {"compressible", "random_read_plain_gbs", nullptr, S, "plain memory read, random data",
-           "reads only: a read stream and a copy (reads and writes sharing the bus) reach different rates"}}},
-        // The two that agree are the same copy (one cudaMemcpyAsync of 64 MiB
-        // from pinned memory) in two experiments; a best size and a fit are
-        // other figures of the same link.
-        {"pinned_h2d_bandwidth", "Pinned host-to-device bandwidth (one 64 MiB copy)", "GB/s", Rule::Spread, 0.03,
-         {{"transfer", "pinned, host to device@67108864", nullptr, A, "cudaMemcpyAsync of 64 MiB from pinned memory", ""},
-          {"transfer_batching", "h2d: one copy of N x 64 KiB@1024", nullptr, A, "the same copy: 1024 x 64 KiB in one call", ""},
-          {"transfer", "pinned_h2d_peak_gbs", nullptr, S, "cudaMemcpyAsync from pinned memory, best size",
-           "the largest of the sizes' medians: the best of several measurements, not one"},
-          {"transfer_batching", "h2d_fit_bandwidth_gbs", nullptr, S, "pinned copies, the bandwidth of time against size fitted",
-           "a straight line through copies of 4 KiB to 64 MiB: the fixed cost it fits takes part of every size's time"},
-          {"managed_memory", "explicit_copy_read_gbs", nullptr, S, "16 MiB copy from pinned memory, then the kernel's read",
-           "one time for a 16 MiB copy and the kernel that reads it, against transfer's best size"},
-          {"zero_copy", "explicit_coalesced_gbs", nullptr, S, "copy in, kernel, copy out",
-           "both directions counted, and the kernel, in one time"},
-          {"zero_copy", "mapped_coalesced_gbs", nullptr, S, "kernel reading and writing mapped host memory",
-           "loads and stores over the link in both directions at once, both counted"}}},
-        {"l1_capacity", "L1 capacity (carveout 0 %: the largest L1)", "bytes", Rule::Bracket, 0.05,
-         {{"latency", "l1_bytes", "l1_falls_bytes", A, "ld.ca chase under the largest-L1 preference", ""},
-          {"carveout", "carveout0_fits_bytes", "carveout0_falls_bytes", A, "read_gbs of one block per SM, carveout 0 %", ""},
-          {"carveout", "carveout0_chase_fits_bytes", "carveout0_chase_falls_bytes", A, "one thread's chase, carveout 0 %", ""},
-          {"carveout", "carveout0_l1_predicted_bytes", nullptr, S, "the model: unified L1/shared less the shared capacity",
-           "a model, not a measurement"}}},
-        {"l2_capacity", "L2 capacity", "bytes", Rule::Bracket, 0.05,
-         {{"latency", "l2_bytes", "l2_falls_bytes", A, "where the ld.cg chase leaves its last L2 level", ""},
-          {"device", "l2_cache_bytes", nullptr, A, "the size CUDA reports (cudaDevAttrL2CacheSize)", ""}}},
-    };
-    return q;
+// Every declared figure of `quantity`, in the registry's order.
+std::vector<Source> declared_sources(const std::string &quantity) {
+    std::vector<Source> out;
+    for (const auto &[experiment, d] : library_descriptions()) {
+        if (!d.contains("consistency") || !d["consistency"].is_array()) continue;
+        for (const json &j : d["consistency"]) {
+            const gmvocab::ConsistencyFigure f = gmvocab::consistency_from_json(j);
+            if (f.quantity != quantity) continue;
+            out.push_back({f.from_device ? "device" : experiment, f.key, f.high_key, f.agrees ? Role::Agree : Role::Shown,
+                           f.what, f.reason});
+        }
+    }
+    return out;
 }
 
 // "<series name>@<x>": the bandwidth of that series' point at x.
@@ -131,9 +67,9 @@ double series_point(const json &result, const std::string &key) {
 
 // A finite positive number at `key` of the result's summary (or the device
 // block), or of a series' point where the key is "<series name>@<x>".
-double figure(const json &run, const std::string &experiment, const char *key) {
-    if (!key) return NAN;
-    if (std::string(key).find('@') != std::string::npos) {
+double figure(const json &run, const std::string &experiment, const std::string &key) {
+    if (key.empty()) return NAN;
+    if (key.find('@') != std::string::npos) {
         const json *r = experiment == "device" ? nullptr : find_result(run, experiment);
         const double v = r ? series_point(*r, key) : NAN;
         return std::isfinite(v) && v > 0 ? v : NAN;
@@ -229,15 +165,15 @@ void judge_bracket(json &g, double tol) {
     }
 }
 
-json group_of(const json &run, const QuantitySpec &q) {
+json group_of(const json &run, const gmvocab::SharedQuantity &q) {
     json figures = json::array();
     std::set<std::string> agreeing;  // the experiments with a figure expected to agree
-    for (const Source &s : q.sources) {
+    for (const Source &s : declared_sources(q.name)) {
         const double v = figure(run, s.experiment, s.key);
         if (!std::isfinite(v)) continue;
         json f = {{"experiment", s.experiment}, {"key", s.key}, {"value", v}, {"role", s.role == Role::Agree ? "agree" : "shown"},
                   {"what", s.what}};
-        if (s.high_key) {
+        if (!s.high_key.empty()) {
             f["high_key"] = s.high_key;
             const double h = figure(run, s.experiment, s.high_key);
             if (std::isfinite(h)) f["high"] = h;
@@ -247,9 +183,9 @@ json group_of(const json &run, const QuantitySpec &q) {
         figures.push_back(std::move(f));
     }
     if (agreeing.size() < 2) return nullptr;  // one experiment alone is nothing to compare
-    json g = {{"quantity", q.name}, {"label", q.label}, {"unit", q.unit}, {"rule", q.rule == Rule::Spread ? "spread" : "bracket"},
+    json g = {{"quantity", q.name}, {"label", q.label}, {"unit", q.unit}, {"rule", q.rule == ConsistencyRule::Spread ? "spread" : "bracket"},
               {"tolerance", q.tolerance}, {"figures", figures}};
-    if (q.rule == Rule::Spread)
+    if (q.rule == ConsistencyRule::Spread)
         judge_spread(g, q.tolerance);
     else
         judge_bracket(g, q.tolerance);
@@ -320,7 +256,7 @@ std::string what_of(const json &f) {
 json consistency(const json &run) {
     json groups = json::array();
     int flagged = 0;
-    for (const QuantitySpec &q : pairs()) {
+    for (const gmvocab::SharedQuantity &q : gmvocab::kSharedQuantities) {
         json g = group_of(run, q);
         if (g.is_null()) continue;
         flagged += g["flagged"].get<bool>();

@@ -69,6 +69,11 @@ json describe(const Experiment &e) {
             {"compared_figures", compared},
             {"kernels", kernel_names(e.name)}};
     if (e.chart) d["chart"] = describe(*e.chart);
+    if (!e.consistency.empty()) {
+        json c = json::array();
+        for (const auto &f : e.consistency) c.push_back(gmvocab::consistency_to_json(f));
+        d["consistency"] = c;
+    }
     return d;
 }
 

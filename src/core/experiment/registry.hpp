@@ -14,6 +14,7 @@
 #include "core/experiment/params.hpp"
 #include "core/experiment/result.hpp"
 #include "core/experiment/sweep.hpp"
+#include "vocabulary/consistency.hpp"
 
 namespace gmlab {
 
@@ -41,6 +42,9 @@ struct Experiment {
     std::vector<Figure> figures;
     // The instances of those figures that the view across GPU models compares.
     std::vector<ComparedFigure> compared;
+    // Its figures that measure a quantity other experiments measure too
+    // (vocabulary/consistency.hpp): the report's consistency section compares them.
+    std::vector<gmvocab::ConsistencyFigure> consistency;
     // How reports draw and explain its result; without one, its series
     // against their x with a generic explanation.
     std::optional<Chart> chart;

@@ -495,6 +495,12 @@ void add_carveout_experiments(std::vector<Experiment> &out) {
         {figure_key(kFits, at_carveout(100)), "largest working set still in L1, carveout 100%"},
     };
     e.chart = carveout_chart();
+    e.consistency = {
+        gmvocab::agrees_on("l1_capacity", "carveout0_fits_bytes", "read_gbs of one block per SM, carveout 0 %", "carveout0_falls_bytes"),
+        gmvocab::agrees_on("l1_capacity", "carveout0_chase_fits_bytes", "one thread's chase, carveout 0 %", "carveout0_chase_falls_bytes"),
+        gmvocab::shown_beside("l1_capacity", "carveout0_l1_predicted_bytes", "the model: unified L1/shared less the shared capacity",
+                              "a model, not a measurement"),
+    };
     out.push_back(std::move(e));
 }
 

@@ -502,6 +502,14 @@ void add_cluster_shared_experiments(std::vector<Experiment> &out) {
         {figure_key(kMaxActiveClusters, at_size(8)), "clusters of 8 held at once"},
     };
     e.chart = cluster_shared_chart();
+    e.consistency = {
+        gmvocab::agrees_on("l2_hit_latency", "l2_cycles", "1 MiB ring of 128-byte lines, ld.global.cg"),
+        gmvocab::agrees_on("shared_latency", "local_cycles", "ld.shared chase of the block's own shared memory"),
+        gmvocab::shown_beside("shared_latency", "local_generic_cycles", "generic ld of the same shared nodes",
+                              "a generic ld first decides which memory its address is in; ld.shared does not"),
+        gmvocab::shown_beside("shared_latency", "remote_cycles", "ld.shared::cluster of another block's shared memory",
+                              "distributed shared memory: another SM's shared memory, over the network between the cluster's SMs"),
+    };
     out.push_back(std::move(e));
 }
 

@@ -296,6 +296,10 @@ void add_compressible_experiments(std::vector<Experiment> &out) {
         {"zeros_read_dram_bytes_compressible_over_plain", "DRAM bytes read, compressible / plain, zeros"},
     };
     e.chart = compressible_chart();
+    e.consistency = {
+        gmvocab::shown_beside("dram_copy_bandwidth", "random_read_plain_gbs", "plain memory read, random data",
+                              "reads only: a read stream and a copy (reads and writes sharing the bus) reach different rates"),
+    };
     out.push_back(std::move(e));
 }
 

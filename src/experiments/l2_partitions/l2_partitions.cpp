@@ -880,6 +880,10 @@ void add_l2_partitions_experiments(std::vector<Experiment> &out) {
         {kFarShareMedian.name, "share of lines far from an SM (model 0.5)"},
     };
     e.chart = l2_partitions_chart();
+    e.consistency = {
+        gmvocab::agrees_on("l2_hit_latency", "near_cycles", "chase pinned to one SM, lines of its own partition"),
+        gmvocab::agrees_on("l2_far_hit_latency", "far_cycles", "chase pinned to one SM, lines of the other partition"),
+    };
     out.push_back(std::move(e));
 }
 

@@ -328,6 +328,14 @@ Chart latency_chart() {
     return c;
 }
 
+// The L2 size CUDA reports, from the run's device block: the capacity the
+// chase finds is held to it.
+gmvocab::ConsistencyFigure l2_size_reported() {
+    gmvocab::ConsistencyFigure f = gmvocab::agrees_on("l2_capacity", "l2_cache_bytes", "the size CUDA reports (cudaDevAttrL2CacheSize)");
+    f.from_device = true;
+    return f;
+}
+
 // The pointer chase's experiment, "latency".
 void add_latency_chase(std::vector<Experiment> &out) {
     Experiment e;
@@ -355,6 +363,19 @@ void add_latency_chase(std::vector<Experiment> &out) {
         {"l1_ns", "L1 latency"},
         {"l2_near_ns", "L2 latency"},
         {"dram_ns", "DRAM latency"},
+    };
+    e.consistency = {
+        gmvocab::agrees_on("l2_hit_latency", "l2_near_cycles", "ld.cg chase, its first L2 level"),
+        gmvocab::shown_beside("l2_hit_latency", "l2_far_cycles", "ld.cg chase, its second L2 level",
+                              "far partition: a hit in the other half of L2, across the fabric between them"),
+        gmvocab::agrees_on("l2_far_hit_latency", "l2_far_cycles", "ld.cg chase, its second L2 level"),
+        gmvocab::agrees_on("l1_hit_latency", "l1_cycles", "ld.ca chase, its first level"),
+        gmvocab::agrees_on("dram_latency", "dram_cycles", "cold ld.cg chase, L2 flushed before each launch"),
+        gmvocab::shown_beside("dram_latency", "dram_level_cycles", "warm ld.cg chase, its level past L2",
+                              "a warm chase past L2 still hits L2 part of the time and walks a larger ring's pages"),
+        gmvocab::agrees_on("l1_capacity", "l1_bytes", "ld.ca chase under the largest-L1 preference", "l1_falls_bytes"),
+        gmvocab::agrees_on("l2_capacity", "l2_bytes", "where the ld.cg chase leaves its last L2 level", "l2_falls_bytes"),
+        l2_size_reported(),
     };
     out.push_back(std::move(e));
 }

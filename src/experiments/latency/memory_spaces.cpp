@@ -304,6 +304,12 @@ void add_memory_spaces_experiments(std::vector<Experiment> &out) {
         {"l2_ns", "L2 latency"},
         {"dram_ns", "DRAM latency"},
     };
+    e.consistency = {
+        gmvocab::agrees_on("l2_hit_latency", "l2_cycles", "dependent loads of a ring resident in L2"),
+        gmvocab::agrees_on("l1_hit_latency", "l1_cycles", "dependent ld.ca loads of a ring resident in L1"),
+        gmvocab::agrees_on("dram_latency", "dram_cycles", "dependent loads of a ring larger than L2, L2 flushed"),
+        gmvocab::agrees_on("shared_latency", "shared_cycles", "ld.shared chase"),
+    };
     out.push_back(std::move(e));
 }
 

@@ -526,6 +526,10 @@ void add_managed_memory_experiments(std::vector<Experiment> &out) {
         {"fit_link_gbs", "migration bandwidth (fit)"},
         {"pingpong_us_64KiB", "host/device ping-pong round trip, 64 KiB"},
     };
+    e.consistency = {
+        gmvocab::shown_beside("pinned_h2d_bandwidth", "explicit_copy_read_gbs", "16 MiB copy from pinned memory, then the kernel's read",
+                              "one time for a 16 MiB copy and the kernel that reads it, against transfer's best size"),
+    };
     out.push_back(std::move(e));
 }
 

@@ -251,6 +251,11 @@ void add_stream_experiments(std::vector<Experiment> &out) {
         {"copy_fraction_of_theoretical", "copy / theoretical bandwidth"},
     };
     e.chart = stream_chart();
+    e.consistency = {
+        gmvocab::agrees_on("dram_copy_bandwidth", "copy_gbs", "STREAM copy kernel, 2 x 256 MiB"),
+        gmvocab::shown_beside("dram_copy_bandwidth", "cudaMemcpy_gbs", "cudaMemcpy device to device",
+                              "the driver's copy, not the copy kernel"),
+    };
     out.push_back(std::move(e));
 }
 

@@ -380,6 +380,12 @@ void add_transfer_experiments(std::vector<Experiment> &out) {
         {"pinned_over_pageable_h2d", "pinned / pageable, host to device"},
     };
     t.chart = transfer_chart();
+    // The same copy as transfer_batching's one call of 1024 x 64 KiB: the two must agree.
+    t.consistency = {
+        gmvocab::agrees_on("pinned_h2d_bandwidth", "pinned, host to device@67108864", "cudaMemcpyAsync of 64 MiB from pinned memory"),
+        gmvocab::shown_beside("pinned_h2d_bandwidth", "pinned_h2d_peak_gbs", "cudaMemcpyAsync from pinned memory, best size",
+                              "the largest of the sizes' medians: the best of several measurements, not one"),
+    };
     out.push_back(std::move(t));
 
     Experiment b;
@@ -400,6 +406,11 @@ void add_transfer_experiments(std::vector<Experiment> &out) {
         {"h2d_penalty_1024x4096", "1024 copies of 4 KiB / one copy"},
     };
     b.chart = transfer_batching_chart();
+    b.consistency = {
+        gmvocab::agrees_on("pinned_h2d_bandwidth", "h2d: one copy of N x 64 KiB@1024", "the same copy: 1024 x 64 KiB in one call"),
+        gmvocab::shown_beside("pinned_h2d_bandwidth", "h2d_fit_bandwidth_gbs", "pinned copies, the bandwidth of time against size fitted",
+                              "a straight line through copies of 4 KiB to 64 MiB: the fixed cost it fits takes part of every size's time"),
+    };
     out.push_back(std::move(b));
 }
 

@@ -168,6 +168,12 @@ void add_zero_copy_experiments(std::vector<Experiment> &out) {
         {"explicit_over_mapped_coalesced", "explicit copies / mapped, coalesced"},
     };
     e.chart = zero_copy_chart();
+    e.consistency = {
+        gmvocab::shown_beside("pinned_h2d_bandwidth", "explicit_coalesced_gbs", "copy in, kernel, copy out",
+                              "both directions counted, and the kernel, in one time"),
+        gmvocab::shown_beside("pinned_h2d_bandwidth", "mapped_coalesced_gbs", "kernel reading and writing mapped host memory",
+                              "loads and stores over the link in both directions at once, both counted"),
+    };
     out.push_back(std::move(e));
 }
 

@@ -190,6 +190,10 @@ void add_transpose_experiments(std::vector<Experiment> &out) {
         {"naive_w4_over_copy", "naive / copy, 4-byte elements"},
     };
     e.chart = transpose_chart();
+    e.consistency = {
+        gmvocab::agrees_on("dram_copy_bandwidth", "copy_w4_gbs", "the copy kernel on transpose's 4-byte matrix"),
+        gmvocab::agrees_on("dram_copy_bandwidth", "copy_w8_gbs", "the copy kernel on transpose's 8-byte matrix"),
+    };
     out.push_back(std::move(e));
 }
 
