@@ -87,11 +87,13 @@ json chart_data(const json &result, const std::string &canvas_id) {
     if (y_field == "bandwidth_gbs" && first.contains("quantity") && first["quantity"].is_object() &&
         first["quantity"].contains("label") && first["quantity"]["label"].is_string())
         y_title = "effective " + first["quantity"]["label"].get<std::string>() + " (GB/s)";
-    json chart = {{"canvas", canvas_id},
-                  {"kind", spec.kind},
-                  {"y_title", y_title},
-                  {"x_log", spec.x_log},
-                  {"y_log", spec.y_log}};
+    // Every field the experiment declared reaches report.js as declared (the
+    // vocabulary's JSON), with what the data decides set over it; the
+    // explanation is printed beside the chart, not drawn.
+    json chart = gmvocab::chart_to_json(spec);
+    chart.erase("explanation");
+    chart["canvas"] = canvas_id;
+    chart["y_title"] = y_title;
     json datasets = json::array();
     if (spec.kind == "bar") {
         json labels = json::array(), values = json::array(), ranges = json::array();
