@@ -9,20 +9,13 @@
 #include "core/counters/counters.hpp"
 #include "core/counters/cupti_api.hpp"
 #include "core/error.hpp"
+#include "cupti/cupti_params.hpp"
 
 namespace gmlab {
 
 #if GM_HAVE_CUPTI_HEADERS
 
 namespace {
-
-// A CUPTI parameter struct, zeroed, with its size set.
-template <class T> T params(std::size_t struct_size) {
-    T p;
-    std::memset(&p, 0, sizeof p);
-    p.structSize = struct_size;
-    return p;
-}
 
 std::string result_name(const CuptiApi &api, CUptiResult r) {
     const char *s = nullptr;
@@ -96,7 +89,7 @@ struct CounterSession::Impl {
         if (api) disable();
         for (auto &[key, c] : configs) {
             if (!c.host) continue;
-            auto p = params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+            auto p = GM_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
             p.pHostObject = c.host;
             api->cuptiProfilerHostDeinitialize(&p);
         }
@@ -108,10 +101,10 @@ struct CounterSession::Impl {
 
     void initialize() {
         if (initialized) return;
-        auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+        auto init = GM_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
         check(api->cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
 
-        auto sup = params<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
+        auto sup = GM_CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params);
         sup.cuDevice = device;
         sup.api = CUPTI_PROFILER_RANGE_PROFILING;
         check(api->cuptiProfilerDeviceSupported(&sup), "cuptiProfilerDeviceSupported");
@@ -131,12 +124,12 @@ struct CounterSession::Impl {
             fail(GM_ERROR_NOT_SUPPORTED, why);
         }
 
-        auto name = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+        auto name = GM_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
         name.deviceIndex = static_cast<std::size_t>(device);
         check(api->cuptiDeviceGetChipName(&name), "cuptiDeviceGetChipName");
         chip = name.pChipName ? name.pChipName : "";
 
-        auto av = params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+        auto av = GM_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
         av.ctx = ctx;
         check(api->cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability");
         availability_image.assign(av.counterAvailabilityImageSize, 0);
@@ -151,7 +144,7 @@ struct CounterSession::Impl {
         auto it = configs.find(key);
         if (it != configs.end()) return it->second;
         Config c;
-        auto hi = params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+        auto hi = GM_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params);
         hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
         hi.pChipName = chip.c_str();
         hi.pCounterAvailabilityImage = availability_image.data();
@@ -159,7 +152,7 @@ struct CounterSession::Impl {
         c.host = hi.pHostObject;
         // Registered before the next check, so that the host object is freed on every path.
         Config &stored = configs[key] = c;
-        auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+        auto add = GM_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
         add.pHostObject = stored.host;
         add.ppMetricNames = names.data();
         add.numMetrics = names.size();
@@ -169,16 +162,16 @@ struct CounterSession::Impl {
             fail(GM_ERROR_NOT_SUPPORTED, explain(*api, r, "cuptiProfilerHostConfigAddMetrics") + " (metrics " + list +
                                              " on chip " + chip + ")");
         }
-        auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+        auto size = GM_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
         size.pHostObject = stored.host;
         check(api->cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
         stored.image.assign(size.configImageSize, 0);
-        auto img = params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+        auto img = GM_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
         img.pHostObject = stored.host;
         img.configImageSize = stored.image.size();
         img.pConfigImage = stored.image.data();
         check(api->cuptiProfilerHostGetConfigImage(&img), "cuptiProfilerHostGetConfigImage");
-        auto np = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+        auto np = GM_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
         np.configImageSize = stored.image.size();
         np.pConfigImage = stored.image.data();
         check(api->cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
@@ -200,7 +193,7 @@ struct CounterSession::Impl {
     CUpti_RangeProfiler_Object *enabled(const std::string &key) {
         if (object && configured != key) disable();
         if (!object) {
-            auto p = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+            auto p = GM_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
             p.ctx = ctx;
             check(api->cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
             object = p.pRangeProfilerObject;
@@ -211,7 +204,7 @@ struct CounterSession::Impl {
 
     void disable() {
         if (!object) return;
-        auto p = params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+        auto p = GM_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
         p.pRangeProfilerObject = object;
         api->cuptiRangeProfilerDisable(&p);
         object = nullptr;
@@ -225,7 +218,7 @@ struct CounterSession::Impl {
         explicit Running(const Impl &i) : impl(i) {}
         ~Running() {
             if (!started) return;
-            auto s = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+            auto s = GM_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
             s.pRangeProfilerObject = impl.object;
             impl.api->cuptiRangeProfilerStop(&s);
         }
@@ -246,7 +239,7 @@ struct CounterSession::Impl {
             CUpti_RangeProfiler_Object *object;
         } on{enabled(key)};
         Running running(*this);
-        auto ds = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+        auto ds = GM_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
         ds.pRangeProfilerObject = on.object;
         ds.pMetricNames = names.data();
         ds.numMetrics = names.size();
@@ -254,13 +247,13 @@ struct CounterSession::Impl {
         ds.maxNumRangeTreeNodes = 1;
         check(api->cuptiRangeProfilerGetCounterDataSize(&ds), "cuptiRangeProfilerGetCounterDataSize");
         std::vector<std::uint8_t> data(ds.counterDataSize, 0);
-        auto di = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+        auto di = GM_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
         di.pRangeProfilerObject = on.object;
         di.counterDataSize = data.size();
         di.pCounterData = data.data();
         check(api->cuptiRangeProfilerCounterDataImageInitialize(&di), "cuptiRangeProfilerCounterDataImageInitialize");
 
-        auto sc = params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+        auto sc = GM_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
         sc.pRangeProfilerObject = on.object;
         sc.configSize = cfg.image.size();
         sc.pConfig = cfg.image.data();
@@ -280,38 +273,38 @@ struct CounterSession::Impl {
         for (bool all_submitted = false; !all_submitted;) {
             if (++passes > 64) fail(GM_ERROR_NOT_SUPPORTED, "the range profiler asked for more than 64 passes");
             if (prepare) fail_on_cuda_error(prepare(), "preparing the counted launch");
-            auto st = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+            auto st = GM_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
             st.pRangeProfilerObject = on.object;
             check(api->cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
             running.started = true;
-            auto push = params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
+            auto push = GM_CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params);
             push.pRangeProfilerObject = on.object;
             push.pRangeName = "gmlab";
             check(api->cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
             fail_on_cuda_error(run(), "the counted launch");
-            auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+            auto pop = GM_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params);
             pop.pRangeProfilerObject = on.object;
             check(api->cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
-            auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+            auto stop = GM_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
             stop.pRangeProfilerObject = on.object;
             running.started = false;
             check(api->cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
             all_submitted = stop.isAllPassSubmitted != 0;
         }
         *passes_out = passes;
-        auto dec = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+        auto dec = GM_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
         dec.pRangeProfilerObject = on.object;
         check(api->cuptiRangeProfilerDecodeData(&dec), "cuptiRangeProfilerDecodeData");
         if (dec.numOfRangeDropped > 0)
             fail(GM_ERROR_NOT_SUPPORTED, "the range profiler dropped the counted range");
 
-        auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+        auto info = GM_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
         info.pCounterDataImage = data.data();
         info.counterDataImageSize = data.size();
         check(api->cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
         if (info.numTotalRanges < 1) fail(GM_ERROR_NOT_SUPPORTED, "the range profiler recorded no range");
         std::vector<double> values(names.size(), 0.0);
-        auto ev = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+        auto ev = GM_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
         ev.pHostObject = cfg.host;
         ev.pCounterDataImage = data.data();
         ev.counterDataImageSize = data.size();

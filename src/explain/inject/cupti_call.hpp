@@ -11,19 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "cupti/cupti_params.hpp"
 #include "explain/inject/call_sites.hpp"
 #include "explain/inject/cupti_table.hpp"
 
 namespace gmexplain {
 
-template <class T> T cupti_params(std::size_t size) {
-    T p;
-    std::memset(&p, 0, sizeof p);
-    p.structSize = size;
-    return p;
-}
-// A CUPTI parameter struct T, zeroed, with T's own size (T_STRUCT_SIZE).
-#define GMX_PARAMS(T) cupti_params<T>(T##_STRUCT_SIZE)
+// A CUPTI parameter struct T, zeroed, with T's own size (T_STRUCT_SIZE): the
+// same fill as the library's counters (cupti/cupti_params.hpp).
+#define GMX_PARAMS(T) GM_CUPTI_PARAMS(T)
 
 // Why a pass stopped: the call and CUPTI's reason.
 struct CuptiFailure {
