@@ -67,7 +67,7 @@ if wanted torch_session; then
   # what the interpreter has wins.
   if ! python3 -c "import nbconvert, ipykernel" 2>/dev/null && ls "${JUPYTER_DEBS:-.carry/jupyter}"/*.deb >/dev/null 2>&1; then
     rm -rf /tmp/gm-jupyter && for d in "${JUPYTER_DEBS:-.carry/jupyter}"/*.deb; do dpkg-deb -x "$d" /tmp/gm-jupyter; done
-    site=$(python3 -c "import site; print([p for p in site.getsitepackages() if p.endswith('-packages')][0])")
+    site=$(python3 -c "import site; print([p for p in site.getsitepackages() if p.endswith('-packages')][0])")  # removed after the notebook
     echo /tmp/gm-jupyter/usr/lib/python3/dist-packages >"$site/zz-gm-jupyter.pth"
     export LD_LIBRARY_PATH=/tmp/gm-jupyter/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     export JUPYTER_PATH=/tmp/gm-jupyter/usr/share/jupyter
@@ -76,6 +76,7 @@ if wanted torch_session; then
     GMLAB=$GMLAB PYTHONPATH=/tmp/gm-py timeout 300 python3 -m nbconvert --to html --execute $S/torch_session.ipynb \
       --output-dir "$OUT/text" >"$OUT/text/torch_session.nbconvert.txt" 2>&1
     echo "nbconvert: exit $?" | tee -a "$OUT/text/torch_session.nbconvert.txt"
+    rm -f "${site:-/nonexistent}/zz-gm-jupyter.pth"  # the interpreter as it was found
   else
     echo "nbconvert or ipykernel is not installed here" | tee "$OUT/text/torch_session.nbconvert.txt"
   fi
