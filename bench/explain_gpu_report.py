@@ -28,6 +28,12 @@ EXPECTED = {
     'malloc_in_loop': 'allocation_in_loop',
     'l2_eviction': 'l2_evicted_reuse',
     'graph_bank_conflicts': 'shared_bank_conflicts',
+    'constant_divergent': 'constant_serialized',
+    'mapped_reread': 'mapped_memory_reread',
+    'unpitched_rows': 'unpitched_rows',
+    'occupancy_limited': 'occupancy_limited',
+    'shared_through_registers': 'shared_through_registers',
+    'staged_peer': 'peer_staged_through_host',
 }
 OUTSIDE = ['torch_training_step', 'cupy_rawkernel', 'triton_softmax', 'torch_training_step-p2']
 

@@ -59,7 +59,7 @@ ncu_on() {
 }
 
 EXTRA=()
-PATTERNS="strided_access misaligned_access bank_conflicts local_memory low_bandwidth pageable_transfers small_transfers serial_copies managed_faults managed_loop malloc_in_loop l2_eviction graph_bank_conflicts"
+PATTERNS="strided_access misaligned_access bank_conflicts local_memory low_bandwidth pageable_transfers small_transfers serial_copies managed_faults managed_loop malloc_in_loop l2_eviction graph_bank_conflicts constant_divergent mapped_reread unpitched_rows occupancy_limited shared_through_registers staged_peer"
 # The default (one run: trace and count together), then --passes 2 (trace, then count).
 # Each program alone GAIN_RUNS times first: planted less fixed, as medians of
 # their timed regions, is the gain the fix realised (bench/explain_gpu_report.py).

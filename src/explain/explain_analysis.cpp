@@ -54,6 +54,7 @@ std::map<std::string, double> kernel_base(const KernelSummary &k, const std::map
                                           const std::optional<double> &attainable, const PassRecords &trace) {
     std::map<std::string, double> base = counters;
     for (const auto &[name, v] : kernel_memory_figures(trace, k)) base[name] = v;
+    for (const auto &[name, v] : kernel_occupancy_figures(trace, k)) base[name] = v;
     base["time_ms"] = k.total_ms;
     base["mean_us"] = k.mean_us;
     base["launches"] = double(k.launches);
@@ -61,6 +62,8 @@ std::map<std::string, double> kernel_base(const KernelSummary &k, const std::map
     base["local_per_thread"] = k.local_per_thread;
     base["threads_per_block"] = double(k.block[0] * k.block[1] * k.block[2]);
     base["blocks"] = double(k.grid[0] * k.grid[1] * k.grid[2]);
+    // Rows of a 2D array: a launch with more than one block row or thread row.
+    base["two_dimensional"] = k.grid[1] > 1 || k.block[1] > 1 ? 1 : 0;
     base["shared_bytes_per_block"] = k.static_shared + k.dynamic_shared;
     if (attainable) base[kAttainable] = *attainable;
     return base;
@@ -121,14 +124,23 @@ Verdicts judge_launches(Context &c, const KernelSummary &k, const std::vector<co
 }
 
 // Whether a kernel rule's condition is unknown only for want of the
-// attainable bandwidth: with any value in its place (1 here, a probe that is
-// never printed) the condition can be evaluated.
+// attainable bandwidth and could hold once it is known: with a probe in its
+// place (a bandwidth of 1 GB/s or 10^12, never printed) the condition holds.
+// A condition that some other missing figure keeps unknown, or that fails
+// whatever the bandwidth, is not worth measuring stream for.
 bool awaits_attainable(const RuleBook &book, std::map<std::string, double> base) {
     Figures without(book, base);
-    base[kAttainable] = 1;
-    Figures probe(book, base);
-    for (const auto &rule : book.rules)
-        if (rule.scope == "kernel" && !evaluate(rule.when, without.lookup()) && evaluate(rule.when, probe.lookup())) return true;
+    std::vector<Figures> probes;
+    probes.reserve(2);  // each keeps its place: a lookup refers to its Figures
+    for (double gbs : {1.0, 1e12}) {
+        base[kAttainable] = gbs;
+        probes.emplace_back(book, base);
+    }
+    for (const auto &rule : book.rules) {
+        if (rule.scope != "kernel" || evaluate(rule.when, without.lookup())) continue;
+        for (const auto &probe : probes)
+            if (const auto v = evaluate(rule.when, probe.lookup()); v && *v != 0) return true;
+    }
     return false;
 }
 

@@ -224,6 +224,10 @@ void add_record(PassRecords &out, const std::string &line, int pid) {
         d.memory_bytes = num<std::uint64_t>(j, "memory_bytes");
         d.memory_bandwidth_kbs = num<std::uint64_t>(j, "memory_bandwidth_kbs");
         d.l2_bytes = num<std::uint64_t>(j, "l2_bytes");
+        d.max_warps_per_sm = num<int>(j, "max_warps_per_sm");
+        d.max_blocks_per_sm = num<int>(j, "max_blocks_per_sm");
+        d.registers_per_sm = num<int>(j, "registers_per_sm");
+        d.shared_per_sm = num<int>(j, "shared_per_sm");
         if (std::none_of(out.devices.begin(), out.devices.end(), [&](const DeviceRecord &e) { return e.id == d.id; }))
             out.devices.push_back(d);
     } else if (type == records::kCounters) add_counters(out, j, pid);

@@ -62,6 +62,8 @@ struct DeviceRecord {
     int id = 0, sm_count = 0, compute_capability = 0;
     std::string name;
     std::uint64_t memory_bytes = 0, memory_bandwidth_kbs = 0, l2_bytes = 0;
+    // What an SM holds at once, for a launch's theoretical occupancy (0 in records before they were kept).
+    int max_warps_per_sm = 0, max_blocks_per_sm = 0, registers_per_sm = 0, shared_per_sm = 0;
 };
 
 struct CounterRecord {

@@ -129,6 +129,34 @@ void add_copy_figures(const PassRecords &trace, std::map<std::string, double> &f
     f["copy_kernel_overlap_share"] = f["copy_ms"] > 0 ? overlapped / f["copy_ms"] : 0;
 }
 
+// Data moved between two GPUs through the host: a copy from GPU a to the host
+// followed by a copy of the same size from the host to GPU b (b != a), the
+// way a program without peer access stages it (peer's staged path).
+// staged_peer_copies counts the pairs, staged_peer_bytes the bytes that
+// reached the second GPU, staged_peer_ms both copies' time.
+void add_staged_peer_figures(const PassRecords &trace, std::map<std::string, double> &f) {
+    std::vector<const CopyRecord *> host;
+    for (const auto &c : trace.copies)
+        if (host_copy(c) && c.end > c.start) host.push_back(&c);
+    std::stable_sort(host.begin(), host.end(), [](const CopyRecord *a, const CopyRecord *b) { return a->start < b->start; });
+    std::vector<bool> used(host.size(), false);
+    f["staged_peer_copies"] = f["staged_peer_bytes"] = f["staged_peer_ms"] = 0;
+    for (std::size_t i = 0; i < host.size(); ++i) {
+        const CopyRecord &up = *host[i];
+        if (up.kind != "HtoD") continue;
+        for (std::size_t j = i; j-- > 0;) {
+            const CopyRecord &down = *host[j];
+            if (used[j] || down.kind != "DtoH" || down.bytes != up.bytes || down.end > up.start) continue;
+            if (down.device == up.device) break;  // the latest such copy came from this GPU: a round trip, not a move
+            used[j] = true;
+            f["staged_peer_copies"] += 1;
+            f["staged_peer_bytes"] += double(up.bytes);
+            f["staged_peer_ms"] += (up.end - up.start + down.end - down.start) / 1e6;
+            break;
+        }
+    }
+}
+
 // What overlapping copies with kernels (over several streams) can take off
 // the GPU's busy time: at best the busy time falls to the longest of the
 // three engines' serial work after the first kernel (copies to the device,
@@ -208,6 +236,7 @@ std::map<std::string, double> run_figures(const PassRecords &trace, std::map<std
     }
     f["gpu_span_ms"] = hi > lo ? (hi - lo) / 1e6 : 0;
     add_copy_figures(trace, f);
+    add_staged_peer_figures(trace, f);
     // Time the GPU was busy with kernels or host copies: the span would count
     // the profiler's own pauses in the single pass.
     f["gpu_busy_ms"] = f["kernel_ms"] + f["copy_ms"] - f["copy_kernel_overlap_ms"];
@@ -241,6 +270,34 @@ std::map<std::string, double> kernel_memory_figures(const PassRecords &trace, co
     f["live_device_bytes"] = total;
     f["largest_fitting_alloc_bytes"] = fitting;
     f["l2_bytes"] = double(l2);
+    return f;
+}
+
+std::map<std::string, double> kernel_occupancy_figures(const PassRecords &trace, const KernelSummary &kernel) {
+    std::map<std::string, double> f;
+    const DeviceRecord *device = nullptr;
+    for (const auto &d : trace.devices)
+        if (d.id == kernel.device) device = &d;
+    if (device) f["compute_capability"] = device->compute_capability;
+    const std::int64_t threads = kernel.block[0] * kernel.block[1] * kernel.block[2];
+    if (!device || device->max_warps_per_sm <= 0 || device->max_blocks_per_sm <= 0 || device->registers_per_sm <= 0 ||
+        device->shared_per_sm <= 0 || threads <= 0)
+        return f;
+    const std::int64_t warps = (threads + 31) / 32, unlimited = std::numeric_limits<std::int64_t>::max();
+    // Registers are allocated per warp in units of 256; from compute
+    // capability 8.0 on, every block also takes 1 KiB of shared memory for the system.
+    const std::int64_t registers_per_warp = (std::int64_t(kernel.registers) * 32 + 255) / 256 * 256;
+    const std::int64_t shared = std::int64_t(kernel.static_shared) + kernel.dynamic_shared;
+    const std::int64_t reserved = device->compute_capability >= 80 ? 1024 : 0;
+    const std::int64_t by_warps = device->max_warps_per_sm / warps, by_blocks = device->max_blocks_per_sm;
+    const std::int64_t by_registers = registers_per_warp > 0 ? device->registers_per_sm / (registers_per_warp * warps) : unlimited;
+    const std::int64_t by_shared = shared > 0 ? device->shared_per_sm / (shared + reserved) : unlimited;
+    const std::int64_t others = std::min(by_warps, by_blocks);
+    const std::int64_t blocks = std::min({others, by_registers, by_shared});
+    f["blocks_per_sm"] = double(blocks);
+    f["theoretical_occupancy"] = double(blocks * warps) / device->max_warps_per_sm;
+    f["occupancy_limited_by_registers"] = by_registers < others && by_registers <= by_shared ? 1 : 0;
+    f["occupancy_limited_by_shared"] = by_shared < others && by_shared < by_registers ? 1 : 0;
     return f;
 }
 

@@ -103,6 +103,14 @@ Slowdown kernel_slowdown(const PassRecords &trace, const std::string &mangled, d
 // when the launch was not traced or the device's L2 is unknown.
 std::map<std::string, double> kernel_memory_figures(const PassRecords &trace, const KernelSummary &kernel);
 
+// A launch's theoretical occupancy from its block, registers and shared memory
+// against what one SM of its device holds (the occupancy calculator's
+// arithmetic): theoretical_occupancy (resident warps over the SM's maximum),
+// blocks_per_sm, and occupancy_limited_by_registers / _by_shared (1 where
+// that resource alone holds the blocks below what the warp and block limits
+// allow). Empty where the device record lacks the SM's limits.
+std::map<std::string, double> kernel_occupancy_figures(const PassRecords &trace, const KernelSummary &kernel);
+
 // Bytes below which a host transfer counts as small (transfer_batching's 4 KiB
 // and 64 KiB copies are both below it).
 constexpr std::uint64_t kSmallCopyBytes = 256 * 1024;

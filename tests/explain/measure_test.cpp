@@ -137,7 +137,7 @@ TEST(ExplainMeasure, RequestsOfOneExperimentMergeIntoOneRun) {
 // the experiment accepts (libgmlab's registry checks it; no device needed).
 TEST(ExplainMeasure, EveryRulesMeasurementIsAcceptedByItsExperiment) {
     const RuleBook book = load_rules();
-    Figures figures(book, {{"global_excess", 4}, {"shared_n_way", 8}, {"mean_alloc_bytes", 3 << 20}});
+    Figures figures(book, {{"global_excess", 4}, {"shared_n_way", 8}, {"mean_alloc_bytes", 3 << 20}, {"constant_requests_per_ldc", 8}});
     for (const auto &rule : book.rules) {
         json request = measurement_request(rule.cost, figures.lookup());
         ASSERT_FALSE(request.is_null()) << rule.id;

@@ -210,7 +210,11 @@ void write_current_device() {
                    .field("memory_bytes", std::uint64_t(bytes)).field("memory_bandwidth_kbs", kbs)
                    .field("l2_bytes", value(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE))
                    .field("compute_capability", value(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
-                                                    value(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)));
+                                                    value(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))
+                   .field("max_warps_per_sm", value(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR) / 32)
+                   .field("max_blocks_per_sm", value(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR))
+                   .field("registers_per_sm", value(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR))
+                   .field("shared_per_sm", value(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)));
 }
 
 int attach(const std::string &folder) {

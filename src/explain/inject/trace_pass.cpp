@@ -151,7 +151,9 @@ void write_device(const CUpti_ActivityDevice5 &d) {
     l.field("type", records::kDevice).field("id", d.id).field("name", d.name)
         .field("sm_count", d.numMultiprocessors).field("memory_bytes", std::uint64_t(d.globalMemorySize))
         .field("memory_bandwidth_kbs", std::uint64_t(d.globalMemoryBandwidth))
-        .field("l2_bytes", d.l2CacheSize).field("compute_capability", d.computeCapabilityMajor * 10 + d.computeCapabilityMinor);
+        .field("l2_bytes", d.l2CacheSize).field("compute_capability", d.computeCapabilityMajor * 10 + d.computeCapabilityMinor)
+        .field("max_warps_per_sm", d.maxWarpsPerMultiprocessor).field("max_blocks_per_sm", d.maxBlocksPerMultiprocessor)
+        .field("registers_per_sm", d.maxRegistersPerMultiprocessor).field("shared_per_sm", d.maxSharedMemoryPerMultiprocessor);
     sink_write(l);
 }
 

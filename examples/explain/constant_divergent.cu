@@ -1,0 +1,67 @@
+// Planted: each lane of a warp reads a different word of a __constant__ table
+// (constant_broadcast at 32 distinct addresses): the constant cache serves a
+// warp's addresses one after another.
+// Fixed: the table in global memory, read through the read-only data cache
+// (__ldg), which serves a warp's distinct words in one request.
+#include <vector>
+
+#include "example_common.cuh"
+
+constexpr int kTable = 1024, kReads = 64;
+__constant__ float c_table[kTable];
+
+__device__ __forceinline__ int entry(int key, int k) { return (key * 33 + k * 7) & (kTable - 1); }
+
+__global__ void lookup_constant(const int *keys, float *out, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int key = keys[i];
+    float s = 0;
+    for (int k = 0; k < kReads; ++k) s += c_table[entry(key, k)];
+    out[i] = s;
+}
+
+__global__ void lookup_global(const float *__restrict__ table, const int *keys, float *out, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int key = keys[i];
+    float s = 0;
+    for (int k = 0; k < kReads; ++k) s += __ldg(&table[entry(key, k)]);
+    out[i] = s;
+}
+
+int main(int argc, char **argv) {
+    const bool fixed = fixed_variant(argc, argv);
+    const int n = 1 << 22;
+    std::vector<float> table(kTable);
+    for (int j = 0; j < kTable; ++j) table[j] = float(j % 17);
+    std::vector<int> keys(n);
+    for (int i = 0; i < n; ++i) keys[i] = i;
+    int *d_keys = nullptr;
+    float *d_table = nullptr, *d_out = nullptr;
+    EX_CHECK(cudaMalloc(&d_keys, sizeof(int) * n));
+    EX_CHECK(cudaMalloc(&d_out, sizeof(float) * n));
+    EX_CHECK(cudaMalloc(&d_table, sizeof(float) * kTable));
+    EX_CHECK(cudaMemcpy(d_keys, keys.data(), sizeof(int) * n, cudaMemcpyHostToDevice));
+    EX_CHECK(cudaMemcpy(d_table, table.data(), sizeof(float) * kTable, cudaMemcpyHostToDevice));
+    EX_CHECK(cudaMemcpyToSymbol(c_table, table.data(), sizeof(float) * kTable));
+    TimedRegion region;
+    for (int rep = 0; rep < 10; ++rep) {
+        if (fixed) lookup_global<<<n / 256, 256>>>(d_table, d_keys, d_out, n);
+        else lookup_constant<<<n / 256, 256>>>(d_keys, d_out, n);
+    }
+    EX_CHECK(cudaGetLastError());
+    region.end();
+    std::vector<float> out(n);
+    EX_CHECK(cudaMemcpy(out.data(), d_out, sizeof(float) * n, cudaMemcpyDeviceToHost));
+    for (int i : {0, 1, 31, 4097, n - 1}) {
+        float want = 0;
+        for (int k = 0; k < kReads; ++k) want += table[(i * 33 + k * 7) & (kTable - 1)];
+        expect_close(out[i], want, "constant_divergent result");
+    }
+    EX_CHECK(cudaFree(d_keys));
+    EX_CHECK(cudaFree(d_out));
+    EX_CHECK(cudaFree(d_table));
+    std::printf("constant_divergent (%s): done\n", fixed ? "fixed" : "planted");
+    return 0;
+}
