@@ -82,12 +82,27 @@ def timings(out):
     return rows
 
 
+def needs_more_gpus(out, program):
+    """The program's own line saying it cannot run here (staged_peer on one GPU), or None."""
+    try:
+        text = open(os.path.join(out, 'regions', program + '-planted.txt')).read()
+    except OSError:
+        return None
+    m = re.search(r'not applicable: (.*)', text)
+    return m.group(1).strip() if m else None
+
+
 def confusion(out, suffix=''):
     rules = sorted(set(EXPECTED.values()))
     print('\nConfusion matrix%s: rows are programs, columns the rules explain named (X) or not (.)' % (' (--passes 2)' if suffix else ''))
     print('%-28s %s' % ('', ' '.join('%2d' % i for i in range(len(rules)))))
     tp = fn = fp_fixed = extra = 0
+    not_applicable = []
     for program, want in EXPECTED.items():
+        if needs_more_gpus(out, program):
+            not_applicable.append(program)
+            print('%-28s (not applicable here: %s)' % (program, needs_more_gpus(out, program)))
+            continue
         for variant in ('planted', 'fixed'):
             doc = load(os.path.join(out, 'json', '%s-%s%s.json' % (program, variant, suffix)))
             if doc is None:
@@ -107,7 +122,8 @@ def confusion(out, suffix=''):
     for i, r in enumerate(rules):
         print('  %2d %s' % (i, r))
     print('planted patterns named: %d of %d; missed: %d; other rules named on planted programs: %d; '
-          'rules named on fixed twins: %d' % (tp, len(EXPECTED), fn, extra, fp_fixed))
+          'rules named on fixed twins: %d; not applicable on this machine: %s'
+          % (tp, len(EXPECTED) - len(not_applicable), fn, extra, fp_fixed, ', '.join(not_applicable) or 'none'))
 
 
 def costs(out):
