@@ -1,4 +1,4 @@
-// Planted: a blur that walks its rows tile by tile, each tile loaded from
+// Planted: a blur whose blocks walk their rows tile by tile, each tile loaded from
 // global memory into registers and stored to shared memory before the block
 // can compute: the loads' latency is exposed on every tile (async_copy's
 // synchronous copy).
@@ -10,7 +10,7 @@
 
 #include "example_common.cuh"
 
-constexpr int kThreads = 256, kTiles = 64;
+constexpr int kThreads = 256;
 
 __device__ __forceinline__ float blur(const float *t, int x) {
     float s = 0;
@@ -18,10 +18,10 @@ __device__ __forceinline__ float blur(const float *t, int x) {
     return s;
 }
 
-__global__ void blur_sync(const float *in, float *out) {
+__global__ void blur_sync(const float *in, float *out, int tiles) {
     __shared__ float tile[kThreads];
-    const long long base = static_cast<long long>(blockIdx.x) * kTiles * kThreads;
-    for (int t = 0; t < kTiles; ++t) {
+    const long long base = static_cast<long long>(blockIdx.x) * tiles * kThreads;
+    for (int t = 0; t < tiles; ++t) {
         tile[threadIdx.x] = in[base + t * kThreads + threadIdx.x];
         __syncthreads();
         out[base + t * kThreads + threadIdx.x] = blur(tile, threadIdx.x);
@@ -29,13 +29,13 @@ __global__ void blur_sync(const float *in, float *out) {
     }
 }
 
-__global__ void blur_async(const float *in, float *out) {
+__global__ void blur_async(const float *in, float *out, int tiles) {
     __shared__ float tile[2][kThreads];
-    const long long base = static_cast<long long>(blockIdx.x) * kTiles * kThreads;
+    const long long base = static_cast<long long>(blockIdx.x) * tiles * kThreads;
     __pipeline_memcpy_async(&tile[0][threadIdx.x], &in[base + threadIdx.x], sizeof(float));
     __pipeline_commit();
-    for (int t = 0; t < kTiles; ++t) {
-        if (t + 1 < kTiles)
+    for (int t = 0; t < tiles; ++t) {
+        if (t + 1 < tiles)
             __pipeline_memcpy_async(&tile[(t + 1) & 1][threadIdx.x], &in[base + (t + 1) * kThreads + threadIdx.x], sizeof(float));
         __pipeline_commit();
         __pipeline_wait_prior(1);
@@ -47,8 +47,12 @@ __global__ void blur_async(const float *in, float *out) {
 
 int main(int argc, char **argv) {
     const bool fixed = fixed_variant(argc, argv);
-    const int blocks = 4096;
-    const long long n = static_cast<long long>(blocks) * kTiles * kThreads;
+    // Two blocks an SM, each walking its share of the rows tile by tile (a
+    // persistent kernel): too few warps to hide a load's latency behind others'.
+    int sms = 0;
+    EX_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const int blocks = 2 * sms, tiles = 1024;
+    const long long n = static_cast<long long>(blocks) * tiles * kThreads;
     std::vector<float> host(n);
     for (long long i = 0; i < n; ++i) host[i] = float(i % 13);
     float *in = nullptr, *out = nullptr;
@@ -57,8 +61,8 @@ int main(int argc, char **argv) {
     EX_CHECK(cudaMemcpy(in, host.data(), sizeof(float) * n, cudaMemcpyHostToDevice));
     TimedRegion region;
     for (int rep = 0; rep < 10; ++rep) {
-        if (fixed) blur_async<<<blocks, kThreads>>>(in, out);
-        else blur_sync<<<blocks, kThreads>>>(in, out);
+        if (fixed) blur_async<<<blocks, kThreads>>>(in, out, tiles);
+        else blur_sync<<<blocks, kThreads>>>(in, out, tiles);
     }
     EX_CHECK(cudaGetLastError());
     region.end();
