@@ -1,5 +1,6 @@
 // One device context's counter session: the CUPTI range profiler with one
-// user range and user replay.
+// user range and user replay, through the calls src/cupti writes once for this
+// session and explain's injection library.
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -10,6 +11,11 @@
 #include "core/counters/cupti_api.hpp"
 #include "core/error.hpp"
 #include "cupti/cupti_params.hpp"
+
+#if GM_HAVE_CUPTI_HEADERS
+#include "cupti/range_profiler_host.hpp"
+#include "cupti/range_profiler_target.hpp"
+#endif
 
 namespace gmlab {
 
@@ -78,31 +84,24 @@ struct CounterSession::Impl {
     bool initialized = false;
     std::string chip;
     std::vector<std::uint8_t> availability_image;
-    struct Config {
-        CUpti_Profiler_Host_Object *host = nullptr;
-        std::vector<std::uint8_t> image;
-        std::size_t passes = 0;
-    };
-    std::map<std::string, Config> configs;  // by the metric names joined with ','
+    std::map<std::string, gmcupti::HostConfig> configs;  // by the metric names joined with ','
 
     ~Impl() {
         if (api) disable();
-        for (auto &[key, c] : configs) {
-            if (!c.host) continue;
-            auto p = GM_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
-            p.pHostObject = c.host;
-            api->cuptiProfilerHostDeinitialize(&p);
-        }
+        for (auto &[key, c] : configs) gmcupti::release_host(*api, c.host);
     }
 
     void check(CUptiResult r, const char *call) const {
         if (r != CUPTI_SUCCESS) fail(GM_ERROR_NOT_SUPPORTED, explain(*api, r, call));
     }
+    // check() as the shared range-profiler sequence (src/cupti) calls it.
+    auto checked() const {
+        return [this](CUptiResult r, const char *call) { check(r, call); };
+    }
 
     void initialize() {
         if (initialized) return;
-        auto init = GM_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
-        check(api->cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
+        gmcupti::profiler_initialize(*api, checked());
 
         auto sup = GM_CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params);
         sup.cuDevice = device;
@@ -124,59 +123,31 @@ struct CounterSession::Impl {
             fail(GM_ERROR_NOT_SUPPORTED, why);
         }
 
-        auto name = GM_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
-        name.deviceIndex = static_cast<std::size_t>(device);
-        check(api->cuptiDeviceGetChipName(&name), "cuptiDeviceGetChipName");
-        chip = name.pChipName ? name.pChipName : "";
-
-        auto av = GM_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
-        av.ctx = ctx;
-        check(api->cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability");
-        availability_image.assign(av.counterAvailabilityImageSize, 0);
-        av.pCounterAvailabilityImage = availability_image.data();
-        check(api->cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability");
+        chip = gmcupti::chip_name(*api, checked(), static_cast<std::size_t>(device));
+        availability_image = gmcupti::counter_availability(*api, checked(), ctx);
         initialized = true;
     }
 
-    Config &config(const std::vector<std::string> &metrics, std::vector<const char *> &names) {
-        std::string key;
-        for (const auto &m : metrics) key += m + ",";
+    // The configuration of `metrics` (key: their names joined), built on first
+    // use and kept for the session. A metric the chip refuses is named with
+    // the chip in the error.
+    const gmcupti::HostConfig &config(const std::string &key, const std::vector<std::string> &metrics,
+                                      const std::vector<const char *> &names) {
         auto it = configs.find(key);
         if (it != configs.end()) return it->second;
-        Config c;
-        auto hi = GM_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params);
-        hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-        hi.pChipName = chip.c_str();
-        hi.pCounterAvailabilityImage = availability_image.data();
-        check(api->cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize");
-        c.host = hi.pHostObject;
-        // Registered before the next check, so that the host object is freed on every path.
-        Config &stored = configs[key] = c;
-        auto add = GM_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
-        add.pHostObject = stored.host;
-        add.ppMetricNames = names.data();
-        add.numMetrics = names.size();
-        if (CUptiResult r = api->cuptiProfilerHostConfigAddMetrics(&add); r != CUPTI_SUCCESS) {
-            std::string list;
-            for (const auto &m : metrics) list += (list.empty() ? "" : ", ") + m;
-            fail(GM_ERROR_NOT_SUPPORTED, explain(*api, r, "cuptiProfilerHostConfigAddMetrics") + " (metrics " + list +
-                                             " on chip " + chip + ")");
-        }
-        auto size = GM_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
-        size.pHostObject = stored.host;
-        check(api->cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
-        stored.image.assign(size.configImageSize, 0);
-        auto img = GM_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
-        img.pHostObject = stored.host;
-        img.configImageSize = stored.image.size();
-        img.pConfigImage = stored.image.data();
-        check(api->cuptiProfilerHostGetConfigImage(&img), "cuptiProfilerHostGetConfigImage");
-        auto np = GM_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
-        np.configImageSize = stored.image.size();
-        np.pConfigImage = stored.image.data();
-        check(api->cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
-        stored.passes = np.numOfPasses;
-        return stored;
+        auto naming_metrics = [&](CUptiResult r, const char *call) {
+            if (r == CUPTI_SUCCESS) return;
+            std::string why = explain(*api, r, call);
+            if (std::strcmp(call, "cuptiProfilerHostConfigAddMetrics") == 0) {
+                std::string list;
+                for (const auto &m : metrics) list += (list.empty() ? "" : ", ") + m;
+                why += " (metrics " + list + " on chip " + chip + ")";
+            }
+            fail(GM_ERROR_NOT_SUPPORTED, why);
+        };
+        // Kept once complete: configure_host frees the host object itself when a step fails.
+        gmcupti::HostConfig c = gmcupti::configure_host(*api, naming_metrics, chip, availability_image, names, true);
+        return configs[key] = std::move(c);
     }
 
     // The range profiler stays enabled on the context from the first count to
@@ -193,10 +164,7 @@ struct CounterSession::Impl {
     CUpti_RangeProfiler_Object *enabled(const std::string &key) {
         if (object && configured != key) disable();
         if (!object) {
-            auto p = GM_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
-            p.ctx = ctx;
-            check(api->cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
-            object = p.pRangeProfilerObject;
+            object = gmcupti::enable(*api, checked(), ctx);
             configured.clear();
         }
         return object;
@@ -204,115 +172,69 @@ struct CounterSession::Impl {
 
     void disable() {
         if (!object) return;
-        auto p = GM_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
-        p.pRangeProfilerObject = object;
-        api->cuptiRangeProfilerDisable(&p);
+        gmcupti::disable(*api, object);
         object = nullptr;
         configured.clear();
     }
 
-    // Stops a started pass on every path out of a count.
+    // Stops a started pass on every path out of a count (its result ignored:
+    // the count is already failing with the error that matters).
     struct Running {
         const Impl &impl;
         bool started = false;
         explicit Running(const Impl &i) : impl(i) {}
         ~Running() {
-            if (!started) return;
-            auto s = GM_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
-            s.pRangeProfilerObject = impl.object;
-            impl.api->cuptiRangeProfilerStop(&s);
+            if (started) gmcupti::stop(*impl.api, [](CUptiResult, const char *) {}, impl.object);
         }
         Running(const Running &) = delete;
         Running &operator=(const Running &) = delete;
     };
+
+    // User replay of one user range: each pass prepared, started, the range
+    // pushed around the launch, stopped, until CUPTI has every pass it needs.
+    std::size_t run_passes(CUpti_RangeProfiler_Object *on, Running &running, const std::function<int()> &run,
+                           const std::function<int()> &prepare) {
+        std::size_t passes = 0;
+        for (bool all_submitted = false; !all_submitted;) {
+            if (++passes > 64) fail(GM_ERROR_NOT_SUPPORTED, "the range profiler asked for more than 64 passes");
+            if (prepare) fail_on_cuda_error(prepare(), "preparing the counted launch");
+            gmcupti::start(*api, checked(), on);
+            running.started = true;
+            auto push = GM_CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params);
+            push.pRangeProfilerObject = on;
+            push.pRangeName = "gmlab";
+            check(api->cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
+            fail_on_cuda_error(run(), "the counted launch");
+            auto pop = GM_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params);
+            pop.pRangeProfilerObject = on;
+            check(api->cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
+            running.started = false;
+            all_submitted = gmcupti::stop(*api, checked(), on);
+        }
+        return passes;
+    }
 
     std::map<std::string, double> count(const std::vector<std::string> &metrics, const std::function<int()> &run,
                                         const std::function<int()> &prepare, std::size_t *passes_out) {
         initialize();
         std::vector<const char *> names;
         for (const auto &m : metrics) names.push_back(m.c_str());
-        Config &cfg = config(metrics, names);
         std::string key;
         for (const auto &m : metrics) key += m + ",";
+        const gmcupti::HostConfig &cfg = config(key, metrics, names);
 
-        struct {
-            CUpti_RangeProfiler_Object *object;
-        } on{enabled(key)};
+        CUpti_RangeProfiler_Object *on = enabled(key);
         Running running(*this);
-        auto ds = GM_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
-        ds.pRangeProfilerObject = on.object;
-        ds.pMetricNames = names.data();
-        ds.numMetrics = names.size();
-        ds.maxNumOfRanges = 1;
-        ds.maxNumRangeTreeNodes = 1;
-        check(api->cuptiRangeProfilerGetCounterDataSize(&ds), "cuptiRangeProfilerGetCounterDataSize");
-        std::vector<std::uint8_t> data(ds.counterDataSize, 0);
-        auto di = GM_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
-        di.pRangeProfilerObject = on.object;
-        di.counterDataSize = data.size();
-        di.pCounterData = data.data();
-        check(api->cuptiRangeProfilerCounterDataImageInitialize(&di), "cuptiRangeProfilerCounterDataImageInitialize");
-
-        auto sc = GM_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
-        sc.pRangeProfilerObject = on.object;
-        sc.configSize = cfg.image.size();
-        sc.pConfig = cfg.image.data();
-        sc.counterDataImageSize = data.size();
-        sc.pCounterDataImage = data.data();
-        sc.range = CUPTI_UserRange;
-        sc.replayMode = CUPTI_UserReplay;
-        sc.maxRangesPerPass = 1;
-        sc.numNestingLevels = 1;
-        sc.minNestingLevel = 1;
-        sc.passIndex = 0;
-        sc.targetNestingLevel = 1;
-        check(api->cuptiRangeProfilerSetConfig(&sc), "cuptiRangeProfilerSetConfig");
+        std::vector<std::uint8_t> data = gmcupti::counter_data_image(*api, checked(), on, names, 1);
+        gmcupti::set_config(*api, checked(), on, cfg.image, data, CUPTI_UserRange, CUPTI_UserReplay, 1);
         configured = key;
 
-        std::size_t passes = 0;
-        for (bool all_submitted = false; !all_submitted;) {
-            if (++passes > 64) fail(GM_ERROR_NOT_SUPPORTED, "the range profiler asked for more than 64 passes");
-            if (prepare) fail_on_cuda_error(prepare(), "preparing the counted launch");
-            auto st = GM_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
-            st.pRangeProfilerObject = on.object;
-            check(api->cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
-            running.started = true;
-            auto push = GM_CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params);
-            push.pRangeProfilerObject = on.object;
-            push.pRangeName = "gmlab";
-            check(api->cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
-            fail_on_cuda_error(run(), "the counted launch");
-            auto pop = GM_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params);
-            pop.pRangeProfilerObject = on.object;
-            check(api->cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
-            auto stop = GM_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
-            stop.pRangeProfilerObject = on.object;
-            running.started = false;
-            check(api->cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
-            all_submitted = stop.isAllPassSubmitted != 0;
-        }
-        *passes_out = passes;
-        auto dec = GM_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
-        dec.pRangeProfilerObject = on.object;
-        check(api->cuptiRangeProfilerDecodeData(&dec), "cuptiRangeProfilerDecodeData");
-        if (dec.numOfRangeDropped > 0)
+        *passes_out = run_passes(on, running, run, prepare);
+        if (gmcupti::decode_data(*api, checked(), on) > 0)
             fail(GM_ERROR_NOT_SUPPORTED, "the range profiler dropped the counted range");
-
-        auto info = GM_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
-        info.pCounterDataImage = data.data();
-        info.counterDataImageSize = data.size();
-        check(api->cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
-        if (info.numTotalRanges < 1) fail(GM_ERROR_NOT_SUPPORTED, "the range profiler recorded no range");
-        std::vector<double> values(names.size(), 0.0);
-        auto ev = GM_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
-        ev.pHostObject = cfg.host;
-        ev.pCounterDataImage = data.data();
-        ev.counterDataImageSize = data.size();
-        ev.rangeIndex = 0;
-        ev.ppMetricNames = names.data();
-        ev.numMetrics = names.size();
-        ev.pMetricValues = values.data();
-        check(api->cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues");
+        if (gmcupti::counter_data_ranges(*api, checked(), data) < 1)
+            fail(GM_ERROR_NOT_SUPPORTED, "the range profiler recorded no range");
+        const std::vector<double> values = gmcupti::evaluate(*api, checked(), cfg.host, data, 0, names);
         std::map<std::string, double> out;
         for (std::size_t i = 0; i < metrics.size(); ++i) out[metrics[i]] = values[i];
         return out;

@@ -9,6 +9,8 @@
 #include <map>
 #include <mutex>
 
+#include "cupti/range_profiler_host.hpp"
+#include "cupti/range_profiler_target.hpp"
 #include "explain/inject/call_sites.hpp"
 #include "explain/inject/cupti_call.hpp"
 #include "explain/inject/cupti_table.hpp"
@@ -94,58 +96,14 @@ Rank rank_of(const LaunchKey &key, std::size_t top) {
 
 void counter_note(const std::string &text) { sink_write(Line().field("type", records::kNote).field("text", text)); }
 
-// A range-profiler host object configured with metrics on one chip: its
-// configuration image and how many passes that needs.
-struct HostConfig {
-    CUpti_Profiler_Host_Object *host = nullptr;
-    std::vector<std::uint8_t> image;
-    std::size_t passes = 0;
-};
+// The range profiler's host and target calls, shared with the library's
+// counters (src/cupti), each result checked as the passes check theirs.
+using gmcupti::HostConfig;
 
-void release(const CuptiTable &api, CUpti_Profiler_Host_Object *host) {
-    auto de = GMX_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
-    de.pHostObject = host;
-    api.cuptiProfilerHostDeinitialize(&de);
-}
-
-// The metrics added to a new host object and, with_image, its configuration
-// image built and its passes counted. Throws CuptiFailure (the host object
-// released) when the chip's profiler refuses.
+// gmcupti::configure_host, a refusal thrown as CuptiFailure (the host object released).
 HostConfig configure_host(const CuptiTable &api, const std::string &chip, std::vector<std::uint8_t> &availability,
                           const std::vector<const char *> &metrics, bool with_image) {
-    auto hi = GMX_PARAMS(CUpti_Profiler_Host_Initialize_Params);
-    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    hi.pChipName = chip.c_str();
-    hi.pCounterAvailabilityImage = availability.data();
-    cupti_check(api.cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize");
-    HostConfig c;
-    c.host = hi.pHostObject;
-    try {
-        auto add = GMX_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
-        add.pHostObject = c.host;
-        add.ppMetricNames = const_cast<const char **>(metrics.data());
-        add.numMetrics = metrics.size();
-        cupti_check(api.cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
-        if (!with_image) return c;
-        auto size = GMX_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
-        size.pHostObject = c.host;
-        cupti_check(api.cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
-        c.image.assign(size.configImageSize, 0);
-        auto img = GMX_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
-        img.pHostObject = c.host;
-        img.configImageSize = c.image.size();
-        img.pConfigImage = c.image.data();
-        cupti_check(api.cuptiProfilerHostGetConfigImage(&img), "cuptiProfilerHostGetConfigImage");
-        auto np = GMX_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
-        np.configImageSize = c.image.size();
-        np.pConfigImage = c.image.data();
-        cupti_check(api.cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
-        c.passes = np.numOfPasses;
-        return c;
-    } catch (const CuptiFailure &) {
-        release(api, c.host);
-        throw;
-    }
+    return gmcupti::configure_host(api, cupti_check, chip, availability, metrics, with_image);
 }
 
 // Whether the chip's profiler takes every one of `metrics` (one host object
@@ -153,7 +111,7 @@ HostConfig configure_host(const CuptiTable &api, const std::string &chip, std::v
 bool metrics_supported(const CuptiTable &api, const std::string &chip, std::vector<std::uint8_t> &availability,
                        const std::vector<const char *> &metrics) {
     try {
-        release(api, configure_host(api, chip, availability, metrics, false).host);
+        gmcupti::release_host(api, configure_host(api, chip, availability, metrics, false).host);
         return true;
     } catch (const CuptiFailure &) {
         return false;
@@ -177,7 +135,7 @@ std::size_t passes_needed(const CuptiTable &api, const std::string &chip, std::v
     for (const auto &m : metrics) names.push_back(m.c_str());
     try {
         const HostConfig c = configure_host(api, chip, availability, names, true);
-        release(api, c.host);
+        gmcupti::release_host(api, c.host);
         return c.passes;
     } catch (const CuptiFailure &) {
         return 0;
@@ -217,8 +175,7 @@ void keep_one_group(const CuptiTable &api, ContextProfiler &p, std::vector<std::
 // on the first context's creation, or else on the first counted launch.
 void initialize_profiler() {
     if (g_state->profiler_initialized) return;
-    auto init = GMX_PARAMS(CUpti_Profiler_Initialize_Params);
-    cupti_check(cupti().cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
+    gmcupti::profiler_initialize(cupti(), cupti_check);
     g_state->profiler_initialized = true;
 }
 
@@ -231,13 +188,8 @@ ContextProfiler &profiler_for(CUcontext ctx) {
     ContextProfiler p;
     uint32_t device = 0;
     cupti_check(api.cuptiGetDeviceId(ctx, &device), "cuptiGetDeviceId");
-    p.chip = chip_name(device);
-    auto av = GMX_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
-    av.ctx = ctx;
-    cupti_check(api.cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability");
-    std::vector<std::uint8_t> availability(av.counterAvailabilityImageSize, 0);
-    av.pCounterAvailabilityImage = availability.data();
-    cupti_check(api.cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability");
+    p.chip = gmcupti::chip_name(api, cupti_check, device);
+    std::vector<std::uint8_t> availability = gmcupti::counter_availability(api, cupti_check, ctx);
     std::vector<const char *> asked;
     for (const auto &m : g_state->plan.metrics) asked.push_back(m.c_str());
     std::string unsupported;
@@ -255,10 +207,7 @@ ContextProfiler &profiler_for(CUcontext ctx) {
     build_config(api, p, availability);
     if (g_state->plan.application_replay && p.passes != 1)
         throw CuptiFailure{"application replay: the metric group needs " + std::to_string(p.passes) + " passes, not one"};
-    auto en = GMX_PARAMS(CUpti_RangeProfiler_Enable_Params);
-    en.ctx = ctx;
-    cupti_check(api.cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable");
-    p.object = en.pRangeProfilerObject;
+    p.object = gmcupti::enable(api, cupti_check, ctx);
     return g_state->contexts[ctx] = std::move(p);
 }
 
@@ -270,38 +219,12 @@ void start_count(CUcontext ctx, const std::string &kernel, std::uint32_t site, s
                  std::size_t ranges = 1) {
     const auto &api = cupti();
     ContextProfiler &p = profiler_for(ctx);
-    auto ds = GMX_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
-    ds.pRangeProfilerObject = p.object;
-    ds.pMetricNames = p.names.data();
-    ds.numMetrics = p.names.size();
-    ds.maxNumOfRanges = ranges;
-    ds.maxNumRangeTreeNodes = ranges;
-    cupti_check(api.cuptiRangeProfilerGetCounterDataSize(&ds), "cuptiRangeProfilerGetCounterDataSize");
-    g_state->data.assign(ds.counterDataSize, 0);
-    auto di = GMX_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
-    di.pRangeProfilerObject = p.object;
-    di.counterDataSize = g_state->data.size();
-    di.pCounterData = g_state->data.data();
-    cupti_check(api.cuptiRangeProfilerCounterDataImageInitialize(&di), "cuptiRangeProfilerCounterDataImageInitialize");
-    auto sc = GMX_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
-    sc.pRangeProfilerObject = p.object;
-    sc.configSize = p.config.size();
-    sc.pConfig = p.config.data();
-    sc.counterDataImageSize = g_state->data.size();
-    sc.pCounterDataImage = g_state->data.data();
-    sc.range = CUPTI_AutoRange;
+    g_state->data = gmcupti::counter_data_image(api, cupti_check, p.object, p.names, ranges);
     // User replay with a one-pass configuration: the launch runs once and
     // nothing is replayed; kernel replay saves, replays and restores it.
-    sc.replayMode = g_state->plan.application_replay ? CUPTI_UserReplay : CUPTI_KernelReplay;
-    sc.maxRangesPerPass = ranges;
-    sc.numNestingLevels = 1;
-    sc.minNestingLevel = 1;
-    sc.passIndex = 0;
-    sc.targetNestingLevel = 1;
-    cupti_check(api.cuptiRangeProfilerSetConfig(&sc), "cuptiRangeProfilerSetConfig");
-    auto st = GMX_PARAMS(CUpti_RangeProfiler_Start_Params);
-    st.pRangeProfilerObject = p.object;
-    cupti_check(api.cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
+    const CUpti_ProfilerReplayMode replay = g_state->plan.application_replay ? CUPTI_UserReplay : CUPTI_KernelReplay;
+    gmcupti::set_config(api, cupti_check, p.object, p.config, g_state->data, CUPTI_AutoRange, replay, ranges);
+    gmcupti::start(api, cupti_check, p.object);
     g_state->running = &p;
     g_state->running_kernel = kernel;
     g_state->running_ranges = ranges;
@@ -322,16 +245,7 @@ std::string range_name(const std::vector<std::uint8_t> &data, std::size_t index)
 
 // One range's metrics, as a counters record.
 void write_range(ContextProfiler &p, std::size_t index, std::size_t ranges) {
-    std::vector<double> values(p.names.size(), 0.0);
-    auto ev = GMX_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
-    ev.pHostObject = p.host;
-    ev.pCounterDataImage = g_state->data.data();
-    ev.counterDataImageSize = g_state->data.size();
-    ev.rangeIndex = index;
-    ev.ppMetricNames = p.names.data();
-    ev.numMetrics = p.names.size();
-    ev.pMetricValues = values.data();
-    cupti_check(cupti().cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues");
+    const std::vector<double> values = gmcupti::evaluate(cupti(), cupti_check, p.host, g_state->data, index, p.names);
     Line metrics;
     for (std::size_t i = 0; i < p.metrics.size(); ++i) metrics.field(p.metrics[i].c_str(), values[i]);
     const unsigned *g = g_state->running_grid, *b = g_state->running_block;
@@ -353,23 +267,17 @@ void finish_count() {
     const auto &api = cupti();
     ContextProfiler &p = *g_state->running;
     g_state->running = nullptr;
-    auto stop = GMX_PARAMS(CUpti_RangeProfiler_Stop_Params);
-    stop.pRangeProfilerObject = p.object;
-    cupti_check(api.cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
-    if (g_state->plan.application_replay && !stop.isAllPassSubmitted)
+    const bool all_submitted = gmcupti::stop(api, cupti_check, p.object);
+    if (g_state->plan.application_replay && !all_submitted)
         throw CuptiFailure{"application replay: the range profiler wants more passes of a launch of " + g_state->running_kernel};
-    auto dec = GMX_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
-    dec.pRangeProfilerObject = p.object;
-    cupti_check(api.cuptiRangeProfilerDecodeData(&dec), "cuptiRangeProfilerDecodeData");
-    auto info = GMX_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
-    info.pCounterDataImage = g_state->data.data();
-    info.counterDataImageSize = g_state->data.size();
-    cupti_check(api.cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
-    if (info.numTotalRanges < 1) {
+    // How many ranges were dropped is not reported: the ranges decoded are written.
+    gmcupti::decode_data(api, cupti_check, p.object);
+    const std::size_t total = gmcupti::counter_data_ranges(api, cupti_check, g_state->data);
+    if (total < 1) {
         counter_note("the range profiler recorded no range for a launch of " + g_state->running_kernel);
         return;
     }
-    const std::size_t ranges = std::min<std::size_t>(info.numTotalRanges, g_state->running_ranges);
+    const std::size_t ranges = std::min<std::size_t>(total, g_state->running_ranges);
     for (std::size_t i = 0; i < ranges; ++i) write_range(p, i, ranges);
 }
 
@@ -503,9 +411,7 @@ void on_context_destroy(CUcontext ctx) {
     std::lock_guard<std::mutex> lock(g_state->mutex);
     auto it = g_state->contexts.find(ctx);
     if (it == g_state->contexts.end() || !it->second.object) return;
-    auto d = GMX_PARAMS(CUpti_RangeProfiler_Disable_Params);
-    d.pRangeProfilerObject = it->second.object;
-    cupti().cuptiRangeProfilerDisable(&d);
+    gmcupti::disable(cupti(), it->second.object);
     it->second.object = nullptr;
 }
 
@@ -559,9 +465,7 @@ void counters_detach() {
     g_state->subscriber = nullptr;
     for (auto &[ctx, p] : g_state->contexts) {
         if (!p.object) continue;
-        auto d = GMX_PARAMS(CUpti_RangeProfiler_Disable_Params);
-        d.pRangeProfilerObject = p.object;
-        api.cuptiRangeProfilerDisable(&d);
+        gmcupti::disable(api, p.object);
         p.object = nullptr;
     }
     if (g_state->profiler_initialized && api.cuptiProfilerDeInitialize) {
