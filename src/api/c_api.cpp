@@ -6,6 +6,7 @@
 #include <new>
 #include <string>
 
+#include "api/typed_params.hpp"
 #include "core/device/buffer.hpp"
 #include "core/device/handles.hpp"
 #include "core/device/l2_window.hpp"
@@ -72,22 +73,6 @@ gm_status run_to_result(gm_result **out, gm_context *ctx, const std::string &nam
         res->doc = gmlab::to_json(r, gmlab::SampleForm::All);  // written compact unless asked
         *out = res.release();
     });
-}
-
-json variants_json(int bits) {
-    if (bits < 0 || bits > 3) gmlab::invalid("variants must be a combination of GM_COPY_GUIDE and GM_COPY_ILP4 (0..3), got " + std::to_string(bits));
-    if (bits == 0) bits = GM_COPY_GUIDE | GM_COPY_ILP4;
-    json v = json::array();
-    if (bits & GM_COPY_GUIDE) v.push_back("guide");
-    if (bits & GM_COPY_ILP4) v.push_back("ilp4");
-    return v;
-}
-
-std::string range_text(int lo, int hi, const char *lo_name, const char *hi_name) {
-    if (hi < lo)
-        gmlab::invalid(std::string(hi_name) + " must be at least " + lo_name + " (" + std::to_string(lo) + "), got " +
-                       std::to_string(hi));
-    return std::to_string(lo) + ".." + std::to_string(hi);
 }
 
 }  // namespace
@@ -410,21 +395,16 @@ void gm_stride_copy_params_init(gm_stride_copy_params *p) {
 gm_status gm_run_stream(gm_result **out, gm_context *ctx, const gm_stream_params *p) {
     if (out) *out = nullptr;
     if (!p) return null_argument(state_of(ctx), "p");
-    json params = {{"array_bytes", p->array_bytes}, {"include_memcpy", p->include_memcpy != 0}};
-    if (p->block_size != 0) params["block_size"] = p->block_size;
-    return run_to_result(out, ctx, "stream", params);
+    json params;
+    gm_status s = guarded(state_of(ctx), [&] { params = gmlab::stream_params_json(*p); });
+    return s != GM_OK ? s : run_to_result(out, ctx, "stream", params);
 }
 
 gm_status gm_run_offset_copy(gm_result **out, gm_context *ctx, const gm_offset_copy_params *p) {
     if (out) *out = nullptr;
     if (!p) return null_argument(state_of(ctx), "p");
     json params;
-    gm_status s = guarded(state_of(ctx), [&] {
-        params = {{"elements", p->elements},
-                  {"offsets", range_text(p->min_offset, p->max_offset, "min_offset", "max_offset")},
-                  {"word_sizes", json::array({p->word_size})},
-                  {"variants", variants_json(p->variants)}};
-    });
+    gm_status s = guarded(state_of(ctx), [&] { params = gmlab::offset_copy_params_json(*p); });
     return s != GM_OK ? s : run_to_result(out, ctx, "offset_copy", params);
 }
 
@@ -432,12 +412,7 @@ gm_status gm_run_stride_copy(gm_result **out, gm_context *ctx, const gm_stride_c
     if (out) *out = nullptr;
     if (!p) return null_argument(state_of(ctx), "p");
     json params;
-    gm_status s = guarded(state_of(ctx), [&] {
-        params = {{"elements", p->elements},
-                  {"strides", range_text(p->min_stride, p->max_stride, "min_stride", "max_stride")},
-                  {"variants", variants_json(p->variants)}};
-        if (p->word_size != 0) params["word_sizes"] = json::array({p->word_size});
-    });
+    gm_status s = guarded(state_of(ctx), [&] { params = gmlab::stride_copy_params_json(*p); });
     return s != GM_OK ? s : run_to_result(out, ctx, "stride_copy", params);
 }
 
