@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 
+#include "temp_folder.hpp"
 #include "explain/inject/record_sink.hpp"
 #include "explain/trace_records.hpp"
 
@@ -59,10 +60,7 @@ int crash_in_child(const std::string &out, int sig) {
     return WIFSIGNALED(status) ? WTERMSIG(status) : -1;
 }
 
-std::string injection_folder() {
-    char pattern[] = "/tmp/gmx-inject-XXXXXX";
-    return mkdtemp(pattern);
-}
+std::string injection_folder() { return gmexplain_test::temp_folder("gmx-inject"); }
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 
+#include "temp_folder.hpp"
 #include "explain/explain_document.hpp"
 #include "explain/explain_session.hpp"
 #include "explain/inject/metric_groups.hpp"
@@ -230,8 +231,7 @@ const std::string kLoads = R"("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum":1
 const std::string kStores = R"("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum":4000000,"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum":1000000)";
 
 std::string replay_folder(int second_run_launches) {
-    char pattern[] = "/tmp/gmx-replay-XXXXXX";
-    const std::string dir = mkdtemp(pattern);
+    const std::string dir = gmexplain_test::temp_folder("gmx-replay");
     std::ofstream(dir + "/trace-7.jsonl") << kReplayTrace;
     std::ofstream(dir + "/appreplay0-8.jsonl") << app_run(8, 0, kLoads);
     std::ofstream(dir + "/appreplay1-9.jsonl") << app_run(9, 1, kStores, second_run_launches);

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "temp_folder.hpp"
 #include "explain/explain_document.hpp"
 #include "explain/explain_session.hpp"
 
@@ -15,10 +16,7 @@ using namespace gmexplain;
 
 namespace {
 
-std::string temp_folder() {
-    char pattern[] = "/tmp/gmx-test-XXXXXX";
-    return mkdtemp(pattern);
-}
+std::string temp_folder() { return gmexplain_test::temp_folder("gmx-test"); }
 
 std::string write_file(const std::string &path, const std::string &text, bool executable) {
     std::ofstream(path) << text;

@@ -36,14 +36,6 @@ inline void cupti_check(CUptiResult r, const char *call) {
     throw CuptiFailure{why};
 }
 
-// The chip's name as the profiler knows it ("gh100"), for a device ordinal.
-inline std::string chip_name(std::uint32_t device) {
-    auto name = GMX_PARAMS(CUpti_Device_GetChipName_Params);
-    name.deviceIndex = device;
-    cupti_check(cupti().cuptiDeviceGetChipName(&name), "cuptiDeviceGetChipName");
-    return name.pChipName ? name.pChipName : "";
-}
-
 // The driver calls that launch a kernel, each of which a pass that watches
 // launches subscribes to.
 constexpr CUpti_CallbackId kKernelLaunchCalls[] = {

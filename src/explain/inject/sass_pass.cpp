@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cupti/range_profiler_host.hpp"
 #include "explain/inject/cupti_call.hpp"
 #include "explain/inject/cupti_table.hpp"
 #include "explain/inject/kernel_choice.hpp"
@@ -130,7 +131,7 @@ void write_chip_metrics(const std::string &chip) {
 void configure_device(std::uint32_t device) {
     if (g_state->chips.count(device)) return;
     const auto &api = cupti();
-    const std::string chip = chip_name(device);
+    const std::string chip = gmcupti::chip_name(cupti(), cupti_check, device);
     std::vector<CUpti_SassMetrics_Config> configs;
     std::string missing;
     auto add = [&](const char *metric) {
