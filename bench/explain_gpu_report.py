@@ -8,6 +8,7 @@ programs' findings and the exit codes of the bad inputs.
     bench/explain_gpu_report.py OUT          the report
     bench/explain_gpu_report.py --ncu-filter DOC.json   ncu's -k regex for the kernels explain counted
     bench/explain_gpu_report.py --ncu-count DOC.json    how many kernels that is
+    bench/explain_gpu_report.py --gains-json OUT        the pairs' gains as tests/explain/fixtures/gains.json
 """
 import json
 import os
@@ -252,6 +253,29 @@ def gains(out):
                                                      planted, fixed, ratio, ncu_text))
 
 
+def gains_json(out):
+    """The measured pairs as tests/explain/fixtures/gains.json keeps them: per
+    program its rule, the medians of the planted and fixed regions, the
+    realized gain and the estimate explain printed then (the test explains
+    the planted records again and holds the new estimate to the realized gain)."""
+    pairs = {}
+    for program, rule in EXPECTED.items():
+        doc = load(os.path.join(out, 'json', '%s-planted.json' % program))
+        planted, fixed = region_ms(out, program + '-planted'), region_ms(out, program + '-fixed')
+        if doc is None or planted is None or fixed is None or needs_more_gpus(out, program):
+            continue
+        estimate, _, _ = finding_gain(doc, rule)
+        pairs[program] = {'rule': rule, 'planted_ms': round(planted, 4), 'fixed_ms': round(fixed, 4),
+                          'realized_ms': round(planted - fixed, 4),
+                          'estimate_ms': None if estimate is None else round(estimate, 4)}
+    gpu = ''
+    try:
+        gpu = open(os.path.join(out, 'gpu.txt')).read().strip()
+    except OSError:
+        pass
+    print(json.dumps({'gpu': gpu, 'pairs': pairs}, indent=1, sort_keys=True))
+
+
 def bad_inputs(out):
     print('\nBad inputs and robustness (exit codes)')
     for (name, kind), (rc, _, _) in sorted(timings(out).items()):
@@ -269,6 +293,9 @@ def main():
             print('(' + '|'.join(re.escape(n) for n in names) + ')')
         else:
             print(len(counted_kernels(doc)))
+        return
+    if len(sys.argv) == 3 and sys.argv[1] == '--gains-json':
+        gains_json(sys.argv[2])
         return
     out = sys.argv[1]
     confusion(out)

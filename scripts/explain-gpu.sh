@@ -17,6 +17,7 @@ TIMES=$OUT/timings.tsv
 
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 echo "GPU: $gpu"
+echo "$gpu" > "$OUT/gpu.txt"
 case "$gpu" in
   *H200*) LAB=$ROOT/results/nvidia-h200-standard-suite.json ;;
   *H100*) LAB=$ROOT/results/nvidia-h100-80gb-hbm3-standard-suite.json ;;
