@@ -22,7 +22,7 @@ INJ=${GMLAB_EXPLAIN_INJECTION:-}
 if [ -z "$INJ" ]; then
   INJ=$BIN/libgmlab_explain_inject.so
   g++ -std=c++17 -O1 -shared -fPIC -fvisibility=hidden -I"$ROOT/src" -I"$CUDA/include" -I"$CUDA/extras/CUPTI/include" \
-    "$ROOT"/src/explain/inject/*.cpp -o "$INJ" -ldl -lpthread > "$OUT/inject-build.log" 2>&1 &
+    "$ROOT"/src/inject/*.cpp -o "$INJ" -ldl -lpthread > "$OUT/inject-build.log" 2>&1 &
 fi
 for ex in strided_access bank_conflicts local_memory l2_eviction; do
   nvcc -O3 -std=c++17 -arch="$ARCH" -lineinfo "$ROOT/examples/explain/$ex.cu" -o "$BIN/$ex" > "$OUT/$ex-build.log" 2>&1 &

@@ -1,6 +1,6 @@
 // The CUPTI entry points gmlab calls, named once for the two places that load
 // libcupti at run time: the library's counters (src/core/counters) and the
-// injection library of gmlab explain (src/explain/inject). Each builds its
+// injection library of gmlab explain (src/inject). Each builds its
 // table of function pointers from these lists (X-macros: X(name) for each)
 // and adds the few only it needs; the search list for libcupti is here too.
 // Names only: no CUPTI header, nothing else of the tree.

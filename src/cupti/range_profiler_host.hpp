@@ -1,6 +1,6 @@
 // The range profiler's host sequence, written once for the library's counters
 // (src/core/counters/counter_session.cpp) and explain's injection library
-// (src/explain/inject/counter_pass.cpp): the chip and its counter
+// (src/inject/counter_pass.cpp): the chip and its counter
 // availability, a configuration of metrics (host object, configuration image,
 // passes), and counter data evaluated into metric values.
 //

@@ -1,6 +1,6 @@
 // The range profiler's collection on the device, the calls the library's
 // counters (src/core/counters/counter_session.cpp) and explain's injection
-// library (src/explain/inject/counter_pass.cpp) make alike: the profiler
+// library (src/inject/counter_pass.cpp) make alike: the profiler
 // initialised, enabled on a context, a counter data image for a
 // configuration, the configuration set, a pass started and stopped, the
 // collected data decoded. What differs between them (user or auto ranges,

@@ -13,15 +13,15 @@
 
 #include "explain/explain_document.hpp"
 #include "explain/explain_session.hpp"
-#include "explain/inject/host_frames.hpp"
-#include "explain/inject/kernel_choice.hpp"
-#include "explain/inject/nvtx_ranges.hpp"
-#include "explain/inject/site_key.hpp"
 #include "explain/names/kernel_name.hpp"
-#include "explain/inject/python_frames.hpp"
 #include "explain/program_launch.hpp"
 #include "explain/trace_records.hpp"
 #include "explain/trace_summary.hpp"
+#include "inject/host_frames.hpp"
+#include "inject/kernel_choice.hpp"
+#include "inject/nvtx_ranges.hpp"
+#include "inject/site_key.hpp"
+#include "inject/python_frames.hpp"
 
 using namespace gmexplain;
 

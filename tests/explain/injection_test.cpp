@@ -13,8 +13,8 @@
 #include <string>
 
 #include "temp_folder.hpp"
-#include "explain/inject/record_sink.hpp"
 #include "explain/trace_records.hpp"
+#include "inject/record_sink.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Kernel names a person can read (src/explain/names/): each demangled name of
+// Kernel names a person can read (tools/explain/names/): each demangled name of
 // fixtures/kernel_names.json (captured from PyTorch, CuPy, Triton and the
 // example programs, and a few written in the demangler's form) gets the short
 // name listed beside it; every short name is one line within the bound; and

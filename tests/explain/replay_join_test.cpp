@@ -13,8 +13,8 @@
 #include "temp_folder.hpp"
 #include "explain/explain_document.hpp"
 #include "explain/explain_session.hpp"
-#include "explain/inject/metric_groups.hpp"
 #include "explain/replay_join.hpp"
+#include "inject/metric_groups.hpp"
 
 using namespace gmexplain;
 

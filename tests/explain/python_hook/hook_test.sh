@@ -1,5 +1,5 @@
 #!/bin/sh
-# gmlab explain's Python start-up hook (src/explain/inject/python/sitecustomize.py)
+# gmlab explain's Python start-up hook (src/inject/python/sitecustomize.py)
 # in a real interpreter, against a stand-in torch: PyTorch's operator
 # annotation turned on once torch is imported and off at exit, the device never
 # synchronised by it, the program's own sitecustomize still run, and nothing

@@ -1,4 +1,4 @@
-// The diagnoses, as data: one JSON file per rule in src/explain/rules/
+// The diagnoses, as data: one JSON file per rule in tools/explain/rules/
 // (compiled into the library; --rules DIR reads another folder), and
 // rules/figures.json for the figures derived from the counters. A rule reads
 // figures, states a condition, names the finding, the gmlab experiment that

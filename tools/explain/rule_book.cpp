@@ -14,7 +14,7 @@ namespace gmexplain {
 
 using nlohmann::json;
 
-// The rule files, compiled in (rules_data.cpp, generated from src/explain/rules/).
+// The rule files, compiled in (rules_data.cpp, generated from tools/explain/rules/).
 extern const std::vector<std::pair<std::string, std::string>> &builtin_rule_files();
 
 namespace {

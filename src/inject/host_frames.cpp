@@ -1,4 +1,4 @@
-#include "explain/inject/host_frames.hpp"
+#include "inject/host_frames.hpp"
 
 #include <dlfcn.h>
 #include <elf.h>

@@ -1,4 +1,4 @@
-#include "explain/inject/record_sink.hpp"
+#include "inject/record_sink.hpp"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "explain/inject/record_types.hpp"
+#include "inject/record_types.hpp"
 
 namespace gmexplain {
 

@@ -1,4 +1,4 @@
-#include "explain/inject/python_frames.hpp"
+#include "inject/python_frames.hpp"
 
 #include <dlfcn.h>
 

@@ -1,4 +1,4 @@
-#include "explain/inject/sass_pass.hpp"
+#include "inject/sass_pass.hpp"
 
 #include <dlfcn.h>
 
@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "cupti/range_profiler_host.hpp"
-#include "explain/inject/cupti_call.hpp"
-#include "explain/inject/cupti_table.hpp"
-#include "explain/inject/kernel_choice.hpp"
-#include "explain/inject/record_sink.hpp"
-#include "explain/inject/record_types.hpp"
+#include "inject/cupti_call.hpp"
+#include "inject/cupti_table.hpp"
+#include "inject/kernel_choice.hpp"
+#include "inject/record_sink.hpp"
+#include "inject/record_types.hpp"
 
 namespace gmexplain {
 // A namespace of its own: the injection library is built as one translation

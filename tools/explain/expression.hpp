@@ -1,4 +1,4 @@
-// The small expression language of the rule files (src/explain/rules/):
+// The small expression language of the rule files (tools/explain/rules/):
 // numbers, names (metric and figure names, dots allowed), + - * /, unary -,
 // comparisons (< <= > >= == !=), `and`, `or`, `not`, parentheses and the
 // functions min(a, b), max(a, b), round(a), abs(a), log2(a), pow(a, b), clamp(x, lo, hi), and first(a, b, ...), the

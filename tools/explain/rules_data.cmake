@@ -1,4 +1,4 @@
-# Writes rules_data.cpp: every file of src/explain/rules/ as a string, so that
+# Writes rules_data.cpp: every file of tools/explain/rules/ as a string, so that
 # the library carries its rules (gmlab explain --rules DIR reads others).
 file(GLOB rule_files "${RULES_DIR}/*.json")
 list(SORT rule_files)
@@ -8,7 +8,7 @@ foreach(f ${rule_files})
   file(READ ${f} text)
   set(body "${body}        {\"${name}\", R\"gmlab_rule(${text})gmlab_rule\"},\n")
 endforeach()
-file(WRITE ${OUTPUT}.tmp "// Generated from src/explain/rules/ by rules_data.cmake: do not edit.
+file(WRITE ${OUTPUT}.tmp "// Generated from tools/explain/rules/ by rules_data.cmake: do not edit.
 #include <string>
 #include <utility>
 #include <vector>

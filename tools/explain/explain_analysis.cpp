@@ -7,11 +7,11 @@
 #include <set>
 
 #include "explain/explain_document.hpp"
-#include "explain/inject/kernel_choice.hpp"
 #include "explain/explain_session.hpp"
 #include "explain/lab_figures.hpp"
 #include "explain/measure_now.hpp"
 #include "explain/rule_book.hpp"
+#include "inject/kernel_choice.hpp"
 
 namespace gmexplain {
 

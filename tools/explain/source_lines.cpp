@@ -9,7 +9,7 @@
 #include <set>
 
 #include "explain/trace_records.hpp"
-#include "explain/inject/record_types.hpp"
+#include "inject/record_types.hpp"
 
 namespace gmexplain {
 

@@ -1,4 +1,4 @@
-#include "explain/inject/cupti_table.hpp"
+#include "inject/cupti_table.hpp"
 
 #include <dlfcn.h>
 

@@ -1,4 +1,4 @@
-#include "explain/inject/nvtx_ranges.hpp"
+#include "inject/nvtx_ranges.hpp"
 
 #define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>

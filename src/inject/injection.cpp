@@ -32,13 +32,13 @@
 
 #include <cuda.h>
 
-#include "explain/inject/counter_pass.hpp"
-#include "explain/inject/cupti_table.hpp"
-#include "explain/inject/record_sink.hpp"
-#include "explain/inject/sass_pass.hpp"
-#include "explain/inject/trace_pass.hpp"
-#include "explain/inject/variables.hpp"
-#include "explain/inject/record_types.hpp"
+#include "inject/counter_pass.hpp"
+#include "inject/cupti_table.hpp"
+#include "inject/record_sink.hpp"
+#include "inject/sass_pass.hpp"
+#include "inject/trace_pass.hpp"
+#include "inject/variables.hpp"
+#include "inject/record_types.hpp"
 
 namespace gmexplain {
 namespace {

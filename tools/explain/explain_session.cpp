@@ -10,7 +10,6 @@
 #include <regex>
 
 #include "explain/explain_document.hpp"
-#include "explain/inject/kernel_choice.hpp"
 #include "explain/lab_figures.hpp"
 #include "explain/program_launch.hpp"
 #include "explain/replay_join.hpp"
@@ -18,7 +17,8 @@
 #include "explain/source_lines.hpp"
 #include "explain/trace_records.hpp"
 #include "explain/trace_summary.hpp"
-#include "explain/inject/variables.hpp"
+#include "inject/kernel_choice.hpp"
+#include "inject/variables.hpp"
 
 namespace gmexplain {
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "cupti/cupti_params.hpp"
-#include "explain/inject/call_sites.hpp"
-#include "explain/inject/cupti_table.hpp"
+#include "inject/call_sites.hpp"
+#include "inject/cupti_table.hpp"
 
 namespace gmexplain {
 

@@ -1,17 +1,17 @@
-#include "explain/inject/call_sites.hpp"
+#include "inject/call_sites.hpp"
 
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <tuple>
 
-#include "explain/inject/host_frames.hpp"
-#include "explain/inject/nvtx_ranges.hpp"
-#include "explain/inject/python_frames.hpp"
-#include "explain/inject/record_sink.hpp"
-#include "explain/inject/site_key.hpp"
-#include "explain/inject/variables.hpp"
-#include "explain/inject/record_types.hpp"
+#include "inject/host_frames.hpp"
+#include "inject/nvtx_ranges.hpp"
+#include "inject/python_frames.hpp"
+#include "inject/record_sink.hpp"
+#include "inject/site_key.hpp"
+#include "inject/variables.hpp"
+#include "inject/record_types.hpp"
 
 namespace gmexplain {
 

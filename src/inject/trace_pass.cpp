@@ -1,4 +1,4 @@
-#include "explain/inject/trace_pass.hpp"
+#include "inject/trace_pass.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -6,11 +6,11 @@
 #include <mutex>
 #include <vector>
 
-#include "explain/inject/call_sites.hpp"
-#include "explain/inject/cupti_call.hpp"
-#include "explain/inject/cupti_table.hpp"
-#include "explain/inject/record_sink.hpp"
-#include "explain/inject/record_types.hpp"
+#include "inject/call_sites.hpp"
+#include "inject/cupti_call.hpp"
+#include "inject/cupti_table.hpp"
+#include "inject/record_sink.hpp"
+#include "inject/record_types.hpp"
 
 namespace gmexplain {
 

@@ -1,4 +1,4 @@
-#include "explain/inject/counter_pass.hpp"
+#include "inject/counter_pass.hpp"
 
 #include <dlfcn.h>
 
@@ -11,13 +11,13 @@
 
 #include "cupti/range_profiler_host.hpp"
 #include "cupti/range_profiler_target.hpp"
-#include "explain/inject/call_sites.hpp"
-#include "explain/inject/cupti_call.hpp"
-#include "explain/inject/cupti_table.hpp"
-#include "explain/inject/kernel_choice.hpp"
-#include "explain/inject/metric_groups.hpp"
-#include "explain/inject/record_sink.hpp"
-#include "explain/inject/record_types.hpp"
+#include "inject/call_sites.hpp"
+#include "inject/cupti_call.hpp"
+#include "inject/cupti_table.hpp"
+#include "inject/kernel_choice.hpp"
+#include "inject/metric_groups.hpp"
+#include "inject/record_sink.hpp"
+#include "inject/record_types.hpp"
 
 namespace gmexplain {
 

@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "explain/inject/kernel_choice.hpp"
-#include "explain/inject/site_key.hpp"
-#include "explain/inject/record_types.hpp"
+#include "inject/kernel_choice.hpp"
+#include "inject/site_key.hpp"
+#include "inject/record_types.hpp"
 
 namespace gmexplain {
 
