@@ -140,7 +140,19 @@ struct SeriesRules {
     DerivedFigures allowed;
     bool legacy = false;
     double reference_gbs = 0;  // the result's reference.theoretical_bandwidth_gbs
+    // A series over memory the GPU compresses (compressible's, where
+    // compression was granted) counts the array's bytes, of which DRAM moves
+    // fewer: its rate is bounded by what L2 delivers, not by DRAM.
+    bool compressed = false;
 };
+
+// The bound a series' bandwidth is held to.
+double series_bound(const SeriesRules &rules, const DeviceFacts &dev, double bytes) {
+    if (rules.compressed && rules.quantity == Quantity::DramBandwidth)
+        return std::max(quantity_bound(Quantity::L2Bandwidth, dev, rules.reference_gbs, bytes),
+                        quantity_bound(rules.quantity, dev, rules.reference_gbs, bytes));
+    return quantity_bound(rules.quantity, dev, rules.reference_gbs, bytes);
+}
 constexpr std::string_view kTimeKeys[] = {"median", "min", "max", "mean", "stddev", "n", "samples", "quantiles"};
 enum TimeKey { kMedian, kMin, kMax, kMean, kStddev, kN, kSamples, kQuantiles };
 
@@ -206,7 +218,7 @@ void check_derived(const Found (&f)[std::size(kPointKeys)], const SeriesRules &r
         bytes = number(f[kBytes], "bytes", where);
         if (bytes < 0 || bytes > kMaxMagnitude) reject("implausible", where() + ".bytes: must be 0..1e15");
     }
-    const double bound = quantity_bound(rules.quantity, dev, rules.reference_gbs, bytes);
+    const double bound = series_bound(rules, dev, bytes);
     const auto held = [&](const char *key, double bw) {
         if (bw < 0) reject("implausible", where() + "." + key + ": must be >= 0");
         if (bw > bound)
@@ -417,6 +429,13 @@ SeriesRules rules_of(object so, const std::string &sw, const std::string &experi
         rules.quantity = legacy_quantity(experiment, series, y_field);
     }
     rules.allowed = legacy ? legacy_derived_figures(rules.quantity, experiment) : derived_figures(rules.quantity);
+    element attributes;
+    if (so.at_key("attributes").get(attributes) == simdjson::SUCCESS && attributes.type() == simdjson::dom::element_type::OBJECT) {
+        bool granted = false;
+        std::string_view memory;
+        rules.compressed = attributes.at_key("compression_granted").get(granted) == simdjson::SUCCESS && granted &&
+                           attributes.at_key("memory").get(memory) == simdjson::SUCCESS && memory == "compressible";
+    }
     return rules;
 }
 
@@ -433,7 +452,7 @@ void check_plotted(double v, const SeriesRules &rules, const std::string &y_unit
     if (!time_like && v < 0)
         reject("implausible", place.str() + ": a " + std::string(quantity_label(rules.quantity)) + " must be >= 0");
     if (is_bandwidth(rules.quantity) && y_unit == "GB/s") {
-        const double bound = quantity_bound(rules.quantity, dev, rules.reference_gbs, 0);
+        const double bound = series_bound(rules, dev, 0);
         if (v > bound)
             reject("implausible", place.str() + ": " + std::to_string(v) + " GB/s of " + quantity_label(rules.quantity) +
                                       " is above the bound of " + std::to_string(bound) + " GB/s " + bound_source(dev));
