@@ -32,7 +32,8 @@ json finding_json(const Finding &f) {
             {"experiment", f.experiment}, {"evidence", evidence}, {"cost", cost},
             {"gain_ms", f.gain_ms ? json(*f.gain_ms) : json(nullptr)}, {"fix", f.fix}, {"guide", f.guide},
             {"launches", f.launches}, {"see_also", f.see_also}, {"limiting", f.limiting},
-            {"not_limiting", f.limiting ? json(nullptr) : json(f.not_limiting)}};
+            {"not_limiting", f.limiting ? json(nullptr) : json(f.not_limiting)},
+            {"gain_band", f.gain_band_why.empty() ? json(nullptr) : json{{"factor", f.gain_band}, {"why", f.gain_band_why}}}};
 }
 
 
@@ -178,8 +179,12 @@ void print_findings(std::ostringstream &o, const json &findings) {
               << to_measure_text(f["cost"]);
         if (!f.value("limiting", true))
             o << "     present, not limiting: " << f.value("not_limiting", std::string()) << "\n";
-        else if (!f["gain_ms"].is_null())
-            o << "     estimated gain: up to " << fmt("%.3g", f["gain_ms"].get<double>()) << " ms\n";
+        else if (!f["gain_ms"].is_null()) {
+            o << "     estimated gain: up to " << fmt("%.3g", f["gain_ms"].get<double>()) << " ms";
+            if (f.contains("gain_band") && f["gain_band"].is_object())
+                o << " (within " << fmt("%.3g", f["gain_band"]["factor"].get<double>()) << "x: " << f["gain_band"]["why"].get<std::string>() << ")";
+            o << "\n";
+        }
         o << "     demonstrated by: gmlab run " << f["experiment"].get<std::string>();
         for (const auto &e : f.value("see_also", json::array())) o << ", gmlab run " << e.get<std::string>();
         o << "\n";

@@ -90,6 +90,13 @@ Rule parse_rule(const json &j, const std::string &origin) {
         if (!j["see_also"].is_array()) throw std::invalid_argument(origin + ": field \"see_also\" must be a list of experiment names");
         for (const auto &e : j["see_also"]) r.see_also.push_back(e.get<std::string>());
     }
+    if (j.contains("gain_band")) {
+        const json &b = j["gain_band"];
+        if (!b.is_object() || !b.contains("factor") || !b["factor"].is_number() || b["factor"].get<double>() < 1.5)
+            throw std::invalid_argument(origin + ": field \"gain_band\" must be {\"factor\": a number of at least 1.5, \"why\": text}");
+        r.gain_band = b["factor"].get<double>();
+        r.gain_band_why = need_string(b, "why", origin + ": gain_band");
+    }
     r.limiting = need_string(j, "limiting", origin, false);
     r.not_limiting_text = need_string(j, "not_limiting", origin, !r.limiting.empty());
     check_expression(r.limiting, origin, "limiting");
@@ -234,6 +241,8 @@ Finding make_finding(const Rule &rule, Figures &figures, const LabRun *lab, cons
     f.fix = rule.fix;
     f.guide = rule.guide;
     f.see_also = rule.see_also;
+    f.gain_band = rule.gain_band;
+    f.gain_band_why = rule.gain_band_why;
     for (const auto &e : rule.evidence)
         if (const auto v = figures.get(e)) f.evidence.emplace_back(e, *v);
     if (lab) f.cost = look_up_cost(*lab, rule.cost, figures.lookup());

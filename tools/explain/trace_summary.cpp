@@ -178,6 +178,32 @@ void add_overlap_bound(const PassRecords &trace, std::map<std::string, double> &
     f["removable_busy_ms"] = std::max(0.0, f["gpu_busy_ms"] - floor_ms);
 }
 
+// The time the GPU stood idle between two kernels while the host allocated
+// or freed device memory between them (cudaFree waits for the device, so the
+// next launch comes only after): the median of those gaps times their
+// number, so that the few gaps a counted launch's replays stretch do not
+// count. What taking the allocations out of the loop can give back.
+double allocation_gap_ms(const PassRecords &trace) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;  // (start, end) of the timed kernels
+    for (const auto &k : trace.kernels)
+        if (k.start != 0 && k.end > k.start) spans.emplace_back(k.start, k.end);
+    std::sort(spans.begin(), spans.end());
+    std::vector<std::uint64_t> calls;
+    for (const auto &m : trace.memory)
+        if (m.memory == "device" && !m.pool && (m.op == "alloc" || m.op == "free")) calls.push_back(m.time);
+    std::sort(calls.begin(), calls.end());
+    std::vector<double> gaps;
+    for (std::size_t i = 1; i < spans.size(); ++i) {
+        const std::uint64_t from = spans[i - 1].second, to = spans[i].first;
+        if (to <= from) continue;
+        const auto it = std::upper_bound(calls.begin(), calls.end(), from);
+        if (it != calls.end() && *it < to) gaps.push_back((to - from) / 1e6);
+    }
+    if (gaps.empty()) return 0;
+    std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
+    return gaps[gaps.size() / 2] * gaps.size();
+}
+
 void add_allocation_figures(const PassRecords &trace, std::map<std::string, double> &f) {
     std::uint64_t first_kernel = std::numeric_limits<std::uint64_t>::max(), last_kernel = 0;
     for (const auto &k : trace.kernels) {
@@ -200,6 +226,7 @@ void add_allocation_figures(const PassRecords &trace, std::map<std::string, doub
         }
     }
     f["mean_alloc_bytes"] = f["device_allocs"] > 0 ? bytes / f["device_allocs"] : 0;
+    f["alloc_gap_ms"] = allocation_gap_ms(trace);
 }
 
 }  // namespace

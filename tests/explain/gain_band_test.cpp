@@ -1,0 +1,75 @@
+// explain's estimated gains held to the gains the fixes realised on a GPU
+// (fixtures/h100/gains.json: each example pair's planted program less its
+// fixed twin, medians of their timed regions alone, on an H100). The planted
+// records of that run are explained again: each rule's estimate must lie
+// within its band of the realized gain (1.5x, or the wider band a rule states
+// with its reason). The same records' findings are the confusion matrix of
+// that run (fixtures/h100/expected.json).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+#include "explain/explain_document.hpp"
+#include "explain/explain_session.hpp"
+
+using namespace gmexplain;
+using nlohmann::json;
+
+namespace {
+
+const std::string kH100Fixtures = GMX_SOURCE_DIR "/tests/explain/fixtures/h100/";
+
+json read_fixture(const std::string &path) {
+    std::ifstream in(path);
+    return json::parse(in);
+}
+
+json pair_explained(const std::string &program, const std::string &lab_run) {
+    Options o;
+    o.from_records = kH100Fixtures + program;
+    o.lab_run = GMX_SOURCE_DIR "/" + lab_run;
+    const auto r = explain(o);
+    EXPECT_EQ(check_explain_document(r.document), "") << program << ": " << r.message;
+    return r.document;
+}
+
+// Every finding of `doc`, run-scope and kernel-scope.
+std::vector<json> all_findings(const json &doc) {
+    std::vector<json> out(doc["run"]["findings"].begin(), doc["run"]["findings"].end());
+    for (const auto &k : doc["kernels"])
+        for (const auto &f : k.value("findings", json::array())) out.push_back(f);
+    return out;
+}
+
+}  // namespace
+
+TEST(ExplainGains, EachEstimateHoldsToItsBandOfTheRealizedGain) {
+    const json gains = read_fixture(kH100Fixtures + "gains.json");
+    ASSERT_GE(gains["pairs"].size(), 18u);
+    for (const auto &[program, pair] : gains["pairs"].items()) {
+        const json doc = pair_explained(program + "-planted", gains["lab_run"]);
+        const std::string rule = pair["rule"];
+        const double realized = pair["realized_ms"];
+        ASSERT_GT(realized, 0) << program;
+        double estimate = -1, band = 1.5;
+        for (const auto &f : all_findings(doc)) {
+            if (f["rule"] != rule || f["gain_ms"].is_null()) continue;
+            estimate = std::max(estimate, f["gain_ms"].get<double>());
+            if (f["gain_band"].is_object()) band = f["gain_band"]["factor"].get<double>();
+        }
+        ASSERT_GE(estimate, 0) << program << ": " << rule << " named with no gain";
+        EXPECT_GE(estimate, realized / band) << program << ": estimated " << estimate << " ms, realized " << realized << " ms";
+        EXPECT_LE(estimate, realized * band) << program << ": estimated " << estimate << " ms, realized " << realized << " ms";
+    }
+}
+
+TEST(ExplainGains, TheRecordedPairsGetTheirFindings) {
+    const json want = read_fixture(kH100Fixtures + "expected.json");
+    ASSERT_GE(want["programs"].size(), 36u);
+    for (const auto &[program, rules] : want["programs"].items()) {
+        std::set<std::string> named;
+        for (const auto &f : all_findings(pair_explained(program, want["lab_run"]))) named.insert(f["rule"].get<std::string>());
+        EXPECT_EQ(named, rules.get<std::set<std::string>>()) << program;
+    }
+}
