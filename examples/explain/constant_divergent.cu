@@ -39,14 +39,16 @@ int main(int argc, char **argv) {
     const int n = 1 << 22;
     std::vector<float> table(kTable);
     for (int j = 0; j < kTable; ++j) table[j] = float(j % 17);
-    std::vector<int> keys(n);
+    // Inputs from pinned memory, so that the setup copies are no pattern of their own.
+    int *keys = nullptr;
+    EX_CHECK(cudaMallocHost(&keys, sizeof(int) * n));
     for (int i = 0; i < n; ++i) keys[i] = i;
     int *d_keys = nullptr;
     float *d_table = nullptr, *d_out = nullptr;
     EX_CHECK(cudaMalloc(&d_keys, sizeof(int) * n));
     EX_CHECK(cudaMalloc(&d_out, sizeof(float) * n));
     EX_CHECK(cudaMalloc(&d_table, sizeof(float) * kTable));
-    EX_CHECK(cudaMemcpy(d_keys, keys.data(), sizeof(int) * n, cudaMemcpyHostToDevice));
+    EX_CHECK(cudaMemcpy(d_keys, keys, sizeof(int) * n, cudaMemcpyHostToDevice));
     EX_CHECK(cudaMemcpy(d_table, table.data(), sizeof(float) * kTable, cudaMemcpyHostToDevice));
     EX_CHECK(cudaMemcpyToSymbol(c_table, table.data(), sizeof(float) * kTable));
     TimedRegion region;
@@ -56,13 +58,13 @@ int main(int argc, char **argv) {
     }
     EX_CHECK(cudaGetLastError());
     region.end();
-    std::vector<float> out(n);
-    EX_CHECK(cudaMemcpy(out.data(), d_out, sizeof(float) * n, cudaMemcpyDeviceToHost));
-    for (int i : {0, 1, 31, 4097, n - 1}) {
-        float want = 0;
+    for (int i : {0, 1, 31, 4097, n - 1}) {  // the checked words alone come back
+        float got = 0, want = 0;
+        EX_CHECK(cudaMemcpy(&got, d_out + i, sizeof(float), cudaMemcpyDeviceToHost));
         for (int k = 0; k < kReads; ++k) want += table[(i * 33 + k * 7) & (kTable - 1)];
-        expect_close(out[i], want, "constant_divergent result");
+        expect_close(got, want, "constant_divergent result");
     }
+    EX_CHECK(cudaFreeHost(keys));
     EX_CHECK(cudaFree(d_keys));
     EX_CHECK(cudaFree(d_out));
     EX_CHECK(cudaFree(d_table));

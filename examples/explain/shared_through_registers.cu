@@ -6,8 +6,6 @@
 // (__pipeline_memcpy_async) while the block computes on the current one.
 #include <cuda_pipeline.h>
 
-#include <vector>
-
 #include "example_common.cuh"
 
 constexpr int kThreads = 256;
@@ -53,12 +51,14 @@ int main(int argc, char **argv) {
     EX_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     const int blocks = 2 * sms, tiles = 1024;
     const long long n = static_cast<long long>(blocks) * tiles * kThreads;
-    std::vector<float> host(n);
+    // The input from pinned memory, so that the setup copy is no pattern of its own.
+    float *host = nullptr;
+    EX_CHECK(cudaMallocHost(&host, sizeof(float) * n));
     for (long long i = 0; i < n; ++i) host[i] = float(i % 13);
     float *in = nullptr, *out = nullptr;
     EX_CHECK(cudaMalloc(&in, sizeof(float) * n));
     EX_CHECK(cudaMalloc(&out, sizeof(float) * n));
-    EX_CHECK(cudaMemcpy(in, host.data(), sizeof(float) * n, cudaMemcpyHostToDevice));
+    EX_CHECK(cudaMemcpy(in, host, sizeof(float) * n, cudaMemcpyHostToDevice));
     TimedRegion region;
     for (int rep = 0; rep < 10; ++rep) {
         if (fixed) blur_async<<<blocks, kThreads>>>(in, out, tiles);
@@ -66,14 +66,15 @@ int main(int argc, char **argv) {
     }
     EX_CHECK(cudaGetLastError());
     region.end();
-    std::vector<float> back(n);
-    EX_CHECK(cudaMemcpy(back.data(), out, sizeof(float) * n, cudaMemcpyDeviceToHost));
-    for (long long i : {0ll, 300ll, n - 1}) {
+    for (long long i : {0ll, 300ll, n - 1}) {  // the checked elements alone come back
         const long long row = i / kThreads * kThreads;
         double want = 0;
         for (int d = -4; d <= 4; ++d) want += host[row + ((i - row + d) & (kThreads - 1))] / 9.0;
-        expect_close(back[i], want, "shared_through_registers result");
+        float got = 0;
+        EX_CHECK(cudaMemcpy(&got, out + i, sizeof(float), cudaMemcpyDeviceToHost));
+        expect_close(got, want, "shared_through_registers result");
     }
+    EX_CHECK(cudaFreeHost(host));
     EX_CHECK(cudaFree(in));
     EX_CHECK(cudaFree(out));
     std::printf("shared_through_registers (%s): done\n", fixed ? "fixed" : "planted");
