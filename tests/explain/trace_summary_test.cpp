@@ -128,3 +128,66 @@ TEST(ExplainTrace, OverlapCanRemoveAtMostWhatTheEnginesDoNotShare) {
                                copy("DtoH", "device", "pinned", 1 << 20, 6000000, 9000000), kernel("_Z1kv", 9000000, 10000000)});
     EXPECT_NEAR(run_figures(loop).at("removable_busy_ms"), 9.0 - 4.0, 1e-9);
 }
+
+// The idle gaps between kernels that allocations fall in: the median gap
+// times their number, so that one stretched gap does not count.
+TEST(ExplainTrace, AllocationGapsAreTheIdleTimeBetweenKernels) {
+    std::vector<std::string> lines;
+    long t = 1000;  // a start of 0 marks a launch the trace did not time
+    for (int i = 0; i < 5; ++i) {
+        lines.push_back(kernel("_Z1kv", t, t + 100));
+        const long gap = i == 2 ? 1000000 : 50000;  // one gap a counted launch's replays stretched
+        lines.push_back(R"({"type":"memory","op":"free","memory":"device","bytes":64,"time":)" + std::to_string(t + 200) + "}");
+        t += 100 + gap;
+    }
+    lines.push_back(kernel("_Z1kv", t, t + 100));
+    lines.push_back(kernel("_Z1kv", t + 150, t + 250));  // a gap with no allocation in it: not counted
+    const auto f = run_figures(records(lines));
+    EXPECT_NEAR(f.at("alloc_gap_ms"), 5 * 0.05, 1e-9);
+}
+
+// GPU 0 to the host, then the same bytes from the host to GPU 1: a move
+// staged through the host. A copy back to the GPU it came from is a round
+// trip, not a move between GPUs.
+TEST(ExplainTrace, CopiesBetweenGpusThroughTheHostArePaired) {
+    auto on = [](std::string line, int device) { return line.insert(line.size() - 1, ",\"device\":" + std::to_string(device)); };
+    const auto f = run_figures(records({
+        on(copy("DtoH", "device", "pinned", 1 << 20, 0, 1000), 0),
+        on(copy("HtoD", "pinned", "device", 1 << 20, 2000, 3000), 1),
+        on(copy("DtoH", "device", "pinned", 1 << 20, 4000, 5000), 0),
+        on(copy("HtoD", "pinned", "device", 1 << 20, 6000, 7000), 0),
+        on(copy("HtoD", "pinned", "device", 4096, 8000, 8500), 1),
+    }));
+    EXPECT_EQ(f.at("staged_peer_copies"), 1);
+    EXPECT_EQ(f.at("staged_peer_bytes"), 1 << 20);
+    EXPECT_NEAR(f.at("staged_peer_ms"), 0.002, 1e-12);
+}
+
+// The occupancy calculator's arithmetic on an H100's SM (64 warps, 32
+// blocks, 65536 registers, 228 KiB of shared memory).
+TEST(ExplainTrace, TheoreticalOccupancyNamesWhatLimitsIt) {
+    const std::string device = R"({"type":"device","id":0,"name":"H100","compute_capability":90,"max_warps_per_sm":64,)"
+                               R"("max_blocks_per_sm":32,"registers_per_sm":65536,"shared_per_sm":233472})";
+    auto launch = [](int threads, int registers, int shared) {
+        return "{\"type\":\"kernel\",\"name\":\"_Z1kv\",\"device\":0,\"grid\":[1024,1,1],\"block\":[" + std::to_string(threads) +
+               ",1,1],\"registers\":" + std::to_string(registers) + ",\"dynamic_shared\":" + std::to_string(shared) +
+               ",\"start\":10,\"end\":20}";
+    };
+    auto figures = [&](int threads, int registers, int shared) {
+        const auto r = records({device, launch(threads, registers, shared)});
+        return kernel_occupancy_figures(r, summarize_kernels(r)[0]);
+    };
+    const auto by_shared = figures(128, 32, 100 * 1024);  // 2 blocks of 101 KiB with the reserved 1 KiB
+    EXPECT_EQ(by_shared.at("blocks_per_sm"), 2);
+    EXPECT_DOUBLE_EQ(by_shared.at("theoretical_occupancy"), 8.0 / 64);
+    EXPECT_EQ(by_shared.at("occupancy_limited_by_shared"), 1);
+    EXPECT_EQ(by_shared.at("occupancy_limited_by_registers"), 0);
+    const auto by_registers = figures(256, 255, 0);  // 8 warps of 8192 registers: one block
+    EXPECT_EQ(by_registers.at("blocks_per_sm"), 1);
+    EXPECT_EQ(by_registers.at("occupancy_limited_by_registers"), 1);
+    const auto full = figures(256, 32, 512);  // the warps limit: 8 blocks, every warp
+    EXPECT_DOUBLE_EQ(full.at("theoretical_occupancy"), 1.0);
+    EXPECT_EQ(full.at("occupancy_limited_by_registers") + full.at("occupancy_limited_by_shared"), 0);
+    const auto old = records({R"({"type":"device","id":0,"name":"H100","compute_capability":90})", launch(128, 32, 0)});
+    EXPECT_TRUE(kernel_occupancy_figures(old, summarize_kernels(old)[0]).count("theoretical_occupancy") == 0);
+}
