@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <queue>
 
 #include "explain/names/kernel_name.hpp"
 
@@ -139,21 +140,28 @@ void add_staged_peer_figures(const PassRecords &trace, std::map<std::string, dou
     for (const auto &c : trace.copies)
         if (host_copy(c) && c.end > c.start) host.push_back(&c);
     std::stable_sort(host.begin(), host.end(), [](const CopyRecord *a, const CopyRecord *b) { return a->start < b->start; });
-    std::vector<bool> used(host.size(), false);
+    // One pass in start order: copies to the host wait in `pending` until
+    // they have ended, then in `ended` by size, the latest last; a copy to a
+    // GPU pairs with the latest ended one of its size (a program with many
+    // copies is read once, not once per copy).
+    auto later_end = [](const CopyRecord *a, const CopyRecord *b) { return a->end > b->end; };
+    std::priority_queue<const CopyRecord *, std::vector<const CopyRecord *>, decltype(later_end)> pending(later_end);
+    std::map<std::uint64_t, std::vector<const CopyRecord *>> ended;
     f["staged_peer_copies"] = f["staged_peer_bytes"] = f["staged_peer_ms"] = 0;
-    for (std::size_t i = 0; i < host.size(); ++i) {
-        const CopyRecord &up = *host[i];
-        if (up.kind != "HtoD") continue;
-        for (std::size_t j = i; j-- > 0;) {
-            const CopyRecord &down = *host[j];
-            if (used[j] || down.kind != "DtoH" || down.bytes != up.bytes || down.end > up.start) continue;
-            if (down.device == up.device) break;  // the latest such copy came from this GPU: a round trip, not a move
-            used[j] = true;
-            f["staged_peer_copies"] += 1;
-            f["staged_peer_bytes"] += double(up.bytes);
-            f["staged_peer_ms"] += (up.end - up.start + down.end - down.start) / 1e6;
-            break;
+    for (const CopyRecord *c : host) {
+        for (; !pending.empty() && pending.top()->end <= c->start; pending.pop()) ended[pending.top()->bytes].push_back(pending.top());
+        if (c->kind == "DtoH") {
+            pending.push(c);
+            continue;
         }
+        auto it = ended.find(c->bytes);
+        if (it == ended.end() || it->second.empty()) continue;
+        const CopyRecord &down = *it->second.back();
+        if (down.device == c->device) continue;  // the latest such copy came from this GPU: a round trip, not a move
+        it->second.pop_back();
+        f["staged_peer_copies"] += 1;
+        f["staged_peer_bytes"] += double(c->bytes);
+        f["staged_peer_ms"] += (c->end - c->start + down.end - down.start) / 1e6;
     }
 }
 
