@@ -2,45 +2,21 @@
 
 #include <dlfcn.h>
 
-#include <cstdlib>
-#include <iterator>
 #include <mutex>
-#include <vector>
+
+#include "cupti/open_libcupti.hpp"
 
 namespace gmexplain {
 
 namespace {
 
-void *open_cupti(std::string *name, std::string *error) {
-    const std::vector<std::string> names(std::begin(gmcupti::kCuptiLibraryNames), std::end(gmcupti::kCuptiLibraryNames));
-    // A libcupti the program already loaded is the one to share: two copies in
-    // one process would each believe they own the profiler.
-    for (const auto &n : names)
-        if (void *h = dlopen(n.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
-            *name = n;
-            return h;
-        }
-    std::vector<std::string> tries;
-    if (const char *env = std::getenv("GM_CUPTI_LIBRARY"); env && *env) tries.push_back(env);
-    tries.insert(tries.end(), names.begin(), names.end());
-    tries.insert(tries.end(), std::begin(gmcupti::kCuptiLibraryPaths), std::end(gmcupti::kCuptiLibraryPaths));
-    for (const auto &n : tries) {
-        if (void *h = dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL)) {
-            *name = n;
-            return h;
-        }
-        if (error->empty())
-            if (const char *e = dlerror()) *error = e;
-    }
-    return nullptr;
-}
-
 CuptiTable load() {
     CuptiTable t;
-    std::string error;
-    void *h = open_cupti(&t.library, &error);
+    const gmcupti::OpenedCupti opened = gmcupti::open_libcupti();
+    void *h = opened.handle;
+    t.library = opened.library;
     if (!h) {
-        t.reason = "libcupti could not be loaded (" + error +
+        t.reason = "libcupti could not be loaded (" + opened.error +
                    "); add the CUDA toolkit's lib64 (or the cuda-cupti package's folder) to LD_LIBRARY_PATH, "
                    "or name the file in GM_CUPTI_LIBRARY";
         t.profiler_reason = t.reason;

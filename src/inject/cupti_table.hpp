@@ -64,8 +64,8 @@ struct CuptiTable {
     std::string sass_reason;      // why source lines are impossible ("" when they are possible)
 };
 
-// Loads libcupti once: one already in the process first (a framework such as
-// PyTorch may have loaded its own), else GM_CUPTI_LIBRARY, else the usual names.
+// Loads libcupti once, as gmcupti::open_libcupti finds it: GM_CUPTI_LIBRARY,
+// else one already in the process (PyTorch may have loaded its own), else the usual names.
 const CuptiTable &cupti();
 
 // "CUPTI_ERROR_...: text" for a result code.

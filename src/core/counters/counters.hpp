@@ -91,8 +91,9 @@ struct CuptiLoad {
     std::string activity_reason;  // why activity is not set (empty when it is)
 };
 
-// Loads libcupti and libnvperf_host once per process (GM_CUPTI_LIBRARY names
-// libcupti's file when it is not on the loader's path).
+// Loads libcupti and libnvperf_host once per process: libcupti as
+// gmcupti::open_libcupti finds it (GM_CUPTI_LIBRARY's file, else one the
+// process already has, else the loader's path and the toolkit's folders).
 const CuptiLoad &load_cupti();
 
 // For tests: replaces the loader (nullptr restores dlopen). Sessions created

@@ -2,12 +2,11 @@
 // loads and measures without them and says why it cannot count.
 #include <dlfcn.h>
 
-#include <cstdlib>
-#include <iterator>
 #include <mutex>
 
 #include "core/counters/counters.hpp"
 #include "core/counters/cupti_api.hpp"
+#include "cupti/open_libcupti.hpp"
 
 namespace gmlab {
 
@@ -45,25 +44,11 @@ CuptiLoad dlopen_cupti() {
     out.activity_reason = out.reason;
     return out;
 #else
-    std::vector<std::string> names;
-    if (const char *env = std::getenv("GM_CUPTI_LIBRARY"); env && *env)
-        names = {env};
-    else {
-        names.assign(std::begin(gmcupti::kCuptiLibraryNames), std::end(gmcupti::kCuptiLibraryNames));
-        names.insert(names.end(), std::begin(gmcupti::kCuptiLibraryPaths), std::end(gmcupti::kCuptiLibraryPaths));
-    }
-    void *handle = nullptr;
-    std::string first_error;
-    for (const auto &n : names) {
-        handle = dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (handle) {
-            out.library = n;
-            break;
-        }
-        if (first_error.empty()) first_error = dl_error();
-    }
+    const gmcupti::OpenedCupti opened = gmcupti::open_libcupti();
+    void *handle = opened.handle;
+    out.library = opened.library;
     if (!handle) {
-        out.reason = "libcupti (CUDA Profiling Tools Interface) could not be loaded (" + first_error +
+        out.reason = "libcupti (CUDA Profiling Tools Interface) could not be loaded (" + opened.error +
                      "); it comes with the CUDA toolkit (lib64/libcupti.so) or the cuda-cupti package: add its "
                      "directory to LD_LIBRARY_PATH or name the file in GM_CUPTI_LIBRARY";
         out.activity_reason = out.reason;
