@@ -1,10 +1,10 @@
 // explain's estimated gains held to the gains the fixes realised on a GPU
-// (fixtures/h100/gains.json: each example pair's planted program less its
-// fixed twin, medians of their timed regions alone, on an H100). The planted
-// records of that run are explained again: each rule's estimate must lie
-// within its band of the realized gain (1.5x, or the wider band a rule states
-// with its reason). The same records' findings are the confusion matrix of
-// that run (fixtures/h100/expected.json).
+// (fixtures/<gpu>/gains.json: each example pair's planted program less its
+// fixed twin, medians of their timed regions alone, on an H100 and on an
+// H200). The planted records of each run are explained again: each rule's
+// estimate must lie within its band of the realized gain (1.5x, or the wider
+// band a rule states with its reason). The same records' findings are the
+// confusion matrix of that run (fixtures/<gpu>/expected.json).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -18,16 +18,18 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kH100Fixtures = GMX_SOURCE_DIR "/tests/explain/fixtures/h100/";
+const std::string kFixtures = GMX_SOURCE_DIR "/tests/explain/fixtures/";
+// The GPUs whose pairs were measured, each a folder of fixtures.
+const char *const kGpus[] = {"h100", "h200"};
 
 json read_fixture(const std::string &path) {
     std::ifstream in(path);
     return json::parse(in);
 }
 
-json pair_explained(const std::string &program, const std::string &lab_run) {
+json pair_explained(const std::string &gpu, const std::string &program, const std::string &lab_run) {
     Options o;
-    o.from_records = kH100Fixtures + program;
+    o.from_records = kFixtures + gpu + "/" + program;
     o.lab_run = GMX_SOURCE_DIR "/" + lab_run;
     const auto r = explain(o);
     EXPECT_EQ(check_explain_document(r.document), "") << program << ": " << r.message;
@@ -44,11 +46,14 @@ std::vector<json> all_findings(const json &doc) {
 
 }  // namespace
 
-TEST(ExplainGains, EachEstimateHoldsToItsBandOfTheRealizedGain) {
-    const json gains = read_fixture(kH100Fixtures + "gains.json");
+class ExplainGains : public testing::TestWithParam<const char *> {};
+
+TEST_P(ExplainGains, EachEstimateHoldsToItsBandOfTheRealizedGain) {
+    const std::string gpu = GetParam();
+    const json gains = read_fixture(kFixtures + gpu + "/gains.json");
     ASSERT_GE(gains["pairs"].size(), 18u);
     for (const auto &[program, pair] : gains["pairs"].items()) {
-        const json doc = pair_explained(program + "-planted", gains["lab_run"]);
+        const json doc = pair_explained(gpu, program + "-planted", gains["lab_run"]);
         const std::string rule = pair["rule"];
         const double realized = pair["realized_ms"];
         ASSERT_GT(realized, 0) << program;
@@ -59,17 +64,20 @@ TEST(ExplainGains, EachEstimateHoldsToItsBandOfTheRealizedGain) {
             if (f["gain_band"].is_object()) band = f["gain_band"]["factor"].get<double>();
         }
         ASSERT_GE(estimate, 0) << program << ": " << rule << " named with no gain";
-        EXPECT_GE(estimate, realized / band) << program << ": estimated " << estimate << " ms, realized " << realized << " ms";
-        EXPECT_LE(estimate, realized * band) << program << ": estimated " << estimate << " ms, realized " << realized << " ms";
+        EXPECT_GE(estimate, realized / band) << gpu << " " << program << ": estimated " << estimate << " ms, realized " << realized << " ms";
+        EXPECT_LE(estimate, realized * band) << gpu << " " << program << ": estimated " << estimate << " ms, realized " << realized << " ms";
     }
 }
 
-TEST(ExplainGains, TheRecordedPairsGetTheirFindings) {
-    const json want = read_fixture(kH100Fixtures + "expected.json");
+TEST_P(ExplainGains, TheRecordedPairsGetTheirFindings) {
+    const std::string gpu = GetParam();
+    const json want = read_fixture(kFixtures + gpu + "/expected.json");
     ASSERT_GE(want["programs"].size(), 36u);
     for (const auto &[program, rules] : want["programs"].items()) {
         std::set<std::string> named;
-        for (const auto &f : all_findings(pair_explained(program, want["lab_run"]))) named.insert(f["rule"].get<std::string>());
-        EXPECT_EQ(named, rules.get<std::set<std::string>>()) << program;
+        for (const auto &f : all_findings(pair_explained(gpu, program, want["lab_run"]))) named.insert(f["rule"].get<std::string>());
+        EXPECT_EQ(named, rules.get<std::set<std::string>>()) << gpu << " " << program;
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(MeasuredGpus, ExplainGains, testing::ValuesIn(kGpus));

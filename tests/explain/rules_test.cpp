@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <optional>
 
 #include "explain/lab_figures.hpp"
@@ -82,6 +83,60 @@ TEST(ExplainRules, StrideCostIsTheMeasuredRatio) {
                         if (p["x"] == 4) s4 = p["bandwidth_gbs"];
                     }
     EXPECT_DOUBLE_EQ(c.value, s4 / s1);
+}
+
+// The floor a memory-path fix stops at runs at the bandwidth the lab's
+// word-per-thread copy reaches at the kernel's load width, read from the run
+// (figures.json "lab"), never above stream's copy.
+TEST(ExplainRules, TheFixedPatternRunsAtTheLabsWordCopyBandwidth) {
+    const RuleBook book = load_rules();
+    const LabRun lab = committed_h200();
+    ASSERT_EQ(book.lab.count("word_copy_4_gbs"), 1u);
+    std::map<std::string, double> s1;  // word bytes -> stride 1's bandwidth in the committed run
+    for (const auto &res : lab.doc["results"])
+        if (res["experiment"]["name"] == "stride_copy")
+            for (const auto &s : res["series"])
+                for (int w : {4, 8, 16})
+                    if (s["name"] == "guide, " + std::to_string(w) + "-byte words")
+                        for (const auto &p : s["points"])
+                            if (p["x"] == 1) s1[std::to_string(w)] = p["bandwidth_gbs"];
+    ASSERT_EQ(s1.size(), 3u);
+    const double stream = 4176.0;
+    for (const auto &[ideal, want] : std::map<double, std::string>{{4, "4"}, {2.1, "4"}, {8, "8"}, {16, "16"}}) {
+        Figures figures(book, {{"ld_ideal_sectors_per_request", ideal}, {"attainable_dram_gbs", stream}});
+        add_lab_figures(book, figures, &lab);
+        EXPECT_DOUBLE_EQ(*figures.get("fixed_pattern_gbs"), std::min(stream, s1[want])) << ideal;
+    }
+    // Without the lab's figure, stream's copy.
+    Figures bare(book, {{"ld_ideal_sectors_per_request", 4}, {"attainable_dram_gbs", stream}});
+    EXPECT_DOUBLE_EQ(*bare.get("fixed_pattern_gbs"), stream);
+}
+
+// Pageable copies are priced by direction at their mean size: the lab's
+// pageable and pinned bandwidths of that direction.
+TEST(ExplainRules, PageableCopiesArePricedByDirection) {
+    const RuleBook book = load_rules();
+    const LabRun lab = committed_h200();
+    Figures figures(book, {{"pageable_h2d_bytes", 4.0 * (256 << 20)}, {"pageable_h2d_copies", 4},
+                           {"pageable_d2h_bytes", 0}, {"pageable_d2h_copies", 0}});
+    add_lab_figures(book, figures, &lab);
+    const auto pageable = figures.get("pageable_h2d_gbs"), pinned = figures.get("pinned_h2d_gbs");
+    ASSERT_TRUE(pageable && pinned);
+    EXPECT_LT(*pageable * 2, *pinned);  // this run's pageable 256 MiB copies are several times slower
+    EXPECT_FALSE(figures.get("word_copy_4_gbs") == std::nullopt);
+}
+
+TEST(ExplainRules, ALabFigureWithoutItsSeriesIsNamed) {
+    nlohmann::json j = {{"experiment", "stride_copy"}, {"text", "t"}};
+    try {
+        parse_rule({{"id", "x"}, {"scope", "kernel"}, {"title", "t"}, {"when", "1"}, {"finding", "f"}, {"experiment", "e"},
+                    {"fix", "f"}, {"gain", "1"}, {"evidence", nlohmann::json::array()}, {"cost", j}},
+                   "x.json");
+        FAIL() << "a cost with neither summary nor series was accepted";
+    } catch (const std::invalid_argument &e) {
+        EXPECT_NE(std::string(e.what()).find("x.json: cost"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("series"), std::string::npos) << e.what();
+    }
 }
 
 TEST(ExplainRules, ARunOfAnotherGpuIsRefused) {

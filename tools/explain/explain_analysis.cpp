@@ -177,8 +177,11 @@ json explain_kernel(Context &c, const KernelSummary &k, int rank, bool chosen, c
     kj["replay_passes"] = mine.front()->passes;
     kj["counters"] = counters;
     Figures figures(c.book, kernel_base(k, counters, c.attainable, c.trace));
+    add_lab_figures(c.book, figures, c.lab);
     json derived = json::object();
     for (const auto &[name, expr] : c.book.derived)
+        if (const auto v = figures.get(name)) derived[name] = *v;
+    for (const auto &[name, spec] : c.book.lab)
         if (const auto v = figures.get(name)) derived[name] = *v;
     kj["figures"] = derived;
     json shown = json::object();
@@ -280,6 +283,8 @@ json build_document(const Options &o, const RuleBook &book, const PassRun &trace
     Figures run_figs(book, figures_map);
     doc["run"]["figures"] = figures_map;
     add_verdicts(c, doc["run"], apply_rules(book, "run", run_figs, c.lab, c.lab_missing));
+    for (const auto &[name, spec] : book.lab)  // the lab's figures the run's gains read
+        if (const auto v = run_figs.get(name)) doc["run"]["figures"][name] = *v;
     add_pass_notes(c, trace, counting);
     doc["notes"] = c.notes;
     doc["summary"] = {{"findings", c.findings}, {"estimated_gain_ms", c.any_gain ? json(c.gain_ms) : json(nullptr)}};

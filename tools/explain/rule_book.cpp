@@ -57,6 +57,22 @@ void parse_measure(const json &cost, CostSpec &spec, const std::string &origin) 
     }
 }
 
+// Where a figure is read in the lab's run: a summary figure, or a series'
+// point at `at` (over the point at `baseline`, if given).
+CostSpec parse_lab_lookup(const json &c, const std::string &origin) {
+    CostSpec spec;
+    spec.experiment = need_string(c, "experiment", origin);
+    spec.summary = need_string(c, "summary", origin, false);
+    spec.series = need_string(c, "series", origin, spec.summary.empty());
+    spec.value = need_string(c, "value", origin, spec.summary.empty());
+    spec.at = need_string(c, "at", origin, spec.summary.empty());
+    spec.baseline = need_string(c, "baseline", origin, false);
+    parse_measure(c, spec, origin);
+    check_expression(spec.at, origin, "at");
+    check_expression(spec.baseline, origin, "baseline");
+    return spec;
+}
+
 }  // namespace
 
 Rule parse_rule(const json &j, const std::string &origin) {
@@ -78,14 +94,8 @@ Rule parse_rule(const json &j, const std::string &origin) {
     if (!j.contains("cost") || !j["cost"].is_object()) throw std::invalid_argument(origin + ": field \"cost\" is missing");
     const json &c = j["cost"];
     const std::string corigin = origin + ": cost";
-    r.cost.experiment = need_string(c, "experiment", corigin);
-    r.cost.summary = need_string(c, "summary", corigin, false);
-    r.cost.series = need_string(c, "series", corigin, r.cost.summary.empty());
-    r.cost.value = need_string(c, "value", corigin, r.cost.summary.empty());
-    r.cost.at = need_string(c, "at", corigin, r.cost.summary.empty());
-    r.cost.baseline = need_string(c, "baseline", corigin, false);
+    r.cost = parse_lab_lookup(c, corigin);
     r.cost_text = need_string(c, "text", corigin);
-    parse_measure(c, r.cost, corigin);
     if (j.contains("see_also")) {
         if (!j["see_also"].is_array()) throw std::invalid_argument(origin + ": field \"see_also\" must be a list of experiment names");
         for (const auto &e : j["see_also"]) r.see_also.push_back(e.get<std::string>());
@@ -102,8 +112,6 @@ Rule parse_rule(const json &j, const std::string &origin) {
     check_expression(r.limiting, origin, "limiting");
     check_expression(r.when, origin, "when");
     check_expression(r.gain, origin, "gain");
-    check_expression(r.cost.at, origin, "cost.at");
-    check_expression(r.cost.baseline, origin, "cost.baseline");
     return r;
 }
 
@@ -123,6 +131,8 @@ void add_file(RuleBook &book, const std::string &name, const std::string &text) 
         }
         if (j.contains("report"))
             for (const auto &r : j["report"]) book.report.push_back(r.get<std::string>());
+        if (j.contains("lab"))
+            for (const auto &[k, v] : j["lab"].items()) book.lab[k] = parse_lab_lookup(v, name + ": lab: " + k);
         return;
     }
     book.rules.push_back(parse_rule(j, name));
@@ -272,9 +282,16 @@ Finding make_finding(const Rule &rule, Figures &figures, const LabRun *lab, cons
 
 }  // namespace
 
+void add_lab_figures(const RuleBook &book, Figures &figures, const LabRun *lab) {
+    if (!lab) return;
+    for (const auto &[name, spec] : book.lab)
+        if (const Cost c = look_up_cost(*lab, spec, figures.lookup()); c.found) figures.set(name, c.value);
+}
+
 Verdicts apply_rules(const RuleBook &book, const std::string &scope, Figures &figures, const LabRun *lab,
                      const std::string &lab_missing) {
     Verdicts v;
+    add_lab_figures(book, figures, lab);
     for (const auto &rule : book.rules) {
         if (rule.scope != scope) continue;
         const auto holds = evaluate(rule.when, figures.lookup());

@@ -44,6 +44,9 @@ struct RuleBook {
     std::vector<Rule> rules;
     std::map<std::string, std::string> derived;  // figure name -> expression (figures.json)
     std::vector<std::string> report;             // figures printed with every counted kernel (figures.json)
+    // Figures read from the lab's run, as a cost is (figures.json "lab"): the
+    // gains' floors and rates that are measured on this GPU, not assumed.
+    std::map<std::string, CostSpec> lab;
     // The range-profiler metrics the kernel rules read (names with "__").
     std::vector<std::string> metrics() const;
 };
@@ -77,7 +80,10 @@ class Figures {
 public:
     Figures(const RuleBook &book, std::map<std::string, double> base) : book_(book), base_(std::move(base)) {}
     std::optional<double> get(const std::string &name) const;
-    void set(const std::string &name, double v) { base_[name] = v; }
+    void set(const std::string &name, double v) {
+        base_[name] = v;
+        cache_.clear();  // derived figures may read it
+    }
     Lookup lookup() const {
         return [this](const std::string &n) { return get(n); };
     }
@@ -93,6 +99,9 @@ struct Verdicts {
     std::vector<Finding> findings;
     std::vector<std::string> not_evaluated;  // "rule: missing figure a, b"
 };
+
+// Sets the book's lab figures (figures.json "lab") that `lab` holds into `figures`.
+void add_lab_figures(const RuleBook &book, Figures &figures, const LabRun *lab);
 
 // Applies every rule of `scope` to `figures`; costs come from `lab` where given.
 Verdicts apply_rules(const RuleBook &book, const std::string &scope, Figures &figures, const LabRun *lab,

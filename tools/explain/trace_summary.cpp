@@ -118,6 +118,10 @@ void add_copy_figures(const PassRecords &trace, std::map<std::string, double> &f
             f["pageable_copies"] += 1;
             f["pageable_bytes"] += double(c.bytes);
             f["pageable_ms"] += ms;
+            // By direction: the lab times each direction's pageable and pinned copies apart.
+            const std::string dir = c.kind == "HtoD" ? "h2d" : "d2h";
+            f["pageable_" + dir + "_copies"] += 1;
+            f["pageable_" + dir + "_bytes"] += double(c.bytes);
         }
         if (c.bytes < kSmallCopyBytes) {
             f["small_copies"] += 1;
@@ -248,6 +252,7 @@ bool timed(const KernelRecord &k) { return k.start != 0 && k.end > k.start; }
 std::map<std::string, double> run_figures(const PassRecords &trace, std::map<std::string, double> counted_us) {
     std::map<std::string, double> f;
     for (const char *k : {"copies", "copy_ms", "copy_bytes", "pageable_copies", "pageable_bytes", "pageable_ms",
+                          "pageable_h2d_copies", "pageable_h2d_bytes", "pageable_d2h_copies", "pageable_d2h_bytes",
                           "small_copies", "small_copy_ms", "small_copy_bytes", "device_allocs", "device_frees",
                           "allocs_between_kernels", "frees_between_kernels", "kernel_ms", "kernel_launches"})
         f[k] = 0;
