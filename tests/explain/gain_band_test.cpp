@@ -81,3 +81,28 @@ TEST_P(ExplainGains, TheRecordedPairsGetTheirFindings) {
 }
 
 INSTANTIATE_TEST_SUITE_P(MeasuredGpus, ExplainGains, testing::ValuesIn(kGpus));
+
+// The PyTorch training step (examples/explain/outside/torch_training_step.py)
+// as an H200 ran it under gmlab explain at commit 2e10b3b: its compute-bound
+// GEMMs (cuBLAS, CUTLASS) and CUTLASS's attention backward get no limiting
+// finding; the two patterns the script plants at its own lines (a gather over
+// a strided view, a transpose through memory) are named with a gain.
+TEST(ExplainLimiter, TheTorchStepNamesItsOwnLinesAndNoLibraryKernel) {
+    Options o;
+    o.from_records = kFixtures + "torch_training_step-h200";
+    o.lab_run = GMX_SOURCE_DIR "/results/nvidia-h200-standard-suite-e5ee7e1.json";
+    const auto r = explain(o);
+    ASSERT_EQ(check_explain_document(r.document), "") << r.message;
+    int library_counted = 0, named_at_user_lines = 0;
+    for (const auto &k : r.document["kernels"]) {
+        if (!k.value("counted", false)) continue;
+        const bool library = !k.value("library", std::string()).empty();
+        library_counted += library;
+        for (const auto &f : k["findings"]) {
+            if (library) EXPECT_FALSE(f["limiting"].get<bool>()) << k["name"] << ": " << f["rule"];
+            if (!library && f["rule"] == "uncoalesced_global" && f["gain_ms"].is_number()) ++named_at_user_lines;
+        }
+    }
+    EXPECT_GE(library_counted, 3);
+    EXPECT_EQ(named_at_user_lines, 2);
+}

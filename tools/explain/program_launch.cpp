@@ -1,6 +1,7 @@
 #include "explain/program_launch.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -28,6 +30,47 @@ std::string find_on_path(const std::string &program) {
     }
     return "";
 }
+
+// The program being waited for, and a stopping signal that arrived meanwhile.
+volatile sig_atomic_t g_child = 0;
+volatile sig_atomic_t g_pending = 0;
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+// A signal that would stop gmlab explain goes to the program first (kill is
+// async-signal-safe): killed alone, gmlab would leave the program running,
+// holding the GPU's counters from every later profiler.
+extern "C" void forward_to_program(int sig) {
+    g_pending = sig;
+    if (g_child > 0) kill(static_cast<pid_t>(g_child), sig);
+}
+
+// While the program runs, stopping signals are forwarded to it; once it has
+// ended, the caller's dispositions are back and a signal that came is raised
+// again under them (by default it ends this process, as it would have).
+class ForwardSignals {
+public:
+    ForwardSignals() {
+        struct sigaction sa {};
+        sa.sa_handler = forward_to_program;
+        sigemptyset(&sa.sa_mask);
+        for (std::size_t i = 0; i < std::size(kForwarded); ++i) sigaction(kForwarded[i], &sa, &old_[i]);
+    }
+    void child(pid_t pid) {
+        g_child = pid;
+        if (g_pending) kill(pid, g_pending);  // it came between fork and here
+    }
+    ~ForwardSignals() {
+        g_child = 0;
+        for (std::size_t i = 0; i < std::size(kForwarded); ++i) sigaction(kForwarded[i], &old_[i], nullptr);
+        if (const int sig = g_pending) {
+            g_pending = 0;
+            raise(sig);
+        }
+    }
+
+private:
+    struct sigaction old_[std::size(kForwarded)] {};
+};
 
 }  // namespace
 
@@ -86,6 +129,7 @@ ProgramExit run_program(const std::string &resolved, const std::vector<std::stri
         return out;
     }
     const auto t0 = std::chrono::steady_clock::now();
+    ForwardSignals forward;  // the child's exec resets the handlers to their defaults
     const pid_t pid = fork();
     if (pid < 0) {
         out.error = std::string("fork failed: ") + std::strerror(errno);
@@ -94,6 +138,7 @@ ProgramExit run_program(const std::string &resolved, const std::vector<std::stri
         return out;
     }
     if (pid == 0) {
+        for (const int sig : kForwarded) signal(sig, SIG_DFL);  // the program's own, from its first instruction
         close(report[0]);
         for (const auto &[k, v] : env) setenv(k.c_str(), v.c_str(), 1);
         std::vector<char *> args;
@@ -105,6 +150,7 @@ ProgramExit run_program(const std::string &resolved, const std::vector<std::stri
         }
         _exit(127);
     }
+    forward.child(pid);
     close(report[1]);
     int err = 0;
     const bool exec_failed = read(report[0], &err, sizeof err) == static_cast<ssize_t>(sizeof err);
