@@ -232,12 +232,20 @@ def finding_gain(doc, rule):
     return (max(known) if known else None), bool(gains), kernel_ms
 
 
+def finding_band(doc, rule):
+    """The band RULE's gain states it holds to (1.5 where it states none)."""
+    for f in doc['run']['findings'] + [f for k in doc['kernels'] for f in k.get('findings', [])]:
+        if f['rule'] == rule and isinstance(f.get('gain_band'), dict):
+            return f['gain_band']['factor']
+    return 1.5
+
+
 def gains(out):
     """Each pair's estimated gain beside the gain its fix realised (medians of
     the programs' timed regions), and Nsight Compute's estimate on the same
     kernel where it printed one."""
     print('\nEstimated against realized gain (ms; realized = median planted region - median fixed region)')
-    print('%-22s %-24s %9s %9s %9s %7s  %s' % ('program', 'rule', 'estimate', 'planted', 'fixed', 'est/real', 'ncu'))
+    print('%-22s %-24s %9s %9s %9s %7s %5s %4s  %s' % ('program', 'rule', 'estimate', 'planted', 'fixed', 'est/real', 'band', 'held', 'ncu'))
     for program, rule in EXPECTED.items():
         doc = load(os.path.join(out, 'json', '%s-planted.json' % program))
         planted, fixed = region_ms(out, program + '-planted'), region_ms(out, program + '-fixed')
@@ -247,10 +255,12 @@ def gains(out):
         estimate, named, kernel_ms = finding_gain(doc, rule)
         realized = planted - fixed
         ratio = '%7.2f' % (estimate / realized) if estimate is not None and realized > 0 else '      -'
+        band = finding_band(doc, rule)
+        held = 'yes' if estimate is not None and realized > 0 and 1 / band <= estimate / realized <= band else 'NO'
         ncu = ncu_speedup(out, program)
         ncu_text = '%.0f %% of %.3g ms = %.3g ms (%s)' % (ncu[0], kernel_ms, ncu[0] / 100 * kernel_ms, ncu[1]) if ncu and kernel_ms else ''
-        print('%-22s %-24s %9s %9.3f %9.3f %s  %s' % (program, rule, '%.3f' % estimate if estimate is not None else ('no cost' if named else 'not named'),
-                                                     planted, fixed, ratio, ncu_text))
+        print('%-22s %-24s %9s %9.3f %9.3f %s %5.1f %4s  %s' % (program, rule, '%.3f' % estimate if estimate is not None else ('no cost' if named else 'not named'),
+                                                                planted, fixed, ratio, band, held, ncu_text))
 
 
 def gains_json(out):
