@@ -63,7 +63,11 @@ GM_API void gm_explain_options_init(gm_explain_options *options);
  * found, not executable, a script without an interpreter line, a kernel
  * pattern that matched nothing; GM_ERROR_NOT_SUPPORTED: the injection library
  * could not be loaded; GM_ERROR_INTERNAL: explain itself failed;
- * GM_ERROR_OUT_OF_MEMORY: no handle could be made (*out is NULL). */
+ * GM_ERROR_OUT_OF_MEMORY: no handle could be made (*out is NULL).
+ * While the program runs, SIGINT, SIGTERM, SIGHUP and SIGQUIT are forwarded to
+ * it and waited for: the caller's dispositions are replaced for that time,
+ * restored when it ends, and a signal that came meanwhile is raised again
+ * under them (so that a stopped caller does not leave the program running). */
 GM_API gm_status gm_explain_program(gm_explain **out, const gm_explain_options *options);
 
 /* What an in-process session needs (the Python binding's explain.session()):
