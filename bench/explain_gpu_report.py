@@ -218,26 +218,20 @@ def ncu_speedup(out, program):
 
 def finding_gain(doc, rule):
     """The estimated gain of RULE in a document (ms; the largest where named
-    more than once), whether a cost was found, and the kernels' traced time."""
-    gains, kernel_ms = [], 0.0
-    for f in doc['run']['findings']:
-        if f['rule'] == rule:
-            gains.append(f.get('gain_ms'))
-    for k in doc['kernels']:
-        for f in k.get('findings', []):
-            if f['rule'] == rule:
-                gains.append(f.get('gain_ms'))
-                kernel_ms += k.get('total_ms', 0) or 0
+    more than once), whether a cost was found, the kernels' traced time and
+    the band the gain states it holds to (1.5 where it states none)."""
+    gains, kernel_ms, band = [], 0.0, 1.5
+    named = [(f, None) for f in doc['run']['findings']] + [(f, k) for k in doc['kernels'] for f in k.get('findings', [])]
+    for f, k in named:
+        if f['rule'] != rule:
+            continue
+        gains.append(f.get('gain_ms'))
+        if k is not None:
+            kernel_ms += k.get('total_ms', 0) or 0
+        if isinstance(f.get('gain_band'), dict):
+            band = f['gain_band']['factor']
     known = [g for g in gains if g is not None]
-    return (max(known) if known else None), bool(gains), kernel_ms
-
-
-def finding_band(doc, rule):
-    """The band RULE's gain states it holds to (1.5 where it states none)."""
-    for f in doc['run']['findings'] + [f for k in doc['kernels'] for f in k.get('findings', [])]:
-        if f['rule'] == rule and isinstance(f.get('gain_band'), dict):
-            return f['gain_band']['factor']
-    return 1.5
+    return (max(known) if known else None), bool(gains), kernel_ms, band
 
 
 def gains(out):
@@ -252,10 +246,9 @@ def gains(out):
         if doc is None or planted is None or fixed is None:
             print('%-22s %-24s (not measured)' % (program, rule))
             continue
-        estimate, named, kernel_ms = finding_gain(doc, rule)
+        estimate, named, kernel_ms, band = finding_gain(doc, rule)
         realized = planted - fixed
         ratio = '%7.2f' % (estimate / realized) if estimate is not None and realized > 0 else '      -'
-        band = finding_band(doc, rule)
         held = 'yes' if estimate is not None and realized > 0 and 1 / band <= estimate / realized <= band else 'NO'
         ncu = ncu_speedup(out, program)
         ncu_text = '%.0f %% of %.3g ms = %.3g ms (%s)' % (ncu[0], kernel_ms, ncu[0] / 100 * kernel_ms, ncu[1]) if ncu and kernel_ms else ''
@@ -274,7 +267,7 @@ def gains_json(out):
         planted, fixed = region_ms(out, program + '-planted'), region_ms(out, program + '-fixed')
         if doc is None or planted is None or fixed is None or needs_more_gpus(out, program):
             continue
-        estimate, _, _ = finding_gain(doc, rule)
+        estimate, _, _, _ = finding_gain(doc, rule)
         pairs[program] = {'rule': rule, 'planted_ms': round(planted, 4), 'fixed_ms': round(fixed, 4),
                           'realized_ms': round(planted - fixed, 4),
                           'estimate_ms': None if estimate is None else round(estimate, 4)}

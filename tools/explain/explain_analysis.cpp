@@ -283,7 +283,7 @@ json build_document(const Options &o, const RuleBook &book, const PassRun &trace
     Figures run_figs(book, figures_map);
     doc["run"]["figures"] = figures_map;
     add_verdicts(c, doc["run"], apply_rules(book, "run", run_figs, c.lab, c.lab_missing));
-    for (const auto &[name, spec] : book.lab)  // the lab's figures the run's gains read
+    for (const auto &[name, spec] : book.lab)  // the lab's figures found for the run, as its gains saw them
         if (const auto v = run_figs.get(name)) doc["run"]["figures"][name] = *v;
     add_pass_notes(c, trace, counting);
     doc["notes"] = c.notes;

@@ -52,6 +52,7 @@ public:
     ForwardSignals() {
         struct sigaction sa {};
         sa.sa_handler = forward_to_program;
+        sa.sa_flags = SA_RESTART;  // the read of the exec report goes on after a forwarded signal
         sigemptyset(&sa.sa_mask);
         for (std::size_t i = 0; i < std::size(kForwarded); ++i) sigaction(kForwarded[i], &sa, &old_[i]);
     }
