@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -16,6 +17,7 @@
 #include "inject/cupti_table.hpp"
 #include "inject/kernel_choice.hpp"
 #include "inject/metric_groups.hpp"
+#include "inject/phase_times.hpp"
 #include "inject/record_sink.hpp"
 #include "inject/record_types.hpp"
 
@@ -49,6 +51,7 @@ struct State {
     std::uint32_t running_site = 0;  // its call site (call_sites.hpp), 0 for none
     std::uint64_t running_launch = 0;
     std::uint32_t running_correlation = 0;
+    std::chrono::steady_clock::time_point count_started;  // after the profiler's set-up (phase_times.hpp)
     unsigned running_grid[3] = {0, 0, 0}, running_block[3] = {0, 0, 0};  // the launch's, for the runs' join
     KernelChoice choice;  // the kernels this pass works on
     std::map<std::pair<std::string, std::uint32_t>, std::uint64_t> counted;  // launches counted per kernel and site
@@ -127,6 +130,20 @@ void build_config(const CuptiTable &api, ContextProfiler &p, std::vector<std::ui
     p.passes = c.passes;
 }
 
+// The context's configuration with every metric of the plan; false (nothing
+// kept) where the chip refuses one of them.
+bool configured_whole(const CuptiTable &api, ContextProfiler &p, std::vector<std::uint8_t> &availability) {
+    p.metrics = g_state->plan.metrics;
+    try {
+        build_config(api, p, availability);
+        return true;
+    } catch (const CuptiFailure &) {
+        p.metrics.clear();
+        p.names.clear();
+        return false;
+    }
+}
+
 // How many passes the range profiler needs for `metrics` on this chip; 0
 // where they cannot be configured.
 std::size_t passes_needed(const CuptiTable &api, const std::string &chip, std::vector<std::uint8_t> &availability,
@@ -183,6 +200,7 @@ void initialize_profiler() {
 ContextProfiler &profiler_for(CUcontext ctx) {
     auto it = g_state->contexts.find(ctx);
     if (it != g_state->contexts.end()) return it->second;
+    PhaseTimer timer(Phase::profiler_setup);
     const auto &api = cupti();
     initialize_profiler();
     ContextProfiler p;
@@ -190,10 +208,17 @@ ContextProfiler &profiler_for(CUcontext ctx) {
     cupti_check(api.cuptiGetDeviceId(ctx, &device), "cuptiGetDeviceId");
     p.chip = gmcupti::chip_name(api, cupti_check, device);
     std::vector<std::uint8_t> availability = gmcupti::counter_availability(api, cupti_check, ctx);
+    // The common case, every metric taken, configures once: the host object
+    // and image the counting keeps (a host object costs a load of the chip's
+    // metric tables). Only where that fails is each metric tried alone.
+    if (!g_state->plan.application_replay && configured_whole(api, p, availability)) {
+        p.object = gmcupti::enable(api, cupti_check, ctx);
+        return g_state->contexts[ctx] = std::move(p);
+    }
     std::vector<const char *> asked;
     for (const auto &m : g_state->plan.metrics) asked.push_back(m.c_str());
     std::string unsupported;
-    if (metrics_supported(api, p.chip, availability, asked)) {
+    if (g_state->plan.application_replay && metrics_supported(api, p.chip, availability, asked)) {
         p.metrics = g_state->plan.metrics;
     } else {  // which ones: each alone
         for (const auto &m : g_state->plan.metrics) {
@@ -219,6 +244,7 @@ void start_count(CUcontext ctx, const std::string &kernel, std::uint32_t site, s
                  std::size_t ranges = 1) {
     const auto &api = cupti();
     ContextProfiler &p = profiler_for(ctx);
+    g_state->count_started = std::chrono::steady_clock::now();
     g_state->data = gmcupti::counter_data_image(api, cupti_check, p.object, p.names, ranges);
     // User replay with a one-pass configuration: the launch runs once and
     // nothing is replayed; kernel replay saves, replays and restores it.
@@ -275,10 +301,12 @@ void finish_count() {
     const std::size_t total = gmcupti::counter_data_ranges(api, cupti_check, g_state->data);
     if (total < 1) {
         counter_note("the range profiler recorded no range for a launch of " + g_state->running_kernel);
+        phase_add(Phase::counting, std::chrono::duration<double>(std::chrono::steady_clock::now() - g_state->count_started).count());
         return;
     }
     const std::size_t ranges = std::min<std::size_t>(total, g_state->running_ranges);
     for (std::size_t i = 0; i < ranges; ++i) write_range(p, i, ranges);
+    phase_add(Phase::counting, std::chrono::duration<double>(std::chrono::steady_clock::now() - g_state->count_started).count());
 }
 
 // The heads of the driver calls' parameter structures (generated_cuda_meta.h's
@@ -420,6 +448,7 @@ void on_context_created() {
     std::lock_guard<std::mutex> lock(g_state->mutex);
     if (g_state->failed) return;
     try {
+        PhaseTimer timer(Phase::profiler_setup);
         initialize_profiler();
     } catch (const CuptiFailure &f) {
         g_state->failed = true;

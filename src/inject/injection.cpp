@@ -33,6 +33,7 @@
 #include <cuda.h>
 
 #include "inject/counter_pass.hpp"
+#include "inject/phase_times.hpp"
 #include "inject/cupti_table.hpp"
 #include "inject/record_sink.hpp"
 #include "inject/sass_pass.hpp"
@@ -59,9 +60,13 @@ std::uint64_t env_number(const char *name, std::uint64_t fallback) {
 std::string g_pass;
 
 void at_exit() {
-    if (g_pass == "lines") lines_stop();
-    if (g_pass != "trace") counters_stop();
-    trace_flush();
+    {
+        PhaseTimer timer(Phase::exit);
+        if (g_pass == "lines") lines_stop();
+        if (g_pass != "trace") counters_stop();
+        trace_flush();
+    }
+    phase_write_record();
     sink_write(Line().field("type", records::kExit).field("pid", std::int64_t(getpid())));
     sink_flush();
 }
@@ -133,6 +138,8 @@ void start_lines() {
 int initialize() {
     const std::string out = env(vars::kOut);
     if (out.empty()) return 1;  // loaded without gmlab explain: stay out of the way
+    phase_mark_loaded();
+    PhaseTimer timer(Phase::initialize);
     g_pass = env(vars::kPass);
     if (g_pass != "counters" && g_pass != "single" && g_pass != "lines") g_pass = "trace";
     sink_open(out, records_name());

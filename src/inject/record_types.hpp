@@ -25,6 +25,7 @@ constexpr const char *kMetricGroups = "metric_groups";
 constexpr const char *kNodeClone = "node_clone";
 constexpr const char *kNodeSite = "node_site";
 constexpr const char *kNote = "note";
+constexpr const char *kPhaseTimes = "phase_times";
 constexpr const char *kProcess = "process";
 constexpr const char *kSassMetrics = "sass_metrics";
 constexpr const char *kSignal = "signal";

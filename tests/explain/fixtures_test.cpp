@@ -5,6 +5,9 @@
 // recorded program, the rules explain must name (the confusion matrix).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <fstream>
 #include <set>
 
@@ -46,4 +49,39 @@ TEST(ExplainFixtures, EachProgramGetsExactlyItsFindings) {
             for (const auto &f : k.value("findings", nlohmann::json::array()))
                 EXPECT_TRUE(f["cost"]["found"].get<bool>()) << program << " " << f["rule"];
     }
+}
+
+// Where the program's time under the injection went (the phase_times record
+// each process writes at exit) reaches the document and the printed "time:"
+// line, summed over processes, beside explain's own analysis time.
+TEST(ExplainFixtures, ThePhasesOfTheProgramsTimeAreReported) {
+    char pattern[] = "/tmp/gmlab-phases-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    const std::string dir = pattern;
+    const std::string from = GMX_SOURCE_DIR "/tests/explain/fixtures/h200/strided_access-planted/single-8529.jsonl";
+    {
+        std::ifstream in(from);
+        std::ofstream out(dir + "/single-8529.jsonl");
+        out << in.rdbuf();
+        out << R"({"type":"phase_times","pid":8529,"before_cuda_s":0.125,"initialize_s":0.03,"profiler_setup_s":0.25,"counting_s":0.5,"exit_s":0.0625})" << "\n";
+        // A second process's record adds to the first's; a field that is not a time is left out.
+        out << R"({"type":"phase_times","pid":8530,"before_cuda_s":0.125,"counting_s":0.25,"note":"x"})" << "\n";
+    }
+    Options o;
+    o.from_records = dir;
+    o.lab_run = GMX_SOURCE_DIR "/results/nvidia-h200-standard-suite.json";
+    const auto r = explain(o);
+    std::remove((dir + "/single-8529.jsonl").c_str());
+    rmdir(dir.c_str());
+    ASSERT_EQ(check_explain_document(r.document), "") << r.message;
+    const auto &in_program = r.document["passes"]["trace"]["in_program"];
+    EXPECT_DOUBLE_EQ(in_program["before_cuda_s"].get<double>(), 0.25);
+    EXPECT_DOUBLE_EQ(in_program["counting_s"].get<double>(), 0.75);
+    EXPECT_DOUBLE_EQ(in_program["profiler_setup_s"].get<double>(), 0.25);
+    EXPECT_FALSE(in_program.contains("note"));
+    EXPECT_GE(r.document["passes"]["analysis"]["seconds"].get<double>(), 0.0);
+    const std::string text = explanation_text(r.document);
+    EXPECT_NE(text.find("(before CUDA 0.25, set-up 0.03, profiler set-up 0.25, counting 0.75, at exit 0.06)"), std::string::npos)
+        << text.substr(0, 600);
+    EXPECT_NE(text.find(", analysis "), std::string::npos);
 }

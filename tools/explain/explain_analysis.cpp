@@ -270,6 +270,10 @@ json build_document(const Options &o, const RuleBook &book, const PassRun &trace
                                    {"available", counting && counting->records.counters_unavailable.empty()},
                                    {"reason", counting ? counting->records.counters_unavailable : "--counters off"},
                                    {"launches_counted", counting ? counting->records.counters.size() : 0}}}};
+    // Where the program's time under the injection went (phase_times.hpp).
+    if (!trace.records.phase_seconds.empty()) doc["passes"]["trace"]["in_program"] = trace.records.phase_seconds;
+    if (counting && !counting->records.phase_seconds.empty())
+        doc["passes"]["counters"]["in_program"] = counting->records.phase_seconds;
     doc["kernels_total"] = int(kernels.size());
     doc["kernels"] = json::array();
     int rank = 0;

@@ -152,6 +152,29 @@ std::string to_measure_text(const json &cost) {
 }
 
 // Where the costs came from: the run document, or the experiments measured now.
+// A pass's time inside the program, where the records give it: "(before
+// CUDA 0.12, set-up 0.05, profiler set-up 0.21, counting 0.12, at exit 0.03)".
+std::string in_program_text(const json &pass) {
+    if (!pass.contains("in_program") || !pass["in_program"].is_object()) return "";
+    static const std::pair<const char *, const char *> kPhases[] = {
+        {"before_cuda_s", "before CUDA"}, {"initialize_s", "set-up"}, {"profiler_setup_s", "profiler set-up"},
+        {"counting_s", "counting"}, {"exit_s", "at exit"}};
+    std::string out;
+    for (const auto &[key, label] : kPhases)
+        if (pass["in_program"].contains(key))
+            out += (out.empty() ? "" : ", ") + std::string(label) + " " + fmt("%.2f", pass["in_program"][key].get<double>());
+    return out.empty() ? "" : " (" + out + ")";
+}
+
+// The passes' times: each run of the program, and explain's own analysis.
+std::string time_text(const json &passes) {
+    std::string out = "trace " + fmt("%.2f", passes["trace"].value("seconds", 0.0)) + " s" + in_program_text(passes["trace"]) +
+                      ", counters " + fmt("%.2f", passes["counters"].value("seconds", 0.0)) + " s" +
+                      in_program_text(passes["counters"]);
+    if (passes.contains("analysis")) out += ", analysis " + fmt("%.2f", passes["analysis"].value("seconds", 0.0)) + " s";
+    return out;
+}
+
 std::string costs_from(const json &lab) {
     if (lab["run"].is_null()) return "none (" + lab.value("missing", "") + ")";
     std::string out = lab["run"].get<std::string>();
@@ -299,8 +322,7 @@ std::string explanation_text(const json &doc) {
     if (prog.value("signal", 0)) o << " (signal " << prog["signal"].get<int>() << ")";
     o << "; " << prog["processes"].get<int>() << " CUDA process(es)\n";
     o << "costs from: " << costs_from(doc["lab"]) << "\n";
-    o << "time: trace " << fmt("%.2f", doc["passes"]["trace"]["seconds"].get<double>()) << " s, counters "
-      << fmt("%.2f", doc["passes"]["counters"]["seconds"].get<double>()) << " s\n\n";
+    o << "time: " << time_text(doc["passes"]) << "\n\n";
     o << "Kernels by total time (" << doc["kernels_total"].get<int>() << " kernels, "
       << fmt("%.3g", doc["run"]["figures"].value("kernel_ms", 0.0)) << " ms on the GPU):\n";
     for (const auto &k : doc["kernels"]) {

@@ -144,6 +144,7 @@ void merge_counts(PassRun &into, const PassRun &more) {
     for (const auto &c : more.records.counters) into.records.counters.push_back(c);
     if (into.records.counters_unavailable.empty()) into.records.counters_unavailable = more.records.counters_unavailable;
     for (const auto &n : more.records.notes) into.records.notes.push_back(n);
+    for (const auto &[phase, seconds] : more.records.phase_seconds) into.records.phase_seconds[phase] += seconds;
     into.exit = more.exit;
 }
 
@@ -306,6 +307,17 @@ void describe_application_replay(json &doc, const ApplicationReplay &a) {
     }
 }
 
+// analyse(), its own time in the document (passes.analysis.seconds): what
+// explain spends beyond the program's runs.
+Outcome timed_analyse(const Options &o, const PassRun &trace, const PassRun *counting, double counting_seconds) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Outcome out = analyse(o, trace, counting, counting_seconds);
+    if (out.document.is_object() && out.document.contains("passes"))
+        out.document["passes"]["analysis"] = {
+            {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+    return out;
+}
+
 }  // namespace
 
 std::string find_injection(const std::string &exe_dir) {
@@ -393,7 +405,7 @@ Outcome explain(const Options &options) {
             const auto t0 = std::chrono::steady_clock::now();
             const ApplicationReplay replay = count_by_application_replay(o, resolved, folder, chosen, trace);
             const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            result = analyse(o, trace, &replay.counting, seconds);
+            result = timed_analyse(o, trace, &replay.counting, seconds);
             if (!result.document.is_null()) describe_application_replay(result.document, replay);
         } else if (o.counters) {
             const auto t0 = std::chrono::steady_clock::now();
@@ -404,9 +416,9 @@ Outcome explain(const Options &options) {
                 merge_counts(counting, more);
             }
             const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            result = analyse(o, trace, &counting, seconds);
+            result = timed_analyse(o, trace, &counting, seconds);
         } else {
-            result = analyse(o, trace, nullptr, 0);
+            result = timed_analyse(o, trace, nullptr, 0);
         }
         if (o.lines && !chosen.empty() && !result.document.is_null()) add_lines_pass(o, resolved, folder, chosen, result.document);
     }

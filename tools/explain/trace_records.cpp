@@ -237,7 +237,11 @@ void add_record(PassRecords &out, const std::string &line, int pid) {
     else if (type == records::kCallsite) add_call_site(out, j, pid);
     else if (type == records::kNodeSite) out.node_sites[{pid, num<std::uint64_t>(j, "node")}] = num<std::uint64_t>(j, "site");
     else if (type == records::kNodeClone) out.node_originals[{pid, num<std::uint64_t>(j, "node")}] = num<std::uint64_t>(j, "original");
-    else if (type == records::kLaunchSite) out.launch_sites[{pid, num<std::uint64_t>(j, "correlation")}] = num<std::uint64_t>(j, "site");
+    else if (type == records::kPhaseTimes) {
+        for (const auto &[key, value] : j.items())
+            if (key.size() > 2 && key.compare(key.size() - 2, 2, "_s") == 0 && value.is_number())
+                out.phase_seconds[key] += value.get<double>();
+    } else if (type == records::kLaunchSite) out.launch_sites[{pid, num<std::uint64_t>(j, "correlation")}] = num<std::uint64_t>(j, "site");
 }
 
 void read_record_files(const std::string &folder, const std::string &pass,

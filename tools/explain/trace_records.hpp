@@ -93,6 +93,10 @@ struct PassRecords {
     std::vector<CounterRecord> counters;
     std::map<std::string, std::uint64_t> launches;  // counting pass: launches per mangled name
     std::vector<std::vector<std::string>> metric_groups;  // application replay: the one-pass groups of the metrics
+    // Where the processes' time under the injection went ("before_cuda_s",
+    // "initialize_s", "profiler_setup_s", "counting_s", "exit_s"), summed
+    // over the processes (src/inject/phase_times.hpp).
+    std::map<std::string, double> phase_seconds;
     std::map<std::string, CallSiteRecord> sites;           // by key
     // Read but not yet joined (resolve_call_sites): each process numbers its
     // sites, and names a launch's site by the launch's correlation id.
