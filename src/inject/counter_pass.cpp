@@ -12,7 +12,7 @@
 
 #include "cupti/range_profiler_host.hpp"
 #include "cupti/range_profiler_target.hpp"
-#include "inject/call_sites.hpp"
+#include "inject/sites/call_sites.hpp"
 #include "inject/cupti_call.hpp"
 #include "inject/cupti_table.hpp"
 #include "inject/kernel_choice.hpp"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cupti/cupti_params.hpp"
-#include "inject/call_sites.hpp"
+#include "inject/sites/call_sites.hpp"
 #include "inject/cupti_table.hpp"
 
 namespace gmexplain {

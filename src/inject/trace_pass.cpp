@@ -6,7 +6,7 @@
 #include <mutex>
 #include <vector>
 
-#include "inject/call_sites.hpp"
+#include "inject/sites/call_sites.hpp"
 #include "inject/cupti_call.hpp"
 #include "inject/cupti_table.hpp"
 #include "inject/record_sink.hpp"

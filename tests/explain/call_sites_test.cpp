@@ -17,11 +17,11 @@
 #include "explain/program_launch.hpp"
 #include "explain/trace_records.hpp"
 #include "explain/trace_summary.hpp"
-#include "inject/host_frames.hpp"
+#include "inject/sites/host_frames.hpp"
 #include "inject/kernel_choice.hpp"
-#include "inject/nvtx_ranges.hpp"
+#include "inject/sites/nvtx_ranges.hpp"
 #include "inject/site_key.hpp"
-#include "inject/python_frames.hpp"
+#include "inject/sites/python_frames.hpp"
 
 using namespace gmexplain;
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "inject/python_frames.hpp"
+#include "inject/sites/python_frames.hpp"
 
 extern "C" __attribute__((visibility("default"))) const char *gmx_python_line() {
     thread_local std::string text;

@@ -10,7 +10,7 @@
 
 namespace gmexplain {
 
-// Where a launch was made in the user's program (inject/call_sites.hpp).
+// Where a launch was made in the user's program (inject/sites/call_sites.hpp).
 struct CallSiteRecord {
     std::string file, function, op, backward;  // backward: the autograd node running it ("MmBackward0")
     std::string inner_op;                      // the innermost operator where it differs from op ("aten::gather")

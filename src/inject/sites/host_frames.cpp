@@ -1,4 +1,4 @@
-#include "inject/host_frames.hpp"
+#include "inject/sites/host_frames.hpp"
 
 #include <dlfcn.h>
 #include <elf.h>

@@ -1,4 +1,4 @@
-#include "inject/nvtx_ranges.hpp"
+#include "inject/sites/nvtx_ranges.hpp"
 
 #define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>

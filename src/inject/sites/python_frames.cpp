@@ -1,4 +1,4 @@
-#include "inject/python_frames.hpp"
+#include "inject/sites/python_frames.hpp"
 
 #include <dlfcn.h>
 

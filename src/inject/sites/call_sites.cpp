@@ -1,13 +1,13 @@
-#include "inject/call_sites.hpp"
+#include "inject/sites/call_sites.hpp"
 
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <tuple>
 
-#include "inject/host_frames.hpp"
-#include "inject/nvtx_ranges.hpp"
-#include "inject/python_frames.hpp"
+#include "inject/sites/host_frames.hpp"
+#include "inject/sites/nvtx_ranges.hpp"
+#include "inject/sites/python_frames.hpp"
 #include "inject/record_sink.hpp"
 #include "inject/site_key.hpp"
 #include "inject/variables.hpp"
