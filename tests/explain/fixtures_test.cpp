@@ -85,3 +85,44 @@ TEST(ExplainFixtures, ThePhasesOfTheProgramsTimeAreReported) {
         << text.substr(0, 600);
     EXPECT_NE(text.find(", analysis "), std::string::npos);
 }
+
+// The single pass's kernels launched once are counted by another run of the
+// program only where they hold kRerunShare of the kernel time: l2_eviction's
+// two fill_ones launches (3 % of it, H200) are left, and say why; its
+// table_gather, counted in the single pass, keeps its finding. Records kept
+// with that run are read whatever the share (they cost no run).
+TEST(ExplainFixtures, KernelsLaunchedOnceAreCountedOnlyWhereARunIsWorthIt) {
+    char pattern[] = "/tmp/gmlab-rerun-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    const std::string dir = pattern, fixture = GMX_SOURCE_DIR "/tests/explain/fixtures/h200/l2_eviction-planted";
+    {
+        std::ifstream in(fixture + "/single-9409.jsonl");
+        std::ofstream out(dir + "/single-9409.jsonl");
+        out << in.rdbuf();
+    }
+    auto explained = [](const std::string &folder) {
+        Options o;
+        o.from_records = folder;
+        o.lab_run = GMX_SOURCE_DIR "/results/nvidia-h200-standard-suite.json";
+        return explain(o).document;
+    };
+    const auto alone = explained(dir), with_run = explained(fixture);
+    std::remove((dir + "/single-9409.jsonl").c_str());
+    rmdir(dir.c_str());
+    ASSERT_EQ(check_explain_document(alone), "");
+    int left = 0;
+    for (const auto &k : alone["kernels"]) {
+        if (k["name"].get<std::string>().rfind("fill_ones", 0) == 0) {
+            EXPECT_FALSE(k["counted"].get<bool>());
+            EXPECT_NE(k.value("not_counted", "").find("not worth another run of the program"), std::string::npos) << k.dump();
+            ++left;
+        } else {
+            EXPECT_TRUE(k["counted"].get<bool>()) << k["name"];
+            EXPECT_EQ(k["findings"][0]["rule"], "l2_evicted_reuse");
+        }
+    }
+    EXPECT_EQ(left, 2);
+    int counted = 0;
+    for (const auto &k : with_run["kernels"]) counted += k["counted"].get<bool>();
+    EXPECT_EQ(counted, 3);
+}

@@ -2,6 +2,7 @@
 // figures and findings; the run-scope findings; the notes that say what was
 // not collected and why.
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <limits>
 #include <set>
@@ -161,6 +162,16 @@ json explain_kernel(Context &c, const KernelSummary &k, int rank, bool chosen, c
     std::vector<const CounterRecord *> mine;
     for (const auto &r : counting->records.counters)
         if (counts_for(r, k)) mine.push_back(&r);
+    const bool left = std::any_of(counting->not_worth_a_run.begin(), counting->not_worth_a_run.end(),
+                                  [&](const auto &x) { return x.first == k.mangled && x.second == k.site; });
+    if (mine.empty() && left) {
+        char share[32];
+        std::snprintf(share, sizeof share, "%.1f", 100 * counting->not_worth_share);
+        kj["not_counted"] = std::string("not counted in the single pass (launched ") + (k.launches == 1 ? "once" : "too few times") +
+                            "), and the kernels left so took " + share +
+                            " % of the kernels' time together: not worth another run of the program (--passes 2 counts it)";
+        return kj;
+    }
     if (mine.empty()) {
         std::string why = !counting->records.counters_unavailable.empty() ? counting->records.counters_unavailable
                           : k.graph_launches == k.launches

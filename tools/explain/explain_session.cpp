@@ -140,6 +140,13 @@ std::vector<KernelSummary> uncounted(const std::vector<KernelSummary> &chosen, c
     return out;
 }
 
+// The kernels' summed share of the GPU's kernel time.
+double share_of(const std::vector<KernelSummary> &kernels) {
+    double share = 0;
+    for (const auto &k : kernels) share += k.share_of_gpu_time;
+    return share;
+}
+
 void merge_counts(PassRun &into, const PassRun &more) {
     for (const auto &c : more.records.counters) into.records.counters.push_back(c);
     if (into.records.counters_unavailable.empty()) into.records.counters_unavailable = more.records.counters_unavailable;
@@ -377,8 +384,8 @@ Outcome explain(const Options &options) {
     if (folder.empty()) return stop(kExplainFailed, "could not create a folder for the records in $TMPDIR or /tmp");
 
     const std::string first = !o.from_records.empty() ? (has_pass(folder, "single") ? "single" : "trace")
-                                                      : (o.passes == 1 ? "single" : "trace");
-    const PassRun trace = run_pass(o, resolved, folder, first, o.passes == 1 ? single_env(o) : Env{});
+                                                      : (o.passes == 1 && o.counters ? "single" : "trace");
+    const PassRun trace = run_pass(o, resolved, folder, first, first == "single" ? single_env(o) : Env{});
     if (!trace.exit.error.empty()) {
         if (temporary) remove_folder(folder);
         return stop(kProgramNotExecutable, trace.exit.error);
@@ -411,7 +418,14 @@ Outcome explain(const Options &options) {
             const auto t0 = std::chrono::steady_clock::now();
             PassRun counting = counted_in(trace, first == "single");
             const auto missing = uncounted(chosen, counting.records);
-            if (!missing.empty() && counting.records.counters_unavailable.empty()) {
+            // Records kept with a counting run are read whatever their share: that costs no run.
+            const bool worth = first != "single" || share_of(missing) >= kRerunShare ||
+                               (!o.from_records.empty() && has_pass(folder, "counters"));
+            if (!worth) {
+                for (const auto &k : missing) counting.not_worth_a_run.emplace_back(k.mangled, k.site);
+                counting.not_worth_share = share_of(missing);
+            }
+            if (!missing.empty() && worth && counting.records.counters_unavailable.empty()) {
                 const PassRun more = run_pass(o, resolved, folder, "counters", counters_env(o, missing));
                 merge_counts(counting, more);
             }

@@ -75,7 +75,18 @@ std::vector<std::pair<std::string, std::string>> session_env(const Options &o, s
 struct PassRun {
     PassRecords records;
     ProgramExit exit;
+    // The single pass's chosen kernels it did not count (each launched once),
+    // left so rather than run the program again: together they took less
+    // than kRerunShare of the GPU's kernel time. By mangled name and site.
+    std::vector<std::pair<std::string, std::string>> not_worth_a_run;
+    double not_worth_share = 0;  // their summed share of the kernel time
 };
+
+// The share of the kernels' time that uncounted kernels must hold for the
+// single pass to run the program once more to count them (a run of the
+// program costs more than their findings could gain: each kernel's gains are
+// bounded by its own time).
+constexpr double kRerunShare = 0.05;
 
 // The kernels to count: --kernel-regex's matches (every kernel without it),
 // longest total time first, --kernels of them.
