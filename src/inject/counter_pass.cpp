@@ -106,6 +106,7 @@ using gmcupti::HostConfig;
 // gmcupti::configure_host, a refusal thrown as CuptiFailure (the host object released).
 HostConfig configure_host(const CuptiTable &api, const std::string &chip, std::vector<std::uint8_t> &availability,
                           const std::vector<const char *> &metrics, bool with_image) {
+    PhaseTimer timer(Phase::host_config);
     return gmcupti::configure_host(api, cupti_check, chip, availability, metrics, with_image);
 }
 
@@ -297,6 +298,7 @@ void finish_count() {
     if (g_state->plan.application_replay && !all_submitted)
         throw CuptiFailure{"application replay: the range profiler wants more passes of a launch of " + g_state->running_kernel};
     // How many ranges were dropped is not reported: the ranges decoded are written.
+    PhaseTimer timer(Phase::evaluate);
     gmcupti::decode_data(api, cupti_check, p.object);
     const std::size_t total = gmcupti::counter_data_ranges(api, cupti_check, g_state->data);
     if (total < 1) {

@@ -10,7 +10,10 @@
 
 namespace gmexplain {
 
-enum class Phase { initialize, profiler_setup, counting, exit, count };
+// host_config lies within profiler_setup (the host object, its metrics and
+// configuration image); evaluate within counting (decoding the counter data
+// and evaluating the metrics).
+enum class Phase { initialize, profiler_setup, counting, exit, host_config, evaluate, count };
 
 // Adds `seconds` to a phase of this process (thread-safe).
 void phase_add(Phase phase, double seconds);
@@ -33,7 +36,8 @@ private:
 void phase_mark_loaded();
 
 // Writes the record: {"type":"phase_times","pid":N,"before_cuda_s":..,
-// "initialize_s":..,"profiler_setup_s":..,"counting_s":..,"exit_s":..}.
+// "initialize_s":..,"profiler_setup_s":..,"counting_s":..,"exit_s":..,
+// "host_config_s":..,"evaluate_s":..}.
 void phase_write_record();
 
 }  // namespace gmexplain
