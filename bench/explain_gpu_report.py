@@ -201,6 +201,28 @@ def region_ms(out, name):
     return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
 
 
+def region_spread(out, name):
+    """The range (max - min) of the program's timed regions, or None."""
+    try:
+        text = open(os.path.join(out, 'regions', name + '.txt')).read()
+    except OSError:
+        return None
+    values = [float(v) for v in re.findall(r'^region_ms: ([0-9.]+)$', text, re.M)]
+    return max(values) - min(values) if values else None
+
+
+def held_text(estimate, realized, band, spread):
+    """'yes' where the estimate is within its band of the realized gain;
+    'noise' where it is not but the realized gain is smaller than the runs'
+    own spread (the pair cannot tell such an estimate right from wrong);
+    else 'NO'."""
+    if estimate is not None and realized > 0 and 1 / band <= estimate / realized <= band:
+        return 'yes'
+    if spread is not None and abs(realized) < spread:
+        return 'noise'
+    return 'NO'
+
+
 def ncu_speedup(out, program):
     """Nsight Compute's largest "Est. Speedup" on the planted program's kernels
     (percent of the kernel's time) and the rule's first words, or None."""
@@ -239,7 +261,8 @@ def gains(out):
     the programs' timed regions), and Nsight Compute's estimate on the same
     kernel where it printed one."""
     print('\nEstimated against realized gain (ms; realized = median planted region - median fixed region)')
-    print('%-22s %-24s %9s %9s %9s %7s %5s %4s  %s' % ('program', 'rule', 'estimate', 'planted', 'fixed', 'est/real', 'band', 'held', 'ncu'))
+    print('(spread: the larger range of either program\'s runs; held "noise": outside the band, but the realized gain is within that spread)')
+    print('%-22s %-24s %9s %9s %9s %7s %7s %5s %5s  %s' % ('program', 'rule', 'estimate', 'planted', 'fixed', 'spread', 'est/real', 'band', 'held', 'ncu'))
     for program, rule in EXPECTED.items():
         doc = load(os.path.join(out, 'json', '%s-planted.json' % program))
         planted, fixed = region_ms(out, program + '-planted'), region_ms(out, program + '-fixed')
@@ -249,11 +272,14 @@ def gains(out):
         estimate, named, kernel_ms, band = finding_gain(doc, rule)
         realized = planted - fixed
         ratio = '%7.2f' % (estimate / realized) if estimate is not None and realized > 0 else '      -'
-        held = 'yes' if estimate is not None and realized > 0 and 1 / band <= estimate / realized <= band else 'NO'
+        spreads = [x for x in (region_spread(out, program + '-planted'), region_spread(out, program + '-fixed')) if x is not None]
+        spread = max(spreads) if spreads else None
+        held = held_text(estimate, realized, band, spread)
         ncu = ncu_speedup(out, program)
         ncu_text = '%.0f %% of %.3g ms = %.3g ms (%s)' % (ncu[0], kernel_ms, ncu[0] / 100 * kernel_ms, ncu[1]) if ncu and kernel_ms else ''
-        print('%-22s %-24s %9s %9.3f %9.3f %s %5.1f %4s  %s' % (program, rule, '%.3f' % estimate if estimate is not None else ('no cost' if named else 'not named'),
-                                                                planted, fixed, ratio, band, held, ncu_text))
+        print('%-22s %-24s %9s %9.3f %9.3f %7.3f %s %5.1f %5s  %s' % (
+            program, rule, '%.3f' % estimate if estimate is not None else ('no cost' if named else 'not named'),
+            planted, fixed, spread if spread is not None else float('nan'), ratio, band, held, ncu_text))
 
 
 def gains_json(out):
