@@ -308,27 +308,40 @@ TEST(CheckJudge, LoneGpuUnderLoadIsDegradedWithoutAServer) {
     const json load = judge(lone("load"), json(), json(), reference);
     ASSERT_EQ(load["node"]["exit_code"], kDegraded) << load["node"].dump();
     const auto r = reasons(load);
-    ASSERT_EQ(r.size(), 2u) << load["node"].dump();
-    EXPECT_EQ(r[0].rfind("GPU 0: dram_sustained_gbs 726 GB/s: 21.7 % of theoretical", 0), 0u) << r[0];
-    EXPECT_NE(r[0].find("below the theoretical floor of 60.0 %"), std::string::npos) << r[0];
-    EXPECT_EQ(r[1].rfind("GPU 0: l2_hit_latency_ns 346 ns:", 0), 0u) << r[1];
+    // Three figures fell: the sustained DRAM bandwidth (under the floor, and
+    // short of the H100's committed idle check runs), the L2 copy (judged by
+    // those runs alone: no theoretical figure) and the L2 hit latency.
+    ASSERT_EQ(r.size(), 3u) << load["node"].dump();
+    EXPECT_EQ(r[0].rfind("GPU 0: dram_sustained_gbs 726 GB/s:", 0), 0u) << r[0];
+    EXPECT_NE(r[0].find("21.7 % of theoretical (3352), below the theoretical floor of 60.0 %"), std::string::npos) << r[0];
+    EXPECT_NE(r[0].find("short of the embedded reference's median"), std::string::npos) << r[0];
+    EXPECT_EQ(r[1].rfind("GPU 0: l2_copy_gbs 1736 GB/s:", 0), 0u) << r[1];
+    EXPECT_NE(r[1].find("short of the embedded reference's median"), std::string::npos) << r[1];
+    EXPECT_EQ(r[2].rfind("GPU 0: l2_hit_latency_ns 346 ns:", 0), 0u) << r[2];
     // The reference's median and its number of runs, as the committed reference holds them today.
     const json &l2_reference = reference["models"]["NVIDIA H100 80GB HBM3"]["figures"]["memory_spaces/l2_ns"];
     char median[96];
     std::snprintf(median, sizeof median, "above the embedded reference's median (%.1f ns over %d runs",
                   l2_reference["quantiles"]["0.5"].get<double>(), l2_reference["n"].get<int>());
-    EXPECT_NE(r[1].find(median), std::string::npos) << r[1] << "\nexpected: " << median;
-    EXPECT_NE(r[1].find("above the ceiling of 303 ns (600 cycles at 1980 MHz)"), std::string::npos) << r[1];
+    EXPECT_NE(r[2].find(median), std::string::npos) << r[2] << "\nexpected: " << median;
+    EXPECT_NE(r[2].find("above the ceiling of 303 ns (600 cycles at 1980 MHz)"), std::string::npos) << r[2];
     // Copy and triad are burst figures: the load did not lower them, and they pass.
     const json &copy = load["gpus"][0]["figures"][0];
     EXPECT_TRUE(copy["burst"].get<bool>());
     EXPECT_FALSE(copy["flag"].get<bool>());
     EXPECT_TRUE(copy["reference"]["judged"].get<bool>());
-    // No committed check run of an H100 measured the L2 copy: nothing judges it, and it says why.
+    // The L2 copy has no theoretical figure: the H100's committed idle check runs judge it, and flag it.
     const json &l2 = load["gpus"][0]["figures"][3];
     ASSERT_EQ(l2["figure"], "l2_copy_gbs");
-    EXPECT_FALSE(l2["judged"].get<bool>());
-    EXPECT_NE(l2["not_judged"].get<std::string>().find("no gmlab check run of this model"), std::string::npos) << l2.dump();
+    EXPECT_TRUE(l2["judged"].get<bool>()) << l2.dump();
+    EXPECT_NE(l2.dump().find("reference"), std::string::npos) << l2.dump();
+    EXPECT_TRUE(l2["flag"].get<bool>()) << l2.dump();
+    // Where no committed check run of the model measured it, nothing judges it, and it says why.
+    json unmeasured = reference;
+    unmeasured["models"]["NVIDIA H100 80GB HBM3"]["figures"].erase("check/l2_copy_gbs");
+    const json l2_alone = judge(lone("load"), json(), json(), unmeasured)["gpus"][0]["figures"][3];
+    EXPECT_FALSE(l2_alone["judged"].get<bool>()) << l2_alone.dump();
+    EXPECT_NE(l2_alone.value("not_judged", "").find("no embedded reference of this figure"), std::string::npos) << l2_alone.dump();
     EXPECT_NE(load["judged_with"]["reference"].get<std::string>().find("the embedded reference of NVIDIA H100 80GB HBM3"),
               std::string::npos);
     EXPECT_NE(load["judged_with"]["floor"].get<std::string>().find("the theoretical floor"), std::string::npos);
