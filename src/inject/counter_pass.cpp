@@ -62,6 +62,7 @@ struct State {
     std::map<const void *, std::uint64_t> graph_launches;  // per executable graph
     std::size_t graphs_counted = 0;
     bool graphs_failed = false;
+    bool delay_noted = false;  // the note on launches behind a DelayKernel, written once
 };
 State *g_state = nullptr;
 
@@ -382,9 +383,29 @@ void on_capture_call(CUpti_CallbackId id, const CUpti_CallbackData &cb) {
     }
 }
 
+// XLA's autotuning launches a DelayKernel, which holds its stream until the
+// host releases it, then the candidates it times on that stream, then
+// releases it and waits. A launch counted in between is replayed behind the
+// DelayKernel, which waits for its time-out each time (a JAX program spent
+// 130 s counting three kernels so, on an H100). From a DelayKernel's launch
+// to the host's next wait for the device, nothing is counted.
+std::atomic<bool> g_delay_pending{false};
+
+bool is_delay_kernel(const char *symbol) {
+    return symbol && std::strstr(symbol, "DelayKernel") && never_counted(symbol);
+}
+
+void on_host_wait(const CUpti_CallbackData &cb) {
+    if (cb.callbackSite == CUPTI_API_EXIT) g_delay_pending = false;
+}
+
 void on_launch(CUpti_CallbackId id, const CUpti_CallbackData &cb) {
     // The site is looked up before the lock: it may wait for Python's GIL.
     const bool enter = cb.callbackSite == CUPTI_API_ENTER;
+    if (enter && is_delay_kernel(cb.symbolName)) {
+        g_delay_pending = true;
+        return;
+    }
     const std::uint32_t site = enter && cb.symbolName ? note_launch_site(cb.correlationId) : 0;
     std::lock_guard<std::mutex> lock(g_state->mutex);
     if (g_state->failed) return;
@@ -394,6 +415,13 @@ void on_launch(CUpti_CallbackId id, const CUpti_CallbackData &cb) {
             if (g_open_captures > 0) return;  // captured into a graph, not run now
             const LaunchKey key{cb.symbolName, site};
             const std::uint64_t launch = g_state->launches[key]++;
+            if (g_delay_pending) {  // numbered, but behind a DelayKernel: not counted
+                if (!g_state->delay_noted)
+                    counter_note("launches made while XLA's autotuning DelayKernel held a stream (until the host's next "
+                                 "wait for the device) were not counted: a replay would wait for its time-out");
+                g_state->delay_noted = true;
+                return;
+            }
             if (!count_this_launch(key, launch, cb.correlationId)) return;
             remember_dimensions(id, cb.functionParams);
             start_count(cb.context, cb.symbolName, site, launch);
@@ -461,6 +489,8 @@ void on_context_created() {
 void CUPTIAPI callback(void *, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *data) {
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API && is_kernel_launch(id))
         on_launch(id, *static_cast<const CUpti_CallbackData *>(data));
+    else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && one_of(id, kHostWaitCalls))
+        on_host_wait(*static_cast<const CUpti_CallbackData *>(data));
     else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && (one_of(id, kCaptureBeginCalls) || one_of(id, kCaptureEndCalls)))
         on_capture_call(id, *static_cast<const CUpti_CallbackData *>(data));
     else if (is_graph_node_event(domain, id))
@@ -484,8 +514,13 @@ std::string counters_start(const CounterPlan &plan) {
     // count_top ranks by the trace: delivered every 50 ms rather than when a buffer fills.
     if (plan.count_top && api.cuptiActivityFlushPeriod) api.cuptiActivityFlushPeriod(50);
     g_state->choice.choose(!plan.every_kernel, plan.kernels, plan.kernel_regex, plan.max_kernels, site_key_of);
-    return subscribe_to_launches(&g_state->subscriber, callback,
-                                 {CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING});
+    std::string why = subscribe_to_launches(&g_state->subscriber, callback,
+                                            {CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING});
+    for (CUpti_CallbackId id : kHostWaitCalls)
+        if (why.empty())
+            if (CUptiResult r = api.cuptiEnableCallback(1, g_state->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id); r != CUPTI_SUCCESS)
+                why = "cuptiEnableCallback failed: " + cupti_error(r);
+    return why;
 }
 
 void counters_detach() {

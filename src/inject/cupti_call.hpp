@@ -67,6 +67,13 @@ constexpr CUpti_CallbackId kCaptureBeginCalls[] = {
 constexpr CUpti_CallbackId kCaptureEndCalls[] = {CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture,
                                                  CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz};
 
+// The host's waits for the device (the counting pass: a pending DelayKernel
+// has been released by then, counter_pass.cpp).
+constexpr CUpti_CallbackId kHostWaitCalls[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize};
+
 // The graph events that give a graph's kernels the line that captured them.
 constexpr CUpti_CallbackId kGraphNodeEvents[] = {CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
                                                  CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED};
