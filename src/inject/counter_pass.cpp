@@ -390,6 +390,7 @@ void on_capture_call(CUpti_CallbackId id, const CUpti_CallbackData &cb) {
 // 130 s counting three kernels so, on an H100). From a DelayKernel's launch
 // to the host's next wait for the device, nothing is counted.
 std::atomic<bool> g_delay_pending{false};
+std::atomic<bool> g_follow_delays{false};  // the host's waits are seen (counters_start)
 
 bool is_delay_kernel(const char *symbol) {
     return symbol && std::strstr(symbol, "DelayKernel") && never_counted(symbol);
@@ -403,7 +404,7 @@ void on_launch(CUpti_CallbackId id, const CUpti_CallbackData &cb) {
     // The site is looked up before the lock: it may wait for Python's GIL.
     const bool enter = cb.callbackSite == CUPTI_API_ENTER;
     if (enter && is_delay_kernel(cb.symbolName)) {
-        g_delay_pending = true;
+        g_delay_pending = g_follow_delays.load();
         return;
     }
     const std::uint32_t site = enter && cb.symbolName ? note_launch_site(cb.correlationId) : 0;
@@ -516,10 +517,12 @@ std::string counters_start(const CounterPlan &plan) {
     g_state->choice.choose(!plan.every_kernel, plan.kernels, plan.kernel_regex, plan.max_kernels, site_key_of);
     std::string why = subscribe_to_launches(&g_state->subscriber, callback,
                                             {CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING});
+    // The host's waits end a DelayKernel's hold; where CUPTI refuses one of
+    // them, DelayKernels are not followed (counting goes on as without them).
+    bool waits = why.empty();
     for (CUpti_CallbackId id : kHostWaitCalls)
-        if (why.empty())
-            if (CUptiResult r = api.cuptiEnableCallback(1, g_state->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id); r != CUPTI_SUCCESS)
-                why = "cuptiEnableCallback failed: " + cupti_error(r);
+        waits = waits && api.cuptiEnableCallback(1, g_state->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id) == CUPTI_SUCCESS;
+    g_follow_delays = waits;
     return why;
 }
 
