@@ -235,6 +235,7 @@ int attach(const std::string &folder) {
         g_attach_message = api.reason;
         return 1;
     }
+    phase_reset();
     setenv(vars::kOut, folder.c_str(), 1);
     setenv(vars::kPass, "single", 1);
     g_pass = "single";
@@ -274,6 +275,7 @@ int detach() {
     counters_stop();
     counters_detach();
     trace_detach();
+    phase_write_record();
     sink_write(Line().field("type", records::kExit).field("pid", std::int64_t(getpid())));
     sink_close();
     g_attached = false;

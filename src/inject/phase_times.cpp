@@ -52,6 +52,11 @@ void phase_mark_loaded() {
     if (g_before_cuda < 0) g_before_cuda = seconds_since_start();
 }
 
+void phase_reset() {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_seconds.fill(0);
+}
+
 void phase_write_record() {
     std::lock_guard<std::mutex> lock(g_mutex);
     auto s = [](Phase p) { return g_seconds[static_cast<std::size_t>(p)]; };

@@ -35,6 +35,10 @@ private:
 // the process started (from /proc/self/stat) is its "before_cuda" figure.
 void phase_mark_loaded();
 
+// Starts the sums again (an in-process session's attach: each session's
+// record is its own).
+void phase_reset();
+
 // Writes the record: {"type":"phase_times","pid":N,"before_cuda_s":..,
 // "initialize_s":..,"profiler_setup_s":..,"counting_s":..,"exit_s":..,
 // "host_config_s":..,"evaluate_s":..}.
