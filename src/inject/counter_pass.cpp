@@ -194,8 +194,14 @@ void keep_one_group(const CuptiTable &api, ContextProfiler &p, std::vector<std::
 // on the first context's creation, or else on the first counted launch.
 void initialize_profiler() {
     if (g_state->profiler_initialized) return;
+    PhaseTimer timer(Phase::profiler_init);
     gmcupti::profiler_initialize(cupti(), cupti_check);
     g_state->profiler_initialized = true;
+}
+
+CUpti_RangeProfiler_Object *enable_profiler(CUcontext ctx) {
+    PhaseTimer timer(Phase::enable);
+    return gmcupti::enable(cupti(), cupti_check, ctx);
 }
 
 // The profiler of a context, set up on its first counted launch.
@@ -208,13 +214,17 @@ ContextProfiler &profiler_for(CUcontext ctx) {
     ContextProfiler p;
     uint32_t device = 0;
     cupti_check(api.cuptiGetDeviceId(ctx, &device), "cuptiGetDeviceId");
-    p.chip = gmcupti::chip_name(api, cupti_check, device);
-    std::vector<std::uint8_t> availability = gmcupti::counter_availability(api, cupti_check, ctx);
+    std::vector<std::uint8_t> availability;
+    {
+        PhaseTimer available(Phase::availability);
+        p.chip = gmcupti::chip_name(api, cupti_check, device);
+        availability = gmcupti::counter_availability(api, cupti_check, ctx);
+    }
     // The common case, every metric taken, configures once: the host object
     // and image the counting keeps (a host object costs a load of the chip's
     // metric tables). Only where that fails is each metric tried alone.
     if (!g_state->plan.application_replay && configured_whole(api, p, availability)) {
-        p.object = gmcupti::enable(api, cupti_check, ctx);
+        p.object = enable_profiler(ctx);
         return g_state->contexts[ctx] = std::move(p);
     }
     std::vector<const char *> asked;
@@ -234,7 +244,7 @@ ContextProfiler &profiler_for(CUcontext ctx) {
     build_config(api, p, availability);
     if (g_state->plan.application_replay && p.passes != 1)
         throw CuptiFailure{"application replay: the metric group needs " + std::to_string(p.passes) + " passes, not one"};
-    p.object = gmcupti::enable(api, cupti_check, ctx);
+    p.object = enable_profiler(ctx);
     return g_state->contexts[ctx] = std::move(p);
 }
 

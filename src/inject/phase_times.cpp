@@ -65,7 +65,9 @@ void phase_write_record() {
     if (g_before_cuda >= 0) line.field("before_cuda_s", g_before_cuda);
     sink_write(line.field("initialize_s", s(Phase::initialize)).field("profiler_setup_s", s(Phase::profiler_setup))
                    .field("counting_s", s(Phase::counting)).field("exit_s", s(Phase::exit))
-                   .field("host_config_s", s(Phase::host_config)).field("evaluate_s", s(Phase::evaluate)));
+                   .field("host_config_s", s(Phase::host_config)).field("evaluate_s", s(Phase::evaluate))
+                   .field("profiler_init_s", s(Phase::profiler_init)).field("availability_s", s(Phase::availability))
+                   .field("enable_s", s(Phase::enable)));
 }
 
 }  // namespace gmexplain

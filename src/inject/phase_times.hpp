@@ -10,10 +10,12 @@
 
 namespace gmexplain {
 
-// host_config lies within profiler_setup (the host object, its metrics and
-// configuration image); evaluate within counting (decoding the counter data
-// and evaluating the metrics).
-enum class Phase { initialize, profiler_setup, counting, exit, host_config, evaluate, count };
+// Within profiler_setup: profiler_init (cuptiProfilerInitialize), host_config
+// (the host object, its metrics and configuration image), availability (the
+// chip's name and counter availability) and enable (the range profiler on the
+// context). Within counting: evaluate (decoding the counter data and
+// evaluating the metrics).
+enum class Phase { initialize, profiler_setup, counting, exit, host_config, evaluate, profiler_init, availability, enable, count };
 
 // Adds `seconds` to a phase of this process (thread-safe).
 void phase_add(Phase phase, double seconds);
@@ -41,7 +43,7 @@ void phase_reset();
 
 // Writes the record: {"type":"phase_times","pid":N,"before_cuda_s":..,
 // "initialize_s":..,"profiler_setup_s":..,"counting_s":..,"exit_s":..,
-// "host_config_s":..,"evaluate_s":..}.
+// "host_config_s":..,"evaluate_s":..,"profiler_init_s":..,"availability_s":..,"enable_s":..}.
 void phase_write_record();
 
 }  // namespace gmexplain
