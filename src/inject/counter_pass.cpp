@@ -413,10 +413,7 @@ void on_host_wait(const CUpti_CallbackData &cb) {
 void on_launch(CUpti_CallbackId id, const CUpti_CallbackData &cb) {
     // The site is looked up before the lock: it may wait for Python's GIL.
     const bool enter = cb.callbackSite == CUPTI_API_ENTER;
-    if (enter && is_delay_kernel(cb.symbolName)) {
-        g_delay_pending = g_follow_delays.load();
-        return;
-    }
+    if (enter && is_delay_kernel(cb.symbolName)) g_delay_pending = g_follow_delays.load();  // never counted itself
     const std::uint32_t site = enter && cb.symbolName ? note_launch_site(cb.correlationId) : 0;
     std::lock_guard<std::mutex> lock(g_state->mutex);
     if (g_state->failed) return;
