@@ -308,18 +308,17 @@ void finish_count() {
     const bool all_submitted = gmcupti::stop(api, cupti_check, p.object);
     if (g_state->plan.application_replay && !all_submitted)
         throw CuptiFailure{"application replay: the range profiler wants more passes of a launch of " + g_state->running_kernel};
+    PhaseTimer counting(Phase::counting, g_state->count_started);  // from the launch's start_count
     // How many ranges were dropped is not reported: the ranges decoded are written.
     PhaseTimer timer(Phase::evaluate);
     gmcupti::decode_data(api, cupti_check, p.object);
     const std::size_t total = gmcupti::counter_data_ranges(api, cupti_check, g_state->data);
     if (total < 1) {
         counter_note("the range profiler recorded no range for a launch of " + g_state->running_kernel);
-        phase_add(Phase::counting, std::chrono::duration<double>(std::chrono::steady_clock::now() - g_state->count_started).count());
         return;
     }
     const std::size_t ranges = std::min<std::size_t>(total, g_state->running_ranges);
     for (std::size_t i = 0; i < ranges; ++i) write_range(p, i, ranges);
-    phase_add(Phase::counting, std::chrono::duration<double>(std::chrono::steady_clock::now() - g_state->count_started).count());
 }
 
 // The heads of the driver calls' parameter structures (generated_cuda_meta.h's

@@ -20,10 +20,11 @@ enum class Phase { initialize, profiler_setup, counting, exit, host_config, eval
 // Adds `seconds` to a phase of this process (thread-safe).
 void phase_add(Phase phase, double seconds);
 
-// Times a scope into a phase.
+// Times a scope into a phase (from `start` where the phase began earlier).
 class PhaseTimer {
 public:
-    explicit PhaseTimer(Phase phase) : phase_(phase), start_(std::chrono::steady_clock::now()) {}
+    explicit PhaseTimer(Phase phase, std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now())
+        : phase_(phase), start_(start) {}
     ~PhaseTimer() { phase_add(phase_, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count()); }
     PhaseTimer(const PhaseTimer &) = delete;
     PhaseTimer &operator=(const PhaseTimer &) = delete;

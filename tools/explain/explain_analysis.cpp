@@ -167,8 +167,8 @@ json explain_kernel(Context &c, const KernelSummary &k, int rank, bool chosen, c
     if (mine.empty() && left) {
         char share[32];
         std::snprintf(share, sizeof share, "%.1f", 100 * counting->not_worth_share);
-        kj["not_counted"] = std::string("not counted in the single pass (launched ") + (k.launches == 1 ? "once" : "too few times") +
-                            "), and the kernels left so took " + share +
+        kj["not_counted"] = std::string("not counted in the single pass") + (k.launches == 1 ? " (launched once)" : "") +
+                            ", and the kernels left so took " + share +
                             " % of the kernels' time together: not worth another run of the program (--passes 2 counts it)";
         return kj;
     }
