@@ -133,6 +133,8 @@ void add_file(RuleBook &book, const std::string &name, const std::string &text) 
             for (const auto &r : j["report"]) book.report.push_back(r.get<std::string>());
         if (j.contains("lab"))
             for (const auto &[k, v] : j["lab"].items()) book.lab[k] = parse_lab_lookup(v, name + ": lab: " + k);
+        if (j.contains("recorded_before"))
+            for (const auto &[k, v] : j["recorded_before"].items()) book.recorded_before[k] = v.get<std::string>();
         return;
     }
     book.rules.push_back(parse_rule(j, name));
@@ -190,6 +192,8 @@ std::vector<std::string> RuleBook::metrics() const {
 std::optional<double> Figures::get(const std::string &name) const {
     auto b = base_.find(name);
     if (b != base_.end()) return b->second;
+    auto before = book_.recorded_before.find(name);
+    if (before != book_.recorded_before.end() && (b = base_.find(before->second)) != base_.end()) return b->second;
     auto c = cache_.find(name);
     if (c != cache_.end()) return c->second;
     auto d = book_.derived.find(name);

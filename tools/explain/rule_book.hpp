@@ -47,6 +47,9 @@ struct RuleBook {
     // Figures read from the lab's run, as a cost is (figures.json "lab"): the
     // gains' floors and rates that are measured on this GPU, not assumed.
     std::map<std::string, CostSpec> lab;
+    // A counter read now -> the counter earlier versions' records hold in its
+    // place (figures.json "recorded_before"): such records are read with it.
+    std::map<std::string, std::string> recorded_before;
     // The range-profiler metrics the kernel rules read (names with "__").
     std::vector<std::string> metrics() const;
 };
