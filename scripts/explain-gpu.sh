@@ -34,14 +34,15 @@ now() { date +%s.%N; }
 # explain NAME -- COMMAND...: times the program alone, then gmlab explain on it.
 explain() {
   local name=$1; shift; shift
-  local t0 t1 t2 rc
+  local t0 t1 ts t2 rc
   t0=$(now); timeout "${EXPLAIN_TIMEOUT:-120}" "$@" > "$OUT/regions/$name.txt" 2>&1; t1=$(now)
   # The program alone again, for the median of its timed region (the realized gain).
   for ((r = 1; r < ${GAIN_RUNS:-1}; ++r)); do timeout "${EXPLAIN_TIMEOUT:-120}" "$@" >> "$OUT/regions/$name.txt" 2>&1; done
+  ts=$(now)  # explain's time starts after the program's extra runs
   timeout "${EXPLAIN_TIMEOUT:-120}" "$GMLAB" explain "${LABOPT[@]}" "${EXTRA[@]}" --records "$OUT/records/$name" --json "$OUT/json/$name.json" -- "$@" \
     > "$OUT/text/$name.txt" 2>&1
   rc=$?; t2=$(now)
-  printf '%s\texplain\t%s\t%s\t%s\n' "$name" "$rc" "$(awk "BEGIN{print $t1 - $t0}")" "$(awk "BEGIN{print $t2 - $t1}")" >> "$TIMES"
+  printf '%s\texplain\t%s\t%s\t%s\n' "$name" "$rc" "$(awk "BEGIN{print $t1 - $t0}")" "$(awk "BEGIN{print $t2 - $ts}")" >> "$TIMES"
   echo "== $name: exit $rc"
 }
 
