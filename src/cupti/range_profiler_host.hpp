@@ -33,28 +33,13 @@ template <class Api, class Check> std::string chip_name(const Api &api, const Ch
     return name.pChipName ? name.pChipName : "";
 }
 
-// The context's counter availability image. Each call costs tens of
-// milliseconds on an H100, so the image is asked for at once into a buffer it
-// fits on every chip seen (CUPTI then says how many bytes it wrote); only
-// where it may not fit are its size and bytes asked for in two calls.
-inline constexpr std::size_t kAvailabilityBufferBytes = 64 * 1024;
-
+// The context's counter availability image: asked once for its size, once for its bytes.
 template <class Api, class Check>
 std::vector<std::uint8_t> counter_availability(const Api &api, const Check &check, CUcontext ctx) {
-    std::vector<std::uint8_t> image(kAvailabilityBufferBytes, 0);
     auto av = GM_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
     av.ctx = ctx;
-    av.counterAvailabilityImageSize = image.size();
-    av.pCounterAvailabilityImage = image.data();
-    if (api.cuptiProfilerGetCounterAvailability(&av) == CUPTI_SUCCESS && av.counterAvailabilityImageSize > 0 &&
-        av.counterAvailabilityImageSize < image.size()) {
-        image.resize(av.counterAvailabilityImageSize);
-        return image;
-    }
-    av = GM_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
-    av.ctx = ctx;
     check(api.cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability");
-    image.assign(av.counterAvailabilityImageSize, 0);
+    std::vector<std::uint8_t> image(av.counterAvailabilityImageSize, 0);
     av.pCounterAvailabilityImage = image.data();
     check(api.cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability");
     return image;

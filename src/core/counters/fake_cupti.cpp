@@ -46,11 +46,8 @@ GM_FAKE(cuptiDeviceGetChipName, CUpti_Device_GetChipName_Params) {
     return fake("cuptiDeviceGetChipName");
 }
 GM_FAKE(cuptiProfilerGetCounterAvailability, CUpti_Profiler_GetCounterAvailability_Params) {
-    // As CUPTI: without a buffer, the image's size; with one, the bytes written.
-    const CUptiResult r = fake("cuptiProfilerGetCounterAvailability");
     if (!p->pCounterAvailabilityImage) p->counterAvailabilityImageSize = 16;
-    else if (r == CUPTI_SUCCESS && p->counterAvailabilityImageSize >= 16) p->counterAvailabilityImageSize = 16;
-    return r;
+    return fake("cuptiProfilerGetCounterAvailability");
 }
 GM_FAKE(cuptiProfilerHostInitialize, CUpti_Profiler_Host_Initialize_Params) {
     p->pHostObject = reinterpret_cast<CUpti_Profiler_Host_Object *>(&g_fake_chip_storage);
