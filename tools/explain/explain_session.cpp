@@ -85,10 +85,13 @@ void remove_folder(const std::string &dir) {
 
 using Env = std::vector<std::pair<std::string, std::string>>;
 
+// The rules' counters and the launch's duration, each once.
 std::string metric_list(const Options &o) {
+    std::vector<std::string> names = load_rules(o.rules_dir).metrics();
+    if (std::find(names.begin(), names.end(), "gpu__time_duration.sum") == names.end()) names.push_back("gpu__time_duration.sum");
     std::string metrics;
-    for (const auto &m : load_rules(o.rules_dir).metrics()) metrics += (metrics.empty() ? "" : ",") + m;
-    return metrics + ",gpu__time_duration.sum";
+    for (const auto &m : names) metrics += (metrics.empty() ? "" : ",") + m;
+    return metrics;
 }
 
 // The single pass: trace, and count the kernels (of those --kernel-regex
