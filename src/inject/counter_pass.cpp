@@ -450,7 +450,9 @@ void on_graph_launch(const CUpti_CallbackData &cb) {
     const bool enter = cb.callbackSite == CUPTI_API_ENTER;
     const std::uint32_t site = enter ? note_launch_site(cb.correlationId) : 0;
     std::lock_guard<std::mutex> lock(g_state->mutex);
-    if (g_state->failed || g_state->graphs_failed || !g_state->plan.every_kernel || g_state->plan.application_replay) return;
+    if (g_state->failed || g_state->graphs_failed || !g_state->plan.every_kernel || !g_state->plan.count_graphs ||
+        g_state->plan.application_replay)
+        return;
     try {
         if (enter) {
             const void *exec = cb.functionParams ? *static_cast<const void *const *>(cb.functionParams) : nullptr;

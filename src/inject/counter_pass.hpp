@@ -32,6 +32,7 @@ struct CounterPlan {
     std::size_t count_top = 0;
     bool application_replay = false;   // count one one-pass group of the metrics, each launch run once
     std::size_t metric_group = 0;      //   the group this run counts (the split is written as a record)
+    bool count_graphs = true;          // the single pass: count a CUDA graph's kernels at its second launch
 };
 
 // Subscribes the callbacks; returns "" or why counting is impossible.

@@ -106,6 +106,7 @@ CounterPlan counter_plan() {
     if (plan.count_top) plan.max_kernels = ~std::size_t(0);  // every kernel is timed; the ranking chooses
     plan.application_replay = g_pass == "counters" && env(vars::kReplay) == "application";
     plan.metric_group = env_number(vars::kGroup, 0);
+    plan.count_graphs = env(vars::kGraphs) != "0";
     return plan;
 }
 

@@ -17,6 +17,7 @@ constexpr const char *kLaunchCount = "GMLAB_EXPLAIN_LAUNCH_COUNT";
 constexpr const char *kReplay = "GMLAB_EXPLAIN_REPLAY";
 constexpr const char *kGroup = "GMLAB_EXPLAIN_GROUP";
 constexpr const char *kCallSites = "GMLAB_EXPLAIN_CALLSITES";
+constexpr const char *kGraphs = "GMLAB_EXPLAIN_GRAPHS";  // "0": CUDA graph launches are not counted (the user's)
 constexpr const char *kInjection = "GMLAB_EXPLAIN_INJECTION";  // the front end's: where the library is
 // Read by the Python start-up hook (python/sitecustomize.py), which cannot include this.
 constexpr const char *kTorchOps = "GMLAB_EXPLAIN_TORCH_OPS";
