@@ -121,6 +121,21 @@ TEST(ExplainRecords, RegexMatchingNothingAndNoKernel) {
     EXPECT_EQ(explain(none).exit_code, kNoKernelLaunched);
 }
 
+// A program that crashed before its records were written (the injection
+// library recorded the signal, the kernels' records were lost with the
+// process): the crash is said, not "no kernel", with the exit a crash has.
+TEST(ExplainRecords, AProgramEndedByASignalIsSaidSoNotNoKernel) {
+    const std::string dir = temp_folder();
+    write_file(dir + "/single-7.jsonl", "{\"type\":\"process\",\"pid\":7}\n{\"type\":\"signal\",\"signal\":11}\n", false);
+    Options o;
+    o.from_records = dir;
+    const auto r = explain(o);
+    EXPECT_EQ(r.exit_code, 128 + 11);
+    EXPECT_NE(r.message.find("ended by signal 11"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("GMLAB_EXPLAIN_GRAPHS=0"), std::string::npos) << r.message;
+    EXPECT_EQ(r.message.find("never launched"), std::string::npos) << r.message;
+}
+
 TEST(ExplainRecords, CountersNotPermittedKeepsTheTraceAndSaysHowToFixIt) {
     Options o;
     o.from_records = records(R"({"type":"process","pid":8}

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <cstdlib>
 #include <regex>
@@ -116,6 +117,25 @@ Env counters_env(const Options &o, const std::vector<KernelSummary> &kernels) {
             {vars::kMetrics, metric_list(o)},
             {vars::kLaunchSkip, std::to_string(o.launch_skip)},
             {vars::kLaunchCount, std::to_string(o.launch_count)}};
+}
+
+// The signal that ended the program: its own exit's, or the one the injection
+// library recorded in any of its processes; 0 where none did.
+int ending_signal(const PassRun &run) {
+    if (run.exit.signal) return run.exit.signal;
+    return run.records.signals.empty() ? 0 : run.records.signals.front();
+}
+
+// A program that crashed under explain before its records were written: the
+// records a process keeps until its exit are lost with it, so "no kernel"
+// would mislead. Each variable leaves out one part of explain, to find the
+// part a program that runs to its end alone meets.
+std::string crash_text(int signal) {
+    const char *name = strsignal(signal);
+    return "the program was ended by signal " + std::to_string(signal) + (name ? std::string(" (") + name + ")" : "") +
+           " before its records were complete: if it runs to its end alone, GMLAB_EXPLAIN_GRAPHS=0 (CUDA graph "
+           "launches not counted), GMLAB_EXPLAIN_CALLSITES=0 (no call sites) and --counters off (the trace alone) "
+           "each leave out one part of explain";
 }
 
 // Which passes records kept with --records came from.
@@ -401,6 +421,11 @@ Outcome explain(const Options &options) {
                                            std::to_string(trace.exit.status) + " before its first CUDA call)");
     } else if (!trace.records.trace_unavailable.empty()) {
         result = stop(kInjectionUnavailable, "tracing is not possible: " + trace.records.trace_unavailable);
+    } else if (trace.records.kernels.empty() && ending_signal(trace)) {
+        const int signal = ending_signal(trace);
+        result = stop(trace.exit.status ? trace.exit.status : 128 + signal,
+                      crash_text(signal) + "; no kernel was recorded (it initialised CUDA in " +
+                          std::to_string(trace.records.pids.size()) + " process(es))");
     } else if (trace.records.kernels.empty()) {
         result = stop(trace.exit.status ? trace.exit.status : kNoKernelLaunched,
                       "the program never launched a kernel (it initialised CUDA in " +
