@@ -520,7 +520,9 @@ std::string counters_start(const CounterPlan &plan) {
     g_state = new State;  // lives to the end of the process: callbacks may come from any thread
     g_times = new TracedTimes;
     g_state->plan = plan;
-    // count_top ranks by the trace: delivered every 50 ms rather than when a buffer fills.
+    // count_top ranks by the trace. CUPTI's periodic flush returns full buffers
+    // only: a kernel is ranked once a buffer holding its records has filled;
+    // before that it counts among the untimed (count_this_launch).
     if (plan.count_top && api.cuptiActivityFlushPeriod) api.cuptiActivityFlushPeriod(50);
     g_state->choice.choose(!plan.every_kernel, plan.kernels, plan.kernel_regex, plan.max_kernels, site_key_of);
     std::string why = subscribe_to_launches(&g_state->subscriber, callback,
