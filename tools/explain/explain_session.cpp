@@ -447,11 +447,12 @@ Outcome explain(const Options &options) {
             PassRun counting = counted_in(trace, first == "single");
             const auto missing = uncounted(chosen, counting.records);
             // Records kept with a counting run are read whatever their share: that costs no run.
-            const bool worth = first != "single" || share_of(missing) >= kRerunShare ||
+            const double missing_share = share_of(missing);
+            const bool worth = first != "single" || missing_share >= kRerunShare ||
                                (!o.from_records.empty() && has_pass(folder, "counters"));
             if (!worth) {
                 for (const auto &k : missing) counting.not_worth_a_run.emplace_back(k.mangled, k.site);
-                counting.not_worth_share = share_of(missing);
+                counting.not_worth_share = missing_share;
             }
             if (!missing.empty() && worth && counting.records.counters_unavailable.empty()) {
                 const PassRun more = run_pass(o, resolved, folder, "counters", counters_env(o, missing));
