@@ -61,6 +61,26 @@ def value(samples, name, **labels):
     return samples.get((name, frozenset(labels.items())), 0.0)
 
 
+def settled_scrape(port, timeout=10.0):
+    """A scrape once the requests already answered are all counted. The
+    server counts a request when its last byte is written, which on a busy
+    machine can come after the client has read the answer and moved on:
+    scrape until the request and refusal counters stop moving."""
+    def counted(samples):
+        return sum(v for k, v in samples.items()
+                   if k[0] in ("gmlab_http_requests_total", "gmlab_http_refusals_total")
+                   and dict(k[1]).get("route") != "/metrics")
+    last = scrape(port)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        time.sleep(0.25)
+        now = scrape(port)
+        if counted(now[0]) == counted(last[0]):
+            return now
+        last = now
+    return last
+
+
 def raw(port, source, data, timeout=10, rcvbuf=None):
     s = socket.socket()
     if rcvbuf:
@@ -173,7 +193,7 @@ def postgres_down(c, srv, metrics_port, db):
 
 
 def metrics(c, srv, metrics_port, doc):
-    m0, types, hdrs = scrape(metrics_port)
+    m0, types, hdrs = settled_scrape(metrics_port)
     c.check("/metrics is served on --metrics-listen in the text format 0.0.4",
             hdrs.get("content-type", "").startswith("text/plain; version=0.0.4"), hdrs.get("content-type"))
     expected_types = {
@@ -237,8 +257,7 @@ def metrics(c, srv, metrics_port, doc):
             st_431 == 431 and st_408 == 408 and st_503 == 503, (st_431, st_408, st_503))
     c.check("gmlab_http_open_connections counts the 40 connections held open",
             value(during, "gmlab_http_open_connections") >= 40, value(during, "gmlab_http_open_connections"))
-    time.sleep(0.3)
-    m1, _, _ = scrape(metrics_port)
+    m1, _, _ = settled_scrape(metrics_port)
 
     def delta(name, **labels):
         return value(m1, name, **labels) - value(m0, name, **labels)
