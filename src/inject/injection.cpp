@@ -77,10 +77,12 @@ void at_exit() {
 // SA_RESETHAND restored its default action before this ran.
 void on_fatal_signal(int sig) {
     sink_write_signal(sig);
+    sink_write_stack();
     raise(sig);
 }
 
 void catch_fatal_signals() {
+    sink_prepare_stack();
     struct sigaction sa {};
     sa.sa_handler = on_fatal_signal;
     sigemptyset(&sa.sa_mask);

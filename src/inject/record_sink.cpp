@@ -1,5 +1,7 @@
 #include "inject/record_sink.hpp"
 
+#include <execinfo.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -21,6 +23,9 @@ std::string g_sink_dir, g_sink_pass;
 // the process it belongs to (a forked child has its parent's until it writes).
 std::atomic<int> g_signal_fd{-1};
 std::atomic<pid_t> g_signal_fd_owner{0};
+// Where a fatal signal's handler writes the crashing thread's stack: built
+// beforehand, as the handler may not allocate.
+char g_stack_path[4096];
 
 void reopen_for_this_process() {
     // After fork() the child still holds the parent's FILE: it writes its own file.
@@ -28,6 +33,9 @@ void reopen_for_this_process() {
     g_sink_owner = getpid();
     const std::string path = g_sink_dir + "/" + g_sink_pass + "-" + std::to_string(g_sink_owner) + ".jsonl";
     g_sink_file = std::fopen(path.c_str(), "a");
+    const std::string stack = g_sink_dir + "/" + g_sink_pass + "-" + std::to_string(g_sink_owner) + ".stack";
+    g_stack_path[0] = '\0';
+    if (stack.size() < sizeof g_stack_path) std::memcpy(g_stack_path, stack.c_str(), stack.size() + 1);
     g_signal_fd.store(g_sink_file ? fileno(g_sink_file) : -1);
     g_signal_fd_owner.store(g_sink_owner);
 }
@@ -153,6 +161,20 @@ void sink_write_signal(int sig) noexcept {
     char line[64];
     const std::size_t n = signal_record(line, sizeof line, sig);
     if (n && write(fd, line, n) < 0) return;  // nothing more a handler can do
+}
+
+void sink_prepare_stack() noexcept {
+    void *frame[1];
+    backtrace(frame, 1);
+}
+
+void sink_write_stack() noexcept {
+    if (g_signal_fd.load() < 0 || g_signal_fd_owner.load() != getpid() || !g_stack_path[0]) return;
+    const int fd = open(g_stack_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    void *frames[64];
+    backtrace_symbols_fd(frames, backtrace(frames, 64), fd);
+    close(fd);
 }
 
 }  // namespace gmexplain

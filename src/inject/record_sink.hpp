@@ -43,6 +43,14 @@ void sink_close();
 // deliver its buffers periodically instead, which bounds what a crash loses
 // (docs/explain.md, "Robustness").
 void sink_write_signal(int sig) noexcept;
+// The crashing thread's stack, one frame a line as glibc's
+// backtrace_symbols_fd writes it, into <folder>/<pass>-<pid>.stack: where a
+// program crashed under explain (in itself, its libraries, CUPTI or this
+// library) is what decides what to do about it. backtrace() loads libgcc's
+// unwinder on its first call, which a handler must not do:
+// sink_prepare_stack() makes that call at start-up.
+void sink_prepare_stack() noexcept;
+void sink_write_stack() noexcept;
 // That record's text with its newline, into buf; its length (0 where buf is
 // too small). Pure and async-signal-safe.
 std::size_t signal_record(char *buf, std::size_t size, int sig) noexcept;

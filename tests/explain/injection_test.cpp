@@ -13,6 +13,7 @@
 #include <string>
 
 #include "temp_folder.hpp"
+#include "explain/crash_stack.hpp"
 #include "explain/trace_records.hpp"
 #include "inject/record_sink.hpp"
 
@@ -104,7 +105,29 @@ TEST(ExplainInjection, ACrashIsRecordedAndTheSignalStillEndsTheProgram) {
         ASSERT_EQ(r.signals.size(), 1u);
         EXPECT_EQ(r.signals[0], sig);
         EXPECT_EQ(r.exits, 0);
+        // ... with the crashing thread's stack: the handler's own frames left
+        // out, the frame that raised the signal (this test's child) in it.
+        EXPECT_NE(r.crash_stack.find("gm_explain_tests"), std::string::npos) << r.crash_stack;
+        EXPECT_EQ(r.crash_stack.find("libgmlab_explain_inject"), std::string::npos) << r.crash_stack;
     }
+}
+
+// The stack told in one line: innermost first, one library's frames folded,
+// names demangled, the injection library's handler left out.
+TEST(ExplainInjection, TheCrashStackIsToldInOneLine) {
+    const std::vector<std::string> frames = {
+        "/opt/gmlab/lib/libgmlab_explain_inject.so(+0x1a2b)[0x7f0000001a2b]",
+        "/opt/gmlab/lib/libgmlab_explain_inject.so(+0x1c00)[0x7f0000001c00]",
+        "/lib/x86_64-linux-gnu/libc.so.6(+0x45330)[0x7f0000045330]",
+        "/usr/local/cuda/lib64/libcupti.so.13(+0x3e1f0)[0x7f000003e1f0]",
+        "/usr/local/cuda/lib64/libcupti.so.13(cuptiActivityFlushAll+0x52)[0x7f000003e2f0]",
+        "/usr/lib/libtorch_cuda.so(_ZN3c104cuda9CUDAGraph5resetEv+0x10)[0x7f0000100000]",
+        "[0x7f0000200000]",
+    };
+    EXPECT_EQ(gmexplain::crash_stack_summary(frames),
+              "libc.so.6 < libcupti.so.13 (x2) (cuptiActivityFlushAll) < libtorch_cuda.so (c10::cuda::CUDAGraph::reset()) < ?");
+    EXPECT_EQ(gmexplain::crash_stack_summary(frames, 2), "libc.so.6 < libcupti.so.13 (x2) (cuptiActivityFlushAll)");
+    EXPECT_EQ(gmexplain::crash_stack_summary({}), "");
 }
 
 TEST(ExplainInjection, TheSignalRecordIsWrittenWithoutAllocating) {

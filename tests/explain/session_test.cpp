@@ -134,6 +134,10 @@ TEST(ExplainRecords, AProgramEndedByASignalIsSaidSoNotNoKernel) {
     EXPECT_NE(r.message.find("ended by signal 11"), std::string::npos) << r.message;
     EXPECT_NE(r.message.find("GMLAB_EXPLAIN_GRAPHS=0"), std::string::npos) << r.message;
     EXPECT_EQ(r.message.find("never launched"), std::string::npos) << r.message;
+    // The stack the handler wrote beside the records says where.
+    write_file(dir + "/single-7.stack", "/usr/local/cuda/lib64/libcupti.so.13(+0x3e1f0)[0x7f000003e1f0]\n", false);
+    const auto with_stack = explain(o);
+    EXPECT_NE(with_stack.message.find("the crashing thread's stack: libcupti.so.13"), std::string::npos) << with_stack.message;
 }
 
 TEST(ExplainRecords, CountersNotPermittedKeepsTheTraceAndSaysHowToFixIt) {

@@ -222,7 +222,8 @@ void add_pass_notes(Context &c, const PassRun &trace, const PassRun *counting) {
         c.notes.push_back("the program ran CUDA in " + std::to_string(t.pids.size()) +
                           " processes (children were followed through the injection library); their records are merged");
     if (trace.exit.signal) c.notes.push_back("the program was ended by signal " + std::to_string(trace.exit.signal) +
-                                             ": the records written before it are explained");
+                                             ": the records written before it are explained" +
+                                             (t.crash_stack.empty() ? "" : "; the crashing thread's stack: " + t.crash_stack));
     else if (trace.exit.status) c.notes.push_back("the program exited with status " + std::to_string(trace.exit.status) +
                                                   ": what it did before is explained, and gmlab explain exits with its status");
     if (t.dropped) c.notes.push_back(std::to_string(t.dropped) + " trace records were dropped by CUPTI: figures are lower bounds");

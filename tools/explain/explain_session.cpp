@@ -130,10 +130,10 @@ int ending_signal(const PassRun &run) {
 // records a process keeps until its exit are lost with it, so "no kernel"
 // would mislead. Each variable leaves out one part of explain, to find the
 // part a program that runs to its end alone meets.
-std::string crash_text(int signal) {
+std::string crash_text(int signal, const std::string &stack) {
     const char *name = strsignal(signal);
     return "the program was ended by signal " + std::to_string(signal) + (name ? std::string(" (") + name + ")" : "") +
-           " before its records were complete: if it runs to its end alone, GMLAB_EXPLAIN_GRAPHS=0 (CUDA graph "
+           " before its records were complete" + (stack.empty() ? "" : " (the crashing thread's stack: " + stack + ")") + ": if it runs to its end alone, GMLAB_EXPLAIN_GRAPHS=0 (CUDA graph "
            "launches not counted), GMLAB_EXPLAIN_CALLSITES=0 (no call sites) and --counters off (the trace alone) "
            "each leave out one part of explain";
 }
@@ -424,7 +424,7 @@ Outcome explain(const Options &options) {
     } else if (trace.records.kernels.empty() && ending_signal(trace)) {
         const int signal = ending_signal(trace);
         result = stop(trace.exit.status ? trace.exit.status : 128 + signal,
-                      crash_text(signal) + "; no kernel was recorded (it initialised CUDA in " +
+                      crash_text(signal, trace.records.crash_stack) + "; no kernel was recorded (it initialised CUDA in " +
                           std::to_string(trace.records.pids.size()) + " process(es))");
     } else if (trace.records.kernels.empty()) {
         result = stop(trace.exit.status ? trace.exit.status : kNoKernelLaunched,

@@ -1,5 +1,7 @@
 #include "explain/trace_records.hpp"
 
+#include "explain/crash_stack.hpp"
+
 #include <cxxabi.h>
 #include <dirent.h>
 
@@ -201,7 +203,10 @@ void add_record(PassRecords &out, const std::string &line, int pid) {
     const std::string type = str(j, "type");
     if (type == records::kProcess) out.pids.push_back(pid);
     else if (type == records::kExit) ++out.exits;
-    else if (type == records::kSignal) out.signals.push_back(num<int>(j, "signal"));
+    else if (type == records::kSignal) {
+        out.signals.push_back(num<int>(j, "signal"));
+        out.signal_pids.push_back(pid);
+    }
     else if (type == records::kNote) out.notes.push_back(str(j, "text"));
     else if (type == records::kTraceUnavailable) out.trace_unavailable = str(j, "reason");
     else if (type == records::kCountersUnavailable) out.counters_unavailable = str(j, "reason");
@@ -275,6 +280,7 @@ PassRecords read_pass(const std::string &folder, const std::string &pass) {
     PassRecords out;
     read_record_files(folder, pass, [&](const std::string &line, int pid) { add_record(out, line, pid); }, out.notes);
     resolve_call_sites(out);
+    if (!out.signal_pids.empty()) out.crash_stack = crash_stack_summary(read_crash_stack(folder, pass, out.signal_pids.front()));
     return out;
 }
 

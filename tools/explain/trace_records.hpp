@@ -82,6 +82,8 @@ struct PassRecords {
     std::vector<int> pids;  // every process that initialised CUDA
     int exits = 0;          // processes that reached exit() (not a crash or _exit)
     std::vector<int> signals;
+    std::vector<int> signal_pids;  // the process of each signal
+    std::string crash_stack;       // where the first of them came: crash_stack.hpp
     std::vector<std::string> notes;
     std::string trace_unavailable, counters_unavailable;
     std::uint64_t dropped = 0;
