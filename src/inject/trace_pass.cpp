@@ -272,9 +272,11 @@ std::string trace_start(bool unified_memory, bool subscribe) {
             trace_note("activity kind " + std::to_string(int(kind)) + " not traced: " + cupti_error(r));
         }
     }
-    // Buffers delivered at least every 100 ms, not only when full or at exit:
-    // a program that crashes loses at most the last period's records (the
-    // signal handler cannot flush CUPTI safely).
+    // A buffer that has filled is delivered within 100 ms rather than when
+    // CUPTI's heuristics say. The periodic flush delivers full buffers only:
+    // one still filling waits for the exit's flush, so a program that crashes
+    // loses the records of its unfilled buffers (the signal handler cannot
+    // flush CUPTI safely), all of them for a short program.
     if (api.cuptiActivityFlushPeriod) api.cuptiActivityFlushPeriod(100);
     g_unified_memory_wanted = unified_memory;
     if (subscribe) trace_watch_contexts();
