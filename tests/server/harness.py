@@ -143,6 +143,23 @@ def wait_until(check, seconds=10, step=0.1):
         time.sleep(step)
 
 
+def settled(take, counted, seconds=10, step=0.25):
+    """take()'s result once counted() of it has stopped moving (two takes
+    `step` apart agree), or the last one after `seconds`. The server counts a
+    request when its last byte is written or its connection ends, which on a
+    busy machine can come after the client has read the answer and moved on:
+    a scrape of the metrics compares only once what was answered is counted."""
+    last = take()
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        time.sleep(step)
+        now = take()
+        if counted(now) == counted(last):
+            return now
+        last = now
+    return last
+
+
 def wait_folded(srv, seconds=60):
     """/api/v1/stats once the refresher has folded every queued upload (or
     after `seconds`)."""

@@ -26,7 +26,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from harness import Checks, Server, arguments, as_new_run, default_db, fresh_workdir, load_document, trimmed, rss_bytes  # noqa: E402
+from harness import Checks, Server, arguments, as_new_run, default_db, fresh_workdir, load_document, settled, trimmed, rss_bytes  # noqa: E402
 from slow_client_test import connect, raise_fd_limit, read_response  # noqa: E402
 
 MIB = 1 << 20
@@ -66,22 +66,10 @@ def family_sum(samples, name, **labels):
     return sum(v for (n, ls), v in samples.items() if n == name and want <= ls)
 
 
-def settled_scrape(port, timeout=10.0):
-    """A scrape once what was already answered or cut is all counted: the
-    server counts a request when its last byte is written or the connection
-    ends, which on a busy machine can come after the client has moved on."""
-    def counted(m):
-        return sum(family_sum(m, f) for f in ("gmlab_http_requests_total", "gmlab_http_refusals_total",
-                                               "gmlab_http_requests_aborted_total"))
-    last = scrape(port)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        time.sleep(0.25)
-        now = scrape(port)
-        if counted(now) == counted(last):
-            return now
-        last = now
-    return last
+def settled_scrape(port):
+    """A scrape once what was already answered or cut is all counted (harness.settled)."""
+    return settled(lambda: scrape(port), lambda m: sum(
+        family_sum(m, f) for f in ("gmlab_http_requests_total", "gmlab_http_refusals_total", "gmlab_http_requests_aborted_total")))
 
 
 def get_within_a_second(c, srv, after):

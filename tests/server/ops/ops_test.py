@@ -31,7 +31,7 @@ import urllib.parse
 
 SERVER_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, SERVER_TESTS)
-from harness import Checks, Server, arguments, as_new_run, default_db, fresh_workdir, load_document, trimmed, wait_until  # noqa: E402
+from harness import Checks, Server, arguments, as_new_run, default_db, fresh_workdir, load_document, settled, trimmed, wait_until  # noqa: E402
 
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
@@ -61,24 +61,10 @@ def value(samples, name, **labels):
     return samples.get((name, frozenset(labels.items())), 0.0)
 
 
-def settled_scrape(port, timeout=10.0):
-    """A scrape once the requests already answered are all counted. The
-    server counts a request when its last byte is written, which on a busy
-    machine can come after the client has read the answer and moved on:
-    scrape until the request and refusal counters stop moving."""
-    def counted(samples):
-        return sum(v for k, v in samples.items()
-                   if k[0] in ("gmlab_http_requests_total", "gmlab_http_refusals_total")
-                   and dict(k[1]).get("route") != "/metrics")
-    last = scrape(port)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        time.sleep(0.25)
-        now = scrape(port)
-        if counted(now[0]) == counted(last[0]):
-            return now
-        last = now
-    return last
+def settled_scrape(port):
+    """A scrape once the requests already answered are all counted (harness.settled)."""
+    return settled(lambda: scrape(port), lambda m: sum(
+        v for k, v in m[0].items() if k[0] in ("gmlab_http_requests_total", "gmlab_http_refusals_total")))
 
 
 def raw(port, source, data, timeout=10, rcvbuf=None):
