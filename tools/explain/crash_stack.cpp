@@ -2,7 +2,7 @@
 
 #include <fstream>
 
-#include "explain/trace_records.hpp"
+#include "inject/kernel_choice.hpp"
 
 namespace gmexplain {
 
@@ -22,7 +22,7 @@ std::pair<std::string, std::string> frame_parts(const std::string &line) {
         symbol = line.substr(open + 1, close == std::string::npos ? std::string::npos : close - open - 1);
         if (const std::size_t plus = symbol.rfind('+'); plus != std::string::npos) symbol = symbol.substr(0, plus);
     }
-    if (!symbol.empty()) symbol = demangle(symbol);
+    if (!symbol.empty()) symbol = demangled(symbol);
     if (symbol.size() > 60) symbol = symbol.substr(0, 57) + "...";
     return {object, symbol};
 }
