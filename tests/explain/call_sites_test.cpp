@@ -14,7 +14,7 @@
 #include "explain/explain_document.hpp"
 #include "explain/explain_session.hpp"
 #include "explain/names/kernel_name.hpp"
-#include "explain/program_launch.hpp"
+#include "explain/program/program_launch.hpp"
 #include "explain/trace_records.hpp"
 #include "explain/trace_summary.hpp"
 #include "inject/sites/host_frames.hpp"

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "temp_folder.hpp"
-#include "explain/crash_stack.hpp"
+#include "explain/program/crash_stack.hpp"
 #include "explain/trace_records.hpp"
 #include "inject/record_sink.hpp"
 

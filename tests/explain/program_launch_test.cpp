@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "explain/program_launch.hpp"
+#include "explain/program/program_launch.hpp"
 
 using namespace gmexplain;
 

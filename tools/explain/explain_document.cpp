@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "explain/names/kernel_name.hpp"
-#include "explain/program_launch.hpp"
+#include "explain/program/program_launch.hpp"
 #include "explain/source_lines.hpp"
 
 namespace gmexplain {

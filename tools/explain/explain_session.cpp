@@ -12,7 +12,7 @@
 
 #include "explain/explain_document.hpp"
 #include "explain/lab_figures.hpp"
-#include "explain/program_launch.hpp"
+#include "explain/program/program_launch.hpp"
 #include "explain/replay_join.hpp"
 #include "explain/rule_book.hpp"
 #include "explain/source_lines.hpp"

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "explain/measure_now.hpp"
-#include "explain/program_launch.hpp"
+#include "explain/program/program_launch.hpp"
 #include "explain/trace_records.hpp"
 #include "explain/trace_summary.hpp"
 

@@ -1,6 +1,6 @@
 #include "explain/trace_records.hpp"
 
-#include "explain/crash_stack.hpp"
+#include "explain/program/crash_stack.hpp"
 
 #include <cxxabi.h>
 #include <dirent.h>

@@ -1,4 +1,4 @@
-#include "explain/program_launch.hpp"
+#include "explain/program/program_launch.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "explain/crash_stack.hpp"
+#include "explain/program/crash_stack.hpp"
 
 #include <fstream>
 
