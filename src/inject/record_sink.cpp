@@ -31,9 +31,9 @@ void reopen_for_this_process() {
     // After fork() the child still holds the parent's FILE: it writes its own file.
     if (g_sink_file && g_sink_owner == getpid()) return;
     g_sink_owner = getpid();
-    const std::string path = g_sink_dir + "/" + g_sink_pass + "-" + std::to_string(g_sink_owner) + ".jsonl";
-    g_sink_file = std::fopen(path.c_str(), "a");
-    const std::string stack = g_sink_dir + "/" + g_sink_pass + "-" + std::to_string(g_sink_owner) + ".stack";
+    const std::string base = g_sink_dir + "/" + g_sink_pass + "-" + std::to_string(g_sink_owner);
+    g_sink_file = std::fopen((base + ".jsonl").c_str(), "a");
+    const std::string stack = base + ".stack";
     g_stack_path[0] = '\0';
     if (stack.size() < sizeof g_stack_path) std::memcpy(g_stack_path, stack.c_str(), stack.size() + 1);
     g_signal_fd.store(g_sink_file ? fileno(g_sink_file) : -1);

@@ -319,7 +319,7 @@ ApplicationReplay count_by_application_replay(const Options &o, const std::strin
 void describe_application_replay(json &doc, const ApplicationReplay &a) {
     json refused = json::array();
     for (const auto &r : a.join.refused)
-        refused.push_back({{"kernel", demangle(r.mangled)}, {"mangled", r.mangled}, {"reason", r.reason},
+        refused.push_back({{"kernel", demangled(r.mangled)}, {"mangled", r.mangled}, {"reason", r.reason},
                            {"instead", a.fallback_ran ? "kernel replay" : "not counted"}});
     doc["passes"]["counters"]["replay"] = "application";
     doc["passes"]["counters"]["application"] = {

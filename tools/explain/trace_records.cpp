@@ -2,7 +2,6 @@
 
 #include "explain/program/crash_stack.hpp"
 
-#include <cxxabi.h>
 #include <dirent.h>
 
 #include <algorithm>
@@ -21,15 +20,6 @@ namespace gmexplain {
 
 using nlohmann::json;
 
-std::string demangle(const std::string &mangled) {
-    int status = 0;
-    char *out = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-    if (status != 0 || !out) return mangled;
-    std::string name(out);
-    std::free(out);
-    return name;
-}
-
 namespace {
 
 template <class T> T num(const json &j, const char *key) { return j.contains(key) && j[key].is_number() ? j[key].get<T>() : T{}; }
@@ -38,7 +28,7 @@ std::string str(const json &j, const char *key) { return j.contains(key) && j[ke
 void add_kernel(PassRecords &out, const json &j, int pid) {
     KernelRecord k;
     k.mangled = str(j, "name");
-    k.name = demangle(k.mangled);
+    k.name = demangled(k.mangled);
     k.pid = pid;
     k.device = num<int>(j, "device");
     k.stream = num<std::uint32_t>(j, "stream");
@@ -84,7 +74,7 @@ void add_counters(PassRecords &out, const json &j, int pid) {
     dimensions(j, "block", c.block);
     c.replay = str(j, "replay");
     c.mangled = str(j, "name");
-    c.name = demangle(c.mangled);
+    c.name = demangled(c.mangled);
     c.chip = str(j, "chip");
     c.launch = num<std::uint64_t>(j, "launch");
     c.passes = num<std::uint64_t>(j, "passes");
@@ -152,7 +142,7 @@ void tidy_counted_graph_launches(PassRecords &r) {
         if (!c.graph) continue;
         const auto &runs_of = runs[{c.pid, graph_of[{c.pid, c.correlation}]}];
         const bool named = std::any_of(runs_of.begin(), runs_of.end(),
-                                       [&](const std::string &m) { return m == c.mangled || demangle(m) == c.mangled; });
+                                       [&](const std::string &m) { return m == c.mangled || demangled(m) == c.mangled; });
         if (!named && runs_of.size() == 1) c.mangled = *runs_of.begin();
     }
 }

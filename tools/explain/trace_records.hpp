@@ -127,6 +127,5 @@ void read_record_files(const std::string &folder, const std::string &pass,
 // One JSON line into `out` (for tests and for read_pass).
 void add_record(PassRecords &out, const std::string &line, int pid);
 
-std::string demangle(const std::string &mangled);
 
 }  // namespace gmexplain

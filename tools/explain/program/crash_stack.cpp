@@ -43,7 +43,6 @@ std::string crash_stack_summary(const std::vector<std::string> &lines, std::size
         int frames = 0;
     };
     std::vector<Run> runs;
-    std::size_t shown = 0;
     for (const auto &line : lines) {
         auto [object, symbol] = frame_parts(line);
         if (object.rfind("libgmlab_explain_inject", 0) == 0) continue;  // the handler that wrote the stack
@@ -53,7 +52,7 @@ std::string crash_stack_summary(const std::vector<std::string> &lines, std::size
             if (runs.back().symbol.empty()) runs.back().symbol = symbol;
             continue;
         }
-        if (shown++ == max_frames) break;
+        if (runs.size() == max_frames) break;
         runs.push_back({object, symbol, 1});
     }
     std::string out;
